@@ -1,0 +1,35 @@
+"""Text measures the reference agent uses.
+
+The reference is written in JavaScript, so its string lengths are **UTF-16 code units**:
+an astral character (an emoji) counts 2, a BMP character (CJK included) counts 1.
+"""
+
+from __future__ import annotations
+
+
+def utf16_len(text: str) -> int:
+    """Length of ``text`` in UTF-16 code units (what JavaScript's ``String.length`` returns)."""
+    return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
+
+
+def utf16_prefix(text: str, units: int) -> str:
+    """The longest prefix of ``text`` whose UTF-16 length is at most ``units``.
+
+    JavaScript's ``slice(0, n)`` may split a surrogate pair; we never return half a character,
+    so an astral character straddling the cut is dropped whole.
+    """
+    if units <= 0:
+        return ""
+    if len(text) <= units and utf16_len(text) <= units:
+        return text
+    count = 0
+    for i, ch in enumerate(text):
+        count += 2 if ord(ch) > 0xFFFF else 1
+        if count > units:
+            return text[:i]
+    return text
+
+
+def estimate_tokens(text: str) -> int:
+    """A rough token estimate: 4 characters per token (the reference's own rule of thumb)."""
+    return (len(text) + 3) // 4
