@@ -33,3 +33,19 @@ def utf16_prefix(text: str, units: int) -> str:
 def estimate_tokens(text: str) -> int:
     """A rough token estimate: 4 characters per token (the reference's own rule of thumb)."""
     return (len(text) + 3) // 4
+
+
+def utf16_to_index(text: str, units: int) -> int:
+    """The Python string index at which ``units`` UTF-16 code units of ``text`` have passed.
+
+    An astral character straddling the boundary is counted as before it (so the result never
+    splits a character). ``units`` past the end gives ``len(text)``.
+    """
+    if units <= 0:
+        return 0
+    count = 0
+    for i, ch in enumerate(text):
+        count += 2 if ord(ch) > 0xFFFF else 1
+        if count > units:
+            return i
+    return len(text)

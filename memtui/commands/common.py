@@ -1,0 +1,78 @@
+"""What every command shares: the resolved context, JSON output, one-line errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from functools import wraps
+from pathlib import Path
+from typing import Any, NoReturn, ParamSpec, TypeVar
+
+import click
+
+from memtui.core.clock import ClockError, system_now
+from memtui.core.flavor import Flavor
+from memtui.core.locations import Locations, resolve_locations
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+@dataclass
+class CliContext:
+    """The common options of every command: ``--project``, ``--memory-dir``, ``--flavor``."""
+
+    flavor: Flavor
+    project: Path | None
+    memory_dir: Path | None
+    _locations: Locations | None = field(default=None, repr=False)
+
+    @property
+    def locations(self) -> Locations:
+        """Resolved once per invocation."""
+        if self._locations is None:
+            self._locations = resolve_locations(self.flavor, self.project, memory_dir=self.memory_dir)
+        return self._locations
+
+    def now(self) -> datetime:
+        """The clock (``MEMTUI_NOW`` freezes it)."""
+        try:
+            return system_now()
+        except ClockError as exc:
+            fail(f"MEMTUI_NOW: {exc}")
+
+
+def fail(message: str, code: int = 2) -> NoReturn:
+    """Print one clear line to stderr and exit non-zero (never a traceback)."""
+    click.echo(f"memtui: {message}", err=True)
+    sys.exit(code)
+
+
+def emit_json(data: Any) -> None:
+    """Print ``data`` as indented JSON (UTF-8, non-ASCII kept)."""
+    click.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
+
+
+def user_errors(func: Callable[P, R]) -> Callable[P, R]:
+    """Turn ``OSError`` and ``ValueError`` escaping a command into one line on stderr."""
+
+    @wraps(func)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return func(*args, **kwargs)
+        except OSError as exc:
+            where = f" {exc.filename}" if exc.filename else ""
+            fail(f"{exc.strerror or exc}:{where}".rstrip(":"))
+        except ValueError as exc:
+            fail(str(exc))
+
+    return wrapper
+
+
+def posix_rel(path: Path, base: Path) -> str:
+    """``path`` relative to ``base`` with ``/`` separators."""
+    return Path(os.path.relpath(path, base)).as_posix()

@@ -1,0 +1,198 @@
+"""The auto-memory index ``MEMORY.md`` (SPEC §4.4): reference truncation, entries, gauge.
+
+Loading truncates exactly like the reference (``truncateEntrypointContent``): trim; keep the
+first 200 lines; if what is left is over 25,000 UTF-16 code units, cut at the last newline at
+or before unit 25,000 (hard cut if none); append the warning. Source of the constants: the
+reference's ``MAX_ENTRYPOINT_LINES = 200`` and ``MAX_ENTRYPOINT_BYTES = 25_000`` (a JavaScript
+string length, so UTF-16 units despite the name).
+"""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+from urllib.parse import unquote, urlsplit
+
+from markdown_it import MarkdownIt
+
+from memtui.core.units import utf16_len, utf16_to_index
+
+INDEX_NAME = "MEMORY.md"
+MAX_INDEX_LINES = 200
+MAX_INDEX_UNITS = 25_000
+INDEX_ADVICE = "Keep index entries to one line under ~200 chars; move detail into topic files."
+
+_md = MarkdownIt("commonmark")
+
+
+def format_file_size(size: int) -> str:
+    """The reference's ``formatFileSize``: ``N bytes`` under 1 KB, else KB/MB to one decimal
+    with ``.0`` dropped (``24.4KB``, ``25KB``)."""
+    kb = size / 1024
+    if kb < 1:
+        return f"{size} bytes"
+    for unit, value in (("KB", kb), ("MB", kb / 1024), ("GB", kb / 1024 / 1024)):
+        if value < 1024 or unit == "GB":
+            text = f"{value:.1f}"
+            return (text[:-2] if text.endswith(".0") else text) + unit
+    raise AssertionError("unreachable")
+
+
+@dataclass(frozen=True, slots=True)
+class IndexTruncation:
+    """What the agent loads of an index text.
+
+    ``content``: the loaded text (warning appended when cut); ``lines`` / ``units``: of the
+    trimmed original; ``truncated_by``: subset of ``("lines", "size")``; ``warning``: the exact
+    ``> WARNING: …`` line or ``None``; ``kept``: the trimmed text that survived, before the warning.
+    """
+
+    content: str
+    lines: int
+    units: int
+    truncated_by: tuple[Literal["lines", "size"], ...]
+    warning: str | None
+    kept: str
+
+
+def truncate_index(raw: str) -> IndexTruncation:
+    """Apply the reference's index truncation to ``raw`` (the decoded file text)."""
+    trimmed = raw.strip()
+    lines = trimmed.split("\n")
+    line_count = len(lines)
+    units = utf16_len(trimmed)
+    by_lines = line_count > MAX_INDEX_LINES
+    by_size = units > MAX_INDEX_UNITS
+    if not by_lines and not by_size:
+        return IndexTruncation(trimmed, line_count, units, (), None, trimmed)
+    kept = "\n".join(lines[:MAX_INDEX_LINES]) if by_lines else trimmed
+    if utf16_len(kept) > MAX_INDEX_UNITS:
+        limit = utf16_to_index(kept, MAX_INDEX_UNITS)
+        # JavaScript lastIndexOf('\n', 25000): a newline at index <= 25000.
+        cut = kept.rfind("\n", 0, limit + 1)
+        kept = kept[: cut if cut > 0 else limit]
+    if by_size and not by_lines:
+        reason = f"{format_file_size(units)} (limit: {format_file_size(MAX_INDEX_UNITS)}) — index entries are too long"
+    elif by_lines and not by_size:
+        reason = f"{line_count} lines (limit: {MAX_INDEX_LINES})"
+    else:
+        reason = f"{line_count} lines and {format_file_size(units)}"
+    warning = f"> WARNING: {INDEX_NAME} is {reason}. Only part of it was loaded. {INDEX_ADVICE}"
+    truncated_by: tuple[Literal["lines", "size"], ...] = tuple(
+        name for name, hit in (("lines", by_lines), ("size", by_size)) if hit
+    )
+    return IndexTruncation(f"{kept}\n\n{warning}", line_count, units, truncated_by, warning, kept)
+
+
+@dataclass(frozen=True, slots=True)
+class IndexEntry:
+    """A link in the index: ``line`` (1-based, in the file as stored), ``title``, ``target``
+    (the link as written), ``relpath`` (POSIX, relative to the memory dir, or ``None`` for
+    links that leave it or are URLs), ``heading`` (the link sits in a heading line)."""
+
+    line: int
+    title: str
+    target: str
+    relpath: str | None
+    heading: bool
+
+
+def _link_relpath(target: str, index_dir_rel: str) -> str | None:
+    parts = urlsplit(target)
+    if parts.scheme or parts.netloc or not parts.path:
+        return None
+    path = unquote(parts.path)
+    if path.startswith("/"):
+        return None
+    joined = posixpath.normpath(posixpath.join(index_dir_rel, path)) if index_dir_rel else posixpath.normpath(path)
+    if joined == ".." or joined.startswith("../"):
+        return None
+    return joined
+
+
+def parse_entries(text: str, index_dir_rel: str = "") -> list[IndexEntry]:
+    """Every Markdown link in ``text``, one ``IndexEntry`` per link, in file order.
+
+    ``index_dir_rel`` is the index's directory relative to the memory dir (``""`` for the main
+    index, ``"team"`` for the team index). Links are found with markdown-it-py's inline parser,
+    so links in code spans are not entries.
+    """
+    entries: list[IndexEntry] = []
+    for lineno, line in enumerate(text.split("\n"), start=1):
+        if "](" not in line:
+            continue
+        heading = line.lstrip().startswith("#")
+        for token in _md.parseInline(line):
+            children = token.children or []
+            for i, child in enumerate(children):
+                if child.type != "link_open":
+                    continue
+                href = str(child.attrGet("href") or "")
+                title_parts: list[str] = []
+                for sub in children[i + 1 :]:
+                    if sub.type == "link_close":
+                        break
+                    title_parts.append(sub.content)
+                entries.append(IndexEntry(lineno, "".join(title_parts), href, _link_relpath(href, index_dir_rel), heading))
+    return entries
+
+
+@dataclass(frozen=True, slots=True)
+class IndexReport:
+    """The index of one memory dir, as the agent loads it and as memtui audits it.
+
+    ``path``: the ``MEMORY.md`` path; ``exists``; ``truncation`` (``None`` when absent);
+    ``entries``: every link; ``dropped``: entries past the loaded part; ``dangling``: link
+    targets (as written) whose file does not exist; ``unindexed``: memory relpaths no entry
+    points at.
+    """
+
+    path: Path
+    exists: bool
+    truncation: IndexTruncation | None
+    entries: tuple[IndexEntry, ...] = ()
+    dropped: tuple[IndexEntry, ...] = ()
+    dangling: tuple[str, ...] = ()
+    unindexed: tuple[str, ...] = ()
+    error: str | None = None
+    indexed: frozenset[str] = field(default_factory=frozenset)
+
+
+def read_index(memory_dir: Path, memory_relpaths: list[str], *, index_dir_rel: str = "") -> IndexReport:
+    """Audit ``<memory_dir>/<index_dir_rel>/MEMORY.md`` against the memories found.
+
+    ``memory_relpaths``: POSIX relpaths (to ``memory_dir``) of the memories this index is
+    meant to cover. Never raises: an unreadable index is reported in ``error``.
+    """
+    index_path = memory_dir / index_dir_rel / INDEX_NAME if index_dir_rel else memory_dir / INDEX_NAME
+    try:
+        raw = index_path.read_bytes().decode("utf-8", errors="replace")
+    except FileNotFoundError:
+        return IndexReport(index_path, False, None, unindexed=tuple(memory_relpaths))
+    except OSError as exc:
+        return IndexReport(index_path, True, None, unindexed=tuple(memory_relpaths), error=exc.strerror or str(exc))
+    trunc = truncate_index(raw)
+    entries = parse_entries(raw, index_dir_rel)
+    # Line numbers of the stored file that survived: leading blank lines were trimmed away.
+    leading = len(raw) - len(raw.lstrip())
+    first_line = raw.count("\n", 0, leading) + 1
+    kept_last_line = first_line + trunc.kept.count("\n")
+    kept_tail = trunc.kept.rsplit("\n", 1)[-1]
+    dropped: list[IndexEntry] = []
+    for entry in entries:
+        if entry.line > kept_last_line:
+            dropped.append(entry)
+        elif entry.line == kept_last_line and trunc.truncated_by and f"]({entry.target})" not in kept_tail:
+            dropped.append(entry)  # the line was cut through the link
+    dangling: list[str] = []
+    indexed: set[str] = set()
+    for entry in entries:
+        if entry.relpath is None:
+            continue
+        indexed.add(entry.relpath)
+        if not (memory_dir / entry.relpath).exists() and entry.target not in dangling:
+            dangling.append(entry.target)
+    unindexed = tuple(p for p in memory_relpaths if p not in indexed)
+    return IndexReport(index_path, True, trunc, tuple(entries), tuple(dropped), tuple(dangling), unindexed, None, frozenset(indexed))

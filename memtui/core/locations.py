@@ -1,0 +1,214 @@
+"""Where everything lives for one project (SPEC §2): memory dir, sessions dir, state dir.
+
+The auto-memory dir is decided by the first rule that applies:
+
+1. the flavor's env override (``AGENT_MEMORY_DIR`` / ``CLAUDE_COWORK_MEMORY_PATH_OVERRIDE``),
+   used as given (no ``~`` expansion);
+2. ``autoMemoryDirectory`` from the policy, then user, then local settings — **never** the
+   checked-in project settings (a repository must not be able to point memory at ``~/.ssh``);
+3. ``<base>/projects/<slug(canonical git root, else project root)>/memory/``.
+
+An override is valid only if absolute (or ``~/x`` in settings), at least 3 characters after
+normalising, not ``~``/``~/``, a drive root or a UNC path, and free of NUL. The reference
+ignores an invalid value silently; memtui ignores it too but says so (``memory-dir-override-invalid``).
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import re
+import unicodedata
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+import platformdirs
+
+from memtui.core.diagnostics import Diagnostic
+from memtui.core.flavor import Flavor, home_dir
+from memtui.core.gitroot import resolve_git_roots
+from memtui.core.settings import SettingsLayers, SettingsSource, load_settings
+from memtui.core.slug import slugify
+
+MemoryDirSource = Literal["env", "policy", "user", "local", "default", "option"]
+# SPEC §2: the settings layers allowed to move the memory dir, in order. Never "project".
+MEMORY_DIR_SETTING_SOURCES: tuple[SettingsSource, ...] = ("policy", "user", "local")
+_TRUTHY = {"1", "true", "yes", "on"}
+_FALSY = {"0", "false", "no", "off"}
+
+
+@dataclass(frozen=True, slots=True)
+class Locations:
+    """Every location memtui computes for one project, with the reasons and findings.
+
+    Paths are absolute. ``memory_dir_source`` says which rule chose ``memory_dir``;
+    ``auto_memory_source`` which rule decided ``auto_memory_enabled``
+    (``"env"``, a settings layer, or ``"default"``).
+    """
+
+    flavor: Flavor
+    project_root: Path
+    git_root: Path | None
+    canonical_git_root: Path | None
+    slug: str
+    user_base_dir: Path
+    managed_dir: Path
+    memory_dir: Path
+    memory_dir_source: MemoryDirSource
+    sessions_dir: Path
+    state_dir: Path
+    auto_memory_enabled: bool
+    auto_memory_source: str
+    settings: SettingsLayers
+    diagnostics: tuple[Diagnostic, ...]
+
+
+def validate_memory_dir_override(raw: object, *, expand_tilde: bool, home: Path) -> tuple[Path | None, str | None]:
+    """Check one override value. Returns ``(path, None)`` when valid, else ``(None, reason)``.
+
+    ``expand_tilde`` is true for settings values (``~/x`` allowed) and false for the env var.
+    The rules are the reference's ``validateMemoryPath``.
+    """
+    if not isinstance(raw, str):
+        return None, f"must be a string, got {type(raw).__name__}"
+    if not raw:
+        return None, "is empty"
+    if "\0" in raw:
+        return None, "contains a NUL byte"
+    candidate = raw
+    if expand_tilde and (candidate.startswith("~/") or candidate.startswith("~\\")):
+        rest = candidate[2:]
+        rest_norm = posixpath.normpath(rest or ".")
+        if rest_norm in (".", ".."):
+            return None, f"{raw!r} points at the home directory itself"
+        candidate = posixpath.join(str(home), rest)
+    normalized = re.sub(r"[/\\]+$", "", posixpath.normpath(candidate))
+    if normalized.startswith("\\\\") or normalized.startswith("//"):
+        return None, f"{raw!r} is a UNC path"
+    if re.fullmatch(r"[A-Za-z]:", normalized):
+        return None, f"{raw!r} is a drive root"
+    if not posixpath.isabs(normalized):
+        hint = " (`~` is not expanded here)" if raw.startswith("~") else ""
+        return None, f"{raw!r} is not an absolute path{hint}"
+    if len(normalized) < 3:
+        return None, f"{raw!r} is too short (a root-level path)"
+    return Path(unicodedata.normalize("NFC", normalized)), None
+
+
+def _auto_memory_enabled(flavor: Flavor, settings: SettingsLayers, env: Mapping[str, str]) -> tuple[bool, str]:
+    raw = env.get(flavor.disable_auto_memory_env)
+    if raw is not None:
+        value = raw.strip().lower()
+        if value in _TRUTHY:
+            return False, "env"
+        if value in _FALSY:
+            return True, "env"
+    value, source = settings.get("autoMemoryEnabled")
+    if isinstance(value, bool) and source is not None:
+        return value, source
+    return True, "default"
+
+
+def state_dir(environ: Mapping[str, str] | None = None) -> Path:
+    """memtui's own state dir: ``$MEMTUI_STATE_DIR`` else ``platformdirs.user_state_dir("memtui")``.
+
+    Never inside the memory dir: the agent's recall reads every ``*.md`` below it.
+    """
+    env = os.environ if environ is None else environ
+    override = env.get("MEMTUI_STATE_DIR")
+    if override:
+        return Path(override)
+    return Path(platformdirs.user_state_dir("memtui", appauthor=False))
+
+
+def resolve_locations(
+    flavor: Flavor,
+    project: Path | None = None,
+    *,
+    memory_dir: Path | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> Locations:
+    """Compute the locations for the project at ``project`` (default: the current directory).
+
+    ``memory_dir`` (the CLI's ``--memory-dir``) skips resolution entirely. Never raises for bad
+    settings or git metadata: those become ``diagnostics``.
+    """
+    env = os.environ if environ is None else environ
+    project_root = Path(os.path.realpath(project if project is not None else os.getcwd()))
+    diags: list[Diagnostic] = []
+    roots = resolve_git_roots(project_root)
+    diags.extend(roots.diagnostics)
+    base = flavor.user_base_dir(env)
+    settings = load_settings(flavor, project_root, env)
+    diags.extend(settings.diagnostics)
+    home = home_dir(env)
+    slug = slugify(str(roots.canonical or project_root))
+
+    chosen: Path | None = None
+    source: MemoryDirSource = "default"
+    if memory_dir is not None:
+        chosen, source = Path(os.path.abspath(memory_dir)), "option"
+    else:
+        env_value = env.get(flavor.memory_dir_env)
+        if env_value:
+            path, reason = validate_memory_dir_override(env_value, expand_tilde=False, home=home)
+            if path is not None:
+                chosen, source = path, "env"
+            else:
+                diags.append(
+                    Diagnostic(
+                        "memory-dir-override-invalid",
+                        "warning",
+                        f"${flavor.memory_dir_env} {reason}; ignored (the agent ignores it silently)",
+                    )
+                )
+        for layer in MEMORY_DIR_SETTING_SOURCES:
+            if chosen is not None:
+                break
+            value = settings.layers.get(layer, {}).get("autoMemoryDirectory")
+            if value is None:
+                continue
+            path, reason = validate_memory_dir_override(value, expand_tilde=True, home=home)
+            if path is not None:
+                chosen, source = path, layer
+            else:
+                diags.append(
+                    Diagnostic(
+                        "memory-dir-override-invalid",
+                        "warning",
+                        f"autoMemoryDirectory {reason}; ignored (the agent ignores it silently)",
+                        str(settings.paths[layer]),
+                    )
+                )
+        if settings.layers.get("project", {}).get("autoMemoryDirectory") is not None:
+            diags.append(
+                Diagnostic(
+                    "memory-dir-in-project-settings",
+                    "info",
+                    "autoMemoryDirectory in the checked-in project settings is never used "
+                    "(a repository must not choose where memory is written); move it to settings.local.json",
+                    str(settings.paths["project"]),
+                )
+            )
+    if chosen is None:
+        chosen = base / "projects" / slug / "memory"
+    enabled, enabled_source = _auto_memory_enabled(flavor, settings, env)
+    return Locations(
+        flavor=flavor,
+        project_root=project_root,
+        git_root=roots.git_root,
+        canonical_git_root=roots.canonical,
+        slug=slug,
+        user_base_dir=base,
+        managed_dir=flavor.managed_dir(env),
+        memory_dir=chosen,
+        memory_dir_source=source,
+        sessions_dir=base / "projects" / slugify(str(project_root)),
+        state_dir=state_dir(env),
+        auto_memory_enabled=enabled,
+        auto_memory_source=enabled_source,
+        settings=settings,
+        diagnostics=tuple(diags),
+    )

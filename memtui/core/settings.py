@@ -1,0 +1,80 @@
+"""Settings files (JSON) of the four layers (SPEC §2).
+
+policy ``<managed>/managed-settings.json``, user ``<base>/settings.json``, project
+``<project>/.agent/settings.json`` (checked in), local ``<project>/.agent/settings.local.json``.
+A file that is missing is simply absent; one that is not a JSON object is reported and ignored.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from memtui.core.diagnostics import Diagnostic
+from memtui.core.flavor import Flavor
+
+SettingsSource = Literal["policy", "user", "project", "local"]
+# Highest priority first, for keys merged the ordinary way.
+MERGE_PRIORITY: tuple[SettingsSource, ...] = ("policy", "local", "project", "user")
+
+
+@dataclass(frozen=True, slots=True)
+class SettingsLayers:
+    """The parsed settings of each layer (``{}`` when absent or invalid), their paths, and
+    diagnostics for files that could not be used."""
+
+    layers: Mapping[SettingsSource, Mapping[str, Any]]
+    paths: Mapping[SettingsSource, Path]
+    diagnostics: tuple[Diagnostic, ...] = field(default=())
+
+    def get(self, key: str, sources: tuple[SettingsSource, ...] = MERGE_PRIORITY) -> tuple[Any, SettingsSource | None]:
+        """The value of ``key`` from the first of ``sources`` that sets it, and that source."""
+        for source in sources:
+            layer = self.layers.get(source, {})
+            if key in layer and layer[key] is not None:
+                return layer[key], source
+        return None, None
+
+
+def settings_paths(flavor: Flavor, project_root: Path, environ: Mapping[str, str] | None = None) -> dict[SettingsSource, Path]:
+    """Where each layer's settings file lives."""
+    dot = project_root / flavor.dot_dir
+    return {
+        "policy": flavor.managed_dir(environ) / "managed-settings.json",
+        "user": flavor.user_base_dir(environ) / "settings.json",
+        "project": dot / "settings.json",
+        "local": dot / "settings.local.json",
+    }
+
+
+def _load_one(path: Path) -> tuple[dict[str, Any], Diagnostic | None]:
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return {}, None
+    except OSError as exc:
+        return {}, Diagnostic("settings-unreadable", "warning", f"cannot read settings: {exc.strerror}; ignored", str(path))
+    try:
+        data = json.loads(raw.decode("utf-8-sig"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        line = getattr(exc, "lineno", None)
+        return {}, Diagnostic("settings-invalid-json", "warning", f"not valid JSON ({exc}); file ignored", str(path), line)
+    if not isinstance(data, dict):
+        return {}, Diagnostic("settings-invalid-json", "warning", "settings must be a JSON object; file ignored", str(path))
+    return data, None
+
+
+def load_settings(flavor: Flavor, project_root: Path, environ: Mapping[str, str] | None = None) -> SettingsLayers:
+    """Read all four settings files. Never raises."""
+    paths = settings_paths(flavor, project_root, environ)
+    layers: dict[SettingsSource, Mapping[str, Any]] = {}
+    diags: list[Diagnostic] = []
+    for source, path in paths.items():
+        data, diag = _load_one(path)
+        layers[source] = data
+        if diag:
+            diags.append(diag)
+    return SettingsLayers(layers, paths, tuple(diags))
