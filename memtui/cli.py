@@ -1,0 +1,50 @@
+"""The ``memtui`` command: no subcommand opens the TUI; each subcommand drives the core.
+
+Common options (before the subcommand): ``--project DIR`` (default: cwd), ``--memory-dir DIR``
+(skip resolution; for folders copied out of a repo), ``--flavor agent|claude``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from memtui.commands.common import CliContext, fail
+from memtui.core.flavor import FLAVORS, UnknownFlavorError, get_flavor
+
+
+@click.group(invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option(
+    "--project",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="The project directory (default: the current directory).",
+)
+@click.option(
+    "--memory-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Use this memory dir instead of resolving it (e.g. a folder copied out of a repo).",
+)
+@click.option(
+    "--flavor",
+    type=click.Choice(sorted(FLAVORS)),
+    default=None,
+    help="File naming: agent (AGENT.md, ~/.agent) or claude (CLAUDE.md, ~/.claude). Env: MEMTUI_FLAVOR.",
+)
+@click.version_option(package_name="memtui")
+@click.pass_context
+def main(ctx: click.Context, project: Path | None, memory_dir: Path | None, flavor: str | None) -> None:
+    """See and tend the memory of a coding agent. With no command, open the app."""
+    try:
+        chosen = get_flavor(flavor)
+    except UnknownFlavorError as exc:
+        fail(str(exc))
+    if project is not None and not project.is_dir():
+        fail(f"--project {project}: not a directory")
+    ctx.obj = CliContext(flavor=chosen, project=project, memory_dir=memory_dir)
+    if ctx.invoked_subcommand is None:
+        from memtui.commands.app import open_app
+
+        open_app(ctx.obj)
