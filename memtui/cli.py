@@ -48,3 +48,11 @@ def main(ctx: click.Context, project: Path | None, memory_dir: Path | None, flav
         from memtui.commands.app import open_app
 
         open_app(ctx.obj)
+
+
+from memtui.commands.memories import index, ls  # noqa: E402
+from memtui.commands.where import where  # noqa: E402
+
+main.add_command(where)
+main.add_command(ls)
+main.add_command(index)

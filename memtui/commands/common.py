@@ -76,3 +76,46 @@ def user_errors(func: Callable[P, R]) -> Callable[P, R]:
 def posix_rel(path: Path, base: Path) -> str:
     """``path`` relative to ``base`` with ``/`` separators."""
     return Path(os.path.relpath(path, base)).as_posix()
+
+
+def _set_common(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+    """Callback of a subcommand's copy of a common option: a value given after the subcommand
+    overrides the group's."""
+    if value is None:
+        return value
+    obj = ctx.find_object(CliContext)
+    if obj is None:
+        return value
+    if param.name == "flavor":
+        from memtui.core.flavor import UnknownFlavorError, get_flavor
+
+        try:
+            obj.flavor = get_flavor(value)
+        except UnknownFlavorError as exc:
+            fail(str(exc))
+    elif param.name == "project":
+        if not Path(value).is_dir():
+            fail(f"--project {value}: not a directory")
+        obj.project = Path(value)
+    elif param.name == "memory_dir":
+        obj.memory_dir = Path(value)
+    obj._locations = None
+    return value
+
+
+def common_options(func: Callable[P, R]) -> Callable[P, R]:
+    """Accept ``--project``, ``--memory-dir`` and ``--flavor`` after the subcommand too
+    (``memtui ls --memory-dir DIR`` and ``memtui --memory-dir DIR ls`` mean the same)."""
+    from memtui.core.flavor import FLAVORS
+
+    decorators = [
+        click.option("--project", type=click.Path(file_okay=False), default=None, expose_value=False,
+                     callback=_set_common, is_eager=True, help="The project directory (default: cwd)."),
+        click.option("--memory-dir", type=click.Path(file_okay=False), default=None, expose_value=False,
+                     callback=_set_common, is_eager=True, help="Use this memory dir instead of resolving it."),
+        click.option("--flavor", type=click.Choice(sorted(FLAVORS)), default=None, expose_value=False,
+                     callback=_set_common, is_eager=True, help="agent (AGENT.md) or claude (CLAUDE.md)."),
+    ]
+    for deco in decorators:
+        func = deco(func)
+    return func

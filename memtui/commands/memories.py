@@ -1,0 +1,94 @@
+"""``memtui ls`` and ``memtui index``: the memories and the index, as the agent sees them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from memtui.commands.common import CliContext, common_options, emit_json, fail, user_errors
+from memtui.core.catalog import Catalog, entry_to_json, index_to_json, load_catalog
+from memtui.core.index import MAX_INDEX_LINES, MAX_INDEX_UNITS
+from memtui.core.memories import MEMORY_TYPES
+
+_TYPE_STYLE = {"user": "magenta", "feedback": "yellow", "project": "green", "reference": "cyan"}
+
+
+def _catalog(obj: CliContext) -> Catalog:
+    memory_dir: Path = obj.locations.memory_dir
+    if not memory_dir.is_dir():
+        fail(f"no memory dir at {memory_dir} ({obj.locations.memory_dir_source}); see `memtui where`", 1)
+    return load_catalog(memory_dir, obj.now())
+
+
+@click.command("ls")
+@click.option("--type", "type_", type=click.Choice([*MEMORY_TYPES, "none"]), help="Only this type ('none': untyped).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@common_options
+@click.pass_obj
+@user_errors
+def ls(obj: CliContext, type_: str | None, as_json: bool) -> None:
+    """List the memories, newest first, with type, age and diagnostics."""
+    catalog = _catalog(obj)
+    entries = [e for e in catalog.entries if type_ is None or (e.type or "none") == type_]
+    if as_json:
+        emit_json([entry_to_json(e) for e in entries])
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=str(catalog.memory_dir), title_justify="left", expand=False)
+    table.add_column("type", no_wrap=True)
+    table.add_column("age", no_wrap=True, justify="right")
+    table.add_column("path", overflow="fold")
+    table.add_column("description", overflow="fold")
+    table.add_column("!", justify="right")
+    for e in entries:
+        mem = e.memory
+        if mem.type:
+            kind = f"[{_TYPE_STYLE[mem.type]}]{mem.type}[/]"
+        else:
+            kind = f"[red]{mem.declared_type or '—'}?[/]"
+        problems = [d for d in e.diagnostics if d.severity != "info"]
+        table.add_row(kind, e.age_label, mem.relpath, mem.description or "[dim]—[/]", f"[yellow]{len(problems)}[/]" if problems else "")
+    console = Console()
+    console.print(table)
+    for e in entries:
+        for d in e.diagnostics:
+            if d.severity != "info":
+                line = f":{d.line}" if d.line else ""
+                console.print(f"[yellow]{d.severity}[/] {e.relpath}{line} [bold]{d.code}[/]: {d.message}", highlight=False)
+
+
+@click.command("index")
+@click.option("--team", is_flag=True, help="The team index (team/MEMORY.md) instead of the main one.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@common_options
+@click.pass_obj
+@user_errors
+def index(obj: CliContext, team: bool, as_json: bool) -> None:
+    """Audit MEMORY.md: what the agent loads of it, what falls past the cap, broken links."""
+    catalog = _catalog(obj)
+    report = catalog.team_index if team else catalog.index
+    if report is None:
+        fail("this memory dir has no team/ directory", 1)
+    data = index_to_json(report)
+    if as_json:
+        emit_json(data)
+        return
+    from rich.console import Console
+
+    console = Console(highlight=False)
+    if not data["exists"]:
+        console.print(f"[yellow]no index[/] at {data['path']}")
+    else:
+        console.print(f"[bold]{data['path']}[/]")
+        console.print(f"lines {data['lines']}/{MAX_INDEX_LINES}   units {data['units']:,}/{MAX_INDEX_UNITS:,}")
+        if data["warning"]:
+            console.print(f"[red]{data['warning']}[/]")
+    for e in data["dropped_entries"]:
+        console.print(f"[red]dropped[/]  line {e['line']}: [{e['title']}]({e['target']})")
+    for target in data["dangling"]:
+        console.print(f"[yellow]dangling[/] {target}: no such file")
+    for path in data["unindexed"]:
+        console.print(f"[cyan]unindexed[/] {path}")

@@ -1,0 +1,124 @@
+"""The memory catalog: every memory with its age and index status, plus the indexes.
+
+This is what ``memtui ls`` prints and what the Memories pane shows. ``TEAM_DIR`` memories are
+covered by ``team/MEMORY.md``; all others by the main ``MEMORY.md``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from memtui.core.age import AgeBand, age_band, age_days, age_label, stale_caveat
+from memtui.core.diagnostics import Diagnostic
+from memtui.core.index import IndexReport, read_index
+from memtui.core.memories import TEAM_DIR, Memory, MemoryType, scan_memories
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryEntry:
+    """One memory with what is derived from the clock and the index.
+
+    ``diagnostics`` = the file's own plus ``not-indexed`` when no index links it.
+    """
+
+    memory: Memory
+    age_days: int
+    age_label: str
+    age_band: AgeBand
+    stale_caveat: str | None
+    in_index: bool
+    diagnostics: tuple[Diagnostic, ...]
+
+    @property
+    def relpath(self) -> str:
+        """POSIX path relative to the memory dir."""
+        return self.memory.relpath
+
+    @property
+    def type(self) -> MemoryType | None:
+        """The type the agent recognises, or ``None``."""
+        return self.memory.type
+
+
+@dataclass(frozen=True, slots=True)
+class Catalog:
+    """All memories of a dir (newest first), the main index and the team index (``None``
+    when there is no ``team/`` dir), dir-level diagnostics, and the clock used."""
+
+    memory_dir: Path
+    entries: tuple[MemoryEntry, ...]
+    index: IndexReport
+    team_index: IndexReport | None
+    diagnostics: tuple[Diagnostic, ...]
+    now: datetime
+
+
+def load_catalog(memory_dir: Path, now: datetime) -> Catalog:
+    """Scan ``memory_dir`` and audit its indexes at time ``now``.
+
+    Raises ``MemoryDirError`` (an ``OSError``) when the dir is missing; never for a bad file.
+    """
+    scan = scan_memories(memory_dir)
+    main_rel = [m.relpath for m in scan.memories if not m.team]
+    team_rel = [m.relpath for m in scan.memories if m.team]
+    index = read_index(memory_dir, main_rel)
+    team_index = read_index(memory_dir, team_rel, index_dir_rel=TEAM_DIR) if (memory_dir / TEAM_DIR).is_dir() else None
+    indexed = set(index.indexed) | (set(team_index.indexed) if team_index else set())
+    entries: list[MemoryEntry] = []
+    for mem in scan.memories:
+        days = age_days(mem.mtime, now)
+        in_index = mem.relpath in indexed
+        diags = mem.diagnostics
+        if not in_index:
+            where = "team/MEMORY.md" if mem.team else "MEMORY.md"
+            diags = (*diags, Diagnostic("not-indexed", "info", f"not linked from {where}", str(mem.path)))
+        entries.append(MemoryEntry(mem, days, age_label(days), age_band(days), stale_caveat(days), in_index, diags))
+    return Catalog(memory_dir, tuple(entries), index, team_index, scan.diagnostics, now)
+
+
+def iso_utc(epoch: float) -> str:
+    """Epoch seconds as ISO-8601 UTC with a ``Z`` (millisecond precision, as JavaScript prints)."""
+    dt = datetime.fromtimestamp(epoch, UTC)
+    return dt.strftime("%Y-%m-%dT%H:%M:%S.") + f"{dt.microsecond // 1000:03d}Z"
+
+
+def entry_to_json(entry: MemoryEntry) -> dict[str, Any]:
+    """The ``memtui ls --json`` shape of one memory."""
+    mem = entry.memory
+    return {
+        "path": mem.relpath,
+        "name": mem.name,
+        "description": mem.description,
+        "type": mem.type,
+        "declared_type": mem.declared_type,
+        "team": mem.team,
+        "mtime": iso_utc(mem.mtime),
+        "age_days": entry.age_days,
+        "age_label": entry.age_label,
+        "stale_caveat": entry.stale_caveat,
+        "in_index": entry.in_index,
+        "diagnostics": [
+            {"code": d.code, "severity": d.severity, "message": d.message, "line": d.line} for d in entry.diagnostics
+        ],
+    }
+
+
+def index_to_json(report: IndexReport) -> dict[str, Any]:
+    """The ``memtui index --json`` shape."""
+    trunc = report.truncation
+    return {
+        "path": str(report.path),
+        "exists": report.exists,
+        "lines": trunc.lines if trunc else 0,
+        "units": trunc.units if trunc else 0,
+        "truncated_by": list(trunc.truncated_by) if trunc else [],
+        "warning": trunc.warning if trunc else None,
+        "loaded_text": trunc.content if trunc else "",
+        "dropped_entries": [{"line": e.line, "title": e.title, "target": e.target} for e in report.dropped],
+        "dangling": list(report.dangling),
+        "unindexed": list(report.unindexed),
+        "error": report.error,
+    }

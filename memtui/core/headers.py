@@ -1,0 +1,67 @@
+"""The recall-style header scan (SPEC §6 "Scan"): the fast path the agent runs on every prompt.
+
+For each memory file it reads only the **first 30 lines**, parses the frontmatter found there
+(it must close within them), and keeps ``description`` and the recognised ``type``.
+Unreadable files are dropped, as the reference drops them. The result is sorted newest mtime
+first; capping it (the reference keeps 200) is the caller's choice.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from memtui.core.frontmatter import parse_frontmatter
+from memtui.core.memories import HEADER_LINES, MemoryType, iter_memory_paths, parse_memory_type
+
+_CHUNK = 4096
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryHeader:
+    """What recall knows of a memory: ``path`` (absolute), ``relpath`` (POSIX, relative to the
+    memory dir), ``mtime`` (epoch s), ``description`` (or ``None``), ``type`` (recognised or
+    ``None``)."""
+
+    path: Path
+    relpath: str
+    mtime: float
+    description: str | None
+    type: MemoryType | None
+
+
+def read_head(path: Path, max_lines: int = HEADER_LINES) -> tuple[str, float]:
+    """The first ``max_lines`` lines of ``path`` (decoded, joined with ``\\n``) and its mtime.
+
+    Reads in 4 KiB chunks and stops as soon as enough lines are in. Raises ``OSError``.
+    """
+    with open(path, "rb") as fh:
+        mtime = os.fstat(fh.fileno()).st_mtime
+        data = fh.read(_CHUNK)
+        while data.count(b"\n") < max_lines:
+            more = fh.read(_CHUNK * 4)
+            if not more:
+                break
+            data += more
+    lines = data.decode("utf-8", errors="replace").split("\n")
+    return "\n".join(lines[:max_lines]), mtime
+
+
+def read_header(path: Path, relpath: str) -> MemoryHeader | None:
+    """The header of one file, or ``None`` when it cannot be read."""
+    try:
+        head, mtime = read_head(path)
+    except OSError:
+        return None
+    data = parse_frontmatter(head).data
+    desc = data.get("description")
+    description = None if desc is None or isinstance(desc, (list, dict)) or desc == "" else str(desc)
+    return MemoryHeader(path, relpath, mtime, description, parse_memory_type(data.get("type")))
+
+
+def scan_headers(memory_dir: Path) -> list[MemoryHeader]:
+    """Headers of every memory below ``memory_dir``, newest first. A missing dir gives ``[]``."""
+    headers = [h for path, rel in iter_memory_paths(memory_dir) if (h := read_header(path, rel)) is not None]
+    headers.sort(key=lambda h: -h.mtime)
+    return headers

@@ -1,0 +1,101 @@
+"""Content checks on a memory's body that need no other file (SPEC §4.1, §4.3).
+
+- the body shape of ``feedback`` and ``project`` memories: the rule or fact, then ``**Why:**``,
+  then ``**How to apply:**``;
+- relative dates in ``project`` memories ("tomorrow", "on Thursday", "上周四"), each resolved
+  to an absolute date against the file's mtime — a memory is read months later, when
+  "tomorrow" means nothing.
+
+Candidate phrases are found by memtui's own patterns (what counts as relative is the memory
+system's rule); resolving a phrase to a date is ``dateparser``'s job (imported lazily: it takes
+~0.1 s to import). Chinese week phrases (``上周四``), which dateparser does not resolve, are
+computed here.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+
+_WEEKDAYS_EN = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+_RELATIVE_EN = re.compile(
+    r"\b(?:the day (?:after tomorrow|before yesterday)"
+    r"|today|tonight|tomorrow|yesterday"
+    rf"|(?:(?:next|last|this|coming|past|on)\s+)?(?:{_WEEKDAYS_EN})"
+    r"|(?:next|last|this|coming|past)\s+(?:week|month|year|weekend|quarter)"
+    r"|(?:in|within)\s+(?:\d+|a|an|one|two|three|four|five|six|seven)\s+(?:days?|weeks?|months?)"
+    r"|(?:\d+|a|an|one|two|three)\s+(?:days?|weeks?|months?)\s+ago)\b",
+    re.IGNORECASE,
+)
+_ZH_WEEKDAY = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
+_RELATIVE_ZH_WEEK = re.compile(r"(上|下|本|这|這)(?:个)?(?:周|週|星期|礼拜|禮拜)([一二三四五六日天])?")
+_RELATIVE_CJK = re.compile(
+    r"前天|昨天|今天|明天|后天|後天|上个月|下个月|下個月|上個月|去年|明年|今年"  # Chinese
+    r"|一昨日|昨日|今日|明日|明後日|先週|今週|来週|先月|来月|昨年|来年"  # Japanese
+    r"|그저께|어제|오늘|내일|모레|지난\s?주|이번\s?주|다음\s?주|지난\s?달|다음\s?달"  # Korean
+)
+_WHY = re.compile(r"(?im)^\W*why\s*:|\*\*why:?\*\*")
+_HOW = re.compile(r"(?im)^\W*how to apply\s*:|\*\*how to apply:?\*\*")
+
+
+@dataclass(frozen=True, slots=True)
+class RelativeDate:
+    """A relative date phrase: ``phrase`` as written, ``line`` (1-based, in the file),
+    ``resolved`` (the absolute date it meant on ``base``, or ``None`` when it cannot be told)."""
+
+    phrase: str
+    line: int
+    resolved: date | None
+
+
+def missing_sections(body: str) -> list[str]:
+    """Which of ``"Why:"`` and ``"How to apply:"`` a feedback/project body lacks."""
+    missing = []
+    if not _WHY.search(body):
+        missing.append("Why:")
+    if not _HOW.search(body):
+        missing.append("How to apply:")
+    return missing
+
+
+def _resolve_zh_week(match: re.Match[str], base: date) -> date | None:
+    shift = {"上": -1, "下": 1}.get(match.group(1), 0)
+    monday = base - timedelta(days=base.weekday()) + timedelta(weeks=shift)
+    day = match.group(2)
+    return monday + timedelta(days=_ZH_WEEKDAY[day]) if day else monday
+
+
+def _dateparser_resolve(phrase: str, base: datetime) -> date | None:
+    import dateparser  # lazy: ~0.1 s import
+
+    settings: Any = {"RELATIVE_BASE": base.replace(tzinfo=None), "PREFER_DATES_FROM": "future"}
+    cleaned = re.sub(r"^(?:on|coming)\s+", "", phrase.strip(), flags=re.IGNORECASE)
+    parsed = dateparser.parse(cleaned, languages=["en", "zh", "ja", "ko"], settings=settings)
+    return parsed.date() if parsed else None
+
+
+def find_relative_dates(text: str, base: datetime, *, first_line: int = 1) -> list[RelativeDate]:
+    """Relative date phrases in ``text`` with the date each meant at ``base`` (the file's mtime).
+
+    ``first_line`` is the file line number of ``text``'s first line. Phrases inside inline or
+    fenced code are still reported (memories are prose; code in them is rare).
+    """
+    found: list[RelativeDate] = []
+    for offset, line in enumerate(text.split("\n")):
+        spans: list[tuple[int, RelativeDate]] = []
+        for m in _RELATIVE_ZH_WEEK.finditer(line):
+            spans.append((m.start(), RelativeDate(m.group(0), first_line + offset, _resolve_zh_week(m, base.date()))))
+        for pattern in (_RELATIVE_EN, _RELATIVE_CJK):
+            for m in pattern.finditer(line):
+                if any(start <= m.start() < start + len(rd.phrase) for start, rd in spans):
+                    continue
+                spans.append((m.start(), RelativeDate(m.group(0), first_line + offset, _dateparser_resolve(m.group(0), base))))
+        found.extend(rd for _, rd in sorted(spans, key=lambda s: s[0]))
+    return found
+
+
+def mtime_datetime(mtime: float) -> datetime:
+    """An epoch-seconds mtime as an aware UTC datetime."""
+    return datetime.fromtimestamp(mtime, UTC)

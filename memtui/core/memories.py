@@ -1,0 +1,359 @@
+"""Memory files: tolerant parsing of every file below the memory dir (SPEC §4.1, §4.2).
+
+One memory per ``*.md`` file anywhere below the memory dir, except files named ``MEMORY.md``
+(indexes). Parsing never fails a scan: each problem becomes one ``Diagnostic`` with a stable
+``code`` (see ``DIAGNOSTIC_CODES``) and the file is still listed.
+
+Type matching is exact and case-sensitive, as in the reference (``parseMemoryType``):
+``metadata.type`` and ``Feedback`` are *declared* types the agent does not recognise.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from memtui.core.diagnostics import Diagnostic, Severity
+from memtui.core.frontmatter import Frontmatter, parse_frontmatter
+from memtui.core.index import INDEX_NAME
+from memtui.core.lint import find_relative_dates, missing_sections, mtime_datetime
+
+MemoryType = Literal["user", "feedback", "project", "reference"]
+MEMORY_TYPES: tuple[MemoryType, ...] = ("user", "feedback", "project", "reference")
+TEAM_DIR = "team"
+# The reference reads only this many lines of each file when it scans for recall
+# (FRONTMATTER_MAX_LINES); a frontmatter block closing later is invisible to recall.
+HEADER_LINES = 30
+# Recall injects at most this much of a picked file (SPEC §6 "Injection").
+RECALL_MAX_BYTES = 4096
+RECALL_MAX_LINES = 200
+LOCK_FILE = ".consolidate-lock"
+
+# code -> (severity, meaning). The meaning is the one-line explanation shown in help/notes.
+DIAGNOSTIC_CODES: dict[str, tuple[Severity, str]] = {
+    "unreadable": ("error", "the file could not be read; the agent drops it from recall"),
+    "not-utf8": ("warning", "bytes that are not UTF-8; the agent reads them as U+FFFD"),
+    "empty": ("warning", "the file is empty or whitespace only"),
+    "no-frontmatter": ("warning", "no frontmatter: the agent sees no name, description or type"),
+    "frontmatter-after-bom": ("error", "a BOM precedes `---`: the agent sees no frontmatter at all"),
+    "frontmatter-after-blank": ("error", "blank lines precede `---`: the agent sees no frontmatter at all"),
+    "frontmatter-unclosed": ("error", "`---` opens a frontmatter block that never closes"),
+    "frontmatter-repaired": ("info", "invalid YAML, repaired by the agent's quoting retry (the fields are read)"),
+    "frontmatter-invalid": ("error", "invalid YAML even after the quoting retry: the agent reads no fields"),
+    "frontmatter-not-mapping": ("error", "the frontmatter is not a key: value mapping"),
+    "frontmatter-beyond-header": ("error", "frontmatter closes after line 30: recall sees no description or type"),
+    "type-missing": ("warning", "no `type`: the agent lists it untyped"),
+    "type-nested": ("warning", "`type` nested under `metadata:`: the agent does not see it (fix: lift to top level)"),
+    "type-case": ("warning", "type in the wrong case (e.g. `Feedback`): types are case-sensitive (fix: lower-case)"),
+    "type-unknown": ("warning", "a type outside user/feedback/project/reference: the agent ignores it"),
+    "description-missing": ("warning", "no `description`: recall has nothing to match this memory on"),
+    "description-multiline": ("warning", "`description` spans several lines; it should be one line (it is the recall key)"),
+    "name-missing": ("info", "no `name` field"),
+    "missing-why": ("warning", "a feedback/project memory without `**Why:**` (SPEC §4.1 body shape)"),
+    "missing-how-to-apply": ("warning", "a feedback/project memory without `**How to apply:**` (SPEC §4.1 body shape)"),
+    "relative-date": ("warning", "a relative date in a project memory; shown with the absolute date it meant at the file's mtime"),
+    "over-recall-limit": ("info", "over 4,096 bytes / 200 lines: recall injects only the first part"),
+    "not-indexed": ("info", "not linked from the index MEMORY.md"),
+}
+
+
+def _diag(code: str, message: str | None = None, path: Path | None = None, line: int | None = None) -> Diagnostic:
+    severity, meaning = DIAGNOSTIC_CODES[code]
+    return Diagnostic(code, severity, message or meaning, str(path) if path else None, line)
+
+
+@dataclass(frozen=True, slots=True)
+class Memory:
+    """One memory file as memtui reads it.
+
+    - ``path``: absolute; ``relpath``: POSIX, relative to the memory dir; ``team``: below ``team/``.
+    - ``mtime``: epoch seconds; ``size``: bytes; ``sha256``: hex digest of the bytes (for
+      conflict checks before writes).
+    - ``name`` / ``description``: strings or ``None`` (non-string scalars are stringified).
+    - ``type``: what the agent recognises (one of ``MEMORY_TYPES``) or ``None``;
+      ``declared_type``: what the file says, nested or mis-cased included, or ``None``.
+    - ``frontmatter``: the parsed mapping; ``body``: the text after it; ``body_line``: where the
+      body starts (1-based); ``text``: the whole decoded file.
+    """
+
+    path: Path
+    relpath: str
+    team: bool
+    mtime: float
+    size: int
+    sha256: str
+    name: str | None
+    description: str | None
+    type: MemoryType | None
+    declared_type: str | None
+    frontmatter: dict[str, Any] = field(default_factory=dict)
+    body: str = ""
+    body_line: int = 1
+    text: str = ""
+    diagnostics: tuple[Diagnostic, ...] = ()
+
+
+def parse_memory_type(raw: object) -> MemoryType | None:
+    """The reference's ``parseMemoryType``: ``raw`` if it is exactly one of the four types."""
+    if isinstance(raw, str):
+        for t in MEMORY_TYPES:
+            if raw == t:
+                return t
+    return None
+
+
+def _scalar_text(value: object) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, (list, dict)):
+        return None
+    return str(value)
+
+
+def declared_type_of(data: dict[str, Any]) -> str | None:
+    """What the file declares as its type: top-level ``type``, else ``metadata.type``."""
+    if "type" in data and data["type"] is not None:
+        return str(data["type"])
+    meta = data.get("metadata")
+    if isinstance(meta, dict) and meta.get("type") is not None:
+        return str(meta["type"])
+    return None
+
+
+def _frontmatter_diagnostics(fm: Frontmatter, text: str, path: Path) -> list[Diagnostic]:
+    diags: list[Diagnostic] = []
+    if not fm.present:
+        if fm.leading == "bom":
+            diags.append(_diag("frontmatter-after-bom", path=path, line=1))
+        elif fm.leading == "blank":
+            diags.append(_diag("frontmatter-after-blank", path=path, line=1))
+        elif fm.unclosed:
+            diags.append(_diag("frontmatter-unclosed", path=path, line=1))
+        elif text.strip():
+            diags.append(_diag("no-frontmatter", path=path))
+        return diags
+    if fm.error is not None:
+        diags.append(_diag("frontmatter-invalid", f"invalid YAML even after the agent's quoting retry: {fm.error}; the agent reads no fields", path, 2))
+    elif fm.repaired:
+        diags.append(_diag("frontmatter-repaired", "invalid YAML (an unquoted `: ` or special character); repaired by the agent's quoting retry", path, 2))
+    if fm.not_mapping:
+        diags.append(_diag("frontmatter-not-mapping", path=path, line=2))
+    if fm.body_line - 1 > HEADER_LINES:
+        diags.append(
+            _diag(
+                "frontmatter-beyond-header",
+                f"frontmatter closes on line {fm.body_line - 1}, after the {HEADER_LINES} lines recall reads: recall sees no description or type",
+                path,
+                fm.body_line - 1,
+            )
+        )
+    return diags
+
+
+def _field_line(fm: Frontmatter, key: str) -> int | None:
+    for i, line in enumerate(fm.raw.split("\n"), start=2):
+        if line.startswith(f"{key}:"):
+            return i
+    return None
+
+
+def _type_diagnostics(fm: Frontmatter, declared: str | None, mem_type: MemoryType | None, path: Path) -> list[Diagnostic]:
+    if mem_type is not None or not fm.present or fm.error is not None:
+        return []
+    data = fm.data
+    if declared is None:
+        return [_diag("type-missing", path=path)]
+    if "type" not in data or data["type"] is None:
+        return [
+            _diag(
+                "type-nested",
+                f"`type: {declared}` is nested under `metadata:`; the agent only reads a top-level `type` (fix: lift it)",
+                path,
+                _field_line(fm, "metadata"),
+            )
+        ]
+    if declared.lower() in MEMORY_TYPES:
+        return [
+            _diag(
+                "type-case",
+                f"`type: {declared}` is not recognised: types are case-sensitive (fix: `{declared.lower()}`)",
+                path,
+                _field_line(fm, "type"),
+            )
+        ]
+    return [
+        _diag(
+            "type-unknown",
+            f"`type: {declared}` is not one of user, feedback, project, reference; the agent ignores it",
+            path,
+            _field_line(fm, "type"),
+        )
+    ]
+
+
+def _body_diagnostics(fm: Frontmatter, mem_type: MemoryType | None, declared: str | None, mtime: float, path: Path) -> list[Diagnostic]:
+    shape = mem_type or (declared.lower() if declared else None)
+    diags: list[Diagnostic] = []
+    if shape in ("feedback", "project"):
+        for section in missing_sections(fm.body):
+            code = "missing-why" if section == "Why:" else "missing-how-to-apply"
+            diags.append(_diag(code, f"a {shape} memory should say `**{section}**` after the {'rule' if shape == 'feedback' else 'fact'}", path))
+    if shape == "project":
+        base = mtime_datetime(mtime)
+        for rd in find_relative_dates(fm.body, base, first_line=fm.body_line):
+            meant = f"meant {rd.resolved.isoformat()}" if rd.resolved else "cannot be resolved"
+            diags.append(
+                _diag(
+                    "relative-date",
+                    f"relative date “{rd.phrase}” {meant} (from the file's mtime, {base.date().isoformat()}); write the absolute date",
+                    path,
+                    rd.line,
+                )
+            )
+    return diags
+
+
+def parse_memory_bytes(path: Path, relpath: str, data: bytes, mtime: float) -> Memory:
+    """Parse one memory file's bytes. Never raises."""
+    diags: list[Diagnostic] = []
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        text = data.decode("utf-8", errors="replace")
+        line = data.count(b"\n", 0, exc.start) + 1
+        diags.append(_diag("not-utf8", f"bytes that are not UTF-8 (first at byte {exc.start}); the agent reads them as U+FFFD", path, line))
+    if not text.strip():
+        diags.append(_diag("empty", path=path))
+    fm = parse_frontmatter(text)
+    diags.extend(_frontmatter_diagnostics(fm, text, path))
+    meta = fm.data
+    declared = declared_type_of(meta)
+    mem_type = parse_memory_type(meta.get("type"))
+    diags.extend(_type_diagnostics(fm, declared, mem_type, path))
+    name = _scalar_text(meta.get("name"))
+    description = _scalar_text(meta.get("description"))
+    if fm.present and fm.error is None and not fm.not_mapping:
+        if description is None or not description.strip():
+            diags.append(_diag("description-missing", path=path))
+        elif "\n" in description.strip():
+            diags.append(_diag("description-multiline", path=path, line=_field_line(fm, "description")))
+        if name is None or not name.strip():
+            diags.append(_diag("name-missing", path=path))
+    diags.extend(_body_diagnostics(fm, mem_type, declared, mtime, path))
+    lines = text.count("\n") + (0 if text.endswith("\n") else 1)
+    if len(data) > RECALL_MAX_BYTES or lines > RECALL_MAX_LINES:
+        diags.append(
+            _diag(
+                "over-recall-limit",
+                f"{len(data):,} bytes, {lines} lines: recall injects only the first {RECALL_MAX_BYTES:,} bytes / {RECALL_MAX_LINES} lines",
+                path,
+            )
+        )
+    return Memory(
+        path=path,
+        relpath=relpath,
+        team=relpath.split("/", 1)[0] == TEAM_DIR and "/" in relpath,
+        mtime=mtime,
+        size=len(data),
+        sha256=hashlib.sha256(data).hexdigest(),
+        name=name,
+        description=description,
+        type=mem_type,
+        declared_type=declared,
+        frontmatter=meta,
+        body=fm.body,
+        body_line=fm.body_line,
+        text=text,
+        diagnostics=tuple(diags),
+    )
+
+
+def unreadable_memory(path: Path, relpath: str, error: OSError) -> Memory:
+    """A placeholder record for a file that could not be read (listed, with ``unreadable``)."""
+    return Memory(
+        path=path,
+        relpath=relpath,
+        team=relpath.startswith(f"{TEAM_DIR}/"),
+        mtime=0.0,
+        size=0,
+        sha256="",
+        name=None,
+        description=None,
+        type=None,
+        declared_type=None,
+        diagnostics=(_diag("unreadable", f"cannot read: {error.strerror or error}", path),),
+    )
+
+
+def read_memory(path: Path, memory_dir: Path) -> Memory:
+    """Read and parse the memory at ``path`` (below ``memory_dir``). Never raises."""
+    relpath = Path(os.path.relpath(path, memory_dir)).as_posix()
+    try:
+        with open(path, "rb") as fh:
+            mtime = os.fstat(fh.fileno()).st_mtime
+            data = fh.read()
+    except OSError as exc:
+        return unreadable_memory(path, relpath, exc)
+    return parse_memory_bytes(path, relpath, data, mtime)
+
+
+def iter_memory_paths(memory_dir: Path) -> Iterator[tuple[Path, str]]:
+    """Every memory file below ``memory_dir`` as ``(absolute path, POSIX relpath)``: names
+    ending in ``.md`` (case-sensitive, as the agent matches), except ``MEMORY.md``. Symlinked
+    directories are not followed (the agent's recursive listing does not follow them)."""
+    for dirpath, dirnames, filenames in os.walk(memory_dir):
+        dirnames.sort()
+        rel_dir = os.path.relpath(dirpath, memory_dir)
+        for fname in sorted(filenames):
+            if not fname.endswith(".md") or fname == INDEX_NAME:
+                continue
+            rel = fname if rel_dir == "." else f"{Path(rel_dir).as_posix()}/{fname}"
+            yield Path(dirpath) / fname, rel
+
+
+def stray_files(memory_dir: Path) -> list[Diagnostic]:
+    """Findings about files below ``memory_dir`` the agent never reads as memories (other
+    extensions, ``.MD`` in the wrong case). The lock file is expected and not reported."""
+    diags: list[Diagnostic] = []
+    for dirpath, dirnames, filenames in os.walk(memory_dir):
+        dirnames.sort()
+        for fname in sorted(filenames):
+            if fname.endswith(".md") or fname == LOCK_FILE:
+                continue
+            path = Path(dirpath) / fname
+            if fname.lower().endswith(".md"):
+                diags.append(Diagnostic("md-extension-case", "warning", f"{fname}: the agent only reads names ending in lower-case `.md`", str(path)))
+            else:
+                diags.append(Diagnostic("not-a-memory", "info", f"{fname}: not a `.md` file; the agent never reads it as a memory", str(path)))
+    return diags
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryScan:
+    """The memories of one dir, newest mtime first, and dir-level findings."""
+
+    memory_dir: Path
+    memories: tuple[Memory, ...]
+    diagnostics: tuple[Diagnostic, ...] = ()
+
+
+class MemoryDirError(OSError):
+    """The memory dir does not exist or is not a directory."""
+
+
+def scan_memories(memory_dir: Path) -> MemoryScan:
+    """Read and parse every memory below ``memory_dir``; newest mtime first (ties by relpath).
+
+    Raises ``MemoryDirError`` when ``memory_dir`` is missing or not a directory; a bad file
+    never raises (it is listed with diagnostics).
+    """
+    if not memory_dir.is_dir():
+        what = "does not exist" if not memory_dir.exists() else "is not a directory"
+        raise MemoryDirError(2, f"memory dir {what}", str(memory_dir))
+    memories = [read_memory(path, memory_dir) for path, _ in iter_memory_paths(memory_dir)]
+    memories.sort(key=lambda m: (-m.mtime, m.relpath))
+    return MemoryScan(memory_dir, tuple(memories), tuple(stray_files(memory_dir)))
