@@ -1,0 +1,83 @@
+"""The memtui app: a pane switcher over the core (Cascade, Memories, Recall, Dream).
+
+Each pane is added by the issue that builds it; panes that do not exist yet are not shown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from textual import on
+from textual.app import App, ComposeResult, SystemCommand
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import Footer, Header, TabbedContent, TabPane
+from textual.worker import Worker, WorkerState
+
+from memtui.commands.common import CliContext
+from memtui.core.locations import Locations, resolve_locations
+from memtui.tui.memories import MemoriesPane, shorten_home
+from memtui.tui.styles import stylesheets
+
+
+class MemtuiApp(App[None]):
+    """See and tend the memory of a coding agent."""
+
+    TITLE = "memtui"
+    CSS_PATH = stylesheets("app", "memories")  # type: ignore[assignment]
+    BINDINGS = [
+        Binding("q", "quit", "Quit", id="app.quit", tooltip="Quit memtui"),
+        Binding("question_mark", "toggle_help", "Keys", id="app.help", tooltip="Show the keys of the focused pane", key_display="?"),
+        Binding("f1", "toggle_help", "Keys", show=False, id="app.help-f1", tooltip="Show the keys of the focused pane"),
+        Binding("2", "show_pane('memories')", "Memories", show=False, id="app.pane-memories", tooltip="Switch to the Memories pane"),
+    ]
+
+    def __init__(self, locations: Locations) -> None:
+        super().__init__()
+        self.locations = locations
+
+    @classmethod
+    def from_context(cls, obj: CliContext) -> MemtuiApp:
+        """The app for a CLI invocation (the same factory tests and screenshots use)."""
+        return cls(resolve_locations(obj.flavor, obj.project, memory_dir=obj.memory_dir))
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with TabbedContent(initial="memories", id="panes"):
+            with TabPane("Memories", id="memories"):
+                yield MemoriesPane(self.locations, id="memories-pane")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        loc = self.locations
+        self.sub_title = f"{shorten_home(loc.project_root)} · {loc.flavor.name} flavor"
+        self.query_one("#memories-table").focus()
+
+    def action_show_pane(self, pane: str) -> None:
+        """Switch to the pane with id ``pane``."""
+        self.query_one("#panes", TabbedContent).active = pane
+
+    def action_toggle_help(self) -> None:
+        """Show or hide the key panel for the focused widget."""
+        if self.screen.query("HelpPanel"):
+            self.action_hide_help_panel()
+        else:
+            self.action_show_help_panel()
+
+    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        """The palette reaches every action a key reaches."""
+        yield from super().get_system_commands(screen)
+        pane = self.query_one(MemoriesPane)
+        yield SystemCommand("Memories: search", "Focus the search box ( / )", pane.action_focus_search)
+        yield SystemCommand("Memories: cycle type filter", "All → user → feedback → project → reference → untyped ( t )", pane.action_cycle_type)
+        yield SystemCommand("Memories: reload", "Re-scan the memory dir ( r )", pane.action_reload)
+        for type_name in ("all", "user", "feedback", "project", "reference", "none"):
+            label = "untyped" if type_name == "none" else type_name
+            yield SystemCommand(f"Memories: show {label}", f"Filter the list to {label} memories", lambda t=type_name: setattr(pane, "type_filter", t))
+
+    @on(Worker.StateChanged)
+    def _on_worker_state(self, event: Worker.StateChanged) -> None:
+        """A failed worker becomes a readable notification, never a traceback."""
+        if event.state == WorkerState.ERROR and event.worker.error is not None:
+            error = event.worker.error
+            self.notify(f"{type(error).__name__}: {error}", title=f"{event.worker.name} failed", severity="error", timeout=10)

@@ -1,0 +1,49 @@
+"""The index gauge: ``MEMORY.md`` lines and units against the agent's caps."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widgets import Static
+
+from memtui.core.index import MAX_INDEX_LINES, MAX_INDEX_UNITS, IndexReport
+
+_BAR = 12
+
+
+def _bar(value: int, limit: int) -> Text:
+    ratio = value / limit if limit else 0
+    filled = min(_BAR, round(ratio * _BAR))
+    color = "#98c379" if ratio <= 0.8 else "#e5c07b" if ratio <= 1 else "#e06c75"
+    return Text.assemble(("█" * filled, color), ("░" * (_BAR - filled), "#5c6370"))
+
+
+class IndexGauge(Static):
+    """One line: lines and UTF-16 units of the index against 200 / 25,000, plus counts of
+    dropped entries, dangling links and unindexed memories."""
+
+    def show_report(self, report: IndexReport | None) -> None:
+        """Render ``report`` (``None``: no memory dir)."""
+        if report is None:
+            self.update("")
+            return
+        if not report.exists:
+            self.update(Text.assemble(("MEMORY.md ", "bold"), ("missing — the agent loads no index", "#e5c07b")))
+            return
+        trunc = report.truncation
+        lines = trunc.lines if trunc else 0
+        units = trunc.units if trunc else 0
+        parts: list[Text | tuple[str, str] | str] = [
+            ("MEMORY.md ", "bold"),
+            _bar(lines, MAX_INDEX_LINES),
+            f" {lines}/{MAX_INDEX_LINES} lines  ",
+            _bar(units, MAX_INDEX_UNITS),
+            f" {units:,}/{MAX_INDEX_UNITS:,} units",
+        ]
+        for count, label, color in (
+            (len(report.dropped), "dropped", "#e06c75"),
+            (len(report.dangling), "dangling", "#e5c07b"),
+            (len(report.unindexed), "unindexed", "#56b6c2"),
+        ):
+            parts.append("  · ")
+            parts.append((f"{count} {label}", color if count else "#5c6370"))
+        self.update(Text.assemble(*parts))
