@@ -56,3 +56,7 @@ from memtui.commands.where import where  # noqa: E402
 main.add_command(where)
 main.add_command(ls)
 main.add_command(index)
+
+from memtui.commands.demo import demo  # noqa: E402
+
+main.add_command(demo)

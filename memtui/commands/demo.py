@@ -1,0 +1,58 @@
+"""``memtui demo``: the app on an embedded sample workspace, in a temp dir."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import click
+
+from memtui.commands.common import CliContext, fail
+from memtui.core.flavor import AGENT
+
+
+def demo_environment(home: Path) -> dict[str, str]:
+    """The process environment for the demo: ``HOME`` → the demo home, and every variable
+    that would steer the agent elsewhere removed."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("AGENT_", "MEMTUI_MANAGED_DIR"))}
+    env["HOME"] = str(home)
+    env["MEMTUI_MANAGED_DIR"] = str(home.parent / "managed")  # an empty policy layer
+    return env
+
+
+@click.command()
+@click.option("--keep", is_flag=True, help="Keep the workspace after the app exits (its path is printed).")
+@click.option("--no-app", is_flag=True, help="Only write the workspace and print how to point memtui at it.")
+@click.pass_obj
+def demo(obj: CliContext, keep: bool, no_app: bool) -> None:
+    """Open memtui on a sample workspace (copied to a temp dir, ages relative to now)."""
+    from memtui.demo import materialize
+
+    now = obj.now()
+    dest = Path(tempfile.mkdtemp(prefix="memtui-demo-"))
+    try:
+        ws = materialize(dest, now)
+    except OSError as exc:
+        shutil.rmtree(dest, ignore_errors=True)
+        fail(f"cannot write the demo workspace: {exc}")
+    if no_app:
+        click.echo(f"demo workspace: {dest}")
+        click.echo("try:")
+        click.echo(f"  HOME={ws.home} memtui --project {ws.project} ls")
+        click.echo(f"  HOME={ws.home} memtui --project {ws.project}")
+        return
+    os.environ.clear()
+    os.environ.update(demo_environment(ws.home))
+    os.chdir(ws.project)
+    try:
+        from memtui.commands.app import open_app
+
+        open_app(CliContext(flavor=AGENT, project=ws.project, memory_dir=None))
+    finally:
+        if keep:
+            click.echo(f"demo workspace kept at {dest}")
+        else:
+            os.chdir(dest.parent)
+            shutil.rmtree(dest, ignore_errors=True)

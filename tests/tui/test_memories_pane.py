@@ -1,0 +1,130 @@
+"""The Memories pane, driven with Pilot: listing, badges, filter, search, preview."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+
+from textual.pilot import Pilot
+from textual.widgets import DataTable, Input, Markdown, Select, Static
+
+from memtui.tui.app import MemtuiApp
+from memtui.tui.memories import MemoriesPane
+
+
+async def settle(app: MemtuiApp, pilot: Pilot[None]) -> None:
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def listed(app: MemtuiApp) -> list[str]:
+    return [e.relpath for e in app.query_one(MemoriesPane).shown]
+
+
+def plain(app: MemtuiApp, selector: str) -> str:
+    return str(app.query_one(selector, Static).render())
+
+
+async def test_lists_every_memory_newest_first(make_app: Callable[[], MemtuiApp]) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        # ages 0.2, 1.5, 12, 45, 200 days: newest first
+        assert listed(app) == [
+            "user_role.md",
+            "feedback_terse.md",
+            "project_freeze.md",
+            "reference_grafana.md",
+            "feedback_nested.md",
+        ]
+        table = app.query_one("#memories-table", DataTable)
+        assert table.row_count == 5
+        # age badges: floor(age) days → today / yesterday / N days ago
+        ages = [str(table.get_row_at(i)[1]) for i in range(5)]
+        assert ages == ["today", "yesterday", "12 days ago", "45 days ago", "200 days ago"]
+        # type badges: the nested type is not recognised, shown as declared + "?"
+        types = [str(table.get_row_at(i)[0]).strip() for i in range(5)]
+        assert types == ["user", "feedback", "project", "reference", "feedback?"]
+
+
+async def test_index_gauge_counts(make_app: Callable[[], MemtuiApp]) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        gauge = plain(app, "#memories-gauge")
+        # 3 index lines; 1 dangling (project_gone.md); 3 memories not linked
+        assert "3/200 lines" in gauge
+        assert "1 dangling" in gauge
+        assert "3 unindexed" in gauge
+        assert "0 dropped" in gauge
+
+
+async def test_type_filter_by_key_and_select(make_app: Callable[[], MemtuiApp]) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("t")  # all → user
+        await pilot.pause()
+        assert listed(app) == ["user_role.md"]
+        await pilot.press("t")  # → feedback: only the recognised one
+        await pilot.pause()
+        assert listed(app) == ["feedback_terse.md"]
+        app.query_one("#memories-type", Select).value = "none"
+        await pilot.pause()
+        assert listed(app) == ["feedback_nested.md"]
+        app.query_one("#memories-type", Select).value = "all"
+        await pilot.pause()
+        assert len(listed(app)) == 5
+
+
+async def test_incremental_search_over_name_description_and_body(make_app: Callable[[], MemtuiApp]) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("slash")
+        assert isinstance(app.focused, Input)
+        await pilot.press(*"grafana")  # in the description
+        await pilot.pause()
+        assert listed(app) == ["reference_grafana.md"]
+        await pilot.press(*["backspace"] * 7, *"bisect")  # only in a body
+        await pilot.pause()
+        assert listed(app) == ["feedback_nested.md"]
+        await pilot.press(*["backspace"] * 6, *"SQUASH pr")  # case-insensitive, all terms
+        await pilot.pause()
+        assert listed(app) == ["feedback_nested.md"]
+        await pilot.press(*"zzz")
+        await pilot.pause()
+        assert listed(app) == []
+        assert "No memory matches" in plain(app, "#preview-fields")
+        await pilot.press("escape")
+        await pilot.pause()
+        assert len(listed(app)) == 5
+
+
+async def test_preview_follows_the_cursor(make_app: Callable[[], MemtuiApp]) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        fields = plain(app, "#preview-fields")
+        assert "Backend engineer who writes Go daily" in fields
+        await pilot.press("down", "down", "down", "down")  # the 200-day-old nested-type memory
+        await pilot.pause()
+        fields = plain(app, "#preview-fields")
+        assert "Squash merges" in fields
+        assert "not recognised by the agent" in fields
+        assert "This memory is 200 days old" in fields
+        diagnostics = plain(app, "#preview-diagnostics")
+        assert "type-nested" in diagnostics
+        assert "not-indexed" in diagnostics
+        body = app.query_one("#preview-body", Markdown)
+        assert "bisect stays clean" in body.source
+
+
+async def test_missing_memory_dir_is_an_empty_state_not_a_crash(make_app: Callable[[], MemtuiApp], tmp_path: Path) -> None:
+    app = make_app()
+    app.locations = replace(app.locations, memory_dir=tmp_path / "nope")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        assert listed(app) == []
+        assert "No memories yet" in plain(app, "#preview-fields")
