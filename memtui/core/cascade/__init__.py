@@ -1,0 +1,47 @@
+"""The instruction cascade (SPEC §3): what the agent loads from its instruction files.
+
+``compute_cascade`` computes the startup context (files in load order, each with a reason,
+diagnostics, pending external imports, the rendered text); ``new_session`` +
+``simulate_read`` step through lazy loading one read at a time; ``record_decision`` stores
+the project's external-import decision.
+"""
+
+from __future__ import annotations
+
+from .approvals import ApprovalsError, project_key, record_decision, resolve_approval
+from .discovery import compute_cascade
+from .lazy import new_session, simulate_read
+from .model import (
+    Cascade,
+    CascadeFile,
+    ExternalApproval,
+    Kind,
+    Layer,
+    PendingImport,
+    ReadStep,
+    SessionState,
+    Status,
+)
+from .render import LABELS, PREAMBLE, render_context
+
+__all__ = [
+    "LABELS",
+    "PREAMBLE",
+    "ApprovalsError",
+    "Cascade",
+    "CascadeFile",
+    "ExternalApproval",
+    "Kind",
+    "Layer",
+    "PendingImport",
+    "ReadStep",
+    "SessionState",
+    "Status",
+    "compute_cascade",
+    "new_session",
+    "project_key",
+    "record_decision",
+    "render_context",
+    "resolve_approval",
+    "simulate_read",
+]

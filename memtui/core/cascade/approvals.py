@@ -1,0 +1,165 @@
+"""The project's decision on external imports (SPEC §3.3).
+
+An import whose target lies outside the cwd loads from Managed, Project and Local files only
+once the project has approved external imports. memtui stores the decision per project in
+its own state dir (``<state>/approvals.json``, written atomically) — never inside the memory
+dir. For the claude flavor it also reads (never writes) the agent's own flag
+``projects[<project>].hasClaudeMdExternalIncludesApproved`` in ``~/.claude.json``
+(``$CLAUDE_CONFIG_DIR/.claude.json`` when that is set).
+
+Precedence: an explicit argument, then memtui's recorded decision, then the claude.json flag,
+else *undecided* (external imports are pending).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Mapping
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Literal
+
+from memtui.core.diagnostics import Diagnostic
+from memtui.core.flavor import Flavor, home_dir
+from memtui.core.gitroot import resolve_git_roots
+
+from .model import ExternalApproval
+
+APPROVALS_FILE = "approvals.json"
+Decision = Literal["approved", "declined"]
+
+
+class ApprovalsError(OSError):
+    """memtui's approvals file could not be written."""
+
+
+def project_key(cwd: Path) -> str:
+    """The path decisions are keyed on, like the reference's project config key: the
+    canonical git root of ``cwd`` (so all worktrees share one decision), else ``cwd``."""
+    roots = resolve_git_roots(cwd)
+    return str(roots.canonical or Path(os.path.realpath(cwd)))
+
+
+def approvals_path(state_dir: Path) -> Path:
+    """``<state_dir>/approvals.json``."""
+    return state_dir / APPROVALS_FILE
+
+
+def _load(path: Path) -> tuple[dict[str, Any], Diagnostic | None]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}, None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        return {}, Diagnostic("approvals-unreadable", "warning", f"memtui's approvals file cannot be read ({exc}); treated as empty", str(path))
+    if not isinstance(data, dict):
+        return {}, Diagnostic("approvals-unreadable", "warning", "memtui's approvals file is not a JSON object; treated as empty", str(path))
+    return data, None
+
+
+def recorded_decision(state_dir: Path, key: str) -> tuple[Decision | None, Diagnostic | None]:
+    """memtui's recorded decision for project ``key`` (``None`` when never decided)."""
+    data, diag = _load(approvals_path(state_dir))
+    projects = data.get("projects")
+    entry = projects.get(key) if isinstance(projects, dict) else None
+    value = entry.get("external_imports") if isinstance(entry, dict) else None
+    if value in ("approved", "declined"):
+        return value, diag
+    return None, diag
+
+
+def record_decision(state_dir: Path, key: str, decision: Decision, now: datetime | None = None) -> Path:
+    """Store ``decision`` for project ``key`` atomically (temp file in the same dir, fsync,
+    ``os.replace``); other projects' decisions are kept. Returns the file's path.
+
+    Raises ``ApprovalsError`` when the state dir cannot be written.
+    """
+    path = approvals_path(state_dir)
+    data, _ = _load(path)
+    projects = data.get("projects")
+    if not isinstance(projects, dict):
+        projects = {}
+    stamp = (now or datetime.now(timezone.utc)).isoformat()
+    projects[key] = {"external_imports": decision, "decided_at": stamp}
+    data = {"version": 1, **{k: v for k, v in data.items() if k not in ("version", "projects")}, "projects": projects}
+    try:
+        state_dir.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".approvals-", suffix=".tmp", dir=state_dir)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                json.dump(data, handle, ensure_ascii=False, indent=2)
+                handle.write("\n")
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+            raise
+    except OSError as exc:
+        raise ApprovalsError(exc.errno, f"cannot write {path}: {exc.strerror or exc}") from exc
+    return path
+
+
+def claude_json_path(environ: Mapping[str, str] | None = None) -> Path:
+    """The claude flavor's global config: ``$CLAUDE_CONFIG_DIR/.claude.json`` else ``~/.claude.json``."""
+    env = os.environ if environ is None else environ
+    base = env.get("CLAUDE_CONFIG_DIR")
+    return (Path(base) if base else home_dir(env)) / ".claude.json"
+
+
+def claude_json_flag(flavor: Flavor, key: str, environ: Mapping[str, str] | None = None) -> tuple[bool | None, Diagnostic | None]:
+    """The flavor's own approval flag for project ``key`` (``None`` when absent or when the
+    flavor has none). Read-only; a broken file is a diagnostic."""
+    if flavor.external_import_flag is None:
+        return None, None
+    path = claude_json_path(environ)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None, None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        return None, Diagnostic("claude-json-unreadable", "warning", f"cannot read the agent's config ({exc}); its approval flag is unknown", str(path))
+    projects = data.get("projects") if isinstance(data, dict) else None
+    entry = projects.get(key) if isinstance(projects, dict) else None
+    value = entry.get(flavor.external_import_flag) if isinstance(entry, dict) else None
+    return (value if isinstance(value, bool) else None), None
+
+
+def resolve_approval(
+    flavor: Flavor,
+    state_dir: Path,
+    cwd: Path,
+    *,
+    approved_external: bool | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> tuple[ExternalApproval, list[Diagnostic]]:
+    """Decide whether external imports load for the project at ``cwd``, and why."""
+    key = project_key(cwd)
+    diags: list[Diagnostic] = []
+    decision, diag = recorded_decision(state_dir, key)
+    if diag:
+        diags.append(diag)
+    flag, diag = claude_json_flag(flavor, key, environ)
+    if diag:
+        diags.append(diag)
+    if decision is not None and flag is not None and (decision == "approved") != flag:
+        diags.append(
+            Diagnostic(
+                "external-approval-mismatch",
+                "warning",
+                f"memtui records external imports as {decision} for this project, but "
+                f"{flavor.external_import_flag} in {claude_json_path(environ)} is {str(flag).lower()}: "
+                "the agent itself follows its own flag",
+                str(claude_json_path(environ)),
+            )
+        )
+    if approved_external is not None:
+        return ExternalApproval(approved_external, decision, "argument", key), diags
+    if decision is not None:
+        return ExternalApproval(decision == "approved", decision, "memtui", key), diags
+    if flag is not None:
+        return ExternalApproval(flag, "approved" if flag else "declined", "claude.json", key), diags
+    return ExternalApproval(False, None, "default", key), diags

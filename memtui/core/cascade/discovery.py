@@ -1,0 +1,193 @@
+"""The startup cascade (SPEC §3.1): Managed → User → Project/Local root first → auto memory
+→ team memory, each file followed by its imports. ``compute_cascade`` is the entry point.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from memtui.core.diagnostics import Diagnostic
+from memtui.core.flavor import home_dir
+from memtui.core.gitroot import resolve_git_roots
+from memtui.core.index import INDEX_NAME, truncate_index
+from memtui.core.locations import Locations
+from memtui.core.units import estimate_tokens, utf16_len
+
+from .approvals import resolve_approval
+from .excludes import ExcludeMatcher
+from .imports import is_inside
+from .lazy import new_session, simulate_read
+from .loader import CascadeContext, Loader, LoadEnv
+from .model import Cascade, CascadeFile, Kind, Layer
+from .preprocess import js_trim, preprocess, read_text
+from .render import render_context
+from .rules import list_rule_files
+
+RULES_ORDER_NOTE = "Rules are listed sorted by path for a stable display; the agent reads them in directory order."
+
+
+def ancestor_dirs(cwd: Path) -> list[Path]:
+    """Every directory from ``cwd`` up to, not including, the filesystem root — root first."""
+    dirs: list[Path] = []
+    current = cwd
+    while current != current.parent:
+        dirs.append(current)
+        current = current.parent
+    dirs.reverse()
+    return dirs
+
+
+def compute_cascade(
+    locations: Locations,
+    cwd: Path,
+    *,
+    reads: Sequence[Path | str] = (),
+    approved_external: bool | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> Cascade:
+    """What the agent loads at startup in ``cwd``, and what each of ``reads`` adds after.
+
+    ``locations``: the project's resolved locations (managed dir, user base dir, memory dir,
+    settings); ``cwd``: the agent's working directory (made absolute and real, like the
+    reference's original cwd); ``reads``: target paths (relative to ``cwd`` or absolute) the
+    agent reads in turn, simulated with ``simulate_read``; ``approved_external``: force the
+    external-import decision (``None``: memtui's recorded decision, then the claude flavor's
+    flag, else *pending*); ``environ``: environment for ``HOME`` (default ``os.environ``).
+
+    Never raises for anything found on disk: problems become diagnostics. Raises
+    ``NotADirectoryError`` when ``cwd`` is not a directory.
+    """
+    env = os.environ if environ is None else environ
+    real_cwd = Path(os.path.realpath(cwd))
+    if not real_cwd.is_dir():
+        raise NotADirectoryError(f"cwd {cwd} is not a directory")
+    flavor = locations.flavor
+    approval, approval_diags = resolve_approval(flavor, locations.state_dir, real_cwd, approved_external=approved_external, environ=env)
+    excludes = ExcludeMatcher.from_settings(locations.settings, flavor.excludes_key)
+    load_env = LoadEnv(flavor, real_cwd, home_dir(env), locations.managed_dir, locations.user_base_dir, excludes, approval)
+    loader = Loader(load_env, set())
+    files: list[CascadeFile] = []
+    diags: list[Diagnostic] = [*approval_diags, *excludes.diagnostics]
+    include_ext = approval.approved
+
+    managed = locations.managed_dir
+    _roots(files, loader.process_file(managed / flavor.instruction_file, "managed", "instructions", include_ext), "managed policy instructions (cannot be excluded)")
+    files.extend(loader.process_rules(managed / flavor.dot_dir / "rules", "managed", include_ext, conditional_rule=False))
+    base = locations.user_base_dir
+    _roots(files, loader.process_file(base / flavor.instruction_file, "user", "instructions", True), "user instructions for all projects")
+    files.extend(loader.process_rules(base / "rules", "user", True, conditional_rule=False))
+
+    roots = resolve_git_roots(real_cwd)
+    nested_worktree = (
+        roots.git_root is not None
+        and roots.canonical is not None
+        and os.path.normpath(roots.git_root) != os.path.normpath(roots.canonical)
+        and is_inside(roots.git_root, roots.canonical)
+    )
+    for directory in ancestor_dirs(real_cwd):
+        skip_project = (
+            nested_worktree
+            and roots.canonical is not None
+            and roots.git_root is not None
+            and is_inside(directory, roots.canonical)
+            and not is_inside(directory, roots.git_root)
+        )
+        dot = directory / flavor.dot_dir
+        if skip_project:
+            files.extend(_worktree_skipped(directory, flavor.instruction_file, dot))
+        else:
+            _roots(files, loader.process_file(directory / flavor.instruction_file, "project", "instructions", include_ext), f"project instructions of {directory}")
+            _roots(files, loader.process_file(dot / flavor.instruction_file, "project", "instructions", include_ext), f"project instructions of {directory}")
+            files.extend(loader.process_rules(dot / "rules", "project", include_ext, conditional_rule=False))
+        _roots(files, loader.process_file(directory / flavor.local_file, "local", "instructions", include_ext), f"private local instructions of {directory}")
+
+    notes: list[str] = []
+    if loader.rules_seen > 1:
+        notes.append(RULES_ORDER_NOTE)
+    if locations.auto_memory_enabled:
+        for layer, path in (("automem", locations.memory_dir / INDEX_NAME), ("teammem", locations.memory_dir / "team" / INDEX_NAME)):
+            entry = _index_entry(path, layer, loader)  # type: ignore[arg-type]
+            if entry is not None:
+                files.append(entry)
+    else:
+        notes.append(f"Auto memory is off ({locations.auto_memory_source}): MEMORY.md and team memory are not loaded.")
+
+    diags.extend(loader.diagnostics)
+    for f in files:
+        diags.extend(f.diagnostics)
+    context = CascadeContext(locations, load_env, env)
+    cascade = Cascade(
+        cwd=real_cwd,
+        flavor=flavor.name,
+        files=files,
+        pending_external_imports=loader.pending,
+        diagnostics=diags,
+        reads=[],
+        rendered=render_context(files),
+        external_approval=approval,
+        notes=notes,
+        context=context,
+    )
+    if reads:
+        session = new_session(cascade)
+        for target in reads:
+            simulate_read(cascade, session, target)
+        cascade.reads = session.steps
+    return cascade
+
+
+def _roots(files: list[CascadeFile], entries: list[CascadeFile], reason: str) -> None:
+    """Append ``entries``, giving the root file (depth 0) its layer's reason."""
+    for entry in entries:
+        if entry.depth == 0 and entry.loaded and not entry.reason:
+            entry.reason = reason
+        files.append(entry)
+
+
+def _worktree_skipped(directory: Path, instruction_file: str, dot: Path) -> list[CascadeFile]:
+    reason = "the cwd is in a git worktree nested in its main repository; the agent skips the main repository's project files outside the worktree"
+    out: list[CascadeFile] = []
+    candidates = [directory / instruction_file, dot / instruction_file, *list_rule_files(dot / "rules").files]
+    for path in candidates:
+        if path.is_file():
+            kind: Kind = "rule" if path.parent != directory and path != dot / instruction_file else "instructions"
+            entry = CascadeFile(str(path), "project", kind, None, 0, False, "worktree-skipped", reason)
+            entry.diagnostics.append(Diagnostic("worktree-project-skipped", "info", reason, str(path)))
+            out.append(entry)
+    return out
+
+
+def _index_entry(path: Path, layer: Layer, loader: Loader) -> CascadeFile | None:
+    """The auto-memory or team index as the agent loads it: no imports, frontmatter and
+    block comments stripped, then the reference's index truncation (200 lines / 25,000
+    UTF-16 units)."""
+    norm = os.path.normpath(path)
+    try:
+        raw = read_text(path)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        entry = CascadeFile(norm, layer, "index", None, 0, False, "unreadable", f"cannot be read: {exc.strerror or exc}")
+        entry.diagnostics.append(Diagnostic("file-unreadable", "warning", entry.reason, norm))
+        return entry
+    if norm in loader.processed:
+        return CascadeFile(norm, layer, "index", None, 0, False, "duplicate", "already loaded earlier as an instruction file")
+    loader.processed.add(norm)
+    parsed = preprocess(raw, norm, want_imports=False)
+    trunc = truncate_index(parsed.content)
+    content = js_trim(trunc.content)
+    label = "auto-memory index" if layer == "automem" else "team memory index"
+    entry = CascadeFile(norm, layer, "index", None, 0, bool(content), "loaded" if content else "empty", "")
+    entry.diagnostics.extend(parsed.diagnostics)
+    if not content:
+        entry.reason = "empty: nothing to load"
+        return entry
+    entry.content = content
+    entry.chars = utf16_len(content)
+    entry.tokens_est = estimate_tokens(content)
+    entry.reason = f"{label} (loaded up to 200 lines / 25,000 characters; no imports)"
+    if trunc.warning is not None:
+        entry.diagnostics.append(Diagnostic("index-truncated", "warning", f"only part of {INDEX_NAME} loads: {trunc.warning}", norm, 201 if "lines" in trunc.truncated_by else None))
+    return entry

@@ -1,0 +1,214 @@
+"""The data the cascade computation returns (SPEC §3): files in load order, reads, rendering.
+
+Everything here is plain data: the TUI, the CLI's ``--json`` and other core modules read it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from memtui.core.diagnostics import Diagnostic
+from memtui.core.units import estimate_tokens, utf16_len
+
+Layer = Literal["managed", "user", "project", "local", "automem", "teammem"]
+Kind = Literal["instructions", "rule", "import", "index"]
+# Why a file is (not) part of the context. Stable strings: the TUI picks markers from them.
+Status = Literal[
+    "loaded",  # in the context
+    "conditional",  # a conditional rule waiting for a matching read
+    "excluded",  # matched the excludes setting
+    "empty",  # whitespace-only: dropped, its imports not followed
+    "binary",  # binary extension: skipped
+    "missing",  # an import target that does not exist
+    "unreadable",  # exists but cannot be read (permissions, a directory)
+    "pending-approval",  # external import waiting for the project's approval
+    "declined",  # external import the project declined
+    "external-lazy",  # external import of a lazily loaded file: never followed
+    "duplicate",  # already loaded earlier in this load (first occurrence wins)
+    "cycle",  # imports one of its own ancestors
+    "depth-limit",  # past the import depth limit
+    "worktree-skipped",  # main-repo Project file outside the nested worktree
+    "already-loaded",  # a lazy read found it already in the session
+]
+ApprovalSource = Literal["argument", "memtui", "claude.json", "default"]
+
+
+@dataclass(slots=True)
+class CascadeFile:
+    """One file the agent loaded, or considered and skipped.
+
+    ``path``: absolute path as the agent names it (rules by their realpath, like the
+    reference); ``parent``: the importing file for imports, else ``None``; ``depth``: 0 for
+    a root file, +1 per import hop; ``conditional``/``patterns``: the rule's ``paths:`` globs
+    (after splitting, brace expansion and dropping ``/**``); ``loaded``: in the context;
+    ``status``/``reason``: why (a ``Status`` and a sentence); ``content``: the text as the
+    model receives it (frontmatter and block comments stripped, trimmed); ``chars``: its
+    length in UTF-16 code units (the agent's measure); ``tokens_est``: estimated tokens;
+    ``line``: for imports, the line of the ``@`` in the parent; ``diagnostics``: findings
+    about this file.
+    """
+
+    path: str
+    layer: Layer
+    kind: Kind
+    parent: str | None
+    depth: int
+    loaded: bool
+    status: Status
+    reason: str
+    conditional: bool = False
+    patterns: tuple[str, ...] = ()
+    content: str = ""
+    chars: int = 0
+    tokens_est: int = 0
+    line: int | None = None
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        """The CLI's JSON shape (content left out; ``rendered`` carries the text)."""
+        return {
+            "path": self.path,
+            "layer": self.layer,
+            "kind": self.kind,
+            "parent": self.parent,
+            "depth": self.depth,
+            "conditional": self.conditional,
+            "patterns": list(self.patterns),
+            "loaded": self.loaded,
+            "status": self.status,
+            "reason": self.reason,
+            "chars": self.chars,
+            "tokens_est": self.tokens_est,
+            "line": self.line,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class PendingImport:
+    """An external import skipped until the project approves external imports.
+
+    ``path``: the resolved target; ``imported_by``: the importing file; ``line``: 1-based line
+    of the ``@`` in it; ``layer``: the importing file's layer.
+    """
+
+    path: str
+    imported_by: str
+    line: int | None
+    layer: Layer
+
+    def to_json(self) -> dict[str, Any]:
+        """``{path, imported_by, line, layer}``."""
+        return {"path": self.path, "imported_by": self.imported_by, "line": self.line, "layer": self.layer}
+
+
+@dataclass(frozen=True, slots=True)
+class ExternalApproval:
+    """The project's decision on external imports and where it came from.
+
+    ``approved``: what the computation used; ``decision``: the recorded decision
+    (``None`` = never decided: imports are *pending*); ``source``: ``"argument"`` (the
+    caller forced it), ``"memtui"`` (memtui's state), ``"claude.json"`` (claude flavor's
+    ``hasClaudeMdExternalIncludesApproved``) or ``"default"``; ``project_key``: the project
+    path decisions are keyed on (canonical git root, else cwd).
+    """
+
+    approved: bool
+    decision: Literal["approved", "declined"] | None
+    source: ApprovalSource
+    project_key: str
+
+
+@dataclass(slots=True)
+class ReadStep:
+    """What one simulated read of ``target`` added (SPEC §3.5).
+
+    ``tool``: ``Read``/``Write``/``Edit`` (``Bash`` reads load nothing); ``added``: the
+    files newly loaded, in order; ``considered``: files that matched but were already in the
+    session (status ``already-loaded``) or were skipped; ``diagnostics``: findings of this step.
+    """
+
+    target: str
+    tool: str
+    added: list[CascadeFile] = field(default_factory=list)
+    considered: list[CascadeFile] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        """``{target, tool, added: [path], added_files: [...], skipped: [...], diagnostics}``."""
+        return {
+            "target": self.target,
+            "tool": self.tool,
+            "added": [f.path for f in self.added],
+            "added_files": [f.to_json() for f in self.added],
+            "skipped": [f.to_json() for f in self.considered],
+            "diagnostics": [d.to_json() for d in self.diagnostics],
+        }
+
+
+@dataclass(slots=True)
+class SessionState:
+    """A simulated session: the paths already in the agent's context (startup files and
+    every file loaded by an earlier read, plus the read targets themselves)."""
+
+    loaded_paths: set[str] = field(default_factory=set)
+    steps: list[ReadStep] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Cascade:
+    """The whole computed cascade for one cwd.
+
+    ``files``: every file loaded or skipped at startup, in load order; ``pending_external_imports``;
+    ``diagnostics``: every finding (each also on its file); ``reads``: the simulated reads;
+    ``rendered``: the exact text the model receives (SPEC §3.6); ``notes``: display notes
+    (e.g. the rule sort order); ``context``: what ``simulate_read`` needs to continue.
+    """
+
+    cwd: Path
+    flavor: str
+    files: list[CascadeFile]
+    pending_external_imports: list[PendingImport]
+    diagnostics: list[Diagnostic]
+    reads: list[ReadStep]
+    rendered: str
+    external_approval: ExternalApproval
+    notes: list[str]
+    context: Any = field(default=None, repr=False)
+
+    @property
+    def loaded_files(self) -> list[CascadeFile]:
+        """The files in the startup context, in order."""
+        return [f for f in self.files if f.loaded]
+
+    @property
+    def total_chars(self) -> int:
+        """Length of ``rendered`` in UTF-16 code units."""
+        return utf16_len(self.rendered)
+
+    @property
+    def total_tokens_est(self) -> int:
+        """Estimated tokens of ``rendered``."""
+        return estimate_tokens(self.rendered)
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``memtui cascade --json`` shape."""
+        return {
+            "cwd": str(self.cwd),
+            "flavor": self.flavor,
+            "files": [f.to_json() for f in self.files],
+            "pending_external_imports": [p.to_json() for p in self.pending_external_imports],
+            "external_imports": {
+                "approved": self.external_approval.approved,
+                "decision": self.external_approval.decision,
+                "source": self.external_approval.source,
+                "project": self.external_approval.project_key,
+            },
+            "diagnostics": [d.to_json() for d in self.diagnostics],
+            "reads": [r.to_json() for r in self.reads],
+            "rendered": self.rendered,
+            "total_chars": self.total_chars,
+            "total_tokens_est": self.total_tokens_est,
+            "notes": list(self.notes),
+        }

@@ -1,0 +1,140 @@
+"""Preprocessing of every instruction/memory file (SPEC §3.2), as the reference does it.
+
+Read as UTF-8 (invalid bytes replaced, a BOM kept: Node's ``readFile`` keeps it), strip the
+byte-0 YAML frontmatter, strip block-level HTML comments (a comment inside code, an inline
+comment and an unclosed ``<!--`` stay), and tokenise the Markdown once so the comment
+stripping and the ``@`` import extraction share the tokens (markdown-it-py standing in for
+the reference's ``marked`` lexer).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+
+from memtui.core.diagnostics import Diagnostic
+from memtui.core.frontmatter import Frontmatter, parse_frontmatter
+
+# The reference's size advisory: MAX_MEMORY_CHARACTER_COUNT = 40,000 (UTF-16 units).
+MAX_FILE_CHARS = 40_000
+
+# Extensions memtui treats as binary and never loads (SPEC §3.2: "skip files with a binary
+# extension"): images, documents, archives, executables, media, fonts, databases.
+BINARY_EXTENSIONS: frozenset[str] = frozenset(
+    """
+    .png .jpg .jpeg .gif .bmp .ico .webp .tif .tiff .psd .heic .avif
+    .pdf .doc .docx .xls .xlsx .ppt .pptx .odt .ods .odp .key .numbers .pages
+    .zip .gz .tgz .bz2 .xz .zst .7z .rar .tar .jar .war .whl .egg .dmg .iso .deb .rpm
+    .exe .dll .so .dylib .bin .o .a .lib .class .pyc .pyo .wasm .node
+    .mp3 .mp4 .m4a .wav .flac .ogg .mov .avi .mkv .webm
+    .ttf .otf .woff .woff2 .eot
+    .sqlite .sqlite3 .db .parquet .pkl .pickle .npy .npz .h5 .onnx .pt .safetensors
+    """.split()
+)
+
+# JavaScript's String.prototype.trim whitespace (WhiteSpace + LineTerminator, BOM included).
+_JS_WS = "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+_COMMENT_SPAN = re.compile(r"<!--[\s\S]*?-->")
+
+# CommonMark without ``text_join``: escapes stay separate ``text_special`` tokens, as in
+# ``marked`` (where an escaped ``\@`` is an ``escape`` token, never import text).
+_MD = MarkdownIt("commonmark").disable("text_join")
+
+
+def js_trim(text: str) -> str:
+    """``text.trim()`` as JavaScript does it (strips a BOM too, unlike ``str.strip``)."""
+    return text.strip(_JS_WS)
+
+
+def has_binary_extension(path: str | Path) -> bool:
+    """True when ``path``'s extension (case-insensitive) is one memtui treats as binary."""
+    return os.path.splitext(str(path))[1].lower() in BINARY_EXTENSIONS
+
+
+def read_text(path: Path) -> str:
+    """The file decoded as the reference decodes it: UTF-8, bad bytes → U+FFFD, BOM kept.
+
+    Raises ``OSError`` (``FileNotFoundError``, ``IsADirectoryError``, ``PermissionError``…).
+    """
+    return path.read_bytes().decode("utf-8", errors="replace")
+
+
+@dataclass(slots=True)
+class ParsedFile:
+    """One file after preprocessing.
+
+    ``content``: the text the agent keeps (frontmatter and block comments stripped, not yet
+    trimmed); ``frontmatter``: the byte-0 reader's result; ``tokens``: markdown-it tokens of the
+    body (``None`` when the body has neither ``@`` nor ``<!--``, so there is nothing to find);
+    ``body_line``: 1-based file line where the body starts; ``diagnostics``: comment findings.
+    """
+
+    content: str
+    frontmatter: Frontmatter
+    tokens: list[Token] | None
+    body_line: int
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+
+def preprocess(raw: str, path: str, *, want_imports: bool) -> ParsedFile:
+    """Strip frontmatter and block comments from ``raw`` (the decoded file text).
+
+    ``want_imports``: the caller will extract ``@`` imports, so tokenise when the body holds an
+    ``@``. Never raises.
+    """
+    fm = parse_frontmatter(raw)
+    body = fm.body
+    need_tokens = "<!--" in body or (want_imports and "@" in body)
+    tokens = _MD.parse(body) if need_tokens else None
+    diags: list[Diagnostic] = []
+    content = body
+    if tokens is not None and "<!--" in body:
+        content, diags = _strip_block_comments(body, tokens, path, fm.body_line)
+    return ParsedFile(content, fm, tokens, fm.body_line, diags)
+
+
+def _strip_block_comments(body: str, tokens: list[Token], path: str, body_line: int) -> tuple[str, list[Diagnostic]]:
+    """The reference's ``stripHtmlCommentsFromTokens``: a top-level HTML block that starts with
+    ``<!--`` and holds ``-->`` is replaced by what is left after removing its comments (dropped
+    when only whitespace is left, together with the blank lines after it, which ``marked``
+    counts into the block); everything else stays byte for byte."""
+    lines = body.split("\n")
+    diags: list[Diagnostic] = []
+    cuts: list[tuple[int, int, str]] = []
+    for token in tokens:
+        if token.type != "html_block" or token.level != 0 or token.map is None:
+            continue
+        start, end = token.map
+        block = "\n".join(lines[start:end])
+        if not block.lstrip().startswith("<!--"):
+            continue
+        if "-->" not in block:
+            diags.append(
+                Diagnostic(
+                    "html-comment-unclosed",
+                    "warning",
+                    "`<!--` is never closed: the agent keeps this comment (and all text after it) in the context",
+                    path,
+                    body_line + start,
+                )
+            )
+            continue
+        while end < len(lines) and lines[end].strip() == "":
+            end += 1
+        cuts.append((start, end, _COMMENT_SPAN.sub("", block)))
+    if not cuts:
+        return body, diags
+    out: list[str] = []
+    pos = 0
+    for start, end, residue in cuts:
+        out.extend(lines[pos:start])
+        if residue.strip():
+            out.append(residue)
+        pos = end
+    out.extend(lines[pos:])
+    return "\n".join(out), diags

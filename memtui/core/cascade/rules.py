@@ -1,0 +1,178 @@
+"""Rules: ``.agent/rules/**/*.md`` discovery and conditional ``paths:`` (SPEC §3.1, §3.4).
+
+``paths`` may be a YAML list or a comma-separated string (commas inside ``{}`` do not split);
+each pattern is brace-expanded (``bracex``), a trailing ``/**`` dropped, empties dropped. No
+pattern left, or all ``**``: the rule is unconditional. Matching has gitignore semantics and
+is case-insensitive (the reference uses the ``ignore`` package, whose default is
+``ignorecase``): ``pathspec.GitIgnoreSpec`` over lower-cased patterns and paths.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import bracex
+from pathspec import GitIgnoreSpec
+
+from memtui.core.diagnostics import Diagnostic
+
+RULE_SUFFIX = ".md"  # case-sensitive, like the reference's ``name.endsWith('.md')``
+
+
+def split_paths(value: Any) -> list[str]:
+    """The reference's ``splitPathInFrontmatter``: lists flatten, strings split on commas
+    outside braces, parts trimmed, each part brace-expanded; anything else gives ``[]``."""
+    if isinstance(value, list):
+        return [p for item in value for p in split_paths(item)]
+    if not isinstance(value, str):
+        return []
+    parts: list[str] = []
+    current = ""
+    depth = 0
+    for ch in value:
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            if current.strip():
+                parts.append(current.strip())
+            current = ""
+            continue
+        current += ch
+    if current.strip():
+        parts.append(current.strip())
+    expanded: list[str] = []
+    for part in parts:
+        try:
+            expanded.extend(bracex.expand(part))
+        except (ValueError, RuntimeError):  # bracex refuses runaway expansions
+            expanded.append(part)
+    return expanded
+
+
+@dataclass(frozen=True, slots=True)
+class RulePaths:
+    """A file's ``paths:`` as the agent reads it. ``patterns`` is ``None`` for an
+    unconditional file; ``problem`` is ``(code, sentence)`` when ``paths`` is present but
+    does not make the file conditional, else ``None``."""
+
+    patterns: tuple[str, ...] | None
+    problem: tuple[str, str] | None = None
+
+
+def rule_paths(data: dict[str, Any]) -> RulePaths:
+    """The globs of a frontmatter mapping ``data`` (the reference's ``parseFrontmatterPaths``)."""
+    if "paths" not in data:
+        return RulePaths(None)
+    value = data["paths"]
+    if not value:  # None, "", [] — JavaScript falsy ([] is truthy there but yields no patterns)
+        return RulePaths(None, ("paths-empty", f"`paths: {_show(value)}` has no patterns, so the rule is unconditional (loads everywhere)"))
+    patterns = [p[:-3] if p.endswith("/**") else p for p in split_paths(value)]
+    patterns = [p for p in patterns if p]
+    if not patterns:
+        return RulePaths(None, ("paths-empty", f"`paths: {_show(value)}` leaves no usable pattern, so the rule is unconditional"))
+    if all(p == "**" for p in patterns):
+        return RulePaths(None, ("paths-match-all", "`paths` only holds `**`, which the agent treats as unconditional"))
+    return RulePaths(tuple(patterns))
+
+
+def _show(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, list):
+        return "[]" if not value else str(value)
+    return repr(value)
+
+
+@dataclass(frozen=True, slots=True)
+class RuleMatcher:
+    """A compiled, case-insensitive gitignore matcher for one rule's patterns."""
+
+    patterns: tuple[str, ...]
+    spec: GitIgnoreSpec
+
+    @classmethod
+    def compile(cls, patterns: Sequence[str]) -> RuleMatcher:
+        """Compile ``patterns`` (lower-cased: the reference matches case-insensitively)."""
+        return cls(tuple(patterns), GitIgnoreSpec.from_lines([p.lower() for p in patterns]))
+
+    def matches(self, target: Path, base: Path) -> bool:
+        """``target`` (absolute) relative to ``base`` matches; a target outside ``base`` (or
+        a relative path starting with ``..``, like the reference's check) never matches."""
+        rel = os.path.relpath(target, base) if target.is_absolute() else str(target)
+        if not rel or rel == "." or rel.startswith("..") or os.path.isabs(rel):
+            return False
+        return self.spec.match_file(Path(rel).as_posix().lower())
+
+
+@dataclass(slots=True)
+class RuleListing:
+    """Rule files under one rules dir in processing order (realpaths, as the reference
+    passes them on), plus findings (symlink loops, ignored names, unreadable dirs)."""
+
+    files: list[Path] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+
+def list_rule_files(rules_dir: Path) -> RuleListing:
+    """Walk ``rules_dir`` recursively like the reference's ``processMdRules``.
+
+    Follows symlinked directories, remembering each directory's raw path and realpath so
+    loops terminate; names must end in ``.md`` (case-sensitive). memtui sorts the entries of
+    each directory by name (the reference uses directory order). Never raises.
+    """
+    listing = RuleListing()
+    visited: set[str] = set()
+    _walk(rules_dir, visited, listing)
+    return listing
+
+
+def _walk(directory: Path, visited: set[str], listing: RuleListing) -> None:
+    key = str(directory)
+    if key in visited:
+        listing.diagnostics.append(
+            Diagnostic("rules-symlink-loop", "info", f"{directory} was already visited (a symlink loop); not entered again", key)
+        )
+        return
+    real = os.path.realpath(directory)
+    visited.add(key)
+    if real != key:
+        visited.add(real)
+    try:
+        entries = sorted(os.scandir(real), key=lambda e: e.name)
+    except FileNotFoundError:
+        return
+    except NotADirectoryError:
+        return
+    except OSError as exc:
+        listing.diagnostics.append(
+            Diagnostic("rules-unreadable", "warning", f"cannot list rules directory: {exc.strerror}; its rules are skipped", key)
+        )
+        return
+    for entry in entries:
+        entry_path = directory / entry.name
+        resolved = os.path.realpath(entry_path)
+        try:
+            is_link = entry.is_symlink()
+            is_dir = os.path.isdir(resolved) if is_link else entry.is_dir(follow_symlinks=False)
+            is_file = os.path.isfile(resolved) if is_link else entry.is_file(follow_symlinks=False)
+        except OSError:
+            continue
+        if is_dir:
+            _walk(Path(resolved), visited, listing)
+        elif is_file and entry.name.endswith(RULE_SUFFIX):
+            listing.files.append(Path(resolved))
+        elif is_file and entry.name.lower().endswith(RULE_SUFFIX):
+            listing.diagnostics.append(
+                Diagnostic(
+                    "rule-name-case",
+                    "warning",
+                    f"`{entry.name}` is ignored: rule names must end in `.md` (lower case)",
+                    str(entry_path),
+                )
+            )
