@@ -36,6 +36,8 @@ _RELATIVE_CJK = re.compile(
     r"|一昨日|昨日|今日|明日|明後日|先週|今週|来週|先月|来月|昨年|来年"  # Japanese
     r"|그저께|어제|오늘|내일|모레|지난\s?주|이번\s?주|다음\s?주|지난\s?달|다음\s?달"  # Korean
 )
+# A weekday after one of these is a recurring rule, not a relative date.
+_RECURRING = re.compile(r"(?:\bevery|\beach|\bon\s+an?|\bany)\s+$", re.IGNORECASE)
 _WHY = re.compile(r"(?im)^\W*why\s*:|\*\*why:?\*\*")
 _HOW = re.compile(r"(?im)^\W*how to apply\s*:|\*\*how to apply:?\*\*")
 
@@ -91,6 +93,8 @@ def find_relative_dates(text: str, base: datetime, *, first_line: int = 1) -> li
             for m in pattern.finditer(line):
                 if any(start <= m.start() < start + len(rd.phrase) for start, rd in spans):
                     continue
+                if _RECURRING.search(line[: m.start()]):
+                    continue  # "every Friday", "on a Friday": a rule, not a date
                 spans.append((m.start(), RelativeDate(m.group(0), first_line + offset, _dateparser_resolve(m.group(0), base))))
         found.extend(rd for _, rd in sorted(spans, key=lambda s: s[0]))
     return found

@@ -162,7 +162,7 @@ def _field_line(fm: Frontmatter, key: str) -> int | None:
 
 
 def _type_diagnostics(fm: Frontmatter, declared: str | None, mem_type: MemoryType | None, path: Path) -> list[Diagnostic]:
-    if mem_type is not None or not fm.present or fm.error is not None:
+    if mem_type is not None or not fm.present or fm.error is not None or fm.not_mapping:
         return []
     data = fm.data
     if declared is None:

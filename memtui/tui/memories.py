@@ -7,6 +7,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from rich.cells import cell_len, set_cell_size
+from rich.console import Group, RenderableType
+from rich.table import Table
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -30,8 +32,7 @@ COLUMNS: list[tuple[str, str, int | None]] = [
     ("type", "type", 11),
     ("age", "age", 12),
     ("!", "problems", 2),
-    ("name", "name", 22),
-    ("description", "description", None),
+    ("memory", "memory", None),
 ]
 _SEVERITY_ICON = {"error": "✖", "warning": "▲", "info": "●"}
 _SEVERITY_STYLE = {"error": "bold #e06c75", "warning": "bold #e5c07b", "info": "#56b6c2"}
@@ -211,13 +212,16 @@ class MemoriesPane(Widget):
         for entry in self._shown:
             mem = entry.memory
             problems = sum(1 for d in entry.diagnostics if d.severity != "info")
-            name = mem.name or Path(mem.relpath).stem
+            name = _clip(mem.name or Path(mem.relpath).stem, desc_width)
+            rest = desc_width - cell_len(name) - 2
             table.add_row(
                 type_badge(mem.type, mem.declared_type),
                 age_badge(entry.age_label, entry.age_band),
                 Text(f"{problems}", style="bold #e5c07b") if problems else "",
-                Text(_clip(name, 22), style="bold" if mem.name else "italic #abb2bf"),
-                Text(_clip(mem.description or "—", desc_width), style="" if mem.description else "#5c6370"),
+                Text.assemble(
+                    (name, "bold" if mem.name else "italic #abb2bf"),
+                    ("  " + _clip(mem.description, rest) if mem.description and rest > 3 else "", "#abb2bf"),
+                ),
                 key=mem.relpath,
             )
         total = len(self.catalog.entries)
@@ -266,37 +270,40 @@ class MemoriesPane(Widget):
             return
         mem = entry.memory
         preview.border_title = mem.relpath
-        mtime = datetime.fromtimestamp(mem.mtime, UTC).strftime("%Y-%m-%d %H:%M UTC")
-        lines: list[Text | str | tuple[str, str]] = []
-
-        def row(label: str, value: Text | str) -> None:
-            lines.extend([(f"{label:<12}", "#5c6370"), value, "\n"])
-
-        row("name", mem.name or Text("—", style="#5c6370"))
-        row("description", mem.description or Text("— (recall has nothing to match on)", style="#e5c07b"))
-        type_text = type_badge(mem.type, mem.declared_type)
+        mtime = datetime.fromtimestamp(mem.mtime, UTC).strftime("%Y-%m-%d %H:%MZ")
+        grid = Table.grid(padding=(0, 1))
+        grid.add_column(style="#5c6370", max_width=12, overflow="fold")
+        grid.add_column(overflow="fold")
+        grid.add_row("name", mem.name or Text("—", style="#5c6370"))
+        grid.add_row("description", mem.description or Text("— recall has nothing to match on", style="#e5c07b"))
+        type_text = Text.assemble(type_badge(mem.type, mem.declared_type))  # no base style: no fill
         if mem.type is None and mem.declared_type:
-            type_text = Text.assemble(type_text, ("  not recognised by the agent", "#e06c75"))
-        row("type", type_text)
-        row("saved", Text.assemble(age_badge(entry.age_label, entry.age_band), (f"  {mtime}", "#5c6370")))
-        row("size", f"{mem.size:,} bytes")
-        row("index", Text("linked from MEMORY.md", style="#98c379") if entry.in_index else Text("not in the index", style="#56b6c2"))
-        extra = [k for k in mem.frontmatter if k not in ("name", "description", "type")]
-        for key in extra:
-            value = mem.frontmatter[key]
-            row(key, Text(str(value), overflow="fold"))
+            type_text = Text.assemble(type_text, (" not recognised by the agent", "#e06c75"))
+        grid.add_row("type", type_text)
+        grid.add_row("saved", Text.assemble(age_badge(entry.age_label, entry.age_band), (f" · {mtime}", "#5c6370")))
+        grid.add_row("size", f"{mem.size:,} bytes")
+        index_name = "team/MEMORY.md" if mem.team else "MEMORY.md"
+        grid.add_row(
+            "index",
+            Text(f"linked from {index_name}", style="#98c379") if entry.in_index else Text(f"not in {index_name}", style="#56b6c2"),
+        )
+        for key, value in mem.frontmatter.items():
+            if key not in ("name", "description", "type"):
+                grid.add_row(key, Text(str(value)))
+        parts: list[RenderableType] = [grid]
         if entry.stale_caveat:
-            lines.extend([("\n" + entry.stale_caveat, "italic #d19a66")])
-        fields.update(Text.assemble(*lines))
+            parts.append(Text("\n" + entry.stale_caveat, style="italic #d19a66"))
+        fields.update(Group(*parts))
         if entry.diagnostics:
-            diag_text = Text()
-            for i, d in enumerate(entry.diagnostics):
+            diag_text = Table.grid(padding=(0, 1))
+            diag_text.add_column(no_wrap=True)
+            diag_text.add_column(overflow="fold")
+            for d in entry.diagnostics:
                 where = f" · line {d.line}" if d.line else ""
-                if i:
-                    diag_text.append("\n")
-                diag_text.append(f"{_SEVERITY_ICON[d.severity]} {d.code}", style=_SEVERITY_STYLE[d.severity])
-                diag_text.append(f"{where}\n", style="#5c6370")
-                diag_text.append(f"  {d.message}")
+                diag_text.add_row(
+                    Text(_SEVERITY_ICON[d.severity], style=_SEVERITY_STYLE[d.severity]),
+                    Text.assemble((d.code, _SEVERITY_STYLE[d.severity]), (where, "#5c6370"), "\n", d.message),
+                )
             diags.update(diag_text)
             diags.display = True
         else:

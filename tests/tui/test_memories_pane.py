@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
+from rich.console import Console
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, Markdown, Select, Static
 
@@ -23,7 +24,11 @@ def listed(app: MemtuiApp) -> list[str]:
 
 
 def plain(app: MemtuiApp, selector: str) -> str:
-    return str(app.query_one(selector, Static).render())
+    """The text a Static shows, rendered as a terminal would (rich renderables included)."""
+    console = Console(width=200, color_system=None)
+    with console.capture() as capture:
+        console.print(app.query_one(selector, Static).content)
+    return capture.get()
 
 
 async def test_lists_every_memory_newest_first(make_app: Callable[[], MemtuiApp]) -> None:

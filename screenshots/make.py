@@ -1,0 +1,72 @@
+"""Regenerate the README screenshots from the real app on the demo workspace.
+
+    python screenshots/make.py            # all
+    python screenshots/make.py memories   # one
+
+The clock is frozen (``MEMTUI_NOW``) and the workspace is written to a fixed temp path so the
+SVGs only change when the app does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import sys
+import tempfile
+from collections.abc import Awaitable, Callable
+from datetime import datetime
+from pathlib import Path
+
+from textual.pilot import Pilot
+
+HERE = Path(__file__).resolve().parent
+NOW = "2026-11-30T10:00:00Z"
+SIZE = (120, 36)
+
+
+async def memories(pilot: Pilot[None]) -> None:
+    """The Memories pane with a memory that has a diagnostic selected."""
+    await pilot.press("down", "down", "down")
+
+
+SHOTS: dict[str, Callable[[Pilot[None]], Awaitable[None]]] = {"memories": memories}
+
+
+async def shoot(name: str, drive: Callable[[Pilot[None]], Awaitable[None]], project: Path) -> None:
+    from memtui.commands.common import CliContext
+    from memtui.core.flavor import AGENT
+    from memtui.tui.app import MemtuiApp
+
+    app = MemtuiApp.from_context(CliContext(flavor=AGENT, project=project, memory_dir=None))
+    async with app.run_test(size=SIZE) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        await drive(pilot)
+        await app.workers.wait_for_complete()
+        await pilot.pause(0.3)
+        app.save_screenshot(filename=f"{name}.svg", path=str(HERE))
+    print(f"wrote {HERE / (name + '.svg')}")
+
+
+def main(names: list[str]) -> None:
+    from memtui.commands.demo import demo_environment
+    from memtui.core.clock import parse_iso
+    from memtui.demo import materialize
+
+    dest = Path(tempfile.gettempdir()) / "memtui-demo"
+    shutil.rmtree(dest, ignore_errors=True)
+    dest.mkdir()
+    now: datetime = parse_iso(NOW)
+    ws = materialize(dest, now)
+    os.environ.clear()
+    os.environ.update(demo_environment(ws.home))
+    os.environ["MEMTUI_NOW"] = NOW
+    os.chdir(ws.project)
+    for name in names or list(SHOTS):
+        asyncio.run(shoot(name, SHOTS[name], ws.project))
+    shutil.rmtree(dest, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
