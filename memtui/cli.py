@@ -60,3 +60,8 @@ main.add_command(index)
 from memtui.commands.demo import demo  # noqa: E402
 
 main.add_command(demo)
+
+from memtui.commands.cascade import cascade, imports  # noqa: E402
+
+main.add_command(cascade)
+main.add_command(imports)
