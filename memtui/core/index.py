@@ -139,6 +139,28 @@ def parse_entries(text: str, index_dir_rel: str = "") -> list[IndexEntry]:
     return entries
 
 
+def split_dropped(raw: str, trunc: IndexTruncation, entries: list[IndexEntry]) -> list[IndexEntry]:
+    """The ``entries`` of ``raw`` that fall past what ``trunc`` kept (the agent never sees them)."""
+    if not trunc.truncated_by:
+        return []
+    # Line numbers of the stored file that survived: leading blank lines were trimmed away.
+    leading = len(raw) - len(raw.lstrip())
+    kept_last_line = raw.count("\n", 0, leading) + 1 + trunc.kept.count("\n")
+    kept_tail = trunc.kept.rsplit("\n", 1)[-1]
+    dropped: list[IndexEntry] = []
+    for entry in entries:
+        if entry.line > kept_last_line:
+            dropped.append(entry)
+        elif entry.line == kept_last_line and f"]({entry.target})" not in kept_tail:
+            dropped.append(entry)  # a hard cut went through the link
+    return dropped
+
+
+def dropped_entries(raw: str, index_dir_rel: str = "") -> list[IndexEntry]:
+    """The entries of index text ``raw`` that the agent's truncation drops."""
+    return split_dropped(raw, truncate_index(raw), parse_entries(raw, index_dir_rel))
+
+
 @dataclass(frozen=True, slots=True)
 class IndexReport:
     """The index of one memory dir, as the agent loads it and as memtui audits it.
@@ -175,17 +197,7 @@ def read_index(memory_dir: Path, memory_relpaths: list[str], *, index_dir_rel: s
         return IndexReport(index_path, True, None, unindexed=tuple(memory_relpaths), error=exc.strerror or str(exc))
     trunc = truncate_index(raw)
     entries = parse_entries(raw, index_dir_rel)
-    # Line numbers of the stored file that survived: leading blank lines were trimmed away.
-    leading = len(raw) - len(raw.lstrip())
-    first_line = raw.count("\n", 0, leading) + 1
-    kept_last_line = first_line + trunc.kept.count("\n")
-    kept_tail = trunc.kept.rsplit("\n", 1)[-1]
-    dropped: list[IndexEntry] = []
-    for entry in entries:
-        if entry.line > kept_last_line:
-            dropped.append(entry)
-        elif entry.line == kept_last_line and trunc.truncated_by and f"]({entry.target})" not in kept_tail:
-            dropped.append(entry)  # the line was cut through the link
+    dropped = split_dropped(raw, trunc, entries)
     dangling: list[str] = []
     indexed: set[str] = set()
     for entry in entries:

@@ -1,0 +1,431 @@
+"""Every change memtui makes to memory files goes through here (SPEC §4.4, §10).
+
+An edit is first a ``Plan``: per file, the bytes before (as memtui loaded them) and after,
+plus the index entries it would push past the agent's cap. ``apply_plan`` then
+
+1. checks every file still has the bytes the plan was made from (else ``ConflictError``:
+   nothing is written — someone, maybe the agent, changed it meanwhile);
+2. records before-images in the journal (memtui's state dir) — durable before anything moves;
+3. writes each file atomically, deletes last; if anything fails, restores what was done.
+
+``undo`` applies the inverse of the last applied entry the same way. A deleted memory's
+before-image is its copy in the trash; ``restore_plan`` brings it back with its index lines.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Literal
+
+from memtui.core.atomic import atomic_write_bytes
+from memtui.core.index import INDEX_NAME, IndexEntry
+from memtui.core.index_edit import add_entry, entry_line, newly_dropped, remove_entries, retarget_entries
+from memtui.core.journal import Journal, JournalChange, JournalEntry, read_or_none, sha256_hex
+from memtui.core.memories import MEMORY_TYPES, TEAM_DIR, Memory, MemoryType
+from memtui.core.rewrite import set_top_level_key
+
+ChangeKind = Literal["create", "modify", "delete"]
+
+# Body templates for a new memory, one per type (SPEC §4.1 "body shape").
+BODY_TEMPLATES: dict[MemoryType, str] = {
+    "user": "Who the user is, their role and preferences.\n",
+    "feedback": "The rule, in one or two sentences.\n\n**Why:** what happened that made it a rule.\n\n**How to apply:** when and how to follow it.\n",
+    "project": "The fact or decision (dates as YYYY-MM-DD).\n\n**Why:** the reason behind it.\n\n**How to apply:** what it changes in the work.\n",
+    "reference": "Where it is (URL, board, project key) and what to look for there.\n",
+}
+
+
+class EditError(ValueError):
+    """An edit that cannot be made as asked (bad name, target exists, nothing to change)."""
+
+
+class ConflictError(RuntimeError):
+    """A file changed on disk since memtui loaded it; nothing was written.
+
+    ``relpath``: the file; ``expected_sha`` / ``actual_sha``: hashes (``None`` = absent).
+    """
+
+    def __init__(self, relpath: str, expected_sha: str | None, actual_sha: str | None) -> None:
+        self.relpath = relpath
+        self.expected_sha = expected_sha
+        self.actual_sha = actual_sha
+        state = "was deleted" if actual_sha is None else "was created" if expected_sha is None else "changed"
+        super().__init__(f"{relpath} {state} on disk since it was loaded; nothing was written")
+
+
+class ApplyError(OSError):
+    """A write failed midway; every file was restored to its state before the plan."""
+
+
+@dataclass(frozen=True, slots=True)
+class FileChange:
+    """One file of a plan. ``before`` / ``after``: bytes, ``None`` = absent."""
+
+    relpath: str
+    before: bytes | None
+    after: bytes | None
+
+    @property
+    def kind(self) -> ChangeKind:
+        """``create``, ``modify`` or ``delete``."""
+        if self.before is None:
+            return "create"
+        return "delete" if self.after is None else "modify"
+
+    def diff(self, context: int = 3) -> str:
+        """A unified diff of the change (bytes decoded as UTF-8 with replacement)."""
+        a = (self.before or b"").decode("utf-8", errors="replace").splitlines(keepends=True)
+        b = (self.after or b"").decode("utf-8", errors="replace").splitlines(keepends=True)
+        name_a = "/dev/null" if self.before is None else f"a/{self.relpath}"
+        name_b = "/dev/null" if self.after is None else f"b/{self.relpath}"
+        return "".join(difflib.unified_diff(a, b, name_a, name_b, n=context))
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """A change set to preview, then apply. ``index_overflow``: entries the change would push
+    past the index cap (ask before applying); ``notes``: other things the change does."""
+
+    title: str
+    changes: tuple[FileChange, ...]
+    index_overflow: tuple[IndexEntry, ...] = ()
+    notes: tuple[str, ...] = field(default=())
+    action: str = "edit"  # edit | retype | rename | create | delete | restore | undo | fix | dream
+    undoes: str | None = None  # the journal entry an undo reverts
+    restores: str | None = None  # the delete entry a restore brings back
+
+    def diff(self) -> str:
+        """All file diffs, concatenated."""
+        return "".join(c.diff() for c in self.changes)
+
+
+# ----- helpers --------------------------------------------------------------------------------
+
+
+def _index_rel(relpath: str) -> str:
+    """The index dir (relative to the memory dir) that covers ``relpath``."""
+    return TEAM_DIR if relpath.startswith(f"{TEAM_DIR}/") else ""
+
+
+def _index_path_rel(index_dir_rel: str) -> str:
+    return f"{index_dir_rel}/{INDEX_NAME}" if index_dir_rel else INDEX_NAME
+
+
+def _current(memory_dir: Path, memory: Memory) -> bytes:
+    """The bytes on disk, checked against what memtui loaded (``ConflictError`` if they differ)."""
+    data = read_or_none(memory.path)
+    if sha256_hex(data) != memory.sha256:
+        raise ConflictError(memory.relpath, memory.sha256, sha256_hex(data))
+    assert data is not None
+    return data
+
+
+def _encode_like(original: bytes, text: str) -> bytes:
+    return text.encode("utf-8")
+
+
+def _index_change(memory_dir: Path, index_dir_rel: str, edit: str, *args: str) -> tuple[FileChange | None, list[IndexEntry], list[str]]:
+    rel = _index_path_rel(index_dir_rel)
+    before = read_or_none(memory_dir / rel)
+    text = (before or b"").decode("utf-8", errors="surrogateescape")
+    notes: list[str] = []
+    if edit == "add":
+        after_text = add_entry(text, args[0])
+    elif edit == "remove":
+        after_text, n = remove_entries(text, args[0], index_dir_rel)
+        if n == 0:
+            return None, [], []
+        notes.append(f"removed {n} line(s) from {rel}")
+    else:
+        after_text, n = retarget_entries(text, args[0], args[1], index_dir_rel)
+        if n == 0:
+            return None, [], []
+        notes.append(f"pointed {n} link(s) in {rel} at the new name")
+    after = after_text.encode("utf-8", errors="surrogateescape")
+    if after == before:
+        return None, [], []
+    overflow = newly_dropped(text if before is not None else None, after_text, index_dir_rel)
+    return FileChange(rel, before, after), overflow, notes
+
+
+def validate_relpath(memory_dir: Path, relpath: str) -> str:
+    """Check a memory file name chosen by the user: a relative POSIX path ending in ``.md``,
+    not ``MEMORY.md``, staying inside the memory dir. Returns it normalised; raises ``EditError``."""
+    rel = relpath.strip().replace("\\", "/")
+    if not rel or "\0" in rel:
+        raise EditError("a file name is required")
+    norm = os.path.normpath(rel).replace(os.sep, "/")
+    if norm.startswith("/") or norm == ".." or norm.startswith("../"):
+        raise EditError(f"{relpath!r} leaves the memory dir")
+    if not norm.endswith(".md"):
+        raise EditError(f"{relpath!r} must end in .md (the agent reads only .md files)")
+    if Path(norm).name == INDEX_NAME:
+        raise EditError(f"{INDEX_NAME} is the index, not a memory")
+    root = memory_dir.resolve()
+    target = (root / norm).resolve()
+    if root != target and root not in target.parents:
+        raise EditError(f"{relpath!r} resolves outside the memory dir")
+    return norm
+
+
+def suggest_filename(mem_type: MemoryType, name: str) -> str:
+    """``<type>_<words of name>.md`` (letters of any script kept, other runs → ``_``)."""
+    words = re.sub(r"[^\w]+", "_", name.casefold()).strip("_")[:60] or "memory"
+    return f"{mem_type}_{words}.md"
+
+
+# ----- plan builders --------------------------------------------------------------------------
+
+
+def plan_save(memory_dir: Path, memory: Memory, new_text: str) -> Plan:
+    """Replace a memory's whole text (a hand edit). Raises ``ConflictError``, ``EditError``."""
+    before = _current(memory_dir, memory)
+    after = new_text.encode("utf-8")
+    if after == before:
+        raise EditError("no change to save")
+    return Plan(f"Edit {memory.relpath}", (FileChange(memory.relpath, before, after),), action="edit")
+
+
+def plan_retype(memory_dir: Path, memory: Memory, new_type: MemoryType) -> Plan:
+    """Set the top-level ``type`` (lifting a ``metadata.type``); only frontmatter lines change."""
+    if new_type not in MEMORY_TYPES:
+        raise EditError(f"{new_type!r} is not one of {', '.join(MEMORY_TYPES)}")
+    before = _current(memory_dir, memory)
+    text = before.decode("utf-8", errors="surrogateescape")
+    rewrite = set_top_level_key(text, "type", new_type, drop_nested=("metadata", "type"))
+    after = rewrite.text.encode("utf-8", errors="surrogateescape")
+    if after == before:
+        raise EditError(f"{memory.relpath} is already of type {new_type}")
+    old = memory.type or (memory.declared_type and f"{memory.declared_type} (not recognised)") or "untyped"
+    return Plan(f"Re-type {memory.relpath}: {old} → {new_type}", (FileChange(memory.relpath, before, after),), notes=rewrite.notes, action="retype")
+
+
+def plan_rename(memory_dir: Path, memory: Memory, new_relpath: str) -> Plan:
+    """Rename a memory file; its index links follow. Raises ``EditError``, ``ConflictError``."""
+    new_rel = validate_relpath(memory_dir, new_relpath)
+    if new_rel == memory.relpath:
+        raise EditError("the new name is the same as the old one")
+    if os.path.lexists(memory_dir / new_rel):
+        raise EditError(f"{new_rel} already exists")
+    data = _current(memory_dir, memory)
+    changes = [FileChange(new_rel, None, data), FileChange(memory.relpath, data, None)]
+    overflow: list[IndexEntry] = []
+    notes: list[str] = []
+    old_index, new_index = _index_rel(memory.relpath), _index_rel(new_rel)
+    if old_index == new_index:
+        change, overflow, notes = _index_change(memory_dir, old_index, "retarget", memory.relpath, new_rel)
+        if change:
+            changes.insert(0, change)
+    else:  # moving between the main and the team memory: the entry moves between indexes
+        removed, _, notes_a = _index_change(memory_dir, old_index, "remove", memory.relpath)
+        line = entry_line(memory.name or Path(new_rel).stem, new_rel, memory.description, new_index)
+        added, overflow, notes_b = _index_change(memory_dir, new_index, "add", line)
+        changes[:0] = [c for c in (removed, added) if c]
+        notes = notes_a + notes_b
+    return Plan(f"Rename {memory.relpath} → {new_rel}", tuple(changes), tuple(overflow), tuple(notes), action="rename")
+
+
+def plan_create(
+    memory_dir: Path,
+    mem_type: MemoryType,
+    name: str,
+    description: str,
+    *,
+    relpath: str | None = None,
+    body: str | None = None,
+) -> Plan:
+    """A new memory with frontmatter and the type's body template, and its index entry."""
+    if mem_type not in MEMORY_TYPES:
+        raise EditError(f"{mem_type!r} is not one of {', '.join(MEMORY_TYPES)}")
+    name, description = " ".join(name.split()), " ".join(description.split())
+    if not name:
+        raise EditError("a name is required")
+    if not description:
+        raise EditError("a one-line description is required: it is what recall matches on")
+    rel = validate_relpath(memory_dir, relpath or suggest_filename(mem_type, name))
+    if os.path.lexists(memory_dir / rel):
+        raise EditError(f"{rel} already exists")
+    text = (
+        f"---\nname: {_yaml_scalar(name)}\ndescription: {_yaml_scalar(description)}\ntype: {mem_type}\n---\n\n"
+        f"{body if body is not None else BODY_TEMPLATES[mem_type]}"
+    )
+    changes = [FileChange(rel, None, text.encode("utf-8"))]
+    index_dir = _index_rel(rel)
+    change, overflow, notes = _index_change(memory_dir, index_dir, "add", entry_line(name, rel, description, index_dir))
+    if change:
+        changes.append(change)
+    return Plan(f"Create {rel}", tuple(changes), tuple(overflow), tuple(notes), action="create")
+
+
+def _yaml_scalar(value: str) -> str:
+    """``value`` as a YAML plain scalar when safe, else double-quoted."""
+    import yaml
+
+    try:
+        if yaml.safe_load(f"k: {value}") == {"k": value} and not value.startswith(("'", '"')):
+            return value
+    except yaml.YAMLError:
+        pass
+    escaped = value.replace("\\", "\\\\").replace('"', '\\"')
+    return f'"{escaped}"'
+
+
+def plan_delete(memory_dir: Path, memory: Memory) -> Plan:
+    """Move a memory to memtui's trash (its journal before-image) and drop its index lines."""
+    data = _current(memory_dir, memory)
+    changes = [FileChange(memory.relpath, data, None)]
+    change, _, notes = _index_change(memory_dir, _index_rel(memory.relpath), "remove", memory.relpath)
+    if change:
+        changes.insert(0, change)
+    return Plan(f"Delete {memory.relpath}", tuple(changes), (), tuple(notes), action="delete")
+
+
+# ----- apply / undo / trash -------------------------------------------------------------------
+
+
+def _check(memory_dir: Path, changes: tuple[FileChange, ...]) -> None:
+    for change in changes:
+        actual = read_or_none(memory_dir / change.relpath)
+        if actual != change.before:
+            raise ConflictError(change.relpath, sha256_hex(change.before), sha256_hex(actual))
+
+
+def _write(memory_dir: Path, relpath: str, data: bytes | None) -> None:
+    path = memory_dir / relpath
+    if data is None:
+        path.unlink(missing_ok=True)
+    else:
+        atomic_write_bytes(path, data)
+
+
+def apply_plan(memory_dir: Path, plan: Plan, journal: Journal, now: datetime) -> JournalEntry:
+    """Apply ``plan`` as one transaction and record it. Returns the journal entry.
+
+    Raises ``ConflictError`` (nothing written), ``ApplyError`` (a write failed; everything was
+    restored), ``OSError`` (the journal itself could not be written; nothing was touched).
+    """
+    if not plan.changes:
+        raise EditError("nothing to apply")
+    _check(memory_dir, plan.changes)
+    entry = journal.new_entry(
+        plan.title,
+        now,
+        [JournalChange(c.relpath, c.kind, sha256_hex(c.before), sha256_hex(c.after)) for c in plan.changes],
+        {c.relpath: c.before for c in plan.changes if c.before is not None},
+        action=plan.action,
+    )
+    entry.undoes, entry.restores = plan.undoes, plan.restores
+    ordered = sorted(plan.changes, key=lambda c: c.kind == "delete")  # deletes last
+    done: list[FileChange] = []
+    try:
+        for change in ordered:
+            _write(memory_dir, change.relpath, change.after)
+            done.append(change)
+    except OSError as exc:
+        for change in reversed(done):
+            try:
+                _write(memory_dir, change.relpath, change.before)
+            except OSError:
+                pass
+        entry.status = "failed"
+        journal.save(entry)
+        raise ApplyError(exc.errno or 0, f"{plan.title} failed ({exc.strerror or exc}); every file was restored", exc.filename) from exc
+    entry.status = "applied"
+    journal.save(entry)
+    journal.prune()
+    return entry
+
+
+def undo_plan(memory_dir: Path, journal: Journal, entry_id: str | None = None) -> Plan:
+    """The plan that reverts an applied change: ``entry_id``, or by default the newest applied
+    change not yet undone (undo entries themselves are skipped, so repeated undos walk back
+    through history). Raises ``EditError`` when there is none, ``ConflictError`` when a file
+    changed since that change."""
+    entries = journal.entries()
+    undone = {e.undoes for e in entries if e.status == "applied" and e.undoes}
+    candidates = [e for e in entries if e.status == "applied" and e.undoes is None and e.id not in undone]
+    if entry_id is not None:
+        candidates = [e for e in candidates if e.id == entry_id]
+    if not candidates:
+        raise EditError("nothing to undo" if entry_id is None else f"no applied change {entry_id} left to undo")
+    entry = candidates[-1]
+    changes: list[FileChange] = []
+    for jc in entry.changes:
+        current = read_or_none(memory_dir / jc.relpath)
+        if sha256_hex(current) != jc.after_sha:
+            raise ConflictError(jc.relpath, jc.after_sha, sha256_hex(current))
+        changes.append(FileChange(jc.relpath, current, journal.before_image(entry.id, jc.relpath)))
+    return Plan(f"Undo: {entry.title}", tuple(changes), action="undo", undoes=entry.id)
+
+
+def undo(memory_dir: Path, journal: Journal, now: datetime, entry_id: str | None = None) -> JournalEntry:
+    """Revert the last applied change (or ``entry_id``) as a new journal entry."""
+    return apply_plan(memory_dir, undo_plan(memory_dir, journal, entry_id), journal, now)
+
+
+@dataclass(frozen=True, slots=True)
+class TrashItem:
+    """A deleted memory that can be restored: the entry that deleted it and its relpath."""
+
+    entry_id: str
+    relpath: str
+    deleted_at: str
+    size: int
+
+
+def trash(journal: Journal) -> list[TrashItem]:
+    """Deleted memories, newest first — minus those brought back (restored, or the delete undone)."""
+    entries = journal.entries()
+    applied = [e for e in entries if e.status == "applied"]
+    back = {e.undoes for e in applied if e.undoes} | {e.restores for e in applied if e.restores}
+    items: list[TrashItem] = []
+    for entry in reversed(applied):
+        if entry.action != "delete" or entry.id in back:
+            continue
+        for jc in entry.changes:
+            if jc.kind == "delete":
+                data = journal.before_image(entry.id, jc.relpath)
+                if data is not None:
+                    items.append(TrashItem(entry.id, jc.relpath, entry.time, len(data)))
+    return items
+
+
+def restore_plan(memory_dir: Path, journal: Journal, item: TrashItem) -> Plan:
+    """Bring a deleted memory back (as a new change, so it is undoable too) with the index
+    lines the delete removed. Raises ``EditError`` when the name is taken again."""
+    data = journal.before_image(item.entry_id, item.relpath)
+    if data is None:
+        raise EditError(f"{item.relpath} is no longer in the trash")
+    if os.path.lexists(memory_dir / item.relpath):
+        raise EditError(f"{item.relpath} exists again; rename it first")
+    changes = [FileChange(item.relpath, None, data)]
+    index_rel = _index_path_rel(_index_rel(item.relpath))
+    old_index = journal.before_image(item.entry_id, index_rel)
+    overflow: list[IndexEntry] = []
+    if old_index is not None:
+        current = read_or_none(memory_dir / index_rel) or b""
+        old_lines = old_index.decode("utf-8", errors="surrogateescape").splitlines(keepends=True)
+        cur_text = current.decode("utf-8", errors="surrogateescape")
+        _, removed_lines = _removed_lines(old_lines, item.relpath, _index_rel(item.relpath))
+        text = cur_text
+        for line in removed_lines:
+            if line.strip() not in {ln.strip() for ln in cur_text.splitlines()}:
+                text = add_entry(text, line.rstrip("\r\n"))
+        after = text.encode("utf-8", errors="surrogateescape")
+        if after != current:
+            changes.append(FileChange(index_rel, read_or_none(memory_dir / index_rel), after))
+            overflow = newly_dropped(cur_text, text, _index_rel(item.relpath))
+    return Plan(f"Restore {item.relpath}", tuple(changes), tuple(overflow), action="restore", restores=item.entry_id)
+
+
+def _removed_lines(old_lines: list[str], relpath: str, index_dir_rel: str) -> tuple[str, list[str]]:
+    text = "".join(old_lines)
+    kept, _ = remove_entries(text, relpath, index_dir_rel)
+    kept_set = kept.splitlines(keepends=True)
+    removed = [ln for ln in old_lines if ln not in kept_set]
+    return kept, removed
