@@ -354,3 +354,20 @@ def test_ls_json_on_the_traps_fixture(tmp_path: Path, monkeypatch: pytest.Monkey
     assert {p for p, m in by.items() if m["in_index"]} == {
         "feedback_nested_type.md", "feedback_missing_why.md", "project_colon_yaml.md",
     }
+
+
+@pytest.mark.xfail(strict=True, reason="issue 2 §4: an unreadable file (here MEMORY.md is a directory) must print one "
+                   "clear line to stderr and exit non-zero; `index` exits 0 and the text mode shows `lines 0/200`")
+@pytest.mark.parametrize("as_json", [True, False], ids=["json", "text"])
+def test_unreadable_index_is_one_line_on_stderr(tmp_path: Path, as_json: bool) -> None:
+    d = tmp_path / "mem"
+    (d / "MEMORY.md").mkdir(parents=True)  # unreadable as a file, even for root
+    args = ["index", "--memory-dir", str(d)] + (["--json"] if as_json else [])
+    assert_one_line_error(run(*args))
+
+
+@pytest.mark.xfail(strict=True, reason="issue 2 §4: errors print one clear line to stderr; a --memory-dir that is a "
+                   "file gets click's 4-line usage error instead")
+def test_memory_dir_that_is_a_file_is_one_line_on_stderr(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("x")
+    assert_one_line_error(run("ls", "--json", "--memory-dir", str(tmp_path / "file")))

@@ -282,6 +282,14 @@ def test_over_recall_limit_by_lines(tmp_path: Path) -> None:
     assert codes_of(mem) == {"over-recall-limit"}
 
 
+def test_exactly_200_lines_is_not_over_the_recall_limit(tmp_path: Path) -> None:
+    text = fm("name: L", "description: d", "type: user", body="x\n" * 195)
+    assert text.count("\n") == 200 and len(text.encode()) <= 4096
+    write(tmp_path, "fits.md", text)
+    (mem,) = scan_memories(tmp_path).memories
+    assert mem.diagnostics == ()
+
+
 def test_exactly_4096_bytes_is_not_over_the_recall_limit(tmp_path: Path) -> None:
     head = fm("name: L", "description: d", "type: user", body="\n")
     text = head + "x" * (4096 - len(head) - 1) + "\n"
