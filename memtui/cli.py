@@ -65,3 +65,7 @@ from memtui.commands.cascade import cascade, imports  # noqa: E402
 
 main.add_command(cascade)
 main.add_command(imports)
+
+from memtui.commands.recall import recall_cmd as recall  # noqa: E402
+
+main.add_command(recall)

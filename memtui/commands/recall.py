@@ -1,0 +1,112 @@
+"""``memtui recall QUERY``: what the agent would recall for a prompt, and why."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from memtui.commands.common import CliContext, common_options, emit_json, fail, user_errors
+from memtui.core.recall import SELECTOR_NAMES, choose_model, load_corpus, recall
+from memtui.core.recall.engine import RecallResult
+from memtui.core.transcripts import read_transcript, recently_used_tools, surfaced_memories
+
+
+def _split(value: str | None) -> list[str]:
+    return [v.strip() for v in (value or "").split(",") if v.strip()]
+
+
+@click.command("recall")
+@click.argument("query")
+@click.option("--tools", default=None, help="Recently used tools, comma-separated (added to those from --transcript).")
+@click.option(
+    "--transcript",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    default=None,
+    help="A session JSONL: recently used tools and already surfaced memories are read from it.",
+)
+@click.option("--surfaced", default=None, help="Memories already surfaced this session, comma-separated paths.")
+@click.option("--selector", type=click.Choice(SELECTOR_NAMES), default="auto", show_default=True,
+              help="auto: claude with an API key, else lexical.")
+@click.option("--model", default=None, help="Model for claude/hybrid (default: settings `model`, else claude-sonnet-5-5).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@common_options
+@click.pass_obj
+@user_errors
+def recall_cmd(
+    obj: CliContext,
+    query: str,
+    tools: str | None,
+    transcript: Path | None,
+    surfaced: str | None,
+    selector: str,
+    model: str | None,
+    as_json: bool,
+) -> None:
+    """Show the memories the agent would recall for QUERY, why, and the text it would inject."""
+    loc = obj.locations
+    if not loc.memory_dir.is_dir():
+        fail(f"no memory dir at {loc.memory_dir} ({loc.memory_dir_source}); see `memtui where`", 1)
+    recent: list[str] = []
+    surfaced_paths = _split(surfaced)
+    units: int | None = None
+    if transcript is not None:
+        t = read_transcript(transcript)
+        recent.extend(recently_used_tools(t))
+        paths, transcript_units = surfaced_memories(t)
+        surfaced_paths.extend(paths)
+        units = transcript_units if not _split(surfaced) else None
+    for name in _split(tools):
+        if name not in recent:
+            recent.append(name)
+    settings_model, _ = loc.settings.get("model")
+    corpus = load_corpus(loc.memory_dir)
+    result = recall(
+        query,
+        corpus,
+        now=obj.now(),
+        selector=selector,  # type: ignore[arg-type]
+        recent_tools=recent,
+        surfaced=surfaced_paths,
+        surfaced_units=units,
+        model=choose_model(model, settings_model),
+    )
+    if as_json:
+        emit_json(result.to_json())
+        return
+    _print(result)
+
+
+def _print(result: RecallResult) -> None:
+    from rich.console import Console
+    from rich.markup import escape
+
+    console = Console(highlight=False)
+    badge = "[green]online[/]" if result.online else "[yellow]offline[/]"
+    console.print(f"[bold]recall[/] selector [bold]{result.selector}[/] {badge}"
+                  + (f" [dim]({escape(result.offline_reason)})[/]" if result.offline_reason else ""))
+    m = result.manifest
+    console.print(f"manifest: {m.count} of {m.total} memories (the reference sends the {m.count} newest)")
+    if result.recent_tools:
+        console.print(f"recently used tools: {', '.join(result.recent_tools)}")
+    if result.skipped:
+        console.print(f"[yellow]skipped[/]: {escape(result.skipped)}")
+        return
+    if result.error:
+        console.print(f"[red]error[/]: {escape(result.error)}")
+    for note in result.notes:
+        console.print(f"[yellow]note[/]: {escape(note)}")
+    if not result.picks:
+        console.print("[dim]no memories recalled[/]")
+    for i, p in enumerate(result.picks, 1):
+        kind = p.doc.header.type or "untyped"
+        outside = " [magenta](outside the reference's 200-newest window)[/]" if not p.in_reference_window else ""
+        console.print(f"{i}. [bold]{escape(p.relpath)}[/] \\[{kind}] {p.age_label}{outside}")
+        if p.doc.header.description:
+            console.print(f"   {escape(p.doc.header.description)}")
+        console.print(f"   [dim]{escape(p.reason)}[/]")
+    if result.near_misses:
+        console.print("near misses: " + ", ".join(f"{escape(n.relpath)} ({n.score:.2f})" for n in result.near_misses))
+    if result.injected_text:
+        console.print("\n[bold]injected text[/]")
+        console.print(escape(result.injected_text))

@@ -1,0 +1,120 @@
+"""The recall corpus: one pass over the memory dir that feeds every selector.
+
+Each memory file is read once, only its **first 30 lines** (the reference's
+``FRONTMATTER_MAX_LINES``), exactly as ``memtui.core.headers.scan_headers`` does; besides the
+recall header (description, type, mtime) memtui keeps the ``name`` and the head of the body
+that those 30 lines contain, for the lexical selector. Newest mtime first; ties keep path
+order. Unreadable files are dropped, as the reference drops them.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from memtui.core.frontmatter import parse_frontmatter
+from memtui.core.headers import MemoryHeader, read_head
+from memtui.core.memories import iter_memory_paths, parse_memory_type
+
+if TYPE_CHECKING:
+    from memtui.core.recall.lexical import LexicalIndex
+
+# memtui's choice: how much of the body (within the 30 scanned lines) the lexical index sees.
+BODY_HEAD_CHARS = 1000
+
+
+@dataclass(frozen=True, slots=True)
+class RecallDoc:
+    """One memory as recall sees it: the reference's ``header`` plus memtui's extras for the
+    lexical selector (``name`` or ``None``; ``body_head``: at most ``BODY_HEAD_CHARS``
+    characters of body found in the first 30 lines)."""
+
+    header: MemoryHeader
+    name: str | None
+    body_head: str
+
+    @property
+    def relpath(self) -> str:
+        """POSIX path relative to the memory dir (the name the manifest and the model use)."""
+        return self.header.relpath
+
+
+@dataclass(slots=True)
+class RecallCorpus:
+    """Every memory of one dir, newest first, with a lazily built lexical index.
+
+    Build it once (``load_corpus``) and reuse it across queries: the index is built on the
+    first lexical query and cached here.
+    """
+
+    memory_dir: Path
+    docs: tuple[RecallDoc, ...]
+    _index: LexicalIndex | None = field(default=None, repr=False)
+
+    def lexical_index(self) -> LexicalIndex:
+        """The BM25 index over ``docs`` (built on first use)."""
+        if self._index is None:
+            from memtui.core.recall.lexical import LexicalIndex
+
+            self._index = LexicalIndex.build(self.docs)
+        return self._index
+
+    def without(self, surfaced: Iterable[str]) -> RecallCorpus:
+        """A corpus without the memories already surfaced (``surfaced``: absolute paths or
+        paths relative to the memory dir). Returns ``self`` when nothing is dropped."""
+        drop = normalise_paths(self.memory_dir, surfaced)
+        if not drop:
+            return self
+        kept = tuple(d for d in self.docs if d.relpath not in drop)
+        return self if len(kept) == len(self.docs) else RecallCorpus(self.memory_dir, kept)
+
+
+def normalise_paths(memory_dir: Path, paths: Iterable[str]) -> set[str]:
+    """``paths`` (absolute, or relative to ``memory_dir``) as POSIX relpaths below it; paths
+    outside the memory dir are ignored."""
+    base = os.path.normpath(os.path.abspath(memory_dir))
+    out: set[str] = set()
+    for raw in paths:
+        raw = raw.strip()
+        if not raw:
+            continue
+        full = os.path.normpath(raw if os.path.isabs(raw) else os.path.join(base, raw))
+        rel = os.path.relpath(full, base)
+        if rel == "." or rel.startswith(".." + os.sep) or rel == "..":
+            continue
+        out.add(Path(rel).as_posix())
+    return out
+
+
+def _doc(path: Path, relpath: str) -> RecallDoc | None:
+    try:
+        head, mtime = read_head(path)
+    except OSError:
+        return None
+    fm = parse_frontmatter(head)
+    data = fm.data
+    desc = data.get("description")
+    description = None if desc is None or isinstance(desc, (list, dict)) or desc == "" else str(desc)
+    name = data.get("name")
+    header = MemoryHeader(path, relpath, mtime, description, parse_memory_type(data.get("type")))
+    body = fm.body if fm.present else head
+    return RecallDoc(header, None if name is None or isinstance(name, (list, dict)) else str(name), body[:BODY_HEAD_CHARS])
+
+
+def load_corpus(memory_dir: Path) -> RecallCorpus:
+    """Scan ``memory_dir`` (SPEC §6 "Scan"): every ``*.md`` below it except ``MEMORY.md``,
+    first 30 lines each, newest first. Paths are made absolute (the injected text names files
+    by absolute path, as the reference does). A missing dir gives an empty corpus; never
+    raises."""
+    memory_dir = Path(os.path.abspath(memory_dir))
+    docs = [d for path, rel in iter_memory_paths(memory_dir) if (d := _doc(path, rel)) is not None]
+    docs.sort(key=lambda d: -d.header.mtime)
+    return RecallCorpus(memory_dir, tuple(docs))
+
+
+def corpus_from_docs(memory_dir: Path, docs: Sequence[RecallDoc]) -> RecallCorpus:
+    """A corpus from ready-made docs (sorted newest first here)."""
+    return RecallCorpus(memory_dir, tuple(sorted(docs, key=lambda d: -d.header.mtime)))

@@ -1,0 +1,386 @@
+"""Recall end to end (SPEC §6): skip rules → selector → picks with reasons → injected text.
+
+``recall(query, corpus, now=…)`` runs one recall the way the reference agent would for a
+prompt, with the selector asked for, and returns a ``RecallResult`` that explains itself:
+the manifest the reference would send (the 200 newest memories), what was actually sent,
+each pick with a reason and its age, near misses, picks the reference could never have made
+(outside its 200-newest window), the exact injected text, and an error or offline reason.
+
+Selectors (one interface, ``Selector.select``):
+
+- ``lexical`` — BM25 over every memory (``memtui.core.recall.lexical``); offline.
+- ``claude`` — the reference's request over the 200 newest (``memtui.core.recall.claude``).
+- ``hybrid`` — lexical prefilter of *all* memories to the best 200, then the same request.
+- ``auto`` — ``claude`` when an API credential is configured, else ``lexical``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+from memtui.core.age import age_days, age_label, stale_caveat
+from memtui.core.recall.claude import (
+    DEFAULT_MODEL,
+    ClaudeRequest,
+    ask_claude,
+    build_request,
+    has_credentials,
+    make_client,
+)
+from memtui.core.recall.corpus import RecallCorpus, RecallDoc, normalise_paths
+from memtui.core.recall.inject import InjectedMemory, inject, injected_text, read_for_injection
+from memtui.core.recall.lexical import MAX_PICKS, NEAR_MISSES, Ranked, split_picks
+from memtui.core.recall.manifest import MANIFEST_CAP, Manifest, build_manifest, skip_reason
+from memtui.core.units import utf16_len
+
+if TYPE_CHECKING:
+    import anthropic
+
+SelectorName = Literal["auto", "claude", "lexical", "hybrid"]
+SELECTOR_NAMES: tuple[SelectorName, ...] = ("auto", "claude", "lexical", "hybrid")
+NO_KEY = "no API key: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN / ANTHROPIC_PROFILE) to ask Claude"
+
+
+@dataclass(frozen=True, slots=True)
+class NearMiss:
+    """A memory that nearly made it: ``relpath`` and its BM25 ``score``."""
+
+    relpath: str
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class Selection:
+    """What a selector returns: ``picks`` as ``(doc, reason)`` in rank order (at most 5),
+    ``near_misses``, ``online`` (a request went out), ``error`` (then no picks), ``notes``
+    (names dropped or cut), ``request`` and ``sent`` (the request and manifest sent to
+    Claude, or that would have been sent had there been a key; ``None`` for lexical)."""
+
+    picks: tuple[tuple[RecallDoc, str], ...] = ()
+    near_misses: tuple[NearMiss, ...] = ()
+    online: bool = False
+    error: str | None = None
+    notes: tuple[str, ...] = ()
+    request: ClaudeRequest | None = None
+    sent: Manifest | None = None
+
+
+class Selector(Protocol):
+    """One way of choosing memories. ``candidates``: the memories recall may pick from, newest
+    first (already-surfaced ones removed); ``corpus``: the whole scan (its lexical index
+    serves every selector's near misses)."""
+
+    name: str
+
+    def select(self, query: str, candidates: Sequence[RecallDoc], corpus: RecallCorpus, recent_tools: Sequence[str]) -> Selection:
+        """Choose at most 5 of ``candidates`` for ``query``. Never raises for model/network
+        problems: they come back as ``Selection.error``."""
+        ...
+
+
+def _lexical_ranking(query: str, candidates: Sequence[RecallDoc], corpus: RecallCorpus) -> list[Ranked]:
+    allowed = frozenset(d.relpath for d in candidates)
+    return corpus.lexical_index().rank(query, allowed)
+
+
+def _near(ranked: Iterable[Ranked], corpus: RecallCorpus, exclude: set[str]) -> tuple[NearMiss, ...]:
+    index = corpus.lexical_index()
+    out: list[NearMiss] = []
+    for r in ranked:
+        rel = index.docs[r.index].relpath
+        if rel not in exclude:
+            out.append(NearMiss(rel, round(r.score, 3)))
+        if len(out) >= NEAR_MISSES:
+            break
+    return tuple(out)
+
+
+class LexicalSelector:
+    """BM25 over every candidate (no 200 window); offline."""
+
+    name = "lexical"
+
+    def select(self, query: str, candidates: Sequence[RecallDoc], corpus: RecallCorpus, recent_tools: Sequence[str]) -> Selection:
+        """Picks: scores within ``PICK_RATIO`` of the best (at most 5); reason = score and
+        matched terms; near misses = the next ranked."""
+        index = corpus.lexical_index()
+        picks, rest = split_picks(_lexical_ranking(query, candidates, corpus))
+        out = []
+        for r in picks:
+            terms = index.matched_terms(query, r.index)
+            out.append((index.docs[r.index], f"BM25 {r.score:.2f}; matched: {', '.join(terms)}"))
+        near = tuple(NearMiss(index.docs[r.index].relpath, round(r.score, 3)) for r in rest)
+        return Selection(tuple(out), near)
+
+
+@dataclass
+class ClaudeSelector:
+    """The reference's selector: ``model`` over the 200 newest candidates.
+
+    ``client``: a ready client (tests inject one built on an ``httpx2.MockTransport``); else one
+    is made with ``make_client`` when ``environ`` holds a credential, and without one the
+    selection fails with a "no API key" error.
+    """
+
+    model: str = DEFAULT_MODEL
+    client: anthropic.Anthropic | None = None
+    environ: Mapping[str, str] | None = None
+    name: str = "claude"
+
+    def _client(self) -> tuple[anthropic.Anthropic | None, str | None]:
+        if self.client is not None:
+            return self.client, None
+        if not has_credentials(self.environ):
+            return None, NO_KEY
+        import anthropic
+
+        try:
+            return make_client(), None
+        except anthropic.AnthropicError as exc:
+            return None, f"client error: {exc}"
+
+    def window(self, query: str, candidates: Sequence[RecallDoc], corpus: RecallCorpus) -> Sequence[RecallDoc]:
+        """The memories shown to the model: the 200 newest (the reference's cap)."""
+        return candidates[:MANIFEST_CAP]
+
+    def reason(self, doc: RecallDoc, query: str, corpus: RecallCorpus) -> str:
+        """Why a pick was made (the model gives names only, so memtui says who chose it and
+        which query terms the memory shares, when any)."""
+        index = corpus.lexical_index()
+        pos = next((i for i, d in enumerate(index.docs) if d.relpath == doc.relpath), None)
+        terms = index.matched_terms(query, pos) if pos is not None else []
+        shared = f"; shares: {', '.join(terms)}" if terms else ""
+        return f"chosen by {self.model} from the manifest{shared}"
+
+    def select(self, query: str, candidates: Sequence[RecallDoc], corpus: RecallCorpus, recent_tools: Sequence[str]) -> Selection:
+        """One request; see ``memtui.core.recall.claude``."""
+        window = list(self.window(query, candidates, corpus))
+        sent = build_manifest([d.header for d in window], cap=len(window))
+        sent = Manifest(sent.headers, sent.lines, len(candidates))
+        request = build_request(query, sent, recent_tools, self.model)
+        ranked = _lexical_ranking(query, candidates, corpus)
+        client, problem = self._client()
+        if client is None:
+            return Selection((), _near(ranked, corpus, set()), False, problem, (), request, sent)
+        by_rel = {d.relpath: d for d in window}
+        reply = ask_claude(client, request, list(by_rel))
+        picks = tuple((by_rel[n], self.reason(by_rel[n], query, corpus)) for n in reply.names)
+        near = _near(ranked, corpus, set(reply.names))
+        return Selection(picks, near, True, reply.error, reply.notes, request, sent)
+
+
+@dataclass
+class HybridSelector(ClaudeSelector):
+    """memtui's selector past the 200 wall: lexical prefilter of every candidate to the best
+    200 (padded with the newest unmatched ones when fewer match), shown newest first, then
+    the Claude request over those."""
+
+    name: str = "hybrid"
+
+    def window(self, query: str, candidates: Sequence[RecallDoc], corpus: RecallCorpus) -> Sequence[RecallDoc]:
+        """The best ``MANIFEST_CAP`` by BM25, newest first."""
+        if len(candidates) <= MANIFEST_CAP:
+            return candidates
+        index = corpus.lexical_index()
+        chosen = {index.docs[r.index].relpath for r in _lexical_ranking(query, candidates, corpus)[:MANIFEST_CAP]}
+        for d in candidates:
+            if len(chosen) >= MANIFEST_CAP:
+                break
+            chosen.add(d.relpath)
+        return [d for d in candidates if d.relpath in chosen]
+
+    def reason(self, doc: RecallDoc, query: str, corpus: RecallCorpus) -> str:
+        """As for ``claude``, saying the manifest was prefiltered."""
+        return super().reason(doc, query, corpus).replace("from the manifest", "from the BM25-prefiltered manifest")
+
+
+def choose_model(option: str | None, settings_model: object = None) -> str:
+    """The model: ``--model`` if given, else the settings ``model`` (a non-empty string),
+    else ``DEFAULT_MODEL`` (SPEC §6)."""
+    if option:
+        return option
+    if isinstance(settings_model, str) and settings_model.strip():
+        return settings_model.strip()
+    return DEFAULT_MODEL
+
+
+def resolve_selector(
+    name: SelectorName,
+    *,
+    model: str = DEFAULT_MODEL,
+    client: anthropic.Anthropic | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> tuple[Selector, str | None]:
+    """The selector for ``name`` and, when recall runs offline, why (``None`` when online is
+    possible). ``auto`` → ``claude`` with a credential (or an injected ``client``), else
+    ``lexical``. Raises ``ValueError`` for an unknown name."""
+    online_possible = client is not None or has_credentials(environ)
+    if name == "auto":
+        name = "claude" if online_possible else "lexical"
+    if name == "lexical":
+        why = "lexical selector (BM25), offline by choice" if online_possible else f"offline: {NO_KEY}"
+        return LexicalSelector(), why
+    if name == "claude":
+        return ClaudeSelector(model, client, environ), None if online_possible else f"offline: {NO_KEY}"
+    if name == "hybrid":
+        return HybridSelector(model, client, environ), None if online_possible else f"offline: {NO_KEY}"
+    raise ValueError(f"unknown selector {name!r}; choose one of {', '.join(SELECTOR_NAMES)}")
+
+
+@dataclass(frozen=True, slots=True)
+class Pick:
+    """A recalled memory: ``relpath``, ``reason``, age (``age_days``, ``age_label``,
+    ``stale_caveat``), and ``in_reference_window`` (among the 200 newest the reference sees)."""
+
+    doc: RecallDoc
+    reason: str
+    age_days: int
+    age_label: str
+    stale_caveat: str | None
+    in_reference_window: bool
+
+    @property
+    def relpath(self) -> str:
+        """POSIX path relative to the memory dir."""
+        return self.doc.relpath
+
+
+@dataclass(frozen=True, slots=True)
+class RecallResult:
+    """One recall, explained (see the module docstring). ``manifest`` is what the reference
+    would send (the 200 newest candidates; ``total`` = all candidates); ``sent`` what this
+    selector sent (``None`` for lexical); ``injected`` one entry per pick."""
+
+    query: str
+    selector: str
+    online: bool
+    offline_reason: str | None
+    skipped: str | None
+    manifest: Manifest
+    sent: Manifest | None
+    request: ClaudeRequest | None
+    picks: tuple[Pick, ...]
+    near_misses: tuple[NearMiss, ...]
+    injected: tuple[InjectedMemory, ...]
+    error: str | None
+    notes: tuple[str, ...] = ()
+    recent_tools: tuple[str, ...] = ()
+    surfaced_units: int = 0
+    dropped_surfaced: tuple[str, ...] = field(default=())
+
+    @property
+    def reference_window_misses(self) -> tuple[str, ...]:
+        """Picks outside the reference's 200-newest window (the reference could not see them)."""
+        return tuple(p.relpath for p in self.picks if not p.in_reference_window)
+
+    @property
+    def injected_text(self) -> str:
+        """The exact text injected into the conversation (``""`` when nothing is)."""
+        return injected_text(self.injected)
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``memtui recall --json`` shape: ``{selector, online, skipped, manifest: {count,
+        total, lines}, picks: [{path, reason, age_label, stale_caveat}], near_misses: [{path,
+        score}], reference_window_misses: [path], injected, error}``. ``error`` also carries
+        the notes (names dropped or cut) when there is no error."""
+        error = self.error or ("; ".join(self.notes) if self.notes else None)
+        return {
+            "selector": self.selector,
+            "online": self.online,
+            "skipped": self.skipped,
+            "manifest": {"count": self.manifest.count, "total": self.manifest.total, "lines": list(self.manifest.lines)},
+            "picks": [
+                {"path": p.relpath, "reason": p.reason, "age_label": p.age_label, "stale_caveat": p.stale_caveat}
+                for p in self.picks
+            ],
+            "near_misses": [{"path": n.relpath, "score": n.score} for n in self.near_misses],
+            "reference_window_misses": list(self.reference_window_misses),
+            "injected": self.injected_text,
+            "error": error,
+        }
+
+
+def surfaced_size(corpus: RecallCorpus, surfaced: Iterable[str]) -> int:
+    """What ``surfaced`` memories would weigh against the session budget today: the UTF-16
+    length of their injected content (files that do not exist count 0)."""
+    rels = normalise_paths(corpus.memory_dir, surfaced)
+    total = 0
+    for d in corpus.docs:
+        if d.relpath in rels:
+            try:
+                total += utf16_len(read_for_injection(d.header.path)[0])
+            except OSError:
+                continue
+    return total
+
+
+def recall(
+    query: str,
+    corpus: RecallCorpus,
+    *,
+    now: datetime,
+    selector: Selector | SelectorName = "auto",
+    recent_tools: Sequence[str] = (),
+    surfaced: Iterable[str] = (),
+    surfaced_units: int | None = None,
+    model: str = DEFAULT_MODEL,
+    client: anthropic.Anthropic | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> RecallResult:
+    """Run recall for ``query`` over ``corpus`` at time ``now`` (aware datetime).
+
+    ``selector``: a name (``auto``/``claude``/``lexical``/``hybrid``) or a ``Selector``.
+    ``recent_tools``: names for the request's ``Recently used tools:`` line.
+    ``surfaced``: memories already surfaced this session (absolute or memory-dir-relative
+    paths) — dropped from the candidates, as the reference drops them before asking.
+    ``surfaced_units``: content already surfaced (UTF-16 units) for the 60 KiB budget; by
+    default the size of the ``surfaced`` files' injected content.
+    ``model``/``client``/``environ``: for the Claude selectors (see ``resolve_selector``).
+
+    Raises ``ValueError`` only for an unknown selector name; model and network failures are
+    in ``RecallResult.error``.
+    """
+    surfaced = list(surfaced)
+    if isinstance(selector, str):
+        chosen, offline = resolve_selector(selector, model=model, client=client, environ=environ)
+    else:
+        chosen, offline = selector, None
+    drop = normalise_paths(corpus.memory_dir, surfaced)
+    candidates = [d for d in corpus.docs if d.relpath not in drop]
+    reference = build_manifest([d.header for d in candidates])
+    units = surfaced_size(corpus, surfaced) if surfaced_units is None else surfaced_units
+    tools = tuple(recent_tools)
+    base: dict[str, Any] = {
+        "query": query,
+        "selector": chosen.name,
+        "offline_reason": offline,
+        "manifest": reference,
+        "recent_tools": tools,
+        "surfaced_units": units,
+        "dropped_surfaced": tuple(sorted(drop & {d.relpath for d in corpus.docs})),
+    }
+    skipped = skip_reason(query, units)
+    if skipped is not None:
+        return RecallResult(online=False, skipped=skipped, sent=None, request=None, picks=(), near_misses=(), injected=(), error=None, **base)
+    selection = chosen.select(query, candidates, corpus, tools)
+    window = {h.relpath for h in reference.headers}
+    picks = []
+    for doc, reason in selection.picks[:MAX_PICKS]:
+        days = age_days(doc.header.mtime, now)
+        picks.append(Pick(doc, reason, days, age_label(days), stale_caveat(days), doc.relpath in window))
+    injected = inject([p.doc.header for p in picks], now)
+    return RecallResult(
+        online=selection.online,
+        skipped=None,
+        sent=selection.sent,
+        request=selection.request,
+        picks=tuple(picks),
+        near_misses=selection.near_misses,
+        injected=tuple(injected),
+        error=selection.error,
+        notes=selection.notes,
+        **base,
+    )
