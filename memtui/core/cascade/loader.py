@@ -17,16 +17,37 @@ from memtui.core.diagnostics import Diagnostic, Severity
 from memtui.core.flavor import Flavor
 from memtui.core.frontmatter import Frontmatter
 from memtui.core.locations import Locations
-from memtui.core.units import estimate_tokens, utf16_len
+from memtui.core.units import estimate_tokens, utf16_len as _utf16_len
 
 from .excludes import EXCLUDABLE_LAYERS, ExcludeMatcher
 from .imports import ImportRef, did_you_mean, expand_path, extract_import_refs, is_inside
 from .model import CascadeFile, ExternalApproval, Kind, Layer, PendingImport, Status
-from .preprocess import MAX_FILE_CHARS, has_binary_extension, js_trim, preprocess, read_text
+from .preprocess import MAX_FILE_CHARS, ParsedFile, has_binary_extension, js_trim, preprocess, read_text
 from .rules import list_rule_files, rule_paths
 
 # The reference's MAX_INCLUDE_DEPTH: a file at this depth is not processed.
 MAX_INCLUDE_DEPTH = 5
+
+
+@dataclass(slots=True)
+class RealpathCache:
+    """``os.path.realpath`` with the directories' realpaths remembered for one load.
+
+    A deep tree makes every ``realpath`` ``lstat`` each component; within one load the
+    directories do not change, so only the last component needs checking.
+    """
+
+    dirs: dict[str, str] = field(default_factory=dict)
+
+    def __call__(self, path: str) -> str:
+        head, tail = os.path.split(path)
+        if tail in ("", ".", "..") or not head:
+            return os.path.realpath(path)
+        real_head = self.dirs.get(head)
+        if real_head is None:
+            real_head = self.dirs[head] = os.path.realpath(head)
+        candidate = os.path.join(real_head, tail)
+        return os.path.realpath(candidate) if os.path.islink(candidate) else candidate
 
 
 @dataclass(slots=True)
@@ -41,6 +62,9 @@ class LoadEnv:
     user_base_dir: Path
     excludes: ExcludeMatcher
     approval: ExternalApproval
+    # Preprocessed files keyed on (path, mtime_ns, size): startup and every later simulated
+    # read of one cascade share them, and a file changed on disk is parsed again.
+    parse_cache: dict[tuple[str, int, int], ParsedFile] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +96,7 @@ class Loader:
     pending: list[PendingImport] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     rules_seen: int = 0
+    realpath: RealpathCache = field(default_factory=RealpathCache)
 
     # ---------------------------------------------------------------- one file + imports
     def process_file(
@@ -122,12 +147,20 @@ class Loader:
                 entry = self._skipped(norm, layer, kind, depth, origin, "excluded", reason)
                 entry.diagnostics.append(Diagnostic("file-excluded", "info", reason, norm))
                 return [entry]
-        resolved = os.path.realpath(norm)
+        resolved = self.realpath(norm)
         self.processed.add(norm)
         if resolved != norm:
             self.processed.add(resolved)
         try:
-            raw = read_text(Path(norm))
+            stat = os.stat(norm)
+            if has_binary_extension(norm):
+                reason = "binary file extension: the agent never loads it"
+                self._note_on_importer(origin, "import-binary", "warning", f"`@{_raw(origin)}` is skipped: {reason}")
+                return [self._skipped(norm, layer, kind, depth, origin, "binary", reason)]
+            key = (norm, stat.st_mtime_ns, stat.st_size)
+            parsed = self.env.parse_cache.get(key)
+            if parsed is None:
+                parsed = self.env.parse_cache[key] = preprocess(read_text(Path(norm)), norm, want_imports=True)
         except FileNotFoundError:
             if not imported:
                 return []
@@ -141,11 +174,6 @@ class Loader:
             entry.diagnostics.append(Diagnostic("file-unreadable", "warning", reason, norm))
             self._note_on_importer(origin, "import-unreadable", "warning", f"`@{_raw(origin)}` {reason}")
             return [entry]
-        if has_binary_extension(norm):
-            reason = "binary file extension: the agent never loads it"
-            self._note_on_importer(origin, "import-binary", "warning", f"`@{_raw(origin)}` is skipped: {reason}")
-            return [self._skipped(norm, layer, kind, depth, origin, "binary", reason)]
-        parsed = preprocess(raw, norm, want_imports=True)
         content = js_trim(parsed.content)
         entry = self._skipped(norm, layer, kind, depth, origin, "loaded", "")
         entry.diagnostics.extend(parsed.diagnostics)
@@ -256,7 +284,7 @@ class Loader:
 
     def _missing(self, path: str, layer: Layer, kind: Kind, depth: int, origin: _Origin) -> CascadeFile:
         assert origin.parent is not None and origin.ref is not None
-        base_dir = Path(os.path.dirname(os.path.realpath(origin.parent.path)))
+        base_dir = Path(os.path.dirname(self.realpath(origin.parent.path)))
         hint = did_you_mean(origin.ref, base_dir, self.env.home)
         if hint is not None:
             meant = origin.ref.path.rstrip(".,:;!?)]}'\"`>*_")
@@ -348,6 +376,11 @@ def _unconditional_reason(entry: CascadeFile) -> str:
         if diag.code in _UNCONDITIONAL_CAUSES:
             return f"unconditional rule ({diag.code}): {diag.message}"
     return "unconditional rule (no `paths:`)"
+
+
+def utf16_len(text: str) -> int:
+    """UTF-16 length, with the common all-ASCII case answered without a per-character scan."""
+    return len(text) if text.isascii() else _utf16_len(text)
 
 
 def _raw(origin: _Origin) -> str:

@@ -156,9 +156,10 @@ def _walk(directory: Path, visited: set[str], listing: RuleListing) -> None:
         return
     for entry in entries:
         entry_path = directory / entry.name
-        resolved = os.path.realpath(entry_path)
         try:
             is_link = entry.is_symlink()
+            # Entries of the (real) directory: only a symlink needs a full realpath.
+            resolved = os.path.realpath(entry_path) if is_link else os.path.join(real, entry.name)
             is_dir = os.path.isdir(resolved) if is_link else entry.is_dir(follow_symlinks=False)
             is_file = os.path.isfile(resolved) if is_link else entry.is_file(follow_symlinks=False)
         except OSError:

@@ -1,0 +1,108 @@
+"""Cascade discovery on a deep tree: 40 nested directories, 1,000 rule files.
+
+Reproducible: the tree is generated in a temp dir from fixed content (no randomness). Each
+of the 40 directories on the path to the cwd holds an ``AGENT.md`` and 25 rules in
+``.agent/rules/`` (every other rule conditional on ``paths:``, every tenth importing a
+shared doc, a few in subdirectories). Timed, median of ``--runs`` runs in the same process:
+
+- ``compute_cascade`` (startup: walk, read, frontmatter, Markdown tokens, imports, render);
+- one lazy read of a file at the bottom (only cwd-level conditional rules apply);
+- baseline: ``os.walk`` over the same tree plus reading and decoding every file — the I/O
+  floor any discovery has to pay.
+
+Run: ``python benchmarks/cascade_bench.py [--runs 9]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from memtui.core.cascade import compute_cascade, new_session, simulate_read  # noqa: E402
+from memtui.core.flavor import AGENT  # noqa: E402
+from memtui.core.locations import resolve_locations  # noqa: E402
+
+DEPTH = 40
+RULES_PER_DIR = 25  # 40 x 25 = 1,000 rule files
+
+
+def build_tree(root: Path) -> Path:
+    """Write the tree below ``root``; return the deepest directory (the cwd)."""
+    current = root / "repo"
+    for level in range(DEPTH):
+        current.mkdir(parents=True, exist_ok=True)
+        (current / "AGENT.md").write_text(f"# Level {level}\n\nInstructions for level {level}. See @docs/shared.md\n")
+        (current / "docs").mkdir(exist_ok=True)
+        (current / "docs" / "shared.md").write_text(f"Shared doc of level {level}.\n")
+        rules = current / ".agent" / "rules"
+        (rules / "sub").mkdir(parents=True, exist_ok=True)
+        for i in range(RULES_PER_DIR):
+            where = rules / "sub" if i % 5 == 0 else rules
+            head = f"---\npaths:\n  - \"src/mod{i}/**\"\n  - \"**/*.{{ts,tsx}}\"\n---\n" if i % 2 else ""
+            body = f"# Rule {level}-{i}\n\n" + "".join(f"- guideline {j} for rule {i}\n" for j in range(12))
+            if i % 10 == 0:
+                body += "\nBackground: @../../docs/shared.md\n"
+            (where / f"rule-{i:02d}.md").write_text(head + body)
+        current = current / f"d{level:02d}"
+    current.mkdir(parents=True, exist_ok=True)
+    return current
+
+
+def baseline(root: Path) -> int:
+    """``os.walk`` + read and decode every file: the I/O floor."""
+    total = 0
+    for dirpath, _dirs, names in os.walk(root):
+        for name in names:
+            with open(os.path.join(dirpath, name), "rb") as handle:
+                total += len(handle.read().decode("utf-8"))
+    return total
+
+
+def median_ms(fn: Callable[[], object], runs: int) -> float:
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - start) * 1000)
+    return statistics.median(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--runs", type=int, default=9)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="memtui-bench-") as tmp:
+        root = Path(os.path.realpath(tmp))
+        cwd = build_tree(root)
+        env = {
+            "HOME": str(root / "home"),
+            "MEMTUI_MANAGED_DIR": str(root / "managed"),
+            "MEMTUI_STATE_DIR": str(root / "state"),
+        }
+        locations = resolve_locations(AGENT, cwd, environ=env)
+        rule_files = sum(1 for _ in root.rglob(".agent/rules/**/*.md"))
+        cascade = compute_cascade(locations, cwd, environ=env)  # warm-up (imports, caches)
+        loaded = len(cascade.loaded_files)
+        baseline(root)
+        t_cascade = median_ms(lambda: compute_cascade(locations, cwd, environ=env), args.runs)
+        t_read = median_ms(lambda: simulate_read(cascade, new_session(cascade), cwd / "src" / "mod1" / "x.ts"), args.runs)
+        t_base = median_ms(lambda: baseline(root), args.runs)
+        print(f"tree: {DEPTH} directories deep, {rule_files} rule files, cwd at the bottom")
+        print(f"startup cascade: {loaded} files loaded, {len(cascade.files)} entries, {cascade.total_chars:,} characters rendered")
+        print(f"python {sys.version.split()[0]} on {sys.platform}; median of {args.runs} runs")
+        print(f"compute_cascade (startup)   {t_cascade:8.1f} ms")
+        print(f"simulate_read (one read)    {t_read:8.1f} ms")
+        print(f"baseline os.walk + read all {t_base:8.1f} ms")
+        print(f"ratio cascade / baseline    {t_cascade / t_base:8.1f} x")
+
+
+if __name__ == "__main__":
+    main()
