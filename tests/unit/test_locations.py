@@ -444,3 +444,12 @@ def test_state_dir_is_never_inside_memory_dir(home: Path, project: Path, monkeyp
     monkeypatch.delenv("MEMTUI_STATE_DIR")
     loc = resolve_locations(AGENT, project)
     assert not loc.state_dir.is_relative_to(loc.memory_dir)
+
+
+def test_unreadable_settings_are_reported_not_fatal(home: Path, managed: Path, project: Path) -> None:
+    # a directory where the file should be: unreadable even for root
+    settings_file("user", home=home, managed=managed, project=project).mkdir(parents=True)
+    write_json(settings_file("local", home=home, managed=managed, project=project), {"autoMemoryDirectory": "/srv/local"})
+    loc = resolve_locations(AGENT, project)
+    assert (loc.memory_dir, loc.memory_dir_source) == (Path("/srv/local"), "local")
+    assert codes(loc) == ["settings-unreadable"]
