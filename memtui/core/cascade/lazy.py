@@ -134,9 +134,9 @@ def _conditioned(loader: Loader, target: Path, rules_dir: Path, layer: Layer, in
     ``base`` (the reference's ``processConditionedMdRules``)."""
     out: list[CascadeFile] = []
     for entry in loader.process_rules(rules_dir, layer, include_external, conditional_rule=True):
-        matched = next((p for p in entry.patterns if RuleMatcher.compile([p]).matches(target, base)), None)
-        if matched is None or not RuleMatcher.compile(entry.patterns).matches(target, base):
+        if not RuleMatcher.compile(entry.patterns).matches(target, base):
             continue
+        matched = next((p for p in entry.patterns if RuleMatcher.compile([p]).matches(target, base)), entry.patterns[0])
         rel = os.path.relpath(target, base)
         entry.reason = f"conditional rule: `{matched}` matches {Path(rel).as_posix()} (relative to {base})"
         out.append(entry)

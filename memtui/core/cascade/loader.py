@@ -23,7 +23,7 @@ from .excludes import EXCLUDABLE_LAYERS, ExcludeMatcher
 from .imports import ImportRef, did_you_mean, expand_path, extract_import_refs, is_inside
 from .model import CascadeFile, ExternalApproval, Kind, Layer, PendingImport, Status
 from .preprocess import MAX_FILE_CHARS, ParsedFile, has_binary_extension, js_trim, preprocess, read_text
-from .rules import list_rule_files, rule_paths
+from .rules import RulePaths, list_rule_files, rule_paths
 
 # The reference's MAX_INCLUDE_DEPTH: a file at this depth is not processed.
 MAX_INCLUDE_DEPTH = 5
@@ -65,6 +65,7 @@ class LoadEnv:
     # Preprocessed files keyed on (path, mtime_ns, size): startup and every later simulated
     # read of one cascade share them, and a file changed on disk is parsed again.
     parse_cache: dict[tuple[str, int, int], ParsedFile] = field(default_factory=dict)
+    paths_cache: dict[int, RulePaths] = field(default_factory=dict)  # id(ParsedFile) -> its paths
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,7 +188,7 @@ class Loader:
         entry.chars = utf16_len(content)
         entry.tokens_est = estimate_tokens(content)
         entry.reason = _imported_reason(origin) if imported else ""
-        self._frontmatter_findings(entry, parsed.frontmatter, in_rules)
+        self._frontmatter_findings(entry, parsed, in_rules)
         size = utf16_len(parsed.content)
         if size > MAX_FILE_CHARS:
             entry.diagnostics.append(
@@ -314,7 +315,8 @@ class Loader:
         self._note_on_importer(origin, code, severity, f"`@{origin.ref.raw}`: {reason}")
         return self._skipped(str(target), layer, "import", depth, origin, status, reason)
 
-    def _frontmatter_findings(self, entry: CascadeFile, fm: Frontmatter, in_rules: bool) -> None:
+    def _frontmatter_findings(self, entry: CascadeFile, parsed: ParsedFile, in_rules: bool) -> None:
+        fm: Frontmatter = parsed.frontmatter
         sev: Severity = "warning" if in_rules else "info"
         effect = "so this rule is unconditional (loads everywhere)" if in_rules else "so it is sent to the model as text"
         path = entry.path
@@ -344,7 +346,9 @@ class Loader:
             )
         if fm.not_mapping:
             entry.diagnostics.append(Diagnostic("frontmatter-not-mapping", sev, f"frontmatter is not a `key: value` mapping, {effect}", path, 1))
-        paths = rule_paths(fm.data)
+        paths = self.env.paths_cache.get(id(parsed))
+        if paths is None:
+            paths = self.env.paths_cache[id(parsed)] = rule_paths(fm.data)
         if paths.problem is not None:
             code, sentence = paths.problem
             entry.diagnostics.append(Diagnostic(code, "warning" if in_rules else "info", sentence, path, 1))

@@ -9,6 +9,7 @@ is case-insensitive (the reference uses the ``ignore`` package, whose default is
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -98,16 +99,33 @@ class RuleMatcher:
 
     @classmethod
     def compile(cls, patterns: Sequence[str]) -> RuleMatcher:
-        """Compile ``patterns`` (lower-cased: the reference matches case-insensitively)."""
-        return cls(tuple(patterns), GitIgnoreSpec.from_lines([p.lower() for p in patterns]))
+        """Compile ``patterns`` (lower-cased: the reference matches case-insensitively).
+        Compiled matchers are shared (a rules dir is matched again on every read)."""
+        return _compile(tuple(patterns))
 
     def matches(self, target: Path, base: Path) -> bool:
-        """``target`` (absolute) relative to ``base`` matches; a target outside ``base`` (or
-        a relative path starting with ``..``, like the reference's check) never matches."""
-        rel = os.path.relpath(target, base) if target.is_absolute() else str(target)
-        if not rel or rel == "." or rel.startswith("..") or os.path.isabs(rel):
+        """``target`` (absolute, normalised) relative to ``base`` matches; a target outside
+        ``base`` — or a relative path starting with ``..``, like the reference's check —
+        never matches."""
+        rel = relative_to(target, base)
+        if not rel or rel.startswith(".."):
             return False
-        return self.spec.match_file(Path(rel).as_posix().lower())
+        return self.spec.match_file(rel.replace(os.sep, "/").lower())
+
+
+def relative_to(target: Path | str, base: Path | str) -> str | None:
+    """``target`` relative to ``base`` for normalised absolute paths, ``None`` when outside
+    (``""`` when equal)."""
+    t, b = str(target), str(base).rstrip(os.sep)
+    if t == b:
+        return ""
+    prefix = b + os.sep
+    return t[len(prefix) :] if t.startswith(prefix) else None
+
+
+@functools.lru_cache(maxsize=4096)
+def _compile(patterns: tuple[str, ...]) -> RuleMatcher:
+    return RuleMatcher(patterns, GitIgnoreSpec.from_lines([p.lower() for p in patterns]))
 
 
 @dataclass(slots=True)
