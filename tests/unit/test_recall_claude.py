@@ -98,6 +98,7 @@ def test_request_body(memory: Path) -> None:
     }]
     assert body["output_config"] == {"format": {"type": "json_schema", "schema": {
         "type": "object", "title": "SelectedMemories",
+        "description": "File names chosen from the manifest, at most 5; an empty list when none is clearly useful.",
         "properties": {"selected_memories": {"type": "array", "title": "Selected Memories", "items": {"type": "string"}}},
         "additionalProperties": False, "required": ["selected_memories"],
     }}}

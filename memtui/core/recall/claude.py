@@ -62,9 +62,11 @@ SYSTEM_PROMPT = (
 )
 
 
+# The structured output asked of the model. An object rather than a bare list, so that "no
+# memory" is an explicit empty list. Its docstring becomes the schema's description, which
+# the model reads.
 class SelectedMemories(pydantic.BaseModel):
-    """The structured output asked of the model: an object (a bare list could not say
-    "nothing" as clearly) with the chosen manifest file names."""
+    """File names chosen from the manifest, at most 5; an empty list when none is clearly useful."""
 
     selected_memories: list[str]
 
