@@ -2,8 +2,9 @@
 
 Reproducible: the tree is generated in a temp dir from fixed content (no randomness). Each
 of the 40 directories on the path to the cwd holds an ``AGENT.md`` and 25 rules in
-``.agent/rules/`` (every other rule conditional on ``paths:``, every tenth importing a
-shared doc, a few in subdirectories). Timed, median of ``--runs`` runs in the same process:
+``.agent/rules/`` (every other rule conditional on ``paths:``, a fifth in a subdirectory,
+every tenth importing a doc); each ``AGENT.md`` imports a doc too. The ancestors' imports are
+external to the cwd, so the run approves external imports (``approved_external=True``). Timed, median of ``--runs`` runs in the same process:
 
 - ``compute_cascade`` (startup: walk, read, frontmatter, Markdown tokens, imports, render);
 - one lazy read of a file at the bottom (only cwd-level conditional rules apply);
@@ -48,8 +49,9 @@ def build_tree(root: Path) -> Path:
             where = rules / "sub" if i % 5 == 0 else rules
             head = f"---\npaths:\n  - \"src/mod{i}/**\"\n  - \"**/*.{{ts,tsx}}\"\n---\n" if i % 2 else ""
             body = f"# Rule {level}-{i}\n\n" + "".join(f"- guideline {j} for rule {i}\n" for j in range(12))
-            if i % 10 == 0:
-                body += "\nBackground: @../../docs/shared.md\n"
+            if i % 10 == 0:  # always in sub/: the doc is three levels up from the rule
+                (current / "docs" / f"rule-{i:02d}.md").write_text(f"Background for rule {level}-{i}.\n")
+                body += f"\nBackground: @../../../docs/rule-{i:02d}.md\n"
             (where / f"rule-{i:02d}.md").write_text(head + body)
         current = current / f"d{level:02d}"
     current.mkdir(parents=True, exist_ok=True)
@@ -89,10 +91,10 @@ def main() -> None:
         }
         locations = resolve_locations(AGENT, cwd, environ=env)
         rule_files = sum(1 for _ in root.rglob(".agent/rules/**/*.md"))
-        cascade = compute_cascade(locations, cwd, environ=env)  # warm-up (imports, caches)
+        cascade = compute_cascade(locations, cwd, approved_external=True, environ=env)  # warm-up (imports, caches)
         loaded = len(cascade.loaded_files)
         baseline(root)
-        t_cascade = median_ms(lambda: compute_cascade(locations, cwd, environ=env), args.runs)
+        t_cascade = median_ms(lambda: compute_cascade(locations, cwd, approved_external=True, environ=env), args.runs)
         t_read = median_ms(lambda: simulate_read(cascade, new_session(cascade), cwd / "src" / "mod1" / "x.ts"), args.runs)
         t_base = median_ms(lambda: baseline(root), args.runs)
         print(f"tree: {DEPTH} directories deep, {rule_files} rule files, cwd at the bottom")
