@@ -33,7 +33,7 @@ from memtui.core.recall.corpus import RecallDoc
 MAX_PICKS = 5
 # memtui's choices, tuned on tests/unit/test_recall_eval.py: a pick must score at least this
 # share of the best match; near misses are the next few positive scores.
-PICK_RATIO = 0.6
+PICK_RATIO = 0.5
 NEAR_MISSES = 5
 
 _CJK = (
