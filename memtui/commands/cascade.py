@@ -68,7 +68,7 @@ def _print_text(cascade: Cascade) -> None:
 
 @click.command("cascade")
 @click.option("--cwd", "cwd", type=click.Path(path_type=Path), default=None, help="The agent's working directory (default: --project, else the current directory).")
-@click.option("--read", "reads", multiple=True, help="Simulate the agent reading this path (repeatable, in order).")
+@click.option("--read", "reads", multiple=True, help="Simulate the agent reading this path, relative to the cwd (repeatable, in order).")
 @click.option("--rendered", is_flag=True, help="Print only the exact text the model receives.")
 @click.option("--json", "as_json", is_flag=True, help="Print the whole cascade as JSON.")
 @click.pass_context
