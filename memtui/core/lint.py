@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
+from functools import lru_cache
 from typing import Any
 
 _WEEKDAYS_EN = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
@@ -31,6 +32,18 @@ _RELATIVE_EN = re.compile(
 )
 _ZH_WEEKDAY = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
 _RELATIVE_ZH_WEEK = re.compile(r"(上|下|本|这|這)(?:个)?(?:周|週|星期|礼拜|禮拜)([一二三四五六日天])?")
+# Japanese / Korean week + weekday ("先週の金曜日", "다음 주 목요일"): computed here, like 上周四.
+_JA_WEEKDAY = {"月": 0, "火": 1, "水": 2, "木": 3, "金": 4, "土": 5, "日": 6}
+_KO_WEEKDAY = {"월": 0, "화": 1, "수": 2, "목": 3, "금": 4, "토": 5, "일": 6}
+_RELATIVE_JA_WEEK = re.compile(r"(先週|今週|来週)の?([月火水木金土日])曜日?")
+_RELATIVE_KO_WEEK = re.compile(r"(지난|이번|다음)\s?주\s?([월화수목금토일])요일")
+_WEEK_SHIFT = {"先週": -1, "今週": 0, "来週": 1, "지난": -1, "이번": 0, "다음": 1}
+# Day words of one exact day: offset from the base date (dateparser misses some, e.g. 모레).
+CJK_DAY_OFFSETS = {
+    "前天": -2, "昨天": -1, "今天": 0, "明天": 1, "后天": 2, "後天": 2,
+    "一昨日": -2, "昨日": -1, "今日": 0, "明日": 1, "明後日": 2,
+    "그저께": -2, "어제": -1, "오늘": 0, "내일": 1, "모레": 2,
+}
 _RELATIVE_CJK = re.compile(
     r"前天|昨天|今天|明天|后天|後天|上个月|下个月|下個月|上個月|去年|明年|今年"  # Chinese
     r"|一昨日|昨日|今日|明日|明後日|先週|今週|来週|先月|来月|昨年|来年"  # Japanese
@@ -50,6 +63,7 @@ class RelativeDate:
     phrase: str
     line: int
     resolved: date | None
+    column: int = 0  # 0-based character offset of ``phrase`` in its line
 
 
 def missing_sections(body: str) -> list[str]:
@@ -69,11 +83,26 @@ def _resolve_zh_week(match: re.Match[str], base: date) -> date | None:
     return monday + timedelta(days=_ZH_WEEKDAY[day]) if day else monday
 
 
+def _resolve_ja_ko_week(match: re.Match[str], base: date) -> date:
+    monday = base - timedelta(days=base.weekday()) + timedelta(weeks=_WEEK_SHIFT[match.group(1)])
+    day = _JA_WEEKDAY.get(match.group(2), _KO_WEEKDAY.get(match.group(2), 0))
+    return monday + timedelta(days=day)
+
+
 def _dateparser_resolve(phrase: str, base: datetime) -> date | None:
+    cleaned = re.sub(r"^(?:on|coming)\s+", "", phrase.strip(), flags=re.IGNORECASE)
+    if cleaned in CJK_DAY_OFFSETS:
+        return base.date() + timedelta(days=CJK_DAY_OFFSETS[cleaned])
+    return _dateparser_cached(cleaned.casefold(), base.date())
+
+
+@lru_cache(maxsize=8192)
+def _dateparser_cached(cleaned: str, base: date) -> date | None:
+    """dateparser's reading of ``cleaned`` relative to ``base`` (cached: one phrase on one day
+    always means the same date, and dateparser takes milliseconds per call)."""
     import dateparser  # lazy: ~0.1 s import
 
-    settings: Any = {"RELATIVE_BASE": base.replace(tzinfo=None), "PREFER_DATES_FROM": "future"}
-    cleaned = re.sub(r"^(?:on|coming)\s+", "", phrase.strip(), flags=re.IGNORECASE)
+    settings: Any = {"RELATIVE_BASE": datetime(base.year, base.month, base.day, 12), "PREFER_DATES_FROM": "future"}
     parsed = dateparser.parse(cleaned, languages=["en", "zh", "ja", "ko"], settings=settings)
     return parsed.date() if parsed else None
 
@@ -88,14 +117,16 @@ def find_relative_dates(text: str, base: datetime, *, first_line: int = 1) -> li
     for offset, line in enumerate(text.split("\n")):
         spans: list[tuple[int, RelativeDate]] = []
         for m in _RELATIVE_ZH_WEEK.finditer(line):
-            spans.append((m.start(), RelativeDate(m.group(0), first_line + offset, _resolve_zh_week(m, base.date()))))
+            spans.append((m.start(), RelativeDate(m.group(0), first_line + offset, _resolve_zh_week(m, base.date()), m.start())))
+        for m in (*_RELATIVE_JA_WEEK.finditer(line), *_RELATIVE_KO_WEEK.finditer(line)):
+            spans.append((m.start(), RelativeDate(m.group(0), first_line + offset, _resolve_ja_ko_week(m, base.date()), m.start())))
         for pattern in (_RELATIVE_EN, _RELATIVE_CJK):
             for m in pattern.finditer(line):
                 if any(start <= m.start() < start + len(rd.phrase) for start, rd in spans):
                     continue
                 if _RECURRING.search(line[: m.start()]):
                     continue  # "every Friday", "on a Friday": a rule, not a date
-                spans.append((m.start(), RelativeDate(m.group(0), first_line + offset, _dateparser_resolve(m.group(0), base))))
+                spans.append((m.start(), RelativeDate(m.group(0), first_line + offset, _dateparser_resolve(m.group(0), base), m.start())))
         found.extend(rd for _, rd in sorted(spans, key=lambda s: s[0]))
     return found
 
