@@ -81,9 +81,9 @@ class Selector(Protocol):
         ...
 
 
-def _lexical_ranking(query: str, candidates: Sequence[RecallDoc], corpus: RecallCorpus) -> list[Ranked]:
-    allowed = frozenset(d.relpath for d in candidates)
-    return corpus.lexical_index().rank(query, allowed)
+def _lexical_ranking(query: str, candidates: Sequence[RecallDoc], corpus: RecallCorpus, limit: int | None) -> list[Ranked]:
+    allowed = None if len(candidates) == len(corpus.docs) else frozenset(d.relpath for d in candidates)
+    return corpus.lexical_index().rank(query, allowed, limit)
 
 
 def _near(ranked: Iterable[Ranked], corpus: RecallCorpus, exclude: set[str]) -> tuple[NearMiss, ...]:
@@ -107,7 +107,7 @@ class LexicalSelector:
         """Picks: scores within ``PICK_RATIO`` of the best (at most 5); reason = score and
         matched terms; near misses = the next ranked."""
         index = corpus.lexical_index()
-        picks, rest = split_picks(_lexical_ranking(query, candidates, corpus))
+        picks, rest = split_picks(_lexical_ranking(query, candidates, corpus, MAX_PICKS + NEAR_MISSES))
         out = []
         for r in picks:
             terms = index.matched_terms(query, r.index)
@@ -150,7 +150,7 @@ class ClaudeSelector:
         """Why a pick was made (the model gives names only, so memtui says who chose it and
         which query terms the memory shares, when any)."""
         index = corpus.lexical_index()
-        pos = next((i for i, d in enumerate(index.docs) if d.relpath == doc.relpath), None)
+        pos = index.position(doc.relpath)
         terms = index.matched_terms(query, pos) if pos is not None else []
         shared = f"; shares: {', '.join(terms)}" if terms else ""
         return f"chosen by {self.model} from the manifest{shared}"
@@ -161,7 +161,7 @@ class ClaudeSelector:
         sent = build_manifest([d.header for d in window], cap=len(window))
         sent = Manifest(sent.headers, sent.lines, len(candidates))
         request = build_request(query, sent, recent_tools, self.model)
-        ranked = _lexical_ranking(query, candidates, corpus)
+        ranked = _lexical_ranking(query, candidates, corpus, MAX_PICKS + NEAR_MISSES)
         client, problem = self._client()
         if client is None:
             return Selection((), _near(ranked, corpus, set()), False, problem, (), request, sent)
@@ -185,7 +185,7 @@ class HybridSelector(ClaudeSelector):
         if len(candidates) <= MANIFEST_CAP:
             return candidates
         index = corpus.lexical_index()
-        chosen = {index.docs[r.index].relpath for r in _lexical_ranking(query, candidates, corpus)[:MANIFEST_CAP]}
+        chosen = {index.docs[r.index].relpath for r in _lexical_ranking(query, candidates, corpus, MANIFEST_CAP)}
         for d in candidates:
             if len(chosen) >= MANIFEST_CAP:
                 break

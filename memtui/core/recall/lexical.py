@@ -121,11 +121,12 @@ class LexicalIndex:
         self.docs = tuple(docs)
         self._token_sets = tuple(token_sets)
         self._retriever = retriever
+        self._positions: dict[str, int] | None = None
 
     @classmethod
     def build(cls, docs: Sequence[RecallDoc]) -> LexicalIndex:
         """Tokenise and index ``docs`` (an empty list gives an index that matches nothing)."""
-        import bm25s
+        import bm25s  # type: ignore[import-untyped]
 
         corpus = [tokenize(document_text(d)) for d in docs]
         retriever = None
@@ -145,21 +146,33 @@ class LexicalIndex:
         result: np.ndarray = getattr(self._retriever, "get_scores_from_ids")(ids)
         return result
 
-    def rank(self, query: str, allowed: frozenset[str] | None = None) -> list[Ranked]:
-        """Docs with a positive score, best first (ties: newer first, i.e. corpus order);
-        ``allowed``: only docs whose relpath is in it."""
+    def rank(self, query: str, allowed: frozenset[str] | None = None, limit: int | None = None) -> list[Ranked]:
+        """Docs with a positive score, best first (ties: newer first, i.e. corpus order).
+        ``allowed``: only docs whose relpath is in it; ``limit``: at most this many (the
+        ranking is then computed by partial sort; ties straddling the cut are broken
+        arbitrarily)."""
         scores = self.scores(query)
         if scores.size == 0:
             return []
-        order = np.argsort(-scores, kind="stable")
-        out: list[Ranked] = []
-        for i in order:
-            score = float(scores[i])
-            if score <= 0:
-                break
-            if allowed is None or self.docs[int(i)].relpath in allowed:
-                out.append(Ranked(int(i), score))
-        return out
+        if allowed is not None:
+            mask = np.fromiter((d.relpath in allowed for d in self.docs), dtype=bool, count=len(self.docs))
+            scores = np.where(mask, scores, 0)
+        idx = np.flatnonzero(scores > 0)
+        if idx.size == 0:
+            return []
+        sub = scores[idx]
+        if limit is not None and idx.size > limit:
+            part = np.argpartition(-sub, limit - 1)[:limit]
+            order = part[np.lexsort((idx[part], -sub[part]))]
+        else:
+            order = np.lexsort((idx, -sub))
+        return [Ranked(int(idx[o]), float(sub[o])) for o in order]
+
+    def position(self, relpath: str) -> int | None:
+        """The index of the doc with ``relpath``, or ``None``."""
+        if self._positions is None:
+            self._positions = {d.relpath: i for i, d in enumerate(self.docs)}
+        return self._positions.get(relpath)
 
     def matched_terms(self, query: str, index: int) -> list[str]:
         """The query tokens (deduplicated, in query order) that doc ``index`` contains."""
