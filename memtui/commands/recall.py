@@ -8,7 +8,7 @@ import click
 
 from memtui.commands.common import CliContext, common_options, emit_json, fail, user_errors
 from memtui.core.recall import SELECTOR_NAMES, choose_model, load_corpus, recall
-from memtui.core.recall.engine import RecallResult
+from memtui.core.recall.engine import RecallResult, surfaced_size
 from memtui.core.transcripts import read_transcript, recently_used_tools, surfaced_memories
 
 
@@ -47,20 +47,22 @@ def recall_cmd(
     loc = obj.locations
     if not loc.memory_dir.is_dir():
         fail(f"no memory dir at {loc.memory_dir} ({loc.memory_dir_source}); see `memtui where`", 1)
+    corpus = load_corpus(loc.memory_dir)
     recent: list[str] = []
-    surfaced_paths = _split(surfaced)
+    given = _split(surfaced)
+    surfaced_paths = list(given)
     units: int | None = None
     if transcript is not None:
         t = read_transcript(transcript)
         recent.extend(recently_used_tools(t))
         paths, transcript_units = surfaced_memories(t)
         surfaced_paths.extend(paths)
-        units = transcript_units if not _split(surfaced) else None
+        # The transcript says how much was surfaced; files named with --surfaced add their size.
+        units = transcript_units + surfaced_size(corpus, given)
     for name in _split(tools):
         if name not in recent:
             recent.append(name)
     settings_model, _ = loc.settings.get("model")
-    corpus = load_corpus(loc.memory_dir)
     result = recall(
         query,
         corpus,

@@ -103,3 +103,30 @@ def test_missing_memory_dir_is_one_line_on_stderr(tmp_path: Path) -> None:
     assert res.exit_code == 1
     assert res.output.count("\n") == 1 and "no memory dir" in res.output
     assert "Traceback" not in res.output
+
+
+def test_model_choice_order() -> None:
+    from memtui.core.recall import DEFAULT_MODEL, choose_model
+
+    assert DEFAULT_MODEL == "claude-sonnet-5-5"
+    assert choose_model(None, None) == DEFAULT_MODEL
+    assert choose_model(None, "  ") == DEFAULT_MODEL
+    assert choose_model(None, 42) == DEFAULT_MODEL
+    assert choose_model(None, "claude-from-settings") == "claude-from-settings"
+    assert choose_model("claude-from-option", "claude-from-settings") == "claude-from-option"
+
+
+def test_transcript_tools_reach_the_output(memory: Path, tmp_path: Path) -> None:
+    lines = [
+        {"type": "user", "message": {"role": "user", "content": "migrate kafka please"}},
+        {"type": "assistant", "message": {"role": "assistant", "content": [
+            {"type": "tool_use", "id": "a", "name": "Grep", "input": {}},
+            {"type": "tool_use", "id": "b", "name": "Bash", "input": {}}]}},
+        {"type": "user", "message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "a", "content": "x"},
+            {"type": "tool_result", "tool_use_id": "b", "content": "boom", "is_error": True}]}},
+    ]
+    tr = tmp_path / "s.jsonl"
+    tr.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
+    res = invoke("--memory-dir", str(memory), "recall", "kafka migration", "--transcript", str(tr), "--tools", "Read,Grep")
+    assert "recently used tools: Grep, Read" in res.output
