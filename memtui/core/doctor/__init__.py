@@ -1,0 +1,28 @@
+"""The doctor (SPEC §4.3): every check of the lint catalog over a memory dir, as findings
+``{code, severity, path, line, message, fix}``, and safe fixes as edit plans.
+
+``run_doctor(memory_dir, now, instruction_texts=...)`` → ``DoctorReport``; ``fix_plan(memory_dir,
+finding)`` / ``combined_fix_plan(memory_dir, findings)`` → ``memtui.core.edits.Plan`` (apply with
+``apply_plan``, undo with ``undo``). ``DOCTOR_CODES``: code → (severity, meaning); ``FIXES``:
+fix id → what it does.
+"""
+
+from __future__ import annotations
+
+from .duplicates import NEAR_DUPLICATE_THRESHOLD, PREFILTER_JACCARD
+from .fixes import FixError, combined_fix_plan, fix_plan
+from .model import DOCTOR_CODES, FIXES, DoctorReport, Finding
+from .run import run_doctor
+
+__all__ = [
+    "DOCTOR_CODES",
+    "FIXES",
+    "NEAR_DUPLICATE_THRESHOLD",
+    "PREFILTER_JACCARD",
+    "DoctorReport",
+    "Finding",
+    "FixError",
+    "combined_fix_plan",
+    "fix_plan",
+    "run_doctor",
+]

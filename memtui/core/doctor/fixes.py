@@ -1,0 +1,265 @@
+"""Safe fixes for doctor findings, each a ``Plan`` of ``memtui.core.edits`` (``action="fix"``):
+previewed as a diff, applied by ``apply_plan`` (conflict check, journal, atomic writes) and
+undone by ``undo``. No fix deletes a memory or drops memory text: the only line ever removed is
+an index line that links to a file that does not exist.
+
+Fixes read the files as they are on disk *now* and check that what the finding describes is
+still there (else ``FixError``: run the doctor again). Several findings fixed together make one
+plan — one undo — with edits applied bottom-up so line numbers stay valid.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from memtui.core.doctor.index_checks import ENTRY_LINE, HEADING_ENTRY, shorten_line
+from memtui.core.doctor.content import normalize_prose
+from memtui.core.doctor.model import FIXES, Finding
+from memtui.core.edits import EditError, FileChange, Plan
+from memtui.core.frontmatter import parse_frontmatter
+from memtui.core.index import IndexEntry, parse_entries
+from memtui.core.index_edit import add_entry, entry_line, newly_dropped
+from memtui.core.journal import read_or_none
+from memtui.core.memories import MEMORY_TYPES, TEAM_DIR, declared_type_of
+from memtui.core.rewrite import newline_of, set_top_level_key
+
+_LEADING_TRAP = re.compile(r"^(?:\ufeff|[ \t]*\r?\n)+(?=---)")
+
+
+class FixError(EditError):
+    """A finding has no safe fix, or the file no longer looks as the finding describes."""
+
+
+class _Files:
+    """The files a plan touches: loaded from disk once, edited as text (surrogateescape keeps
+    non-UTF-8 bytes), turned into ``FileChange``s at the end."""
+
+    def __init__(self, memory_dir: Path) -> None:
+        self.memory_dir = memory_dir
+        self.before: dict[str, bytes | None] = {}
+        self.text: dict[str, str | None] = {}
+
+    def get(self, relpath: str) -> str | None:
+        if relpath not in self.text:
+            data = read_or_none(self.memory_dir / relpath)
+            self.before[relpath] = data
+            self.text[relpath] = None if data is None else data.decode("utf-8", errors="surrogateescape")
+        return self.text[relpath]
+
+    def need(self, relpath: str) -> str:
+        text = self.get(relpath)
+        if text is None:
+            raise FixError(f"{relpath} no longer exists; run the doctor again")
+        return text
+
+    def set(self, relpath: str, text: str) -> None:
+        self.get(relpath)
+        self.text[relpath] = text
+
+    def changes(self) -> list[FileChange]:
+        out: list[FileChange] = []
+        for rel, text in self.text.items():
+            after = None if text is None else text.encode("utf-8", errors="surrogateescape")
+            if after != self.before[rel]:
+                out.append(FileChange(rel, self.before[rel], after))
+        return out
+
+
+def _stale(f: Finding) -> FixError:
+    where = f"{f.path}:{f.line}" if f.line else f"{f.path}"
+    return FixError(f"{where} changed since the doctor ran ({f.code}); run it again")
+
+
+def _replace_line(text: str, number: int, new: str | None) -> str:
+    """``text`` with line ``number`` (1-based, lines split at ``\n``) replaced by ``new`` (its
+    ``\r`` kept), or removed with its line end when ``new`` is ``None``."""
+    lines = text.split("\n")
+    if new is None:
+        del lines[number - 1]
+    else:
+        lines[number - 1] = new + ("\r" if lines[number - 1].endswith("\r") else "")
+    return "\n".join(lines)
+
+
+def _line(text: str, number: int | None) -> str | None:
+    """Line ``number`` of ``text`` (split at ``\n``, without its ``\r``), or ``None``."""
+    lines = text.split("\n")
+    if number is None or not 1 <= number <= len(lines):
+        return None
+    return lines[number - 1].removesuffix("\r")
+
+
+# ----- one function per fix id: (files, finding) -> note ----------------------------------------
+
+
+def _lift_type(files: _Files, f: Finding) -> str:
+    assert f.path is not None
+    text = files.need(f.path)
+    declared = str(f.data.get("declared", ""))
+    fm = parse_frontmatter(text)
+    if not fm.present or fm.data.get("type") is not None or declared_type_of(fm.data) != declared or declared.lower() not in MEMORY_TYPES:
+        raise _stale(f)
+    files.set(f.path, set_top_level_key(text, "type", declared.lower(), drop_nested=("metadata", "type")).text)
+    return f"{f.path}: `metadata.type: {declared}` → top-level `type: {declared.lower()}`"
+
+
+def _lower_case_type(files: _Files, f: Finding) -> str:
+    assert f.path is not None
+    text = files.need(f.path)
+    declared = str(f.data.get("declared", ""))
+    fm = parse_frontmatter(text)
+    if not fm.present or fm.data.get("type") != declared or declared.lower() not in MEMORY_TYPES:
+        raise _stale(f)
+    files.set(f.path, set_top_level_key(text, "type", declared.lower()).text)
+    return f"{f.path}: `type: {declared}` → `type: {declared.lower()}`"
+
+
+def _remove_leading(files: _Files, f: Finding) -> str:
+    assert f.path is not None
+    text = files.need(f.path)
+    m = _LEADING_TRAP.match(text)
+    if not m:
+        raise _stale(f)
+    files.set(f.path, text[m.end() :])
+    what = "the BOM" if "\ufeff" in m.group(0) else "the blank lines"
+    return f"{f.path}: removed {what} in front of `---` (the agent now sees the frontmatter)"
+
+
+def _absolute_date(files: _Files, f: Finding) -> str:
+    assert f.path is not None and f.line is not None
+    text = files.need(f.path)
+    phrase, column, replacement = str(f.data.get("phrase")), f.data.get("column"), f.data.get("replacement")
+    line = _line(text, f.line)
+    if not isinstance(column, int) or not isinstance(replacement, str) or line is None or line[column : column + len(phrase)] != phrase:
+        raise _stale(f)
+    files.set(f.path, _replace_line(text, f.line, line[:column] + replacement + line[column + len(phrase) :]))
+    return f"{f.path}:{f.line}: “{phrase}” → “{replacement}”"
+
+
+def _entries_on(text: str, number: int, index_rel: str) -> list[IndexEntry]:
+    index_dir = index_rel.rsplit("/", 1)[0] if "/" in index_rel else ""
+    return [e for e in parse_entries(text, index_dir) if e.line == number]
+
+
+def _drop_index_line(files: _Files, f: Finding) -> str:
+    assert f.path is not None and f.line is not None
+    text = files.need(f.path)
+    entries = _entries_on(text, f.line, f.path)
+    target = f.data.get("target")
+    relpath = f.data.get("relpath")
+    if not entries or any(e.target != target for e in entries) or relpath is None or (files.memory_dir / str(relpath)).exists():
+        raise _stale(f)
+    files.set(f.path, _replace_line(text, f.line, None))
+    return f"{f.path}: removed line {f.line} (link to missing {target})"
+
+
+def _entry_from_heading(files: _Files, f: Finding) -> str:
+    assert f.path is not None and f.line is not None
+    text = files.need(f.path)
+    line = _line(text, f.line)
+    entries = _entries_on(text, f.line, f.path)
+    if line is None or len(entries) != 1 or entries[0].target != f.data.get("target") or not HEADING_ENTRY.match(line):
+        raise _stale(f)
+    files.set(f.path, _replace_line(text, f.line, HEADING_ENTRY.sub("- ", line, count=1)))
+    return f"{f.path}:{f.line}: heading → `- ` entry line"
+
+
+def _add_index_entry(files: _Files, f: Finding) -> str:
+    assert f.path is not None
+    memory_text = files.need(f.path)
+    index_dir = TEAM_DIR if f.path.startswith(f"{TEAM_DIR}/") else ""
+    index_rel = f"{index_dir}/MEMORY.md" if index_dir else "MEMORY.md"
+    index_text = files.get(index_rel) or ""
+    if any(e.relpath == f.path for e in parse_entries(index_text, index_dir)):
+        raise _stale(f)
+    data = parse_frontmatter(memory_text).data
+    name = data.get("name")
+    description = data.get("description")
+    title = str(name) if isinstance(name, (str, int, float)) and str(name).strip() else Path(f.path).stem
+    hook = str(description) if isinstance(description, (str, int, float)) else None
+    line = entry_line(title, f.path, hook, index_dir)
+    files.set(index_rel, add_entry(index_text, line))
+    return f"{index_rel}: added `{line}`"
+
+
+def _shorten_index_line(files: _Files, f: Finding) -> str:
+    assert f.path is not None and f.line is not None
+    text = files.need(f.path)
+    line = _line(text, f.line)
+    relpath = f.data.get("relpath")
+    m = ENTRY_LINE.match(line or "")
+    short = shorten_line(line or "")
+    entries = _entries_on(text, f.line, f.path)
+    if line is None or m is None or short is None or len(entries) != 1 or entries[0].relpath != relpath or not isinstance(relpath, str):
+        raise _stale(f)
+    memory_text = files.need(relpath)
+    hook = m.group("hook")
+    fm = parse_frontmatter(memory_text)
+    notes = f"{f.path}:{f.line}: hook cut to fit ~150 characters"
+    if normalize_prose(hook) not in normalize_prose(fm.body):
+        nl = newline_of(memory_text)
+        tail = "" if memory_text.endswith("\n") or not memory_text else nl
+        files.set(relpath, f"{memory_text}{tail}{nl}{hook}{nl}")
+        notes += f"; the full text moved to the end of {relpath}"
+    files.set(f.path, _replace_line(text, f.line, short))
+    return notes
+
+
+_FIXERS: dict[str, Callable[[_Files, Finding], str]] = {
+    "lift-type": _lift_type,
+    "lower-case-type": _lower_case_type,
+    "remove-bom": _remove_leading,
+    "remove-leading-blank": _remove_leading,
+    "absolute-date": _absolute_date,
+    "drop-index-line": _drop_index_line,
+    "entry-from-heading": _entry_from_heading,
+    "add-index-entry": _add_index_entry,
+    "shorten-index-line": _shorten_index_line,
+}
+assert set(_FIXERS) == set(FIXES)
+
+# In-place edits first, bottom-up within a file; appends (new index entries) last.
+_APPEND_FIXES = frozenset({"add-index-entry"})
+
+
+def _order(f: Finding) -> tuple[int, str, int, int]:
+    column = f.data.get("column")
+    return (1 if f.fix in _APPEND_FIXES else 0, f.path or "", -(f.line or 0), -(column if isinstance(column, int) else 0))
+
+
+def combined_fix_plan(memory_dir: Path, findings: Sequence[Finding], *, title: str | None = None) -> Plan:
+    """One plan fixing every finding of ``findings`` (each must have a ``fix``).
+
+    Raises ``FixError`` when a finding has no fix, when a file no longer matches its finding,
+    or when nothing would change. The plan's ``index_overflow`` lists index entries the change
+    would push past the agent's cap (ask before applying).
+    """
+    if not findings:
+        raise FixError("no findings to fix")
+    files = _Files(memory_dir)
+    notes: list[str] = []
+    for f in sorted(findings, key=_order):
+        if f.fix is None or f.fix not in _FIXERS:
+            raise FixError(f"{f.code} on {f.path} has no safe fix")
+        notes.append(_FIXERS[f.fix](files, f))
+    changes = files.changes()
+    if not changes:
+        raise FixError("the fixes change nothing")
+    overflow: list[IndexEntry] = []
+    for change in changes:
+        if change.relpath.endswith("MEMORY.md") and change.after is not None:
+            index_dir = change.relpath.rsplit("/", 1)[0] if "/" in change.relpath else ""
+            before = None if change.before is None else change.before.decode("utf-8", errors="surrogateescape")
+            overflow.extend(newly_dropped(before, change.after.decode("utf-8", errors="surrogateescape"), index_dir))
+    if title is None:
+        fixes = sorted({f.fix for f in findings if f.fix})
+        title = f"Doctor fix: {', '.join(fixes)} ({len(findings)} finding{'s' if len(findings) != 1 else ''})"
+    return Plan(title, tuple(changes), tuple(overflow), tuple(notes), action="fix")
+
+
+def fix_plan(memory_dir: Path, finding: Finding) -> Plan:
+    """The plan fixing one finding (see ``combined_fix_plan``). Raises ``FixError``."""
+    where = f"{finding.path}:{finding.line}" if finding.line else str(finding.path)
+    return combined_fix_plan(memory_dir, [finding], title=f"Doctor fix: {finding.fix} — {where}")

@@ -1,0 +1,114 @@
+"""Doctor checks of the index ``MEMORY.md`` (SPEC §4.4): what the agent loads of it, links to
+missing files, memories it does not list, entries past the cap, lines over ~150 characters,
+heading-style entries, a frontmatter block.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from memtui.core.doctor.model import Finding, finding
+from memtui.core.frontmatter import FRONTMATTER_RE
+from memtui.core.index import INDEX_NAME, MAX_INDEX_LINES, MAX_INDEX_UNITS, IndexReport, parse_entries
+from memtui.core.index_edit import MAX_ENTRY_CHARS
+
+# A list-line entry: ``- [Title](target)`` then the hook after a separator.
+ENTRY_LINE = re.compile(r"^(?P<head>[ \t]*[-*+][ \t]+\[(?P<title>[^\]\n]*)\]\((?P<target>[^)\s]*)\))(?P<sep>[ \t]*(?:[—–:]|-{1,2})[ \t]*|[ \t]+)(?P<hook>\S.*?)[ \t]*$")
+HEADING_ENTRY = re.compile(r"^[ \t]*#{1,6}[ \t]+(?=\[)")
+SHORT_HOOK_MIN = 8  # a shortened hook keeps at least this many characters, else no fix
+
+
+def index_relpath(index_dir_rel: str) -> str:
+    """``MEMORY.md`` or ``team/MEMORY.md``."""
+    return f"{index_dir_rel}/{INDEX_NAME}" if index_dir_rel else INDEX_NAME
+
+
+def shorten_line(line: str) -> str | None:
+    """``line`` (an entry, no line end) with its hook cut to fit ``MAX_ENTRY_CHARS`` with an
+    ellipsis, or ``None`` when it is not a ``- [..](..) — hook`` entry or cannot be shortened so."""
+    m = ENTRY_LINE.match(line)
+    if not m:
+        return None
+    head = m.group("head") + m.group("sep")
+    room = MAX_ENTRY_CHARS - len(head)
+    if room < SHORT_HOOK_MIN + 1:
+        return None
+    return head + m.group("hook")[: room - 1].rstrip() + "…"
+
+
+def index_findings(memory_dir: Path, report: IndexReport, memory_relpaths: set[str], index_dir_rel: str = "") -> list[Finding]:
+    """Findings about one index (``index_dir_rel`` ``""`` for the main, ``"team"`` for the team
+    index). ``memory_relpaths``: every memory below the memory dir."""
+    rel = index_relpath(index_dir_rel)
+    out: list[Finding] = []
+    if not report.exists:
+        if report.unindexed:
+            out.append(finding("index-missing", rel, None, f"no {rel}: the agent loads no index here; {len(report.unindexed)} memor{'y is' if len(report.unindexed) == 1 else 'ies are'} unindexed (fix: `not-indexed`)"))
+    elif report.error is not None:
+        out.append(finding("index-unreadable", rel, None, f"{rel} cannot be read: {report.error}"))
+        return out
+    for relpath in report.unindexed:
+        out.append(finding("not-indexed", relpath, None, f"not linked from {rel}: the index is how the agent knows the memory exists", fix="add-index-entry", index=rel))
+    if not report.exists:
+        return out
+    raw = report.path.read_bytes().decode("utf-8", errors="replace")
+    lines = raw.split("\n")
+    if FRONTMATTER_RE.match(raw):
+        out.append(finding("index-frontmatter", rel, 1, f"{rel} starts with a frontmatter block: the index has none; the agent loads those lines as index text"))
+    trunc = report.truncation
+    if trunc is not None and trunc.warning:
+        out.append(finding("index-truncated", rel, None, f"{trunc.warning.removeprefix('> WARNING: ')} ({trunc.lines} lines, {trunc.units:,} units; caps {MAX_INDEX_LINES} / {MAX_INDEX_UNITS:,})"))
+    for entry in report.dropped:
+        out.append(finding("index-past-cap", rel, entry.line, f"[{entry.title}]({entry.target}) is past the cap: the agent never loads this entry", target=entry.target))
+    entries = parse_entries(raw, index_dir_rel)
+    by_line: dict[int, list[str | None]] = {}
+    for entry in entries:
+        by_line.setdefault(entry.line, []).append(entry.relpath)
+    dangling = set(report.dangling)
+    for entry in entries:
+        if entry.target in dangling:
+            only_this = all(r == entry.relpath for r in by_line[entry.line])
+            out.append(
+                finding(
+                    "index-dangling",
+                    rel,
+                    entry.line,
+                    f"[{entry.title}]({entry.target}) links to a file that does not exist",
+                    fix="drop-index-line" if only_this and entry.relpath is not None else None,
+                    target=entry.target,
+                    relpath=entry.relpath,
+                )
+            )
+        if entry.heading:
+            line = lines[entry.line - 1].rstrip("\r")
+            single = len(by_line[entry.line]) == 1 and HEADING_ENTRY.match(line) is not None
+            out.append(
+                finding(
+                    "index-heading-entry",
+                    rel,
+                    entry.line,
+                    f"[{entry.title}]({entry.target}) is a heading, not a `- ` entry line",
+                    fix="entry-from-heading" if single else None,
+                    target=entry.target,
+                )
+            )
+    for number, line in enumerate(lines, start=1):
+        text = line.rstrip("\r")
+        if len(text) <= MAX_ENTRY_CHARS:
+            continue
+        links = by_line.get(number, [])
+        target_rel = links[0] if len(links) == 1 else None
+        fixable = target_rel is not None and target_rel in memory_relpaths and shorten_line(text) is not None
+        out.append(
+            finding(
+                "index-line-too-long",
+                rel,
+                number,
+                f"{len(text)} characters (keep entries under ~{MAX_ENTRY_CHARS}: the index is loaded every session and cut at {MAX_INDEX_UNITS:,} units)",
+                fix="shorten-index-line" if fixable else None,
+                relpath=target_rel,
+                chars=len(text),
+            )
+        )
+    return out

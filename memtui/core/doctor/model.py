@@ -1,0 +1,146 @@
+"""Doctor findings and their code table (SPEC §4.3, the lint catalog).
+
+Every finding has a stable kebab-case ``code`` listed in ``DOCTOR_CODES`` with its severity and
+one line of meaning. The per-file codes the parser already computes (``DIAGNOSTIC_CODES`` in
+``memtui.core.memories``) are reused under the same names; the doctor adds the checks that need
+the whole directory (duplicates, the index), a scanner (secrets) or heuristics (content that
+must not be saved as memory).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from memtui.core.diagnostics import Severity
+from memtui.core.memories import DIAGNOSTIC_CODES
+
+# Codes the doctor adds to the parser's. code -> (severity, meaning).
+_DOCTOR_ONLY: dict[str, tuple[Severity, str]] = {
+    "md-extension-case": ("warning", "a name ending in `.MD`/`.Md`: the agent only reads names ending in lower-case `.md`"),
+    "not-a-memory": ("info", "a file that is not `.md`: the agent never reads it as a memory"),
+    "likely-secret": ("error", "a likely credential (key, token, private key): memory is read by a model and, in team/, shared"),
+    "content-code": ("info", "a long fenced code block: code patterns belong in the repo, not in memory (SPEC §4.1)"),
+    "content-stack-trace": ("warning", "a stack trace: debugging output is ephemeral and must not be saved (SPEC §4.1)"),
+    "content-git-history": ("warning", "a list of commits: git history is in git, not memory (SPEC §4.1)"),
+    "content-debug-recipe": ("info", "a step-by-step debugging recipe: ephemeral task state, not memory (SPEC §4.1)"),
+    "content-architecture": ("info", "a file tree or file-by-file layout: derivable from the code, not memory (SPEC §4.1)"),
+    "in-instructions": ("warning", "already said in an instruction file (AGENT.md, rules): the memory repeats it (SPEC §4.1)"),
+    "duplicate": ("warning", "the same body as another memory of the directory"),
+    "near-duplicate": ("info", "description and body nearly the same as another memory of the same type"),
+    "index-missing": ("info", "no MEMORY.md: the agent loads no index, every memory is unindexed"),
+    "index-unreadable": ("error", "MEMORY.md exists but cannot be read"),
+    "index-frontmatter": ("warning", "MEMORY.md starts with a frontmatter block; the index has none (SPEC §4.4) and the agent loads it as text"),
+    "index-truncated": ("warning", "MEMORY.md is over 200 lines or 25,000 UTF-16 units: the agent loads only part of it"),
+    "index-past-cap": ("warning", "an index entry past the 200-line / 25,000-unit cap: the agent never sees it"),
+    "index-dangling": ("warning", "an index link to a file that does not exist"),
+    "index-heading-entry": ("info", "an index entry written as a heading (`### [..](..)`) instead of a `- ` list line"),
+    "index-line-too-long": ("info", "an index line over ~150 characters: detail belongs in the memory, the index is loaded every session"),
+}
+
+DOCTOR_CODES: dict[str, tuple[Severity, str]] = {**DIAGNOSTIC_CODES, **_DOCTOR_ONLY}
+DOCTOR_CODES["relative-date"] = (
+    "warning",
+    "a relative date in a project memory's body or description; shown with the absolute date it meant at the file's mtime",
+)
+
+# fix id -> what it does. Every fix is a ``Plan`` (preview + undo); none deletes a memory.
+FIXES: dict[str, str] = {
+    "lift-type": "move `metadata.type` to a top-level `type` (lower-cased when it is a known type in the wrong case)",
+    "lower-case-type": "write the type in lower case (`Feedback` → `feedback`)",
+    "remove-bom": "remove the BOM (and blank lines) in front of `---`",
+    "remove-leading-blank": "remove the blank lines in front of `---`",
+    "absolute-date": "replace the relative date with the absolute one (only when it names one exact day)",
+    "drop-index-line": "remove the index line that links to the missing file",
+    "add-index-entry": "append `- [name](file.md) — description` to the index",
+    "shorten-index-line": "cut the index line's hook to fit ~150 characters; the full text moves into the memory",
+    "entry-from-heading": "turn the heading-style index entry into a `- [..](..)` list line",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One doctor finding.
+
+    ``path``: POSIX relpath to the memory dir (``MEMORY.md`` for index findings), ``None`` for
+    the directory as a whole; ``line``: 1-based or ``None``; ``fix``: a ``FIXES`` id when a safe
+    fix exists, else ``None``; ``data``: machine-readable detail (e.g. ``phrase``/``resolved``
+    for relative dates, ``others`` for duplicates, ``target`` for index links).
+    """
+
+    code: str
+    severity: Severity
+    path: str | None
+    line: int | None
+    message: str
+    fix: str | None = None
+    data: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        """``{code, severity, path, line, message, fix, data}``."""
+        return {
+            "code": self.code,
+            "severity": self.severity,
+            "path": self.path,
+            "line": self.line,
+            "message": self.message,
+            "fix": self.fix,
+            "data": dict(self.data),
+        }
+
+
+def finding(code: str, path: str | None, line: int | None = None, message: str | None = None, *, fix: str | None = None, **data: Any) -> Finding:
+    """A ``Finding`` with the severity of ``code`` from ``DOCTOR_CODES`` (its meaning as default message)."""
+    severity, meaning = DOCTOR_CODES[code]
+    return Finding(code, severity, path, line, message or meaning, fix, data)
+
+
+_SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
+
+
+@dataclass(frozen=True, slots=True)
+class DoctorReport:
+    """Every finding of one memory dir, sorted by path (dir-level first), line, code."""
+
+    memory_dir: Path
+    findings: tuple[Finding, ...]
+    memories: int = 0
+
+    @property
+    def has_errors(self) -> bool:
+        """Whether any finding has severity ``error`` (the CLI then exits 1)."""
+        return any(f.severity == "error" for f in self.findings)
+
+    def counts(self) -> dict[str, int]:
+        """Number of findings per severity (``error``, ``warning``, ``info``)."""
+        out = {"error": 0, "warning": 0, "info": 0}
+        for f in self.findings:
+            out[f.severity] += 1
+        return out
+
+    def by_path(self) -> dict[str | None, list[Finding]]:
+        """Findings grouped by file, in report order."""
+        groups: dict[str | None, list[Finding]] = {}
+        for f in self.findings:
+            groups.setdefault(f.path, []).append(f)
+        return groups
+
+    def fixable(self, codes: set[str] | None = None) -> list[Finding]:
+        """Findings with a fix, optionally only those whose ``code`` (or fix id) is in ``codes``."""
+        return [f for f in self.findings if f.fix and (codes is None or f.code in codes or f.fix in codes)]
+
+    def to_json(self) -> dict[str, Any]:
+        """``{memory_dir, memories, counts, findings: [...]}``."""
+        return {
+            "memory_dir": str(self.memory_dir),
+            "memories": self.memories,
+            "counts": self.counts(),
+            "findings": [f.to_json() for f in self.findings],
+        }
+
+
+def sort_key(f: Finding) -> tuple[int, str, int, int, str]:
+    """Report order: dir-level first, then by path, line, severity, code."""
+    return (0 if f.path is None else 1, f.path or "", f.line or 0, _SEVERITY_ORDER[f.severity], f.code)
