@@ -69,3 +69,7 @@ main.add_command(imports)
 from memtui.commands.recall import recall_cmd as recall  # noqa: E402
 
 main.add_command(recall)
+
+from memtui.commands.team import team  # noqa: E402
+
+main.add_command(team)

@@ -1,0 +1,465 @@
+"""Team memory import (issue 4, point 4): a bundle ``{key: content}`` into ``<memory dir>/team/``
+— accepted, rejected, unchanged; the 250,000-byte limit; secrets; all-or-nothing writes; the CLI.
+
+Expected values are worked out by hand from SPEC §9/§10 and the reference's limits."""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from memtui.cli import main
+from memtui.core.secretscan import find_secrets
+from memtui.core.team import (
+    MAX_TEAM_FILE_BYTES,
+    BundleError,
+    TeamImportError,
+    TeamWriteError,
+    import_bundle,
+    load_bundle,
+)
+
+# The AWS documentation's example access key id, assembled here so no secret-shaped literal sits
+# in the repository for a scanner to trip on.
+FAKE_AWS_KEY = "AKIA" + "IOSFODNN7" + "EXAMPLE"
+OLD_NS = 1_700_000_000_123_456_789  # a fixed, distinctive mtime for "before" files
+
+
+@pytest.fixture
+def mem(tmp_path: Path) -> Path:
+    memory_dir = tmp_path.resolve() / "memory"
+    memory_dir.mkdir()
+    return memory_dir
+
+
+def put(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(text.encode("utf-8"))
+    os.utime(path, ns=(OLD_NS, OLD_NS))
+    return path
+
+
+def snapshot(root: Path) -> dict[str, Any]:
+    """Every entry below ``root``: folders, file bytes + mode + mtime, link targets."""
+    out: dict[str, Any] = {}
+    if not root.exists():
+        return out
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in dirnames + filenames:
+            path = Path(dirpath) / name
+            rel = path.relative_to(root).as_posix()
+            st = path.lstat()
+            if path.is_symlink():
+                out[rel] = ("link", os.readlink(path))
+            elif path.is_dir():
+                out[rel] = ("dir", st.st_mode)
+            else:
+                out[rel] = ("file", path.read_bytes(), st.st_mode, st.st_mtime_ns)
+    return out
+
+
+# --- accepted / rejected / unchanged -------------------------------------------------------
+
+
+def test_accepted_rejected_unchanged(mem: Path) -> None:
+    team = mem / "team"
+    put(team / "old.md", "v1")
+    put(team / "same.md", "same")
+    report = import_bundle(
+        {
+            "new.md": "hello",
+            "old.md": "v2",
+            "same.md": "same",
+            "../escape.md": "x",
+            "n.md": 3,
+            "notes/2026-03.md": "笔记",
+        },
+        mem,
+    )
+    assert report.to_json() == {
+        "team_dir": str(team),
+        "dry_run": False,
+        "accepted": [
+            {"key": "new.md", "path": str(team / "new.md"), "bytes": 5, "status": "created"},
+            {"key": "old.md", "path": str(team / "old.md"), "bytes": 2, "status": "updated"},
+            {"key": "same.md", "path": str(team / "same.md"), "bytes": 4, "status": "unchanged"},
+            # two CJK characters, three UTF-8 bytes each
+            {"key": "notes/2026-03.md", "path": str(team / "notes/2026-03.md"), "bytes": 6, "status": "created"},
+        ],
+        "rejected": [
+            {"key": "../escape.md", "code": "outside-dir", "reason": report.rejected[0].reason},
+            {"key": "n.md", "code": "not-a-string", "reason": "its content is a number, not a string"},
+        ],
+    }
+    assert (team / "new.md").read_text() == "hello"
+    assert (team / "old.md").read_text() == "v2"
+    assert (team / "notes/2026-03.md").read_text(encoding="utf-8") == "笔记"
+    assert (team / "same.md").stat().st_mtime_ns == OLD_NS  # unchanged: not rewritten
+    assert not (mem / "escape.md").exists()
+    assert not (team / "n.md").exists()
+    assert not [p for p in team.rglob("*") if p.name.endswith(".tmp")]
+
+
+def test_dry_run_writes_nothing(mem: Path) -> None:
+    team = mem / "team"
+    put(team / "old.md", "v1")
+    before = snapshot(mem)
+    report = import_bundle({"new.md": "x", "old.md": "v2", "old2/../old.md": "v3"}, mem, dry_run=True)
+    assert snapshot(mem) == before
+    assert report.dry_run is True
+    # 'old.md' and 'old2/../old.md' name one file: both refused, whichever came first
+    assert [(a.key, a.status) for a in report.accepted] == [("new.md", "created")]
+    assert [(r.key, r.code) for r in report.rejected] == [("old.md", "duplicate-target"), ("old2/../old.md", "duplicate-target")]
+
+
+def test_content_shapes_rejected(mem: Path) -> None:
+    (mem / "team" / "folder").mkdir(parents=True)
+    report = import_bundle(
+        {
+            "null.md": None,
+            "list.md": ["a"],
+            "obj.md": {"a": 1},
+            "bool.md": True,
+            "surrogate.md": "ok \ud800",
+            "folder": "text",
+            "trailing/": "text",
+        },
+        mem,
+    )
+    assert report.accepted == ()
+    assert [(r.key, r.code) for r in report.rejected] == [
+        ("null.md", "not-a-string"),
+        ("list.md", "not-a-string"),
+        ("obj.md", "not-a-string"),
+        ("bool.md", "not-a-string"),
+        ("surrogate.md", "invalid-unicode"),
+        ("folder", "is-directory"),
+        ("trailing/", "is-directory"),
+    ]
+    assert [r.reason for r in report.rejected[:4]] == [
+        "its content is null, not a string",
+        "its content is an array, not a string",
+        "its content is an object, not a string",
+        "its content is a boolean, not a string",
+    ]
+
+
+def test_file_and_folder_in_one_bundle(mem: Path) -> None:
+    report = import_bundle({"x": "1", "x/y.md": "2", "z.md": "3"}, mem)
+    assert [a.key for a in report.accepted] == ["z.md"]
+    assert [(r.key, r.code) for r in report.rejected] == [("x", "file-and-folder"), ("x/y.md", "file-and-folder")]
+
+
+def test_unsafe_keys_are_rejected_with_the_safepath_code(mem: Path) -> None:
+    bundle = {
+        "a\0.md": "x",
+        "%2e%2e%2fescape.md": "x",
+        "．．／escape.md": "x",
+        "..\\escape.md": "x",
+        "/etc/passwd": "x",
+        "笔记.md": "ok",
+        "a..b.md": "ok",
+    }
+    report = import_bundle(bundle, mem)
+    assert [a.key for a in report.accepted] == ["笔记.md", "a..b.md"]
+    assert [r.code for r in report.rejected] == [
+        "nul-byte",
+        "url-encoded-traversal",
+        "unicode-traversal",
+        "backslash",
+        "absolute-path",
+    ]
+    assert sorted(p.name for p in mem.rglob("*")) == ["a..b.md", "team", "笔记.md"]
+
+
+def test_symlink_out_of_team_is_rejected_and_target_untouched(mem: Path, tmp_path: Path) -> None:
+    outside = tmp_path.resolve() / "ssh"
+    outside.mkdir()
+    keys = put(outside / "authorized_keys", "ssh-ed25519 AAAA me")
+    (mem / "team").mkdir()
+    os.symlink(keys, mem / "team" / "sprint.md")  # the chapter's example
+    report = import_bundle({"sprint.md": "attacker key"}, mem)
+    assert [(r.key, r.code) for r in report.rejected] == [("sprint.md", "symlink-escape")]
+    assert keys.read_text() == "ssh-ed25519 AAAA me"
+
+
+def test_symlink_inside_team_is_written_through(mem: Path) -> None:
+    team = mem / "team"
+    put(team / "real.md", "old")
+    os.symlink("real.md", team / "alias.md")
+    report = import_bundle({"alias.md": "new"}, mem)
+    assert [(a.key, a.path, a.status) for a in report.accepted] == [("alias.md", team / "real.md", "updated")]
+    assert (team / "alias.md").is_symlink()
+    assert (team / "real.md").read_text() == "new"
+
+
+def test_new_files_get_the_umask_mode_and_updates_keep_theirs(mem: Path) -> None:
+    team = mem / "team"
+    put(team / "private.md", "v1").chmod(0o600)
+    old_umask = os.umask(0o022)
+    try:
+        import_bundle({"private.md": "v2", "fresh.md": "x"}, mem)
+    finally:
+        os.umask(old_umask)
+    assert (team / "private.md").stat().st_mode & 0o777 == 0o600
+    assert (team / "fresh.md").stat().st_mode & 0o777 == 0o644
+
+
+# --- the 250,000-byte limit (UTF-8 bytes, not characters) ----------------------------------
+
+
+def test_size_limit_is_exactly_250000_utf8_bytes(mem: Path) -> None:
+    assert MAX_TEAM_FILE_BYTES == 250_000
+    bundle = {
+        "ascii-at-limit.md": "a" * 250_000,
+        "ascii-over.md": "a" * 250_001,
+        "two-byte-at-limit.md": "é" * 125_000,  # 2 bytes each: 250,000
+        "two-byte-over.md": "é" * 125_000 + "a",  # 250,001
+        "three-byte-over.md": "笔" * 83_334,  # only 83,334 characters, but 250,002 bytes
+    }
+    report = import_bundle(bundle, mem)
+    assert [(a.key, a.bytes) for a in report.accepted] == [("ascii-at-limit.md", 250_000), ("two-byte-at-limit.md", 250_000)]
+    assert [(r.key, r.code) for r in report.rejected] == [
+        ("ascii-over.md", "too-large"),
+        ("two-byte-over.md", "too-large"),
+        ("three-byte-over.md", "too-large"),
+    ]
+    assert report.rejected[2].reason == (
+        "its content is 250,002 bytes (UTF-8); the reference agent's limit for a team file is 250,000"
+    )
+    assert (mem / "team" / "ascii-at-limit.md").stat().st_size == 250_000
+
+
+# --- secrets -------------------------------------------------------------------------------
+
+
+def test_a_likely_secret_is_rejected_without_echoing_it(mem: Path) -> None:
+    content = f"# Deploy\nuse the key {FAKE_AWS_KEY} for the bucket\n"
+    report = import_bundle({"deploy.md": content, "fine.md": "no secrets here, the password is in the vault"}, mem)
+    assert [a.key for a in report.accepted] == ["fine.md"]
+    [rejection] = report.rejected
+    assert (rejection.key, rejection.code) == ("deploy.md", "likely-secret")
+    assert "AWS Access Key on line 2" in rejection.reason
+    assert FAKE_AWS_KEY not in rejection.reason
+    assert not (mem / "team" / "deploy.md").exists()
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("-----BEGIN RSA " + "PRIVATE KEY-----", "Private Key"),
+        ("token ghp_" + "A1b2C3d4E5f6G7h8I9j0" * 2 + "Kl", "GitHub Token"),
+        ("ANTHROPIC_API_KEY=sk-ant-" + "api03-" + "Xy_9" * 20, "Anthropic API Key"),
+        ("db at postgres://app:" + "s3cretpw@db.internal/app", "Basic Auth Credentials"),
+    ],
+)
+def test_scanner_kinds(text: str, kind: str) -> None:
+    assert [(f.kind, f.line) for f in find_secrets("intro\n" + text)] == [(kind, 2)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "fixed in commit 3f2a9c1d8e7b6a5f4e3d2c1b0a9f8e7d6c5b4a39",  # a hash is not a secret
+        "session 123e4567-e89b-12d3-a456-426614174000 crashed",
+        "the password is in 1Password under 'staging db'",
+        "the API runs on 10.0.0.12 and 8.8.8.8 is the resolver",
+    ],
+)
+def test_scanner_leaves_ordinary_memories_alone(text: str) -> None:
+    assert find_secrets(text) == []
+
+
+def test_secret_deep_inside_a_long_line_is_found_in_linear_time() -> None:
+    for offset in (0, 1_023, 1_024, 2_047, 2_048, 100_000):
+        line = "x" * offset + " " + FAKE_AWS_KEY + " " + "y" * 1_000
+        assert [f.kind for f in find_secrets(line)] == ["AWS Access Key"], offset
+    # 'sk-' repeated makes one detect-secrets pattern backtrack quadratically (148 s on one
+    # 240 KB line when scanned whole); windows keep it to seconds
+    started = time.monotonic()
+    find_secrets("sk-" * 83_333)
+    assert time.monotonic() - started < 30
+
+
+# --- all or nothing ------------------------------------------------------------------------
+
+
+def _fail_on_call(monkeypatch: pytest.MonkeyPatch, failing_call: int) -> list[tuple[str, str]]:
+    """Make ``os.replace`` fail with ENOSPC on its ``failing_call``-th call (1-based)."""
+    calls: list[tuple[str, str]] = []
+    real_replace = os.replace
+
+    def replace(src: Any, dst: Any, *args: Any, **kwargs: Any) -> None:
+        calls.append((str(src), str(dst)))
+        if len(calls) == failing_call:
+            raise OSError(errno.ENOSPC, "No space left on device", str(dst))
+        real_replace(src, dst, *args, **kwargs)
+
+    monkeypatch.setattr(os, "replace", replace)
+    return calls
+
+
+def test_failed_second_write_leaves_team_dir_as_it_was(mem: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    team = mem / "team"
+    put(team / "a.md", "old a")
+    put(team / "keep.md", "untouched")
+    (team / "a.md").chmod(0o640)
+    before = snapshot(team)
+    calls = _fail_on_call(monkeypatch, 2)
+    with pytest.raises(TeamWriteError) as caught:
+        import_bundle({"a.md": "new a", "sub/b.md": "new b", "c.md": "new c"}, mem)
+    # a.md was replaced, sub/b.md failed; the rollback put a.md back (a third replace)
+    assert [dst for _, dst in calls] == [str(team / "a.md"), str(team / "sub/b.md"), str(team / "a.md")]
+    assert caught.value.key == "sub/b.md"
+    assert caught.value.restore_failures == []
+    assert caught.value.code == "write-failed"
+    assert "nothing was imported" in caught.value.reason
+    assert snapshot(team) == before  # bytes, modes, mtimes; no 'sub', no temp files
+
+
+def test_failed_first_write_in_a_new_team_dir_leaves_no_team_dir(mem: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _fail_on_call(monkeypatch, 1)
+    with pytest.raises(TeamWriteError):
+        import_bundle({"deep/er/x.md": "x", "y.md": "y"}, mem)
+    assert list(mem.iterdir()) == []
+
+
+def test_cannot_create_team_dir(mem: Path) -> None:
+    mem.chmod(0o500)
+    try:
+        if os.access(mem, os.W_OK):  # root ignores modes
+            pytest.skip("running as root: the dir stays writable")
+        with pytest.raises(TeamWriteError) as caught:
+            import_bundle({"x.md": "x"}, mem)
+        assert "Permission denied" in caught.value.reason
+    finally:
+        mem.chmod(0o700)
+    assert list(mem.iterdir()) == []
+
+
+def test_missing_memory_dir(tmp_path: Path) -> None:
+    with pytest.raises(TeamImportError) as caught:
+        import_bundle({"x.md": "x"}, tmp_path / "nowhere")
+    assert caught.value.code == "no-memory-dir"
+
+
+# --- the bundle file -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("raw", "code"),
+    [
+        (b"[1, 2]", "not-an-object"),
+        (b'"text"', "not-an-object"),
+        (b"3", "not-an-object"),
+        (b"null", "not-an-object"),
+        (b"{x", "bad-json"),
+        (b"", "bad-json"),
+        (b'{"a.md": "1", "a.md": "2"}', "bad-json"),  # JSON would silently keep the last
+        (b"\xff\xfe{", "bad-json"),
+    ],
+)
+def test_bad_bundles(tmp_path: Path, raw: bytes, code: str) -> None:
+    path = tmp_path / "bundle.json"
+    path.write_bytes(raw)
+    with pytest.raises(BundleError) as caught:
+        load_bundle(path)
+    assert caught.value.code == code
+    assert isinstance(caught.value, ValueError)
+
+
+def test_bundle_with_bom_and_nested_duplicates(tmp_path: Path) -> None:
+    path = tmp_path / "bundle.json"
+    path.write_bytes(b'\xef\xbb\xbf{"a.md": "1", "b.md": {"k": 1, "k": 2}}')
+    bundle = load_bundle(path)
+    assert list(bundle) == ["a.md", "b.md"] and bundle["a.md"] == "1"
+    assert not isinstance(bundle["b.md"], str)  # left for import_bundle to reject
+
+
+# --- the CLI -------------------------------------------------------------------------------
+
+
+def run(mem: Path, *args: str) -> Any:
+    return CliRunner().invoke(main, ["--memory-dir", str(mem), "team", "import", *args])
+
+
+def write_bundle(tmp_path: Path, data: Any) -> str:
+    path = tmp_path / "bundle.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return str(path)
+
+
+def test_cli_all_accepted_exits_0(mem: Path, tmp_path: Path) -> None:
+    result = run(mem, write_bundle(tmp_path, {"a.md": "x", "b/c.md": "yz"}))
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines() == [
+        "created      a.md (1 byte)",
+        "created      b/c.md (2 bytes)",
+        f"2 new, 0 updated, 0 unchanged, 0 rejected -> {mem / 'team'}",
+    ]
+    again = run(mem, write_bundle(tmp_path, {"a.md": "x"}), "--json")
+    assert again.exit_code == 0
+    assert json.loads(again.output)["accepted"][0]["status"] == "unchanged"
+
+
+def test_cli_any_rejection_exits_1(mem: Path, tmp_path: Path) -> None:
+    result = run(mem, write_bundle(tmp_path, {"a.md": "x", "../b.md": "y"}), "--json")
+    assert result.exit_code == 1
+    data = json.loads(result.output)
+    assert [a["key"] for a in data["accepted"]] == ["a.md"]
+    assert [(r["key"], r["code"]) for r in data["rejected"]] == [("../b.md", "outside-dir")]
+    assert (mem / "team" / "a.md").exists()
+
+
+def test_cli_dry_run(mem: Path, tmp_path: Path) -> None:
+    result = run(mem, write_bundle(tmp_path, {"a.md": "x", "b\\c.md": "y"}), "--dry-run")
+    assert result.exit_code == 1
+    assert result.output.splitlines()[0] == "would create a.md (1 byte)"
+    assert result.output.splitlines()[-1].startswith("dry run, nothing written: 1 new, 0 updated, 0 unchanged, 1 rejected")
+    assert not (mem / "team").exists()
+
+
+def test_cli_control_characters_in_keys_are_escaped(mem: Path, tmp_path: Path) -> None:
+    result = run(mem, write_bundle(tmp_path, {"a\u0000b\n.md": "x"}))
+    assert result.exit_code == 1
+    assert "rejected     'a\\x00b\\n.md' [nul-byte]" in result.output
+
+
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        (None, "cannot read"),
+        ("{not json", "is not valid JSON"),
+        ("[1]", "holds an array, not a JSON object"),
+    ],
+)
+def test_cli_bad_input_exits_2_with_one_line(mem: Path, tmp_path: Path, raw: str | None, message: str) -> None:
+    path = tmp_path / "bundle.json"
+    if raw is not None:
+        path.write_text(raw)
+    result = run(mem, str(path))
+    assert result.exit_code == 2
+    assert "Traceback" not in result.output
+    [line] = result.output.splitlines()
+    assert line.startswith("memtui: ") and message in line
+    assert not (mem / "team").exists()
+
+
+def test_cli_write_failure_exits_2(mem: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _fail_on_call(monkeypatch, 1)
+    result = run(mem, write_bundle(tmp_path, {"a.md": "x"}))
+    assert result.exit_code == 2
+    assert result.output.strip() == "memtui: writing team key 'a.md' failed (No space left on device); the team dir was restored; nothing was imported"
+
+
+def test_cli_missing_memory_dir_exits_2(tmp_path: Path) -> None:
+    result = run(tmp_path / "nowhere", write_bundle(tmp_path, {"a.md": "x"}))
+    assert result.exit_code == 2
+    assert result.output.startswith("memtui: no memory dir at ")
