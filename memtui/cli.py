@@ -73,3 +73,11 @@ main.add_command(recall)
 from memtui.commands.team import team  # noqa: E402
 
 main.add_command(team)
+
+from memtui.commands.doctor import doctor  # noqa: E402
+from memtui.commands.history import restore_cmd, trash_cmd, undo_cmd  # noqa: E402
+
+main.add_command(doctor)
+main.add_command(undo_cmd)
+main.add_command(trash_cmd)
+main.add_command(restore_cmd)

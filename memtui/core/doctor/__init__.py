@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from .duplicates import NEAR_DUPLICATE_THRESHOLD, PREFILTER_JACCARD
 from .fixes import FixError, combined_fix_plan, fix_plan
-from .model import DOCTOR_CODES, FIXES, DoctorReport, Finding
+from .model import DOCTOR_CODES, FIX_OF_CODE, FIXES, DoctorReport, Finding
 from .run import run_doctor
 
 __all__ = [
     "DOCTOR_CODES",
     "FIXES",
+    "FIX_OF_CODE",
     "NEAR_DUPLICATE_THRESHOLD",
     "PREFILTER_JACCARD",
     "DoctorReport",

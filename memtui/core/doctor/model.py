@@ -59,6 +59,20 @@ FIXES: dict[str, str] = {
     "entry-from-heading": "turn the heading-style index entry into a `- [..](..)` list line",
 }
 
+# code -> the fix its findings can carry (a finding may still have none, e.g. a relative date
+# that does not name one exact day).
+FIX_OF_CODE: dict[str, str] = {
+    "type-nested": "lift-type",
+    "type-case": "lower-case-type",
+    "frontmatter-after-bom": "remove-bom",
+    "frontmatter-after-blank": "remove-leading-blank",
+    "relative-date": "absolute-date",
+    "index-dangling": "drop-index-line",
+    "not-indexed": "add-index-entry",
+    "index-line-too-long": "shorten-index-line",
+    "index-heading-entry": "entry-from-heading",
+}
+
 
 @dataclass(frozen=True, slots=True)
 class Finding:

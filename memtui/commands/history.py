@@ -1,0 +1,90 @@
+"""``memtui undo``, ``memtui trash`` and ``memtui restore RELPATH``: thin wrappers over the
+journal of ``memtui.core.edits`` (SPEC §10: deletes go to a trash with a restore command;
+every change can be undone)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from memtui.commands.common import CliContext, common_options, emit_json, fail, user_errors
+from memtui.core.edits import ApplyError, ConflictError, EditError, apply_plan, restore_plan, trash, undo
+from memtui.core.journal import Journal
+
+
+def _memory_dir(obj: CliContext) -> Path:
+    memory_dir: Path = obj.locations.memory_dir
+    if not memory_dir.is_dir():
+        fail(f"no memory dir at {memory_dir} ({obj.locations.memory_dir_source}); see `memtui where`", 1)
+    return memory_dir
+
+
+@click.command("undo")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@common_options
+@click.pass_obj
+@user_errors
+def undo_cmd(obj: CliContext, as_json: bool) -> None:
+    """Revert the last change memtui made to the memory dir (repeat to walk back)."""
+    memory_dir = _memory_dir(obj)
+    journal = Journal(obj.locations.state_dir, memory_dir)
+    try:
+        entry = undo(memory_dir, journal, obj.now())
+    except (EditError, ConflictError, ApplyError) as exc:
+        fail(str(exc), 1)
+    if as_json:
+        emit_json({"id": entry.id, "title": entry.title, "undoes": entry.undoes, "files": [{"path": c.relpath, "kind": c.kind} for c in entry.changes]})
+        return
+    click.echo(entry.title)
+    for change in entry.changes:
+        click.echo(f"  {change.kind:<6} {change.relpath}")
+
+
+@click.command("trash")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@common_options
+@click.pass_obj
+@user_errors
+def trash_cmd(obj: CliContext, as_json: bool) -> None:
+    """List deleted memories that can be restored, newest first."""
+    memory_dir = _memory_dir(obj)
+    items = trash(Journal(obj.locations.state_dir, memory_dir))
+    if as_json:
+        emit_json([{"path": i.relpath, "deleted_at": i.deleted_at, "size": i.size, "entry": i.entry_id} for i in items])
+        return
+    if not items:
+        click.echo("the trash is empty")
+        return
+    for item in items:
+        click.echo(f"{item.deleted_at}  {item.size:>7,} B  {item.relpath}")
+    click.echo("\nrestore one with `memtui restore RELPATH`")
+
+
+@click.command("restore")
+@click.argument("relpath")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@common_options
+@click.pass_obj
+@user_errors
+def restore_cmd(obj: CliContext, relpath: str, as_json: bool) -> None:
+    """Bring a deleted memory back from the trash, with its index lines (undoable)."""
+    memory_dir = _memory_dir(obj)
+    journal = Journal(obj.locations.state_dir, memory_dir)
+    wanted = relpath.replace("\\", "/").removeprefix("./")
+    item = next((i for i in trash(journal) if i.relpath == wanted), None)
+    if item is None:
+        fail(f"{wanted} is not in the trash (see `memtui trash`)", 1)
+    try:
+        plan = restore_plan(memory_dir, journal, item)
+        entry = apply_plan(memory_dir, plan, journal, obj.now())
+    except (EditError, ConflictError, ApplyError) as exc:
+        fail(str(exc), 1)
+    if as_json:
+        emit_json({"id": entry.id, "title": entry.title, "files": [{"path": c.relpath, "kind": c.kind} for c in entry.changes], "index_overflow": [e.target for e in plan.index_overflow]})
+        return
+    click.echo(entry.title)
+    for change in entry.changes:
+        click.echo(f"  {change.kind:<6} {change.relpath}")
+    for e in plan.index_overflow:
+        click.echo(f"warning: [{e.title}]({e.target}) is now past the index cap")
