@@ -142,13 +142,16 @@ def _frontmatter_diagnostics(fm: Frontmatter, text: str, path: Path) -> list[Dia
         diags.append(_diag("frontmatter-repaired", "invalid YAML (an unquoted `: ` or special character); repaired by the agent's quoting retry", path, 2))
     if fm.not_mapping:
         diags.append(_diag("frontmatter-not-mapping", path=path, line=2))
-    if fm.body_line - 1 > HEADER_LINES:
+    # The closing `---` is on the line after the YAML (line 1 is the opening fence); the blank
+    # lines the fence pattern eats after it do not count.
+    closing_line = fm.raw.count("\n") + 2
+    if closing_line > HEADER_LINES:
         diags.append(
             _diag(
                 "frontmatter-beyond-header",
-                f"frontmatter closes on line {fm.body_line - 1}, after the {HEADER_LINES} lines recall reads: recall sees no description or type",
+                f"frontmatter closes on line {closing_line}, after the {HEADER_LINES} lines recall reads: recall sees no description or type",
                 path,
-                fm.body_line - 1,
+                closing_line,
             )
         )
     return diags

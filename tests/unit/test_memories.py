@@ -266,8 +266,6 @@ def test_frontmatter_closing_on_line_30_is_within_the_header(tmp_path: Path) -> 
     assert mem.diagnostics == ()
 
 
-@pytest.mark.xfail(strict=True, reason="spec §4.3: frontmatter closing on line 30 is within the first 30 lines; "
-                   "the blank line after the fence is counted as part of the frontmatter")
 def test_frontmatter_closing_on_line_30_followed_by_blank_line_is_within_the_header(tmp_path: Path) -> None:
     text = "---\nname: Edge\ndescription: closes on 30\ntype: user\n" + "".join(f"k{i}: v\n" for i in range(25)) + "---\n\nbody\n"
     assert text.split("\n").index("---", 1) + 1 == 30

@@ -33,7 +33,7 @@ LAYOUT_MIN_LINES = 5
 INSTRUCTION_MIN_CHARS = 24
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-_PY_TRACEBACK = re.compile(r"^\s*Traceback \(most recent call last\):", re.MULTILINE)
+_PY_TRACEBACK = re.compile(r"^[ \t]*Traceback \(most recent call last\):", re.MULTILINE)
 _FRAME = re.compile(r"^\s+(?:File \".+\", line \d+|at \S.*[:(]\S*:\d+(?::\d+)?\)?)\s*$")
 _GIT_LOG = re.compile(r"^commit [0-9a-f]{40}\b", re.MULTILINE)
 _COMMIT_LINE = re.compile(r"^\s*(?:[-*]\s+)?`?([0-9a-f]{7,40})`?\s+\S")
