@@ -73,17 +73,13 @@ def _print_report(report: DoctorReport) -> None:
     click.echo(f"\n{summary}" + (f"; {fixable} fixable: `memtui doctor --fix CODE` previews, add --yes to apply" if fixable else ""))
 
 
-def _plan_json(code: str, plan: Plan | None, *, applied: bool, entry_id: str | None = None, error: str | None = None) -> dict[str, Any]:
+def _plan_json(plan: Plan) -> dict[str, Any]:
     return {
-        "code": code,
-        "title": plan.title if plan else None,
-        "files": [{"path": c.relpath, "kind": c.kind} for c in plan.changes] if plan else [],
-        "diff": plan.diff() if plan else "",
-        "notes": list(plan.notes) if plan else [],
-        "index_overflow": [{"line": e.line, "title": e.title, "target": e.target} for e in plan.index_overflow] if plan else [],
-        "applied": applied,
-        "journal_entry": entry_id,
-        "error": error,
+        "title": plan.title,
+        "files": [{"path": c.relpath, "kind": c.kind} for c in plan.changes],
+        "diff": plan.diff(),
+        "notes": list(plan.notes),
+        "index_overflow": [{"line": e.line, "title": e.title, "target": e.target} for e in plan.index_overflow],
     }
 
 
@@ -114,55 +110,59 @@ def doctor(obj: CliContext, as_json: bool, fix_codes: tuple[str, ...], yes: bool
             _print_report(report)
         raise SystemExit(1 if report.has_errors else 0)
 
-    results: list[dict[str, Any]] = []
-    failed = False
     journal = Journal(obj.locations.state_dir, memory_dir)
+    selected: list[Finding] = []
+    skipped: list[dict[str, str]] = []
     for code in codes:
-        if yes:  # fresh findings: an earlier fix may have moved lines
-            report = run_doctor(memory_dir, obj.now(), instruction_texts=instructions)
-        selected = _selected(report, code)
-        if not selected:
+        found = _selected(report, code)
+        if not found:
             why = "nothing to fix" if code == "all" or code in FIXES or code in FIX_OF_CODE else "no safe fix for this code"
-            results.append(_plan_json(code, None, applied=False, error=why))
+            skipped.append({"code": code, "reason": why})
             if not as_json:
                 click.echo(f"{code}: {why}")
-            continue
+        selected.extend(f for f in found if f not in selected)
+    plan: Plan | None = None
+    error: str | None = None
+    entry_id: str | None = None
+    if selected:
         try:
+            # One plan for every selected finding: the preview is exactly what --yes applies,
+            # and one `memtui undo` reverts it.
             plan = combined_fix_plan(memory_dir, selected)
         except FixError as exc:
-            failed = True
-            results.append(_plan_json(code, None, applied=False, error=str(exc)))
-            if not as_json:
-                click.echo(f"{code}: {exc}", err=True)
-            continue
-        if not as_json:
-            click.echo(click.style(f"# {plan.title}", bold=True))
-            click.echo(plan.diff(), nl=False)
-            for entry in plan.index_overflow:
-                click.echo(click.style(f"warning: pushes [{entry.title}]({entry.target}) past the index cap", fg="yellow"))
-        if not yes:
-            results.append(_plan_json(code, plan, applied=False))
-            continue
+            error = str(exc)
+    if plan is not None and not as_json:
+        click.echo(click.style(f"# {plan.title}", bold=True))
+        click.echo(plan.diff(), nl=False)
+        for entry in plan.index_overflow:
+            click.echo(click.style(f"warning: pushes [{entry.title}]({entry.target}) past the index cap", fg="yellow"))
+    if plan is not None and yes:
         try:
-            entry = apply_plan(memory_dir, plan, journal, obj.now())
+            entry_id = apply_plan(memory_dir, plan, journal, obj.now()).id
         except (ConflictError, ApplyError) as exc:
-            failed = True
-            results.append(_plan_json(code, plan, applied=False, error=str(exc)))
-            if not as_json:
-                click.echo(f"{code}: {exc}", err=True)
-            continue
-        results.append(_plan_json(code, plan, applied=True, entry_id=entry.id))
-        if not as_json:
+            error = str(exc)
+        else:
+            report = run_doctor(memory_dir, obj.now(), instruction_texts=instructions)
+    if as_json:
+        emit_json(
+            {
+                "plan": _plan_json(plan) if plan is not None else None,
+                "applied": entry_id is not None,
+                "journal_entry": entry_id,
+                "skipped": skipped,
+                "error": error,
+                "report": report.to_json(),
+            }
+        )
+    else:
+        if error:
+            click.echo(f"memtui: {error}", err=True)
+        if entry_id is not None and plan is not None:
             for note in plan.notes:
                 click.echo(f"fixed: {note}")
-            click.echo(f"applied as {entry.id} (undo: `memtui undo`)\n")
-    if yes:
-        report = run_doctor(memory_dir, obj.now(), instruction_texts=instructions)
-    if as_json:
-        emit_json({"fixes": results, "applied": yes, "report": report.to_json()})
-    elif not yes:
-        click.echo("\nnothing applied: add --yes to apply these changes (undo with `memtui undo`)")
-    else:
-        counts = report.counts()
-        click.echo(f"remaining: {counts['error']} errors, {counts['warning']} warnings, {counts['info']} notes")
-    raise SystemExit(1 if report.has_errors or failed else 0)
+            counts = report.counts()
+            click.echo(f"applied as {entry_id} (undo: `memtui undo`)")
+            click.echo(f"remaining: {counts['error']} errors, {counts['warning']} warnings, {counts['info']} notes")
+        elif plan is not None:
+            click.echo("\nnothing applied: add --yes to apply these changes (undo with `memtui undo`)")
+    raise SystemExit(1 if report.has_errors or error else 0)
