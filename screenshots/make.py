@@ -38,7 +38,7 @@ async def shoot(name: str, drive: Callable[[Pilot[None]], Awaitable[None]], proj
     from memtui.core.flavor import AGENT
     from memtui.tui.app import MemtuiApp
 
-    app = MemtuiApp.from_context(CliContext(flavor=AGENT, project=project, memory_dir=None))
+    app = MemtuiApp.from_context(CliContext(flavor=AGENT, project=project, memory_dir=None), watch=False)
     async with app.run_test(size=SIZE) as pilot:
         await app.workers.wait_for_complete()
         await pilot.pause()

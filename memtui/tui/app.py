@@ -24,7 +24,7 @@ class MemtuiApp(App[None]):
     """See and tend the memory of a coding agent."""
 
     TITLE = "memtui"
-    CSS_PATH = stylesheets("app", "memories")  # type: ignore[assignment]
+    CSS_PATH = stylesheets("app", "memories", "dialogs")  # type: ignore[assignment]
     BINDINGS = [
         Binding("q", "quit", "Quit", id="app.quit", tooltip="Quit memtui"),
         Binding("question_mark", "toggle_help", "Keys", id="app.help", tooltip="Show the keys of the focused pane", key_display="?"),
@@ -32,20 +32,24 @@ class MemtuiApp(App[None]):
         Binding("2", "show_pane('memories')", "Memories", show=False, id="app.pane-memories", tooltip="Switch to the Memories pane"),
     ]
 
-    def __init__(self, locations: Locations) -> None:
+    def __init__(self, locations: Locations, *, watch: bool = True) -> None:
         super().__init__()
         self.locations = locations
+        self.watch = watch
 
     @classmethod
-    def from_context(cls, obj: CliContext) -> MemtuiApp:
-        """The app for a CLI invocation (the same factory tests and screenshots use)."""
-        return cls(resolve_locations(obj.flavor, obj.project, memory_dir=obj.memory_dir))
+    def from_context(cls, obj: CliContext, *, watch: bool = True) -> MemtuiApp:
+        """The app for a CLI invocation (the same factory tests and screenshots use).
+
+        ``watch=False`` turns off live reload (snapshot tests and screenshots).
+        """
+        return cls(resolve_locations(obj.flavor, obj.project, memory_dir=obj.memory_dir), watch=watch)
 
     def compose(self) -> ComposeResult:
         yield Header()
         with TabbedContent(initial="memories", id="panes"):
             with TabPane("Memories", id="memories"):
-                yield MemoriesPane(self.locations, id="memories-pane")
+                yield MemoriesPane(self.locations, watch=self.watch, id="memories-pane")
         yield Footer()
 
     def on_mount(self) -> None:

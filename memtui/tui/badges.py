@@ -33,3 +33,8 @@ def type_badge(mem_type: MemoryType | None, declared: str | None) -> Text:
 def age_badge(label: str, band: AgeBand) -> Text:
     """The age label coloured by band (fresh → old)."""
     return Text(label, style=f"bold {AGE_COLORS[band]}")
+
+
+def team_badge() -> Text:
+    """The marker of a team memory (shared, synced across the organization)."""
+    return Text.assemble((" team ", "bold #1e1e1e on #56b6c2"), " ")

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import shlex
+import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -22,8 +26,27 @@ from textual.widgets import DataTable, Input, Markdown, Select, Static
 from memtui.core.catalog import Catalog, MemoryEntry, load_catalog
 from memtui.core.clock import system_now
 from memtui.core.locations import Locations
-from memtui.core.memories import MEMORY_TYPES
-from memtui.tui.badges import age_badge, type_badge
+from memtui.core.edits import (
+    ApplyError,
+    ConflictError,
+    EditError,
+    FileChange,
+    Plan,
+    TrashItem,
+    apply_plan,
+    plan_create,
+    plan_delete,
+    plan_rename,
+    plan_retype,
+    plan_save,
+    restore_plan,
+    trash,
+    undo_plan,
+)
+from memtui.core.journal import Journal
+from memtui.core.memories import MEMORY_TYPES, Memory, MemoryType, read_memory
+from memtui.tui.badges import age_badge, team_badge, type_badge
+from memtui.tui.dialogs import ConflictDialog, EditorScreen, NewMemoryDialog, PlanPreview, TextPrompt, TrashDialog, TypePicker
 from memtui.tui.widgets.index_gauge import IndexGauge
 
 TYPE_FILTERS: list[tuple[str, str]] = [("All types", "all"), *((t, t) for t in MEMORY_TYPES), ("untyped", "none")]
@@ -73,6 +96,14 @@ class MemoriesPane(Widget):
         Binding("t", "cycle_type", "Type filter", id="memories.type", tooltip="Cycle the type filter"),
         Binding("r", "reload", "Reload", id="memories.reload", tooltip="Re-scan the memory dir"),
         Binding("escape", "clear_search", "Clear", show=False, id="memories.clear", tooltip="Clear the search"),
+        Binding("e", "edit", "Edit", id="memories.edit", tooltip="Edit the selected memory in the app"),
+        Binding("E", "edit_external", "$EDITOR", show=False, id="memories.edit-external", tooltip="Edit in $VISUAL / $EDITOR"),
+        Binding("y", "retype", "Re-type", id="memories.retype", tooltip="Choose one of the four types (lifts metadata.type, fixes case)"),
+        Binding("m", "rename", "Rename", show=False, id="memories.rename", tooltip="Rename the file; its index link follows"),
+        Binding("n", "new", "New", id="memories.new", tooltip="Create a memory (with its index entry)"),
+        Binding("d", "delete", "Delete", id="memories.delete", tooltip="Move to memtui's trash (restorable)"),
+        Binding("u", "undo", "Undo", id="memories.undo", tooltip="Undo the last change"),
+        Binding("z", "trash", "Trash", show=False, id="memories.trash", tooltip="Deleted memories; restore one"),
     ]
 
     type_filter: reactive[str] = reactive("all")
@@ -91,11 +122,13 @@ class MemoriesPane(Widget):
         memory_dir: Path
         reason: str
 
-    def __init__(self, locations: Locations, *, id: str | None = None) -> None:
+    def __init__(self, locations: Locations, *, watch: bool = True, id: str | None = None) -> None:
         super().__init__(id=id)
         self.locations = locations
         self.catalog: Catalog | None = None
         self._shown: list[MemoryEntry] = []
+        self._pending_select: str | None = None
+        self.watch_files = watch
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="memories-toolbar"):
@@ -149,6 +182,8 @@ class MemoriesPane(Widget):
         self.catalog = message.catalog
         self.query_one(IndexGauge).show_report(message.catalog.index)
         self.refresh_table()
+        if self.watch_files and not any(w.group == "memories-watch" for w in self.workers):
+            self.watch_memory_dir()
 
     @on(CatalogFailed)
     def _on_failed(self, message: CatalogFailed) -> None:
@@ -204,7 +239,9 @@ class MemoriesPane(Widget):
         if not self.is_mounted or self.catalog is None:
             return
         table = self.query_one("#memories-table", DataTable)
-        selected = self._selected_relpath()
+        selected = self._pending_select or self._selected_relpath()
+        self._pending_select = None
+        scroll_y = table.scroll_y
         terms = self.search.casefold().split()
         self._shown = [e for e in self.catalog.entries if matches(e, self.type_filter, terms)]
         table.clear()
@@ -212,13 +249,15 @@ class MemoriesPane(Widget):
         for entry in self._shown:
             mem = entry.memory
             problems = sum(1 for d in entry.diagnostics if d.severity != "info")
-            name = _clip(mem.name or Path(mem.relpath).stem, desc_width)
-            rest = desc_width - cell_len(name) - 2
+            team = team_badge() if mem.team else Text("")
+            name = _clip(mem.name or Path(mem.relpath).stem, desc_width - team.cell_len)
+            rest = desc_width - team.cell_len - cell_len(name) - 2
             table.add_row(
                 type_badge(mem.type, mem.declared_type),
                 age_badge(entry.age_label, entry.age_band),
                 Text(f"{problems}", style="bold #e5c07b") if problems else "",
                 Text.assemble(
+                    team,
                     (name, "bold" if mem.name else "italic #abb2bf"),
                     ("  " + _clip(mem.description, rest) if mem.description and rest > 3 else "", "#abb2bf"),
                 ),
@@ -228,7 +267,9 @@ class MemoriesPane(Widget):
         table.border_title = f"{len(self._shown)} of {total} memories"
         if self._shown:
             rows = [e.relpath for e in self._shown]
-            table.move_cursor(row=rows.index(selected) if selected in rows else 0)
+            table.move_cursor(row=rows.index(selected) if selected in rows else 0, scroll=False)
+            table.scroll_to(y=scroll_y, animate=False, immediate=True)
+            table.move_cursor(row=table.cursor_row)  # keep the cursor visible
             self.show_preview(self._shown[table.cursor_row])
         else:
             self.show_preview(None)
@@ -310,3 +351,202 @@ class MemoriesPane(Widget):
             diags.update("")
             diags.display = False
         body.update(mem.body.strip() or "_(empty body)_")
+
+    # ----- editing (every change is a core Plan: conflict-checked, journaled, undoable) --------
+
+    @property
+    def journal(self) -> Journal:
+        """The edit journal of this memory dir (in memtui's state dir)."""
+        return Journal(self.locations.state_dir, self.locations.memory_dir)
+
+    def selected_entry(self) -> MemoryEntry | None:
+        """The memory under the cursor, or ``None``."""
+        relpath = self._selected_relpath()
+        return next((e for e in self._shown if e.relpath == relpath), None)
+
+    def _need_selection(self) -> MemoryEntry | None:
+        entry = self.selected_entry()
+        if entry is None:
+            self.notify("Select a memory first.", severity="warning")
+        return entry
+
+    def _make_plan(self, build: Callable[[], Plan]) -> Plan | None:
+        """Build a plan; a user-caused problem becomes a notification, a conflict the dialog."""
+        try:
+            return build()
+        except EditError as exc:
+            self.notify(str(exc), severity="warning")
+        except ConflictError as exc:
+            self.notify(f"{exc} — reloaded; try again.", severity="warning", timeout=8)
+            self.action_reload()
+        except OSError as exc:
+            self.notify(f"{exc.strerror or exc}: {exc.filename or ''}", title="Cannot read", severity="error")
+        return None
+
+    def apply(self, plan: Plan, *, select: str | None = None, preview: bool = False) -> None:
+        """Apply ``plan`` (after a preview when asked or when the index cap would be passed)."""
+
+        def go(confirmed: bool | None = True) -> None:
+            if not confirmed:
+                return
+            try:
+                entry = apply_plan(self.locations.memory_dir, plan, self.journal, system_now())
+            except ConflictError as exc:
+                self.notify(f"{exc}. Reloaded.", severity="warning", timeout=8)
+            except (ApplyError, OSError) as exc:
+                self.notify(str(exc), title="Not saved", severity="error", timeout=10)
+            else:
+                self.notify(f"{entry.title}  ·  u to undo", title="Done")
+                if select:
+                    self._pending_select = select
+            self.action_reload()
+
+        if preview or plan.index_overflow:
+            self.app.push_screen(PlanPreview(plan), go)
+        else:
+            go()
+
+    def action_edit(self) -> None:
+        entry = self._need_selection()
+        if entry is None:
+            return
+        mem = entry.memory
+
+        def saved(text: str | None) -> None:
+            if text is not None:
+                self._save_text(mem, text)
+
+        self.app.push_screen(EditorScreen(mem.relpath, mem.text), saved)
+
+    def _save_text(self, mem: Memory, text: str) -> None:
+        try:
+            plan = plan_save(self.locations.memory_dir, mem, text)
+        except EditError as exc:
+            self.notify(str(exc))
+            return
+        except ConflictError:
+            self._resolve_conflict(mem, text)
+            return
+        self.apply(plan, select=mem.relpath)
+
+    def _resolve_conflict(self, mem: Memory, text: str, diff: str | None = None) -> None:
+        disk = read_memory(mem.path, self.locations.memory_dir)
+
+        def chosen(choice: str | None) -> None:
+            if choice == "reload":
+                self.action_reload()
+            elif choice == "keep":
+                # plan against what is on disk now: the journal keeps it as the backup
+                plan = self._make_plan(lambda: plan_save(self.locations.memory_dir, disk, text))
+                if plan:
+                    self.apply(plan, select=mem.relpath)
+            elif choice == "diff":
+                change = FileChange(mem.relpath, disk.text.encode("utf-8"), text.encode("utf-8"))
+                self._resolve_conflict(mem, text, change.diff())
+            elif choice == "cancel":
+                self.app.push_screen(EditorScreen(mem.relpath, text), lambda t: t is not None and self._save_text(mem, t))
+
+        self.app.push_screen(ConflictDialog(mem.relpath, diff), chosen)
+
+    def action_edit_external(self) -> None:
+        entry = self._need_selection()
+        if entry is None:
+            return
+        mem = entry.memory
+        editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+        scratch_dir = self.locations.state_dir / "editing"
+        scratch_dir.mkdir(parents=True, exist_ok=True)
+        scratch = scratch_dir / Path(mem.relpath).name
+        scratch.write_text(mem.text, encoding="utf-8")
+        try:
+            with self.app.suspend():
+                subprocess.run([*shlex.split(editor), str(scratch)], check=False)
+        except (OSError, ValueError) as exc:
+            self.notify(f"cannot run {editor!r}: {exc}", title="Editor", severity="error")
+            return
+        text = scratch.read_text(encoding="utf-8")
+        scratch.unlink(missing_ok=True)
+        if text != mem.text:
+            self._save_text(mem, text)
+
+    def action_retype(self) -> None:
+        entry = self._need_selection()
+        if entry is None:
+            return
+        mem = entry.memory
+
+        def picked(mem_type: MemoryType | None) -> None:
+            if mem_type:
+                plan = self._make_plan(lambda: plan_retype(self.locations.memory_dir, mem, mem_type))
+                if plan:
+                    self.apply(plan, select=mem.relpath, preview=bool(plan.notes))
+
+        self.app.push_screen(TypePicker(mem.type or mem.declared_type, mem.relpath), picked)
+
+    def action_rename(self) -> None:
+        entry = self._need_selection()
+        if entry is None:
+            return
+        mem = entry.memory
+
+        def named(new: str | None) -> None:
+            if new and new.strip() != mem.relpath:
+                plan = self._make_plan(lambda: plan_rename(self.locations.memory_dir, mem, new))
+                if plan:
+                    self.apply(plan, select=plan.changes[-2].relpath if len(plan.changes) > 1 else None, preview=True)
+
+        self.app.push_screen(TextPrompt(f"Rename {mem.relpath}", mem.relpath, hint="a path ending in .md, relative to the memory dir"), named)
+
+    def action_new(self) -> None:
+        def created(result: tuple[MemoryType, str, str] | None) -> None:
+            if result:
+                mem_type, name, description = result
+                plan = self._make_plan(lambda: plan_create(self.locations.memory_dir, mem_type, name, description))
+                if plan:
+                    self.apply(plan, select=plan.changes[0].relpath)
+
+        self.locations.memory_dir.mkdir(parents=True, exist_ok=True)
+        self.app.push_screen(NewMemoryDialog(), created)
+
+    def action_delete(self) -> None:
+        entry = self._need_selection()
+        if entry is None:
+            return
+        plan = self._make_plan(lambda: plan_delete(self.locations.memory_dir, entry.memory))
+        if plan:
+            self.app.push_screen(PlanPreview(plan, confirm_label="Move to trash"), lambda ok: ok and self.apply(plan))
+
+    def action_undo(self) -> None:
+        plan = self._make_plan(lambda: undo_plan(self.locations.memory_dir, self.journal))
+        if plan:
+            self.apply(plan, preview=True)
+
+    def action_trash(self) -> None:
+        def chosen(item: TrashItem | None) -> None:
+            if item is not None:
+                plan = self._make_plan(lambda: restore_plan(self.locations.memory_dir, self.journal, item))
+                if plan:
+                    self.apply(plan, select=item.relpath)
+
+        self.app.push_screen(TrashDialog(trash(self.journal)), chosen)
+
+    # ----- live reload -----------------------------------------------------------------------
+
+    @work(exclusive=True, exit_on_error=False, group="memories-watch")
+    async def watch_memory_dir(self) -> None:
+        """Re-scan when files change outside memtui (an agent writing memory while you watch)."""
+        from watchfiles import awatch
+
+        memory_dir = self.locations.memory_dir
+        if not memory_dir.is_dir():
+            return
+        async for _changes in awatch(memory_dir, debounce=300, step=100, recursive=True):
+            self.post_message(self.DirChanged())
+
+    @dataclass
+    class DirChanged(Message):
+        """Files changed below the memory dir."""
+
+    @on(DirChanged)
+    def _on_dir_changed(self) -> None:
+        self.scan()

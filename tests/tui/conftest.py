@@ -62,7 +62,7 @@ def write_memory_dir(memory_dir: Path) -> None:
 
 
 @pytest.fixture
-def make_app(isolated_env: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[[], MemtuiApp]:
+def make_app(isolated_env: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[..., MemtuiApp]:
     """A factory for the app on a memory dir under the fake HOME, with the clock frozen at NOW
     — built the way the CLI builds it."""
     monkeypatch.setenv("MEMTUI_NOW", NOW.isoformat())
@@ -71,7 +71,7 @@ def make_app(isolated_env: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[[]
     memory_dir = isolated_env / "memory"
     write_memory_dir(memory_dir)
 
-    def factory() -> MemtuiApp:
-        return MemtuiApp.from_context(CliContext(flavor=AGENT, project=project, memory_dir=memory_dir))
+    def factory(*, watch: bool = False) -> MemtuiApp:
+        return MemtuiApp.from_context(CliContext(flavor=AGENT, project=project, memory_dir=memory_dir), watch=watch)
 
     return factory

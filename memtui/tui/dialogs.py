@@ -1,0 +1,302 @@
+"""Modal dialogs shared by the panes: plan preview, type picker, text prompt, new memory,
+conflict resolution, trash, and the in-app editor."""
+
+from __future__ import annotations
+
+from rich.syntax import Syntax
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Button, Footer, Input, Label, OptionList, Select, Static, TextArea
+from textual.widgets.option_list import Option
+
+from memtui.core.edits import Plan, TrashItem
+from memtui.core.memories import MEMORY_TYPES, MemoryType
+from memtui.tui.badges import type_badge
+
+TYPE_HELP: dict[MemoryType, str] = {
+    "user": "who the user is, their role and preferences",
+    "feedback": "a correction or a confirmed approach: rule, Why, How to apply",
+    "project": "a fact or decision about the work: fact, Why, How to apply",
+    "reference": "a pointer to an outside system: tracker, dashboard, docs",
+}
+
+
+class PlanPreview(ModalScreen[bool]):
+    """Show a plan's diff, notes and index-cap warning; dismiss with ``True`` to apply."""
+
+    BINDINGS = [
+        Binding("y", "apply", "Apply", id="plan.apply", tooltip="Apply the change (undoable with u)"),
+        Binding("escape,n", "cancel", "Cancel", id="plan.cancel", tooltip="Discard the change"),
+    ]
+
+    def __init__(self, plan: Plan, *, confirm_label: str = "Apply") -> None:
+        super().__init__()
+        self.plan = plan
+        self.confirm_label = confirm_label
+
+    def compose(self) -> ComposeResult:
+        plan = self.plan
+        with Vertical(id="plan-dialog", classes="dialog"):
+            yield Label(plan.title, classes="dialog-title")
+            if plan.index_overflow:
+                names = ", ".join(f"[{e.title}]({e.target})" for e in plan.index_overflow[:6])
+                more = f" and {len(plan.index_overflow) - 6} more" if len(plan.index_overflow) > 6 else ""
+                yield Static(
+                    Text.assemble(
+                        ("▲ The index would pass the agent's cap (200 lines / 25,000 units). ", "bold #e5c07b"),
+                        f"These entries would no longer be loaded: {names}{more}.",
+                    ),
+                    classes="dialog-warning",
+                )
+            for note in plan.notes:
+                yield Static(Text(f"• {note}", style="#abb2bf"))
+            with VerticalScroll(classes="dialog-diff"):
+                yield Static(Syntax(plan.diff() or "(no textual change)", "diff", theme="ansi_dark", word_wrap=True))
+            with Horizontal(classes="dialog-buttons"):
+                yield Button(f"{self.confirm_label}  y", variant="primary", id="apply")
+                yield Button("Cancel  esc", id="cancel")
+
+    def on_mount(self) -> None:
+        self.query_one("#apply", Button).focus()
+
+    @on(Button.Pressed, "#apply")
+    def action_apply(self) -> None:
+        self.dismiss(True)
+
+    @on(Button.Pressed, "#cancel")
+    def action_cancel(self) -> None:
+        self.dismiss(False)
+
+
+class TypePicker(ModalScreen["MemoryType | None"]):
+    """Choose one of the four memory types (keys 1–4)."""
+
+    BINDINGS = [
+        Binding("escape", "cancel", "Cancel", id="type.cancel", tooltip="Keep the current type"),
+        *(Binding(str(i + 1), f"pick('{t}')", t, show=False, id=f"type.{t}", tooltip=f"Make it a {t} memory") for i, t in enumerate(MEMORY_TYPES)),
+    ]
+
+    def __init__(self, current: str | None, relpath: str) -> None:
+        super().__init__()
+        self.current = current
+        self.relpath = relpath
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="type-dialog", classes="dialog"):
+            yield Label(f"Type of {self.relpath}", classes="dialog-title")
+            options = []
+            for i, t in enumerate(MEMORY_TYPES):
+                label = Text.assemble(f"{i + 1} ", type_badge(t, t), f"  {TYPE_HELP[t]}")
+                options.append(Option(label, id=t))
+            yield OptionList(*options, id="type-options")
+            yield Static(Text(f"now: {self.current or 'untyped'}  ·  1–4 or enter to choose, esc to cancel", style="#5c6370"))
+
+    def on_mount(self) -> None:
+        option_list = self.query_one(OptionList)
+        if self.current in MEMORY_TYPES:
+            option_list.highlighted = MEMORY_TYPES.index(self.current)  # type: ignore[arg-type]
+        option_list.focus()
+
+    @on(OptionList.OptionSelected)
+    def _selected(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(event.option.id)  # type: ignore[arg-type]
+
+    def action_pick(self, mem_type: str) -> None:
+        self.dismiss(mem_type)  # type: ignore[arg-type]
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class TextPrompt(ModalScreen["str | None"]):
+    """Ask for one line of text."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="prompt.cancel", tooltip="Cancel")]
+
+    def __init__(self, title: str, value: str = "", *, hint: str = "") -> None:
+        super().__init__()
+        self.title_text = title
+        self.value = value
+        self.hint = hint
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="prompt-dialog", classes="dialog"):
+            yield Label(self.title_text, classes="dialog-title")
+            yield Input(self.value, id="prompt-input")
+            if self.hint:
+                yield Static(Text(self.hint, style="#5c6370"))
+
+    @on(Input.Submitted)
+    def _submitted(self, event: Input.Submitted) -> None:
+        self.dismiss(event.value)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class NewMemoryDialog(ModalScreen["tuple[MemoryType, str, str] | None"]):
+    """Type, name and one-line description of a new memory."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="new.cancel", tooltip="Cancel")]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="new-dialog", classes="dialog"):
+            yield Label("New memory", classes="dialog-title")
+            yield Select([(f"{t} — {TYPE_HELP[t]}", t) for t in MEMORY_TYPES], value="feedback", allow_blank=False, id="new-type")
+            yield Input(placeholder="Name (a short title)", id="new-name")
+            yield Input(placeholder="Description (one line: what recall matches on)", id="new-description")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Create", variant="primary", id="create")
+                yield Button("Cancel  esc", id="cancel")
+
+    def on_mount(self) -> None:
+        self.query_one("#new-name", Input).focus()
+
+    @on(Input.Submitted, "#new-name")
+    def _next(self) -> None:
+        self.query_one("#new-description", Input).focus()
+
+    @on(Input.Submitted, "#new-description")
+    @on(Button.Pressed, "#create")
+    def _create(self) -> None:
+        mem_type = self.query_one("#new-type", Select).value
+        name = self.query_one("#new-name", Input).value
+        description = self.query_one("#new-description", Input).value
+        self.dismiss((mem_type, name, description))  # type: ignore[arg-type]
+
+    @on(Button.Pressed, "#cancel")
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class ConflictDialog(ModalScreen[str]):
+    """The file changed on disk since it was opened: ``reload``, ``keep`` (mine, the disk
+    version kept as a backup in the journal) or ``diff``; ``cancel`` keeps editing."""
+
+    BINDINGS = [
+        Binding("r", "choose('reload')", "Reload", id="conflict.reload", tooltip="Drop my edit, reload from disk"),
+        Binding("k", "choose('keep')", "Keep mine", id="conflict.keep", tooltip="Save my version; the disk version is backed up (undo restores it)"),
+        Binding("d", "choose('diff')", "Diff", id="conflict.diff", tooltip="Show what differs"),
+        Binding("escape", "choose('cancel')", "Back", id="conflict.cancel", tooltip="Back to editing"),
+    ]
+
+    def __init__(self, relpath: str, diff: str | None = None) -> None:
+        super().__init__()
+        self.relpath = relpath
+        self.diff = diff
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="conflict-dialog", classes="dialog"):
+            yield Label(f"{self.relpath} changed on disk", classes="dialog-title")
+            yield Static(
+                "Someone (maybe the agent) changed this file after you opened it. Nothing was overwritten.",
+                classes="dialog-warning",
+            )
+            if self.diff is not None:
+                with VerticalScroll(classes="dialog-diff"):
+                    yield Static(Syntax(self.diff or "(identical)", "diff", theme="ansi_dark", word_wrap=True))
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Reload  r", id="reload")
+                yield Button("Keep mine  k", variant="warning", id="keep")
+                yield Button("Diff  d", id="diff")
+                yield Button("Back  esc", id="cancel")
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id or "cancel")
+
+    def action_choose(self, choice: str) -> None:
+        self.dismiss(choice)
+
+
+class TrashDialog(ModalScreen["TrashItem | None"]):
+    """Deleted memories; enter restores one."""
+
+    BINDINGS = [Binding("escape", "cancel", "Close", id="trash.cancel", tooltip="Close the trash")]
+
+    def __init__(self, items: list[TrashItem]) -> None:
+        super().__init__()
+        self.items = items
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="trash-dialog", classes="dialog"):
+            yield Label(f"Trash — {len(self.items)} deleted memories", classes="dialog-title")
+            if self.items:
+                yield OptionList(
+                    *(Option(Text.assemble((item.relpath, "bold"), (f"  deleted {item.deleted_at[:16].replace('T', ' ')} · {item.size:,} bytes", "#5c6370"))) for item in self.items),
+                    id="trash-options",
+                )
+                yield Static(Text("enter restores (with its index line) · esc closes", style="#5c6370"))
+            else:
+                yield Static("Nothing deleted yet. Deleted memories land here, outside the memory dir.")
+
+    @on(OptionList.OptionSelected)
+    def _selected(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(self.items[event.option_index])
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class EditorScreen(Screen["str | None"]):
+    """Edit a memory's whole text in a Markdown ``TextArea``. ctrl+s saves, esc cancels."""
+
+    BINDINGS = [
+        Binding("ctrl+s", "save", "Save", id="editor.save", tooltip="Save (atomic; undo with u)"),
+        Binding("escape", "cancel", "Cancel", id="editor.cancel", tooltip="Close without saving"),
+    ]
+
+    def __init__(self, relpath: str, text: str) -> None:
+        super().__init__()
+        self.relpath = relpath
+        self.original = text
+
+    def compose(self) -> ComposeResult:
+        yield Label(f" editing {self.relpath}", id="editor-title")
+        yield TextArea.code_editor(self.original, language="markdown", id="editor-area", soft_wrap=True)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(TextArea).focus()
+
+    def action_save(self) -> None:
+        self.dismiss(self.query_one(TextArea).text)
+
+    def action_cancel(self) -> None:
+        text = self.query_one(TextArea).text
+        if text == self.original:
+            self.dismiss(None)
+            return
+
+        def confirmed(discard: bool | None) -> None:
+            if discard:
+                self.dismiss(None)
+
+        self.app.push_screen(DiscardDialog(), confirmed)
+
+
+class DiscardDialog(ModalScreen[bool]):
+    """Confirm dropping unsaved edits."""
+
+    BINDINGS = [
+        Binding("y", "answer(True)", "Discard", id="discard.yes", tooltip="Drop the unsaved edits"),
+        Binding("escape,n", "answer(False)", "Keep editing", id="discard.no", tooltip="Back to the editor"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="discard-dialog", classes="dialog"):
+            yield Label("Discard unsaved edits?", classes="dialog-title")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Discard  y", variant="error", id="yes")
+                yield Button("Keep editing  esc", id="no")
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "yes")
+
+    def action_answer(self, value: bool) -> None:
+        self.dismiss(value)
