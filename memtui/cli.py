@@ -6,7 +6,9 @@ Common options (before the subcommand): ``--project DIR`` (default: cwd), ``--me
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -14,16 +16,36 @@ from memtui.commands.common import CliContext, fail
 from memtui.core.flavor import FLAVORS, UnknownFlavorError, get_flavor
 
 
-@click.group(invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
+class MemtuiGroup(click.Group):
+    """A click group whose usage errors are one line on stderr (exit 2), like every other error."""
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:  # noqa: D102 - click's entry point
+        kwargs["standalone_mode"] = False
+        try:
+            return super().main(*args, **kwargs)
+        except click.exceptions.Exit as exc:
+            sys.exit(exc.exit_code)
+        except click.UsageError as exc:
+            hint = f" (see `{exc.ctx.command_path} --help`)" if exc.ctx is not None else ""
+            fail(f"{exc.format_message().rstrip('.')}{hint}", 2)
+        except click.ClickException as exc:
+            fail(exc.format_message(), exc.exit_code)
+        except click.Abort:
+            fail("aborted", 1)
+
+
+@click.group(
+    cls=MemtuiGroup, invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]}
+)
 @click.option(
     "--project",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=click.Path(path_type=Path),
     default=None,
     help="The project directory (default: the current directory).",
 )
 @click.option(
     "--memory-dir",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=click.Path(path_type=Path),
     default=None,
     help="Use this memory dir instead of resolving it (e.g. a folder copied out of a repo).",
 )

@@ -109,9 +109,9 @@ def common_options(func: Callable[P, R]) -> Callable[P, R]:
     from memtui.core.flavor import FLAVORS
 
     decorators = [
-        click.option("--project", type=click.Path(file_okay=False), default=None, expose_value=False,
+        click.option("--project", type=click.Path(), default=None, expose_value=False,
                      callback=_set_common, is_eager=True, help="The project directory (default: cwd)."),
-        click.option("--memory-dir", type=click.Path(file_okay=False), default=None, expose_value=False,
+        click.option("--memory-dir", type=click.Path(), default=None, expose_value=False,
                      callback=_set_common, is_eager=True, help="Use this memory dir instead of resolving it."),
         click.option("--flavor", type=click.Choice(sorted(FLAVORS)), default=None, expose_value=False,
                      callback=_set_common, is_eager=True, help="agent (AGENT.md) or claude (CLAUDE.md)."),

@@ -9,15 +9,25 @@ import click
 from memtui.commands.common import CliContext, common_options, emit_json, fail, user_errors
 from memtui.core.catalog import Catalog, entry_to_json, index_to_json, load_catalog
 from memtui.core.index import MAX_INDEX_LINES, MAX_INDEX_UNITS
+from memtui.core.locations import Locations, other_flavor_memory_dir
 from memtui.core.memories import MEMORY_TYPES
 
 _TYPE_STYLE = {"user": "magenta", "feedback": "yellow", "project": "green", "reference": "cyan"}
 
 
+def other_flavor_hint(loc: Locations) -> str:
+    """`` — but <dir> exists: try --flavor claude`` when the other flavor has memories."""
+    found = other_flavor_memory_dir(loc)
+    return f" — but {found[1]} exists: try `--flavor {found[0]}`" if found else ""
+
+
 def _catalog(obj: CliContext) -> Catalog:
-    memory_dir: Path = obj.locations.memory_dir
+    loc = obj.locations
+    memory_dir: Path = loc.memory_dir
+    if memory_dir.exists() and not memory_dir.is_dir():
+        fail(f"{memory_dir} is not a directory", 1)
     if not memory_dir.is_dir():
-        fail(f"no memory dir at {memory_dir} ({obj.locations.memory_dir_source}); see `memtui where`", 1)
+        fail(f"no memory dir at {memory_dir} ({loc.memory_dir_source}){other_flavor_hint(loc)}; see `memtui where`", 1)
     return load_catalog(memory_dir, obj.now())
 
 
@@ -72,6 +82,8 @@ def index(obj: CliContext, team: bool, as_json: bool) -> None:
     report = catalog.team_index if team else catalog.index
     if report is None:
         fail("this memory dir has no team/ directory", 1)
+    if report.error is not None:
+        fail(f"cannot read {report.path}: {report.error}", 1)
     data = index_to_json(report)
     if as_json:
         emit_json(data)

@@ -17,7 +17,7 @@ from urllib.parse import unquote, urlsplit
 
 from markdown_it import MarkdownIt
 
-from memtui.core.units import utf16_len, utf16_to_index
+from memtui.core.units import JS_WHITESPACE, js_trim, utf16_len, utf16_to_index
 
 INDEX_NAME = "MEMORY.md"
 MAX_INDEX_LINES = 200
@@ -59,7 +59,7 @@ class IndexTruncation:
 
 def truncate_index(raw: str) -> IndexTruncation:
     """Apply the reference's index truncation to ``raw`` (the decoded file text)."""
-    trimmed = raw.strip()
+    trimmed = js_trim(raw)
     lines = trimmed.split("\n")
     line_count = len(lines)
     units = utf16_len(trimmed)
@@ -144,7 +144,7 @@ def split_dropped(raw: str, trunc: IndexTruncation, entries: list[IndexEntry]) -
     if not trunc.truncated_by:
         return []
     # Line numbers of the stored file that survived: leading blank lines were trimmed away.
-    leading = len(raw) - len(raw.lstrip())
+    leading = len(raw) - len(raw.lstrip(JS_WHITESPACE))
     kept_last_line = raw.count("\n", 0, leading) + 1 + trunc.kept.count("\n")
     kept_tail = trunc.kept.rsplit("\n", 1)[-1]
     dropped: list[IndexEntry] = []

@@ -212,3 +212,19 @@ def resolve_locations(
         settings=settings,
         diagnostics=tuple(diags),
     )
+
+
+def other_flavor_memory_dir(loc: Locations, environ: Mapping[str, str] | None = None) -> tuple[str, Path] | None:
+    """When ``loc``'s memory dir does not exist but the other flavor's does (a Claude Code
+    setup opened with the default ``agent`` flavor, say), that flavor's name and dir."""
+    from memtui.core.flavor import FLAVORS
+
+    if loc.memory_dir.is_dir() or loc.memory_dir_source == "option":
+        return None
+    for name, flavor in FLAVORS.items():
+        if name == loc.flavor.name:
+            continue
+        other = resolve_locations(flavor, loc.project_root, environ=environ)
+        if other.memory_dir.is_dir():
+            return name, other.memory_dir
+    return None

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 def utf16_len(text: str) -> int:
     """Length of ``text`` in UTF-16 code units (what JavaScript's ``String.length`` returns)."""
+    if text.isascii():
+        return len(text)
     return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
 
 
@@ -49,3 +51,17 @@ def utf16_to_index(text: str, units: int) -> int:
         if count > units:
             return i
     return len(text)
+
+
+# JavaScript's String.prototype.trim() removes WhiteSpace and LineTerminator code points
+# (ECMA-262 §12.2, §12.3): this set, no more (Python's str.strip() differs: it keeps U+FEFF and
+# strips U+001C–U+001F and U+0085).
+JS_WHITESPACE = (
+    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+    "\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
+
+
+def js_trim(text: str) -> str:
+    """``text.trim()`` as JavaScript computes it (a leading BOM is removed, U+0085 kept)."""
+    return text.strip(JS_WHITESPACE)

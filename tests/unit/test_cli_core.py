@@ -356,8 +356,6 @@ def test_ls_json_on_the_traps_fixture(tmp_path: Path, monkeypatch: pytest.Monkey
     }
 
 
-@pytest.mark.xfail(strict=True, reason="issue 2 §4: an unreadable file (here MEMORY.md is a directory) must print one "
-                   "clear line to stderr and exit non-zero; `index` exits 0 and the text mode shows `lines 0/200`")
 @pytest.mark.parametrize("as_json", [True, False], ids=["json", "text"])
 def test_unreadable_index_is_one_line_on_stderr(tmp_path: Path, as_json: bool) -> None:
     d = tmp_path / "mem"
@@ -366,8 +364,6 @@ def test_unreadable_index_is_one_line_on_stderr(tmp_path: Path, as_json: bool) -
     assert_one_line_error(run(*args))
 
 
-@pytest.mark.xfail(strict=True, reason="issue 2 §4: errors print one clear line to stderr; a --memory-dir that is a "
-                   "file gets click's 4-line usage error instead")
 def test_memory_dir_that_is_a_file_is_one_line_on_stderr(tmp_path: Path) -> None:
     (tmp_path / "file").write_text("x")
     assert_one_line_error(run("ls", "--json", "--memory-dir", str(tmp_path / "file")))

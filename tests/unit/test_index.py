@@ -180,8 +180,6 @@ def test_cjk_counts_one_unit_not_three_bytes() -> None:
     assert t.warning is None
 
 
-@pytest.mark.xfail(strict=True, reason="spec §4.4 'trim' as the reference does it: JavaScript's trim() also "
-                   "strips a leading U+FEFF (BOM); Python's str.strip() does not, so the BOM is loaded and counted")
 def test_bom_is_trimmed_like_javascript_trim() -> None:
     t = truncate_index("\ufeff# Memory\n- [a](a.md)\n")
     assert t.content == "# Memory\n- [a](a.md)"
