@@ -30,7 +30,20 @@ async def memories(pilot: Pilot[None]) -> None:
     await pilot.press("down", "down", "down")
 
 
-SHOTS: dict[str, Callable[[Pilot[None]], Awaitable[None]]] = {"memories": memories}
+async def recall(pilot: Pilot[None]) -> None:
+    """The Recall pane offline (no API key in the demo): a question about the Kafka migration,
+    with a stale and a fresh pick, near misses and the injected text."""
+    await pilot.press("3")
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+    query = "how far along is the kafka migration?"
+    for key in query:
+        await pilot.press("space" if key == " " else "question_mark" if key == "?" else key)
+    await pilot.pause(0.4)
+    await pilot.app.workers.wait_for_complete()
+
+
+SHOTS: dict[str, Callable[[Pilot[None]], Awaitable[None]]] = {"memories": memories, "recall": recall}
 
 
 async def shoot(name: str, drive: Callable[[Pilot[None]], Awaitable[None]], project: Path) -> None:

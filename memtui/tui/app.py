@@ -24,6 +24,9 @@ class MemtuiApp(App[None]):
     """See and tend the memory of a coding agent."""
 
     TITLE = "memtui"
+    # Narrow terminals stack the panes' side-by-side parts; short ones drop decorative margins.
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (30, "-tall")]
     CSS_PATH = stylesheets("app", "memories", "dialogs")  # type: ignore[assignment]
     BINDINGS = [
         Binding("q", "quit", "Quit", id="app.quit", tooltip="Quit memtui"),

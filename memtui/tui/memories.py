@@ -25,7 +25,7 @@ from textual.widgets import DataTable, Input, Markdown, Select, Static
 
 from memtui.core.catalog import Catalog, MemoryEntry, load_catalog
 from memtui.core.clock import system_now
-from memtui.core.locations import Locations
+from memtui.core.locations import Locations, other_flavor_memory_dir
 from memtui.core.edits import (
     ApplyError,
     ConflictError,
@@ -77,6 +77,18 @@ def _clip(text: str, width: int) -> str:
     """``text`` on one line, cut to ``width`` cells with an ellipsis."""
     flat = " ".join(text.split())
     return flat if cell_len(flat) <= width else set_cell_size(flat, width - 1) + "…"
+
+
+def _show_value(value: object) -> str:
+    """A frontmatter value as YAML would show it (lists and mappings flow-style, not Python)."""
+    if isinstance(value, str):
+        return value
+    import yaml
+
+    try:
+        return yaml.safe_dump(value, default_flow_style=True, allow_unicode=True, width=10_000).strip().removesuffix("...").strip()
+    except yaml.YAMLError:
+        return str(value)
 
 
 def shorten_home(path: Path) -> str:
@@ -148,16 +160,18 @@ class MemoriesPane(Widget):
         table = self.query_one("#memories-table", DataTable)
         for label, key, width in COLUMNS:
             table.add_column(label, key=key, width=width)
-        loc = self.locations
-        self.query_one("#memories-location", Static).update(
-            Text.assemble(
-                ("memory dir ", "#5c6370"),
-                (shorten_home(loc.memory_dir), "bold"),
-                (f"  ({loc.memory_dir_source})", "#5c6370"),
-                ("" if loc.auto_memory_enabled else "  auto memory is OFF for this project", "bold #e06c75"),
-            )
-        )
+        self.query_one("#memories-location", Static).update(self._location_text(0))
         self.action_reload()
+
+    def _location_text(self, strays: int) -> Text:
+        loc = self.locations
+        return Text.assemble(
+            ("memory dir ", "#5c6370"),
+            (shorten_home(loc.memory_dir), "bold"),
+            (f"  ({loc.memory_dir_source})", "#5c6370"),
+            (f"  · {strays} file(s) the agent never reads (see memtui ls)" if strays else "", "#e5c07b"),
+            ("" if loc.auto_memory_enabled else "  auto memory is OFF for this project", "bold #e06c75"),
+        )
 
     # ----- loading ---------------------------------------------------------------------------
 
@@ -171,7 +185,13 @@ class MemoriesPane(Widget):
         """Scan off the UI thread; only posts messages."""
         memory_dir = self.locations.memory_dir
         if not memory_dir.is_dir():
-            reason = "does not exist yet — the agent creates it when it first saves a memory"
+            if memory_dir.exists():
+                reason = "is not a directory"
+            else:
+                reason = "does not exist yet — the agent creates it when it first saves a memory"
+                found = other_flavor_memory_dir(self.locations)
+                if found:
+                    reason += f".\n\nThe {found[0]} flavor has a memory dir for this project:\n{found[1]}\nRun memtui --flavor {found[0]}"
             self.post_message(self.CatalogFailed(memory_dir, reason))
             return
         self.post_message(self.CatalogLoaded(load_catalog(memory_dir, system_now())))
@@ -182,6 +202,9 @@ class MemoriesPane(Widget):
         self.catalog = message.catalog
         self.query_one(IndexGauge).show_report(message.catalog.index)
         self.refresh_table()
+        self.call_after_refresh(self.refresh_table)  # again once the table has its real width
+        strays = len(message.catalog.diagnostics)
+        self.query_one("#memories-location", Static).update(self._location_text(strays))
         if self.watch_files and not any(w.group == "memories-watch" for w in self.workers):
             self.watch_memory_dir()
 
@@ -264,7 +287,7 @@ class MemoriesPane(Widget):
                 key=mem.relpath,
             )
         total = len(self.catalog.entries)
-        table.border_title = f"{len(self._shown)} of {total} memories"
+        table.border_title = f"{len(self._shown)} of {total} memories" if self._shown or not total else f"no memory matches (of {total})"
         if self._shown:
             rows = [e.relpath for e in self._shown]
             table.move_cursor(row=rows.index(selected) if selected in rows else 0, scroll=False)
@@ -311,9 +334,9 @@ class MemoriesPane(Widget):
             return
         mem = entry.memory
         preview.border_title = mem.relpath
-        mtime = datetime.fromtimestamp(mem.mtime, UTC).strftime("%Y-%m-%d %H:%MZ")
+        mtime = datetime.fromtimestamp(mem.mtime, UTC).strftime("%Y-%m-%d %H:%M")
         grid = Table.grid(padding=(0, 1))
-        grid.add_column(style="#5c6370", max_width=12, overflow="fold")
+        grid.add_column(style="#5c6370", width=12, no_wrap=True, overflow="ellipsis")
         grid.add_column(overflow="fold")
         grid.add_row("name", mem.name or Text("—", style="#5c6370"))
         grid.add_row("description", mem.description or Text("— recall has nothing to match on", style="#e5c07b"))
@@ -330,7 +353,7 @@ class MemoriesPane(Widget):
         )
         for key, value in mem.frontmatter.items():
             if key not in ("name", "description", "type"):
-                grid.add_row(key, Text(str(value)))
+                grid.add_row(key, Text(_show_value(value)))
         parts: list[RenderableType] = [grid]
         if entry.stale_caveat:
             parts.append(Text("\n" + entry.stale_caveat, style="italic #d19a66"))

@@ -21,8 +21,14 @@ class IndexGauge(Static):
     """One line: lines and UTF-16 units of the index against 200 / 25,000, plus counts of
     dropped entries, dangling links and unindexed memories."""
 
+    _report: IndexReport | None = None
+
+    def on_resize(self) -> None:
+        self.show_report(self._report)
+
     def show_report(self, report: IndexReport | None) -> None:
-        """Render ``report`` (``None``: no memory dir)."""
+        """Render ``report`` (``None``: no memory dir); bars only when the terminal is wide."""
+        self._report = report
         if report is None:
             self.update("")
             return
@@ -32,18 +38,21 @@ class IndexGauge(Static):
         trunc = report.truncation
         lines = trunc.lines if trunc else 0
         units = trunc.units if trunc else 0
-        parts: list[Text | tuple[str, str] | str] = [
-            ("MEMORY.md ", "bold"),
-            _bar(lines, MAX_INDEX_LINES),
-            f" {lines}/{MAX_INDEX_LINES} lines  ",
-            _bar(units, MAX_INDEX_UNITS),
-            f" {units:,}/{MAX_INDEX_UNITS:,} units",
-        ]
+        bars = self.app.size.width >= 110  # narrow terminals: the numbers only
+        parts: list[Text | tuple[str, str] | str] = [("MEMORY.md ", "bold")]
+        if bars:
+            parts.append(_bar(lines, MAX_INDEX_LINES))
+        parts.append(f" {lines}/{MAX_INDEX_LINES} lines " if bars else f"{lines}/{MAX_INDEX_LINES} lines ")
+        if bars:
+            parts.append(_bar(units, MAX_INDEX_UNITS))
+        parts.append(f" {units:,}/{MAX_INDEX_UNITS:,} units" if bars else f"· {units / 1000:.1f}k/{MAX_INDEX_UNITS // 1000}k units")
         for count, label, color in (
             (len(report.dropped), "dropped", "#e06c75"),
             (len(report.dangling), "dangling", "#e5c07b"),
             (len(report.unindexed), "unindexed", "#56b6c2"),
         ):
-            parts.append("  · ")
+            if not count and not bars:
+                continue  # narrow: only what needs attention
+            parts.append(" · ")
             parts.append((f"{count} {label}", color if count else "#5c6370"))
         self.update(Text.assemble(*parts))

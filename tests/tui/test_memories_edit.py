@@ -1,0 +1,189 @@
+"""Editing from the Memories pane: re-type, rename, delete/restore, undo, conflicts, live reload.
+
+Every change goes through the core write path; these tests check what lands on disk and in the
+index, with expected bytes written by hand.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+
+from textual.pilot import Pilot
+from textual.widgets import Input, TextArea
+
+from memtui.tui.app import MemtuiApp
+from memtui.tui.dialogs import ConflictDialog, EditorScreen, PlanPreview, TrashDialog, TypePicker
+from memtui.tui.memories import MemoriesPane
+
+
+async def settle(app: MemtuiApp, pilot: Pilot[None]) -> None:
+    await pilot.pause()
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def memory_dir(app: MemtuiApp) -> Path:
+    return app.locations.memory_dir
+
+
+async def select(app: MemtuiApp, pilot: Pilot[None], relpath: str) -> None:
+    pane = app.query_one(MemoriesPane)
+    rows = [e.relpath for e in pane.shown]
+    table = app.query_one("#memories-table")
+    table.move_cursor(row=rows.index(relpath))  # type: ignore[attr-defined]
+    await pilot.pause()
+    assert pane.selected_entry() is not None and pane.selected_entry().relpath == relpath  # type: ignore[union-attr]
+
+
+async def test_retype_lifts_the_nested_type_and_keeps_every_other_byte(make_app: Callable[..., MemtuiApp]) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        await select(app, pilot, "feedback_nested.md")
+        await pilot.press("y")
+        await pilot.pause()
+        assert isinstance(app.screen, TypePicker)
+        await pilot.press("2")  # feedback
+        await settle(app, pilot)
+        # the metadata block held only `type`, so it goes; `type` is appended at the end of the block
+        assert (memory_dir(app) / "feedback_nested.md").read_text() == (
+            "---\nname: Squash merges\ndescription: One commit per pull request\ntype: feedback\n---\n\n"
+            "Squash every PR.\n\n**Why:** bisect stays clean.\n\n**How to apply:** use the squash button.\n"
+        )
+        entry = app.query_one(MemoriesPane).selected_entry()
+        assert entry is not None and entry.relpath == "feedback_nested.md" and entry.type == "feedback"
+
+
+async def test_rename_moves_the_file_and_its_index_link(make_app: Callable[..., MemtuiApp]) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        await select(app, pilot, "user_role.md")
+        await pilot.press("m")
+        await pilot.pause()
+        prompt = app.screen.query_one(Input)
+        prompt.value = "user_go_engineer.md"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, PlanPreview)
+        await pilot.press("y")
+        await settle(app, pilot)
+        assert not (memory_dir(app) / "user_role.md").exists()
+        assert (memory_dir(app) / "user_go_engineer.md").read_text().startswith("---\nname: Role\n")
+        assert (memory_dir(app) / "MEMORY.md").read_text().splitlines()[0] == "- [Role](user_go_engineer.md) — Go backend engineer"
+        entry = app.query_one(MemoriesPane).selected_entry()
+        assert entry is not None and entry.relpath == "user_go_engineer.md"
+
+
+async def test_delete_goes_to_the_trash_and_restore_brings_back_file_and_index_line(make_app: Callable[..., MemtuiApp]) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        original = (memory_dir(app) / "feedback_terse.md").read_bytes()
+        index_before = (memory_dir(app) / "MEMORY.md").read_text()
+        await select(app, pilot, "feedback_terse.md")
+        await pilot.press("d")
+        await pilot.pause()
+        assert isinstance(app.screen, PlanPreview)
+        await pilot.press("y")
+        await settle(app, pilot)
+        assert not (memory_dir(app) / "feedback_terse.md").exists()
+        assert "feedback_terse.md" not in (memory_dir(app) / "MEMORY.md").read_text()
+        # the trash lives in memtui's state dir, never inside the memory dir
+        assert not any(p.name.startswith("feedback_terse") for p in memory_dir(app).rglob("*"))
+        await pilot.press("z")
+        await pilot.pause()
+        assert isinstance(app.screen, TrashDialog)
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert (memory_dir(app) / "feedback_terse.md").read_bytes() == original
+        restored_index = (memory_dir(app) / "MEMORY.md").read_text()
+        assert sorted(restored_index.splitlines()) == sorted(index_before.splitlines())
+
+
+async def test_undo_reverts_the_last_change(make_app: Callable[..., MemtuiApp]) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        original = (memory_dir(app) / "feedback_nested.md").read_bytes()
+        await select(app, pilot, "feedback_nested.md")
+        await pilot.press("y", "2")
+        await settle(app, pilot)
+        assert (memory_dir(app) / "feedback_nested.md").read_bytes() != original
+        await pilot.press("u")
+        await pilot.pause()
+        assert isinstance(app.screen, PlanPreview)
+        await pilot.press("y")
+        await settle(app, pilot)
+        assert (memory_dir(app) / "feedback_nested.md").read_bytes() == original
+
+
+async def test_in_app_edit_saves_atomically(make_app: Callable[..., MemtuiApp]) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        await select(app, pilot, "reference_grafana.md")
+        await pilot.press("e")
+        await pilot.pause()
+        assert isinstance(app.screen, EditorScreen)
+        area = app.screen.query_one(TextArea)
+        area.text = area.text.replace("panel p95", "panel p99")
+        await pilot.press("ctrl+s")
+        await settle(app, pilot)
+        assert "panel p99" in (memory_dir(app) / "reference_grafana.md").read_text()
+        assert not [p for p in memory_dir(app).iterdir() if p.name.endswith(".memtui-tmp")]
+
+
+async def test_saving_over_an_external_change_asks_and_keep_mine_keeps_a_backup(make_app: Callable[..., MemtuiApp]) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        path = memory_dir(app) / "reference_grafana.md"
+        await select(app, pilot, "reference_grafana.md")
+        await pilot.press("e")
+        await pilot.pause()
+        # meanwhile the agent rewrites the file
+        theirs = path.read_text().replace("panel p95", "panel p50")
+        path.write_text(theirs)
+        area = app.screen.query_one(TextArea)
+        area.text = area.text.replace("panel p95", "panel p99")
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert isinstance(app.screen, ConflictDialog)
+        assert "panel p50" in path.read_text()  # nothing overwritten silently
+        await pilot.press("d")  # diff first
+        await pilot.pause()
+        assert isinstance(app.screen, ConflictDialog) and app.screen.diff is not None
+        assert "-Board `ingest-latency`, panel p50." in app.screen.diff
+        assert "+Board `ingest-latency`, panel p99." in app.screen.diff
+        await pilot.press("k")  # keep mine
+        await settle(app, pilot)
+        assert "panel p99" in path.read_text()
+        # the agent's version is the backup: undo brings it back
+        await pilot.press("u")
+        await pilot.pause()
+        await pilot.press("y")
+        await settle(app, pilot)
+        assert path.read_text() == theirs
+
+
+async def test_live_reload_picks_up_a_memory_written_outside(make_app: Callable[..., MemtuiApp]) -> None:
+    app = make_app(watch=True)
+    async with app.run_test(size=(120, 36)) as pilot:
+        pane = app.query_one(MemoriesPane)
+        for _ in range(50):
+            await pilot.pause(0.05)
+            if len(pane.shown) == 5:
+                break
+        await pilot.pause(0.5)  # the watcher is running
+        (memory_dir(app) / "project_new.md").write_text(
+            "---\nname: New\ndescription: Written by the agent\ntype: project\n---\nx\n"
+        )
+        for _ in range(100):
+            await asyncio.sleep(0.05)
+            await pilot.pause()
+            if "project_new.md" in [e.relpath for e in pane.shown]:
+                break
+        assert "project_new.md" in [e.relpath for e in pane.shown]
