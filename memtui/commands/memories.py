@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
+from rich.console import Console
 
 from memtui.commands.common import CliContext, common_options, emit_json, fail, user_errors
 from memtui.core.catalog import Catalog, entry_to_json, index_to_json, load_catalog
@@ -21,6 +23,11 @@ def other_flavor_hint(loc: Locations) -> str:
     return f" — but {found[1]} exists: try `--flavor {found[0]}`" if found else ""
 
 
+def _console() -> Console:
+    """Rich output: the terminal's width, or wide and unwrapped when piped."""
+    return Console(highlight=False, width=None if sys.stdout.isatty() else 240)
+
+
 def _catalog(obj: CliContext) -> Catalog:
     loc = obj.locations
     memory_dir: Path = loc.memory_dir
@@ -32,7 +39,9 @@ def _catalog(obj: CliContext) -> Catalog:
 
 
 @click.command("ls")
-@click.option("--type", "type_", type=click.Choice([*MEMORY_TYPES, "none"]), help="Only this type ('none': untyped).")
+@click.option(
+    "--type", "type_", type=click.Choice([*MEMORY_TYPES, "untyped", "none"]), help="Only this type ('untyped' or 'none': no type the agent recognises)."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @common_options
 @click.pass_obj
@@ -40,17 +49,18 @@ def _catalog(obj: CliContext) -> Catalog:
 def ls(obj: CliContext, type_: str | None, as_json: bool) -> None:
     """List the memories, newest first, with type, age and diagnostics."""
     catalog = _catalog(obj)
-    entries = [e for e in catalog.entries if type_ is None or (e.type or "none") == type_]
+    wanted = "none" if type_ == "untyped" else type_
+    entries = [e for e in catalog.entries if wanted is None or (e.type or "none") == wanted]
     if as_json:
         emit_json([entry_to_json(e) for e in entries])
         return
-    from rich.console import Console
     from rich.table import Table
 
     table = Table(title=str(catalog.memory_dir), title_justify="left", expand=False)
     table.add_column("type", no_wrap=True)
     table.add_column("age", no_wrap=True, justify="right")
     table.add_column("path", overflow="fold")
+    table.add_column("name", overflow="fold")
     table.add_column("description", overflow="fold")
     table.add_column("!", justify="right")
     for e in entries:
@@ -58,11 +68,13 @@ def ls(obj: CliContext, type_: str | None, as_json: bool) -> None:
         if mem.type:
             kind = f"[{_TYPE_STYLE[mem.type]}]{mem.type}[/]"
         else:
-            kind = f"[red]{mem.declared_type or '—'}?[/]"
+            kind = f"[red]{mem.declared_type + '?' if mem.declared_type else 'untyped'}[/]"
         problems = [d for d in e.diagnostics if d.severity != "info"]
-        table.add_row(kind, e.age_label, mem.relpath, mem.description or "[dim]—[/]", f"[yellow]{len(problems)}[/]" if problems else "")
-    console = Console()
+        table.add_row(kind, e.age_label, mem.relpath, mem.name or "[dim]—[/]", mem.description or "[dim]—[/]", f"[yellow]{len(problems)}[/]" if problems else "")
+    console = _console()
     console.print(table)
+    for d in catalog.diagnostics:
+        console.print(f"[yellow]{d.severity}[/] {d.path} [bold]{d.code}[/]: {d.message}", highlight=False)
     for e in entries:
         for d in e.diagnostics:
             if d.severity != "info":
@@ -88,9 +100,7 @@ def index(obj: CliContext, team: bool, as_json: bool) -> None:
     if as_json:
         emit_json(data)
         return
-    from rich.console import Console
-
-    console = Console(highlight=False)
+    console = _console()
     if not data["exists"]:
         console.print(f"[yellow]no index[/] at {data['path']}")
     else:
@@ -98,6 +108,7 @@ def index(obj: CliContext, team: bool, as_json: bool) -> None:
         console.print(f"lines {data['lines']}/{MAX_INDEX_LINES}   units {data['units']:,}/{MAX_INDEX_UNITS:,}")
         if data["warning"]:
             console.print(f"[red]{data['warning']}[/]")
+        console.print("[dim](memtui index --json has the loaded text)[/]")
     for e in data["dropped_entries"]:
         console.print(f"[red]dropped[/]  line {e['line']}: [{e['title']}]({e['target']})")
     for target in data["dangling"]:

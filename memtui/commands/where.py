@@ -7,7 +7,7 @@ from typing import Any
 import click
 
 from memtui.commands.common import CliContext, common_options, emit_json, user_errors
-from memtui.core.locations import Locations
+from memtui.core.locations import Locations, other_flavor_memory_dir
 
 
 def locations_to_json(loc: Locations) -> dict[str, Any]:
@@ -40,24 +40,27 @@ def where(obj: CliContext, as_json: bool) -> None:
     if as_json:
         emit_json(data)
         return
-    from rich.console import Console
-    from rich.table import Table
-
-    table = Table(show_header=False, box=None, pad_edge=False)
-    table.add_column(style="bold cyan", no_wrap=True)
-    table.add_column(overflow="fold")
-    for key, value in data.items():
-        if key == "diagnostics":
-            continue
-        if key == "memory_dir":
-            value = f"{value}  [dim](from {data['memory_dir_source']}{'' if data['memory_dir_exists'] else '; does not exist yet'})[/]"
-        if key in ("memory_dir_source", "memory_dir_exists", "auto_memory_source"):
-            continue
-        if key == "auto_memory_enabled":
-            value = f"{'yes' if value else 'no'}  [dim](from {data['auto_memory_source']})[/]"
-        table.add_row(key.replace("_", " "), str(value))
-    console = Console()
-    console.print(table)
+    rows = [
+        ("flavor", data["flavor"]),
+        ("project root", data["project_root"]),
+        ("git root", data["git_root"] or "— (not in a git repository)"),
+        ("canonical git root", data["canonical_git_root"] or "—"),
+        ("slug", data["slug"]),
+        (
+            "memory dir",
+            f"{data['memory_dir']}  (from {data['memory_dir_source']}"
+            + ("" if data["memory_dir_exists"] else "; does not exist yet") + ")",
+        ),
+        ("sessions dir", data["sessions_dir"]),
+        ("state dir", data["state_dir"]),
+        ("auto memory", f"{'on' if data['auto_memory_enabled'] else 'OFF'}  (from {data['auto_memory_source']})"),
+    ]
+    width = max(len(k) for k, _ in rows)
+    for key, value in rows:
+        click.echo(f"{key:<{width}}  {value}")
+    found = other_flavor_memory_dir(obj.locations)
+    if found:
+        click.echo(f"\nnote: the {found[0]} flavor has a memory dir here: {found[1]} (try --flavor {found[0]})")
     for d in data["diagnostics"]:
         where_ = f" {d['path']}" if d["path"] else ""
-        console.print(f"[yellow]{d['severity']}[/] [bold]{d['code']}[/]{where_}: {d['message']}", highlight=False)
+        click.echo(f"{d['severity']}: {d['code']}{where_}: {d['message']}")
