@@ -69,3 +69,18 @@ def test_cjk_text_is_tokenised_in_bigrams() -> None:
     texts = ["用户喜欢简洁的中文回复，不要总结段落", "用户喜欢简洁的中文回复，不要总结的段落", "部署流程在周五冻结，只合并修复"]
     pairs = near_duplicate_pairs(texts, ["user", "user", "user"])
     assert [(p.a, p.b) for p in pairs] == [(0, 1)]
+
+
+def test_large_blocks_use_minhash_and_find_the_same_pairs(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import memtui.core.doctor.duplicates as dup
+
+    texts = [
+        "the user wants terse answers without recap paragraphs answer in at most a few sentences unless asked for detail",
+        "the user wants terse answers, no recap paragraphs answer in at most a few sentences unless the user asks for detail",
+        "integration tests use the docker database because mocks hid a broken migration last quarter",
+        "squash every pull request into a single commit so the history stays bisectable",
+    ]
+    exact = [(p.a, p.b) for p in near_duplicate_pairs(texts, ["feedback"] * 4)]
+    monkeypatch.setattr(dup, "EXACT_BLOCK_MAX", 1)
+    approx = [(p.a, p.b) for p in near_duplicate_pairs(texts, ["feedback"] * 4)]
+    assert exact == approx == [(0, 1)]
