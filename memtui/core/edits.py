@@ -64,11 +64,13 @@ class ApplyError(OSError):
 
 @dataclass(frozen=True, slots=True)
 class FileChange:
-    """One file of a plan. ``before`` / ``after``: bytes, ``None`` = absent."""
+    """One file of a plan. ``before`` / ``after``: bytes, ``None`` = absent; ``after_mtime``:
+    epoch seconds to give the written file (``None``: now)."""
 
     relpath: str
     before: bytes | None
     after: bytes | None
+    after_mtime: float | None = None  # set the file's mtime after writing (undo restores mtimes)
 
     @property
     def kind(self) -> ChangeKind:
@@ -295,12 +297,21 @@ def _check(memory_dir: Path, changes: tuple[FileChange, ...]) -> None:
             raise ConflictError(change.relpath, sha256_hex(change.before), sha256_hex(actual))
 
 
-def _write(memory_dir: Path, relpath: str, data: bytes | None) -> None:
+def _write(memory_dir: Path, relpath: str, data: bytes | None, mtime: float | None = None) -> None:
     path = memory_dir / relpath
     if data is None:
         path.unlink(missing_ok=True)
     else:
         atomic_write_bytes(path, data)
+        if mtime is not None:
+            os.utime(path, (mtime, mtime))
+
+
+def _mtime(path: Path) -> float | None:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return None
 
 
 def apply_plan(memory_dir: Path, plan: Plan, journal: Journal, now: datetime) -> JournalEntry:
@@ -315,7 +326,10 @@ def apply_plan(memory_dir: Path, plan: Plan, journal: Journal, now: datetime) ->
     entry = journal.new_entry(
         plan.title,
         now,
-        [JournalChange(c.relpath, c.kind, sha256_hex(c.before), sha256_hex(c.after)) for c in plan.changes],
+        [
+            JournalChange(c.relpath, c.kind, sha256_hex(c.before), sha256_hex(c.after), _mtime(memory_dir / c.relpath))
+            for c in plan.changes
+        ],
         {c.relpath: c.before for c in plan.changes if c.before is not None},
         action=plan.action,
     )
@@ -324,12 +338,13 @@ def apply_plan(memory_dir: Path, plan: Plan, journal: Journal, now: datetime) ->
     done: list[FileChange] = []
     try:
         for change in ordered:
-            _write(memory_dir, change.relpath, change.after)
             done.append(change)
+            _write(memory_dir, change.relpath, change.after, change.after_mtime)
     except OSError as exc:
+        mtimes = {jc.relpath: jc.before_mtime for jc in entry.changes}
         for change in reversed(done):
             try:
-                _write(memory_dir, change.relpath, change.before)
+                _write(memory_dir, change.relpath, change.before, mtimes.get(change.relpath))
             except OSError:
                 pass
         entry.status = "failed"
@@ -359,7 +374,7 @@ def undo_plan(memory_dir: Path, journal: Journal, entry_id: str | None = None) -
         current = read_or_none(memory_dir / jc.relpath)
         if sha256_hex(current) != jc.after_sha:
             raise ConflictError(jc.relpath, jc.after_sha, sha256_hex(current))
-        changes.append(FileChange(jc.relpath, current, journal.before_image(entry.id, jc.relpath)))
+        changes.append(FileChange(jc.relpath, current, journal.before_image(entry.id, jc.relpath), jc.before_mtime))
     return Plan(f"Undo: {entry.title}", tuple(changes), action="undo", undoes=entry.id)
 
 

@@ -27,12 +27,13 @@ EntryStatus = Literal["pending", "applied", "failed", "undone"]
 class JournalChange:
     """One file of an entry: ``relpath`` (POSIX, to the memory dir), ``kind``
     (``create``/``modify``/``delete``), SHA-256 hex of the bytes before/after (``None`` when
-    absent)."""
+    absent), and the file's mtime before (epoch s, so undo restores it too)."""
 
     relpath: str
     kind: str
     before_sha: str | None
     after_sha: str | None
+    before_mtime: float | None = None  # epoch seconds, restored by undo
 
 
 @dataclass(slots=True)
