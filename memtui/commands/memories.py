@@ -8,7 +8,13 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from memtui.commands.common import CliContext, common_options, emit_json, fail, user_errors
+from memtui.commands.common import (
+    CliContext,
+    common_options,
+    emit_json,
+    fail,
+    user_errors,
+)
 from memtui.core.catalog import Catalog, entry_to_json, index_to_json, load_catalog
 from memtui.core.index import MAX_INDEX_LINES, MAX_INDEX_UNITS
 from memtui.core.locations import Locations, other_flavor_memory_dir

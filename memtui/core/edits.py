@@ -24,8 +24,20 @@ from typing import Literal
 
 from memtui.core.atomic import atomic_write_bytes
 from memtui.core.index import INDEX_NAME, IndexEntry
-from memtui.core.index_edit import add_entry, entry_line, newly_dropped, remove_entries, retarget_entries
-from memtui.core.journal import Journal, JournalChange, JournalEntry, read_or_none, sha256_hex
+from memtui.core.index_edit import (
+    add_entry,
+    entry_line,
+    newly_dropped,
+    remove_entries,
+    retarget_entries,
+)
+from memtui.core.journal import (
+    Journal,
+    JournalChange,
+    JournalEntry,
+    read_or_none,
+    sha256_hex,
+)
 from memtui.core.memories import MEMORY_TYPES, TEAM_DIR, Memory, MemoryType
 from memtui.core.rewrite import set_top_level_key
 

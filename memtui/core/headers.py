@@ -13,7 +13,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memtui.core.frontmatter import parse_frontmatter
-from memtui.core.memories import HEADER_LINES, MemoryType, iter_memory_paths, parse_memory_type
+from memtui.core.memories import (
+    HEADER_LINES,
+    MemoryType,
+    iter_memory_paths,
+    parse_memory_type,
+)
 
 _CHUNK = 4096
 

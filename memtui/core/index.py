@@ -80,10 +80,12 @@ def truncate_index(raw: str) -> IndexTruncation:
     else:
         reason = f"{line_count} lines and {format_file_size(units)}"
     warning = f"> WARNING: {INDEX_NAME} is {reason}. Only part of it was loaded. {INDEX_ADVICE}"
-    truncated_by: tuple[Literal["lines", "size"], ...] = tuple(
-        name for name, hit in (("lines", by_lines), ("size", by_size)) if hit
-    )
-    return IndexTruncation(f"{kept}\n\n{warning}", line_count, units, truncated_by, warning, kept)
+    truncated_by: list[Literal["lines", "size"]] = []
+    if by_lines:
+        truncated_by.append("lines")
+    if by_size:
+        truncated_by.append("size")
+    return IndexTruncation(f"{kept}\n\n{warning}", line_count, units, tuple(truncated_by), warning, kept)
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,12 +29,12 @@ import platformdirs
 from memtui.core.diagnostics import Diagnostic
 from memtui.core.flavor import Flavor, home_dir
 from memtui.core.gitroot import resolve_git_roots
-from memtui.core.settings import SettingsLayers, SettingsSource, load_settings
+from memtui.core.settings import SettingsLayers, load_settings
 from memtui.core.slug import slugify
 
 MemoryDirSource = Literal["env", "policy", "user", "local", "default", "option"]
 # SPEC §2: the settings layers allowed to move the memory dir, in order. Never "project".
-MEMORY_DIR_SETTING_SOURCES: tuple[SettingsSource, ...] = ("policy", "user", "local")
+MEMORY_DIR_SETTING_SOURCES: tuple[Literal["policy", "user", "local"], ...] = ("policy", "user", "local")
 _TRUTHY = {"1", "true", "yes", "on"}
 _FALSY = {"0", "false", "no", "off"}
 

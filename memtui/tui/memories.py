@@ -17,7 +17,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
@@ -25,7 +25,6 @@ from textual.widgets import DataTable, Input, Markdown, Select, Static
 
 from memtui.core.catalog import Catalog, MemoryEntry, load_catalog
 from memtui.core.clock import system_now
-from memtui.core.locations import Locations, other_flavor_memory_dir
 from memtui.core.edits import (
     ApplyError,
     ConflictError,
@@ -44,9 +43,18 @@ from memtui.core.edits import (
     undo_plan,
 )
 from memtui.core.journal import Journal
+from memtui.core.locations import Locations, other_flavor_memory_dir
 from memtui.core.memories import MEMORY_TYPES, Memory, MemoryType, read_memory
 from memtui.tui.badges import age_badge, team_badge, type_badge
-from memtui.tui.dialogs import ConflictDialog, EditorScreen, NewMemoryDialog, PlanPreview, TextPrompt, TrashDialog, TypePicker
+from memtui.tui.dialogs import (
+    ConflictDialog,
+    EditorScreen,
+    NewMemoryDialog,
+    PlanPreview,
+    TextPrompt,
+    TrashDialog,
+    TypePicker,
+)
 from memtui.tui.widgets.index_gauge import IndexGauge
 
 TYPE_FILTERS: list[tuple[str, str]] = [("All types", "all"), *((t, t) for t in MEMORY_TYPES), ("untyped", "none")]
