@@ -31,31 +31,8 @@ from memtui.core.cascade import compute_cascade, new_session, simulate_read  # n
 from memtui.core.flavor import AGENT  # noqa: E402
 from memtui.core.locations import resolve_locations  # noqa: E402
 
-DEPTH = 40
-RULES_PER_DIR = 25  # 40 x 25 = 1,000 rule files
-
-
-def build_tree(root: Path) -> Path:
-    """Write the tree below ``root``; return the deepest directory (the cwd)."""
-    current = root / "repo"
-    for level in range(DEPTH):
-        current.mkdir(parents=True, exist_ok=True)
-        (current / "AGENT.md").write_text(f"# Level {level}\n\nInstructions for level {level}. See @docs/shared.md\n")
-        (current / "docs").mkdir(exist_ok=True)
-        (current / "docs" / "shared.md").write_text(f"Shared doc of level {level}.\n")
-        rules = current / ".agent" / "rules"
-        (rules / "sub").mkdir(parents=True, exist_ok=True)
-        for i in range(RULES_PER_DIR):
-            where = rules / "sub" if i % 5 == 0 else rules
-            head = f"---\npaths:\n  - \"src/mod{i}/**\"\n  - \"**/*.{{ts,tsx}}\"\n---\n" if i % 2 else ""
-            body = f"# Rule {level}-{i}\n\n" + "".join(f"- guideline {j} for rule {i}\n" for j in range(12))
-            if i % 10 == 0:  # always in sub/: the doc is three levels up from the rule
-                (current / "docs" / f"rule-{i:02d}.md").write_text(f"Background for rule {level}-{i}.\n")
-                body += f"\nBackground: @../../../docs/rule-{i:02d}.md\n"
-            (where / f"rule-{i:02d}.md").write_text(head + body)
-        current = current / f"d{level:02d}"
-    current.mkdir(parents=True, exist_ok=True)
-    return current
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from generate import DEPTH, build_tree  # noqa: E402  (the tree of the shared workspace)
 
 
 def baseline(root: Path) -> int:
