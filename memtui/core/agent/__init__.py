@@ -1,0 +1,59 @@
+"""Agents memtui runs against the Messages API — the extractor (SPEC §7) and the dream's
+Claude consolidator (SPEC §8) — with one tool policy and one loop.
+
+- :class:`ToolPolicy`, :func:`execute` → :class:`ToolOutcome`: the six tools (Read, Grep,
+  Glob, read-only Bash, Write/Edit inside one root) and every refusal as a tool error.
+- :func:`tool_definitions`: the ``tools`` request parameter for a policy.
+- :func:`run_agent` → :class:`AgentRun`: the tool-use loop with a turn limit, a cancel event,
+  a live :class:`AgentEvent` stream and API errors as sentences.
+
+Codes of a :class:`ToolOutcome` with ``is_error=True``:
+
+- any tool: ``unknown-tool``, ``tool-disabled``, ``bad-input``, ``internal-error``;
+- Read/Grep/Glob: ``not-found``, ``is-directory``, ``not-a-file``, ``not-a-directory``,
+  ``outside-read-roots``, ``too-large``, ``binary-file``, ``unreadable``, ``bad-regex``,
+  ``bad-pattern``;
+- Bash: ``bash-empty``, ``bash-syntax``, ``bash-substitution``, ``bash-redirection``,
+  ``bash-chaining``, ``bash-not-allowed``, ``bash-forbidden-option``, ``bash-timeout``,
+  ``bash-exit`` (ran, non-zero status), ``bash-failed`` (could not start);
+- Write/Edit: :class:`memtui.core.safepath.UnsafePathError` codes (``outside-dir``,
+  ``symlink-escape``, ``dangling-symlink``, ``symlink-loop``, ``dir-itself``, ``nul-byte``,
+  ``unresolvable``), ``is-directory``, ``too-large``, ``write-failed``; Edit also
+  ``not-found``, ``not-utf8``, ``no-match``, ``ambiguous-match``, ``no-change``.
+"""
+
+from __future__ import annotations
+
+from memtui.core.agent.policy import (
+    ALL_TOOLS,
+    DEFAULT_BASH_ALLOW,
+    ToolCall,
+    ToolOutcome,
+    ToolPolicy,
+)
+from memtui.core.agent.runner import (
+    DEFAULT_MAX_TOKENS,
+    REQUEST_TIMEOUT_S,
+    AgentEvent,
+    AgentRun,
+    describe_api_error,
+    run_agent,
+)
+from memtui.core.agent.tools import execute, summarize, tool_definitions
+
+__all__ = [
+    "ALL_TOOLS",
+    "DEFAULT_BASH_ALLOW",
+    "DEFAULT_MAX_TOKENS",
+    "REQUEST_TIMEOUT_S",
+    "AgentEvent",
+    "AgentRun",
+    "ToolCall",
+    "ToolOutcome",
+    "ToolPolicy",
+    "describe_api_error",
+    "execute",
+    "run_agent",
+    "summarize",
+    "tool_definitions",
+]

@@ -1,0 +1,130 @@
+"""The tool policy shared by every agent memtui runs (SPEC §7 "Extractor tools", §8 dream).
+
+A :class:`ToolPolicy` says what the model may touch: ``Read``/``Grep``/``Glob`` anywhere (or
+below ``read_roots``), ``Bash`` only for the read-only commands of ``bash_allow``, ``Write`` and
+``Edit`` only inside ``write_root`` (checked by :func:`memtui.core.safepath.validate_inside`),
+nothing else. Every call produces a :class:`ToolOutcome`; a refusal is an outcome with
+``is_error=True``, a ``code`` and a sentence — never an exception — so the model can read why.
+Each call can also be recorded as a :class:`ToolCall` for the UI's event stream.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+__all__ = [
+    "ALL_TOOLS",
+    "DEFAULT_BASH_ALLOW",
+    "ToolCall",
+    "ToolOutcome",
+    "ToolPolicy",
+]
+
+# SPEC §7: the extractor's (and the dream agent's) whole tool set.
+ALL_TOOLS: tuple[str, ...] = ("Read", "Grep", "Glob", "Bash", "Write", "Edit")
+
+# SPEC §7's read-only allow-list (`ls find grep cat head tail wc stat file`), plus `pwd` and
+# `echo`: neither reads nor writes a file, and without a shell `echo` expands nothing.
+DEFAULT_BASH_ALLOW: frozenset[str] = frozenset(
+    {"ls", "find", "grep", "cat", "head", "tail", "wc", "stat", "file", "pwd", "echo"}
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ToolPolicy:
+    """What an agent's tools may do.
+
+    - ``write_root``: the only directory ``Write``/``Edit`` may change (the memory dir, or the
+      dream's staging copy of it); ``None`` turns both tools off. A relative ``file_path`` is
+      taken relative to it.
+    - ``read_roots``: directories ``Read``/``Grep``/``Glob`` are confined to (compared after
+      ``realpath``); ``None`` means anywhere (SPEC §7). ``Bash`` cannot be confined by path:
+      pass ``bash_allow=frozenset()`` to turn it off when reads must stay inside.
+    - ``cwd``: where relative read paths and ``Bash`` commands start.
+    - ``bash_allow``: command names ``Bash`` may run (bare names, looked up on ``PATH``).
+    - ``tools``: the tool names offered at all (a subset of :data:`ALL_TOOLS`).
+
+    Caps (each a memtui choice unless a source is named):
+
+    - ``max_output_chars`` 30,000: the reference agent's cap on a Bash result; also the cap
+      on any tool result here.
+    - ``read_max_bytes`` 262,144: the reference agent's Read refuses a whole file over 256 KB
+      and asks for ``offset``/``limit``; with them, any size is read line by line.
+    - ``read_default_lines`` 2,000 and ``read_max_line_chars`` 2,000: the reference agent's
+      Read defaults (lines from ``offset``; longer lines cut).
+    - ``grep_max_matches`` 200 lines, ``grep_max_file_bytes`` 1 MiB (larger files skipped),
+      ``glob_max_results`` 100 (the reference agent's Glob returns at most 100 paths),
+      ``search_timeout_s`` 10 s of wall time for one ``Grep``/``Glob``.
+    - ``bash_timeout_s`` 10 s per command (pipeline) — SPEC §11 "never a hang".
+    - ``write_max_bytes`` 250,000: the same limit as a team-memory entry (``memtui team
+      import``).
+    """
+
+    write_root: Path | None = None
+    read_roots: tuple[Path, ...] | None = None
+    cwd: Path = field(default_factory=Path.cwd)
+    bash_allow: frozenset[str] = DEFAULT_BASH_ALLOW
+    tools: tuple[str, ...] = ALL_TOOLS
+    max_output_chars: int = 30_000
+    read_max_bytes: int = 262_144
+    read_default_lines: int = 2_000
+    read_max_line_chars: int = 2_000
+    grep_max_matches: int = 200
+    grep_max_file_bytes: int = 1_048_576
+    glob_max_results: int = 100
+    search_timeout_s: float = 10.0
+    bash_timeout_s: float = 10.0
+    write_max_bytes: int = 250_000
+
+    def offered(self) -> tuple[str, ...]:
+        """The tool names a model is told about: ``tools`` minus ``Write``/``Edit`` without a
+        ``write_root`` and minus ``Bash`` with an empty ``bash_allow``; in :data:`ALL_TOOLS`
+        order."""
+        names = []
+        for name in ALL_TOOLS:
+            if name not in self.tools:
+                continue
+            if name in ("Write", "Edit") and self.write_root is None:
+                continue
+            if name == "Bash" and not self.bash_allow:
+                continue
+            names.append(name)
+        return tuple(names)
+
+
+@dataclass(frozen=True, slots=True)
+class ToolOutcome:
+    """The result of one tool call, as the model will see it.
+
+    ``content``: the text of the ``tool_result`` block; ``is_error``: sent as ``is_error``;
+    ``wrote``: the real path a ``Write``/``Edit`` changed (``None`` otherwise); ``code``: a
+    stable identifier of a refusal or failure (``None`` on success) — see
+    :mod:`memtui.core.agent` for the list.
+    """
+
+    content: str
+    is_error: bool = False
+    wrote: Path | None = None
+    code: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """One logged tool call, for the UI's event stream and for ``AgentRun.tool_calls``.
+
+    ``id``: the model's ``tool_use`` id (``""`` when called directly); ``turn``: 1-based
+    request number (0 when called directly); ``name`` and ``input`` as the model sent them;
+    ``summary``: one line such as ``Write notes/x.md (120 bytes)``; then the outcome's
+    ``is_error``, ``code``, ``wrote`` and ``content``.
+    """
+
+    id: str
+    turn: int
+    name: str
+    input: object
+    summary: str
+    is_error: bool
+    code: str | None
+    wrote: Path | None
+    content: str

@@ -1,0 +1,199 @@
+"""The agent loop: Messages API requests with tools, each ``tool_use`` answered through
+:func:`memtui.core.agent.tools.execute` under a :class:`ToolPolicy` (SPEC §7, §8, §11).
+
+A plain ``client.messages.create`` loop rather than the SDK's beta tool runner: the runner
+would own the tools, the turn count and the loop, and memtui needs each of those itself — every
+call checked by the policy and logged, refusals sent back as ``is_error`` results, a hard turn
+limit, a cancel event between turns, and every API failure turned into a sentence. Each
+request is self-contained (the whole conversation is sent every time). No ``tool_choice``,
+no sampling parameters, no assistant prefill: current Sonnet models reject them.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from memtui.core.agent.policy import ToolCall, ToolPolicy
+from memtui.core.agent.tools import execute, tool_definitions
+
+if TYPE_CHECKING:
+    import anthropic
+
+__all__ = ["DEFAULT_MAX_TOKENS", "REQUEST_TIMEOUT_S", "AgentEvent", "AgentRun", "describe_api_error", "run_agent"]
+
+# memtui's choices: room for a few memory files in one reply, and a per-request ceiling that
+# applies whatever the client's own timeout (SPEC §11 "never a hang"); an agent turn writing
+# files takes longer than the recall side query's 20 s.
+DEFAULT_MAX_TOKENS = 8_192
+REQUEST_TIMEOUT_S = 120.0
+
+EventKind = Literal["turn", "text", "tool", "done"]
+
+
+@dataclass(frozen=True, slots=True)
+class AgentEvent:
+    """One step of a run, for a live log.
+
+    ``kind``: ``turn`` (request ``turn`` is being sent), ``text`` (the model said ``text``),
+    ``tool`` (``tool_call`` was executed), ``done`` (the run ended; ``text`` is the
+    ``stop_reason``, or the error when there is one).
+    """
+
+    kind: EventKind
+    turn: int
+    text: str = ""
+    tool_call: ToolCall | None = None
+
+
+@dataclass(slots=True)
+class AgentRun:
+    """What an agent run did.
+
+    - ``turns``: requests that got a reply (1-based count).
+    - ``tool_calls``: every tool call in order, refusals included.
+    - ``writes``: distinct real paths written by ``Write``/``Edit``, in first-write order.
+    - ``stop_reason``: the last reply's ``stop_reason`` (``end_turn``, ``max_tokens``,
+      ``stop_sequence``, ``refusal``, …) or memtui's ``max_turns``, ``cancelled``, ``error``.
+    - ``final_text``: the text blocks of the last reply, joined by blank lines.
+    - ``error``: a sentence when the run failed (API error, refusal); ``None`` otherwise.
+    - ``messages``: the conversation as sent, plus the last reply (API param dicts).
+    - ``input_tokens``/``output_tokens``: summed ``usage`` of every reply.
+    """
+
+    turns: int = 0
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    writes: list[Path] = field(default_factory=list)
+    stop_reason: str | None = None
+    final_text: str = ""
+    error: str | None = None
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+    @property
+    def ok(self) -> bool:
+        """True when the model finished on its own (no error, not cut by turns or cancel)."""
+        return self.error is None and self.stop_reason not in ("max_turns", "cancelled", "error")
+
+
+def run_agent(
+    client: anthropic.Anthropic,
+    *,
+    model: str,
+    system: str,
+    messages: Sequence[dict[str, Any]],
+    policy: ToolPolicy,
+    max_turns: int,
+    max_tokens: int = DEFAULT_MAX_TOKENS,
+    request_timeout: float = REQUEST_TIMEOUT_S,
+    on_event: Callable[[AgentEvent], None] | None = None,
+    cancel: threading.Event | None = None,
+) -> AgentRun:
+    """Run the tool-use loop until the model stops, ``max_turns`` requests were made, ``cancel``
+    is set, or the API fails.
+
+    ``client``: an ``anthropic.Anthropic`` (timeouts and retries are its own; tests give it an
+    ``httpx2.Client`` with a ``MockTransport``). ``messages``: the opening conversation (API
+    param dicts; not modified). ``policy``: what the tools may do (:class:`ToolPolicy`); the
+    tools offered are ``policy.offered()``. ``max_turns``: at most this many requests (the
+    extractor uses 5, SPEC §7); the tools asked for in the last allowed reply still run (as the
+    reference agent's turn limit does), then the run stops with ``stop_reason="max_turns"``.
+    ``request_timeout``: seconds, per request. ``on_event``: called in this thread with each
+    :class:`AgentEvent`. ``cancel``: checked before each request and before the tools of a
+    reply run; when set, the run stops with ``stop_reason="cancelled"``.
+
+    Never raises for API, network or model behaviour: a failure sets ``error`` and
+    ``stop_reason="error"``. (An exception raised by ``on_event`` propagates.)
+    """
+    import anthropic
+
+    run = AgentRun(messages=[dict(m) for m in messages])
+    tools = tool_definitions(policy)
+
+    def emit(event: AgentEvent) -> None:
+        if on_event is not None:
+            on_event(event)
+
+    def finish(stop_reason: str, error: str | None = None) -> AgentRun:
+        run.stop_reason = stop_reason
+        run.error = error
+        emit(AgentEvent("done", run.turns, error or stop_reason))
+        return run
+
+    if max_turns < 1:
+        return finish("max_turns")
+    while True:
+        if cancel is not None and cancel.is_set():
+            return finish("cancelled")
+        turn = run.turns + 1
+        emit(AgentEvent("turn", turn))
+        try:
+            reply = client.messages.create(
+                model=model,
+                max_tokens=max_tokens,
+                system=system,
+                messages=run.messages,  # type: ignore[arg-type]
+                tools=tools,  # type: ignore[arg-type]
+                timeout=request_timeout,
+            )
+        except anthropic.AnthropicError as exc:
+            return finish("error", describe_api_error(exc, request_timeout))
+        run.turns = turn
+        usage = getattr(reply, "usage", None)
+        run.input_tokens += getattr(usage, "input_tokens", 0) or 0
+        run.output_tokens += getattr(usage, "output_tokens", 0) or 0
+        content = [block.to_dict() for block in reply.content]
+        run.messages.append({"role": "assistant", "content": content})
+        texts = [block.text for block in reply.content if block.type == "text"]
+        run.final_text = "\n\n".join(texts)
+        for text in texts:
+            emit(AgentEvent("text", turn, text))
+        uses = [block for block in reply.content if block.type == "tool_use"]
+        stop = reply.stop_reason or "end_turn"
+        if stop == "refusal":
+            return finish("refusal", "the model refused to continue")
+        if stop != "tool_use" or not uses:
+            return finish(stop)
+        if cancel is not None and cancel.is_set():
+            return finish("cancelled")
+        results: list[dict[str, Any]] = []
+        for use in uses:
+            outcome = execute(policy, use.name, use.input, log=run.tool_calls, tool_use_id=use.id, turn=turn)
+            if outcome.wrote is not None and outcome.wrote not in run.writes:
+                run.writes.append(outcome.wrote)
+            results.append(
+                {"type": "tool_result", "tool_use_id": use.id, "content": outcome.content, "is_error": outcome.is_error}
+            )
+            emit(AgentEvent("tool", turn, outcome.content, run.tool_calls[-1]))
+        run.messages.append({"role": "user", "content": results})
+        if turn >= max_turns:
+            return finish("max_turns")
+
+
+def describe_api_error(exc: BaseException, timeout: float = REQUEST_TIMEOUT_S) -> str:
+    """A one-line reason for an ``anthropic`` error: ``timed out (…)``, ``connection error: …``,
+    ``overloaded (HTTP 529): …``, ``rate limited (HTTP 429): …``, ``API error (HTTP 500): …``,
+    ``client error: …``. ``timeout``: the seconds to name in a timeout message."""
+    import anthropic
+
+    if isinstance(exc, anthropic.APITimeoutError):
+        return f"timed out (no answer within {timeout:g} s)"
+    if isinstance(exc, anthropic.APIConnectionError):
+        cause = exc.__cause__ or exc.__context__
+        return f"connection error: {cause or exc}"
+    if isinstance(exc, anthropic.APIStatusError):
+        message = None
+        body = exc.body
+        if isinstance(body, dict):
+            err = body.get("error")
+            if isinstance(err, dict) and isinstance(err.get("message"), str):
+                message = err["message"]
+        kind = {401: "not authorised", 429: "rate limited", 529: "overloaded"}.get(exc.status_code, "API error")
+        return f"{kind} (HTTP {exc.status_code}){': ' + message if message else ''}"
+    if isinstance(exc, anthropic.AnthropicError):
+        return f"client error: {exc}"
+    return f"{type(exc).__name__}: {exc}"
