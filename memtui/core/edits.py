@@ -17,6 +17,7 @@ from __future__ import annotations
 import difflib
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -252,8 +253,13 @@ def plan_create(
     *,
     relpath: str | None = None,
     body: str | None = None,
+    extra: Mapping[str, str] | None = None,
 ) -> Plan:
-    """A new memory with frontmatter and the type's body template, and its index entry."""
+    """A new memory with frontmatter and the type's body template, and its index entry.
+
+    ``extra``: more frontmatter keys written after ``type``, in order (e.g. extraction's
+    ``originSessionId``); each key must be a plain YAML key and not one of ``name``,
+    ``description``, ``type`` (``EditError`` otherwise)."""
     if mem_type not in MEMORY_TYPES:
         raise EditError(f"{mem_type!r} is not one of {', '.join(MEMORY_TYPES)}")
     name, description = " ".join(name.split()), " ".join(description.split())
@@ -264,8 +270,13 @@ def plan_create(
     rel = validate_relpath(memory_dir, relpath or suggest_filename(mem_type, name))
     if os.path.lexists(memory_dir / rel):
         raise EditError(f"{rel} already exists")
+    more = ""
+    for key, value in (extra or {}).items():
+        if key in ("name", "description", "type") or not re.fullmatch(r"[A-Za-z_][\w-]*", key):
+            raise EditError(f"{key!r} cannot be an extra frontmatter key")
+        more += f"{key}: {_yaml_scalar(' '.join(value.split()))}\n"
     text = (
-        f"---\nname: {_yaml_scalar(name)}\ndescription: {_yaml_scalar(description)}\ntype: {mem_type}\n---\n\n"
+        f"---\nname: {_yaml_scalar(name)}\ndescription: {_yaml_scalar(description)}\ntype: {mem_type}\n{more}---\n\n"
         f"{body if body is not None else BODY_TEMPLATES[mem_type]}"
     )
     changes = [FileChange(rel, None, text.encode("utf-8"))]

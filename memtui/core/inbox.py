@@ -1,0 +1,348 @@
+"""The inbox: memories an extractor proposed, waiting for a person to accept, edit or reject.
+
+By default memtui's extractors do not write into the memory dir (the reference agent does):
+each finding becomes a *proposal*, one JSON file in memtui's state dir
+(``<state>/memdirs/<slug of the memory dir>/inbox/<id>.json``, written atomically; never
+inside the memory dir, whose every ``*.md`` the agent recalls). Accepting one goes through
+the normal write path (:mod:`memtui.core.edits`: atomic, journaled, undoable, index entry
+added) and records ``originSessionId`` in the new memory's frontmatter (SPEC §4.2), so the
+conversation it came from can be found again.
+
+Proposal kinds: ``create`` (a new memory: ``type``/``name``/``description``/``body``) and
+``update`` (the claude extractor rewrote an existing memory: ``text`` is the whole new file,
+``before_sha256`` the hash of the bytes it was made from — accepting refuses with
+``ConflictError`` when the file changed since).
+
+Statuses: ``pending`` → ``accepted`` (``written`` = the relpath) or ``rejected``. Decided
+proposals stay on disk so the same finding is not proposed again (ids are derived from the
+source message and the content).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from memtui.core.atomic import atomic_write_bytes
+from memtui.core.edits import ConflictError, EditError, FileChange, Plan, apply_plan, plan_create, suggest_filename, validate_relpath
+from memtui.core.journal import Journal, JournalEntry, read_or_none, sha256_hex
+from memtui.core.memories import MEMORY_TYPES, MemoryType
+from memtui.core.rewrite import set_top_level_key
+from memtui.core.slug import slugify
+
+ProposalKind = Literal["create", "update"]
+ProposalStatus = Literal["pending", "accepted", "rejected"]
+# The frontmatter key the reference agent uses for a memory's source conversation (SPEC §4.2).
+ORIGIN_KEY = "originSessionId"
+# Proposal ids: this many hex digits of a SHA-256 (memtui's choice; 48 bits, ample per memory dir).
+ID_LENGTH = 12
+
+
+class InboxError(ValueError):
+    """An inbox operation that cannot be done: unknown or ambiguous id, a proposal already
+    decided, an edit that makes the proposal invalid."""
+
+
+@dataclass(frozen=True, slots=True)
+class ProposalSource:
+    """Where a proposal came from: ``session_id``; ``message_uuid`` of the transcript entry
+    that said it (the human turn for the offline extractor; the last entry of the range for
+    the claude extractor); ``transcript_path`` (absolute, as read); ``quote``: the sentence
+    the offline extractor matched, else ``None``."""
+
+    session_id: str | None
+    message_uuid: str | None
+    transcript_path: str | None = None
+    quote: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """``{session_id, message_uuid, transcript_path, quote}``."""
+        return {
+            "session_id": self.session_id,
+            "message_uuid": self.message_uuid,
+            "transcript_path": self.transcript_path,
+            "quote": self.quote,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Proposal:
+    """One proposed memory. ``path``: POSIX relpath in the memory dir it would be written to.
+    ``extractor``: ``offline`` or ``claude``; ``heuristic``: found by cue matching, not judged
+    by a model (show it). ``created`` / ``decided``: ISO-8601. ``edited``: changed by a person
+    before acceptance. ``text`` / ``before_sha256``: for ``update`` proposals only."""
+
+    id: str
+    kind: ProposalKind
+    path: str
+    type: MemoryType
+    name: str
+    description: str
+    body: str
+    source: ProposalSource
+    extractor: str
+    heuristic: bool
+    created: str
+    status: ProposalStatus = "pending"
+    decided: str | None = None
+    written: str | None = None
+    edited: bool = False
+    text: str | None = None
+    before_sha256: str | None = None
+    notes: tuple[str, ...] = field(default=())
+
+    def to_json(self) -> dict[str, Any]:
+        """The stored (and ``--json``) shape: the issue's ``{path, type, name, description,
+        body, source: {session_id, message_uuid}}`` plus ``id``, ``kind``, ``extractor``,
+        ``heuristic``, ``status``, ``created``, ``decided``, ``written``, ``edited``, ``text``,
+        ``before_sha256``, ``notes``."""
+        return {
+            "id": self.id,
+            "kind": self.kind,
+            "path": self.path,
+            "type": self.type,
+            "name": self.name,
+            "description": self.description,
+            "body": self.body,
+            "source": self.source.to_json(),
+            "extractor": self.extractor,
+            "heuristic": self.heuristic,
+            "status": self.status,
+            "created": self.created,
+            "decided": self.decided,
+            "written": self.written,
+            "edited": self.edited,
+            "text": self.text,
+            "before_sha256": self.before_sha256,
+            "notes": list(self.notes),
+        }
+
+    @classmethod
+    def from_json(cls, raw: dict[str, Any]) -> Proposal:
+        """Inverse of ``to_json``. Raises ``KeyError``/``TypeError``/``ValueError`` on a bad file."""
+        src = raw.get("source") or {}
+        if raw["type"] not in MEMORY_TYPES or raw.get("kind", "create") not in ("create", "update"):
+            raise ValueError("bad proposal type or kind")
+        return cls(
+            id=str(raw["id"]),
+            kind=raw.get("kind", "create"),
+            path=str(raw["path"]),
+            type=raw["type"],
+            name=str(raw["name"]),
+            description=str(raw["description"]),
+            body=str(raw["body"]),
+            source=ProposalSource(src.get("session_id"), src.get("message_uuid"), src.get("transcript_path"), src.get("quote")),
+            extractor=str(raw.get("extractor", "")),
+            heuristic=bool(raw.get("heuristic", False)),
+            created=str(raw.get("created", "")),
+            status=raw.get("status", "pending"),
+            decided=raw.get("decided"),
+            written=raw.get("written"),
+            edited=bool(raw.get("edited", False)),
+            text=raw.get("text"),
+            before_sha256=raw.get("before_sha256"),
+            notes=tuple(raw.get("notes") or ()),
+        )
+
+
+def proposal_id(session_id: str | None, message_uuid: str | None, kind: str, content: str) -> str:
+    """The id of a proposal: the first 12 hex digits of SHA-256 over its session, source
+    message, kind and content (for a ``create``: type, description and body; for an
+    ``update``: path and new text), so re-extracting the same range proposes nothing new."""
+    key = "\0".join([session_id or "", message_uuid or "", kind, content])
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:ID_LENGTH]
+
+
+@dataclass(frozen=True, slots=True)
+class AcceptResult:
+    """The outcome of an accept: the decided ``proposal``, the journal ``entry`` (undo it with
+    ``memtui undo``), and the ``relpath`` written."""
+
+    proposal: Proposal
+    entry: JournalEntry
+    relpath: str
+
+
+def proposal_plan(memory_dir: Path, proposal: Proposal) -> Plan:
+    """The edit plan accepting ``proposal`` would apply (preview it with ``Plan.diff()``).
+
+    ``create``: ``plan_create`` with ``originSessionId`` in the frontmatter (and the index
+    entry). ``update``: the new text, with ``originSessionId`` set, checked against
+    ``before_sha256``. Raises ``EditError`` (the target exists, a bad name) or
+    ``memtui.core.edits.ConflictError`` (an update whose file changed)."""
+    origin = proposal.source.session_id
+    if proposal.kind == "create":
+        return plan_create(
+            memory_dir,
+            proposal.type,
+            proposal.name,
+            proposal.description,
+            relpath=proposal.path,
+            body=proposal.body,
+            extra={ORIGIN_KEY: origin} if origin else None,
+        )
+
+    rel = validate_relpath(memory_dir, proposal.path)
+    before = read_or_none(memory_dir / rel)
+    if sha256_hex(before) != proposal.before_sha256:
+        raise ConflictError(rel, proposal.before_sha256, sha256_hex(before))
+    text = proposal.text or ""
+    if origin:
+        text = set_top_level_key(text, ORIGIN_KEY, origin).text
+    after = text.encode("utf-8")
+    if after == before:
+        raise EditError(f"{rel}: the proposal changes nothing")
+    return Plan(f"Update {rel} (extracted)", (FileChange(rel, before, after),), action="edit")
+
+
+class Inbox:
+    """The proposals of one memory dir, stored in ``state_dir``. Cheap to construct; every
+    method reads the disk afresh (another process — the Stop hook — may add proposals)."""
+
+    def __init__(self, state_dir: Path, memory_dir: Path) -> None:
+        self.memory_dir = memory_dir
+        self.root = state_dir / "memdirs" / slugify(str(memory_dir.resolve())) / "inbox"
+
+    def _file(self, ident: str) -> Path:
+        return self.root / f"{ident}.json"
+
+    def _save(self, proposal: Proposal) -> None:
+        data = json.dumps(proposal.to_json(), ensure_ascii=False, indent=1).encode("utf-8")
+        atomic_write_bytes(self._file(proposal.id), data)
+
+    def all(self) -> list[Proposal]:
+        """Every stored proposal, oldest first (then by id). Unreadable files are skipped."""
+        if not self.root.is_dir():
+            return []
+        found: list[Proposal] = []
+        for child in self.root.glob("*.json"):
+            try:
+                found.append(Proposal.from_json(json.loads(child.read_text(encoding="utf-8"))))
+            except (OSError, ValueError, KeyError, TypeError):
+                continue
+        found.sort(key=lambda p: (p.created, p.id))
+        return found
+
+    def pending(self) -> list[Proposal]:
+        """The proposals waiting for a decision, oldest first (the inbox view's list)."""
+        return [p for p in self.all() if p.status == "pending"]
+
+    def count(self) -> int:
+        """How many proposals are pending (the Memories pane's inbox badge)."""
+        return len(self.pending())
+
+    def taken_paths(self) -> set[str]:
+        """Paths of pending proposals (new proposals must not collide with them)."""
+        return {p.path for p in self.pending()}
+
+    def has(self, ident: str) -> bool:
+        """A proposal with exactly this id is stored, in any status."""
+        return self._file(ident).exists()
+
+    def add(self, proposal: Proposal) -> bool:
+        """Store ``proposal``; ``False`` (nothing written) when a proposal with its id exists in
+        any status. Raises ``OSError``."""
+        if self._file(proposal.id).exists():
+            return False
+        self._save(proposal)
+        return True
+
+    def get(self, ident: str) -> Proposal:
+        """The proposal whose id is ``ident`` or starts with it. Raises ``InboxError`` when none
+        or several match."""
+        ident = ident.strip()
+        matches = [p for p in self.all() if p.id == ident] or [p for p in self.all() if ident and p.id.startswith(ident)]
+        if not matches:
+            raise InboxError(f"no proposal {ident!r} in the inbox")
+        if len(matches) > 1:
+            raise InboxError(f"{ident!r} matches {len(matches)} proposals: {', '.join(p.id for p in matches)}")
+        return matches[0]
+
+    def _pending(self, ident: str) -> Proposal:
+        proposal = self.get(ident)
+        if proposal.status != "pending":
+            raise InboxError(f"proposal {proposal.id} was already {proposal.status}")
+        return proposal
+
+    def update(
+        self,
+        ident: str,
+        *,
+        type: MemoryType | None = None,  # noqa: A002 - the field's name
+        name: str | None = None,
+        description: str | None = None,
+        body: str | None = None,
+        path: str | None = None,
+        text: str | None = None,
+    ) -> Proposal:
+        """Edit a pending proposal (the "edit" of edit-then-accept) and store it, ``edited``
+        set. ``path`` is checked like any memory name; changing ``type`` or ``name`` without a
+        ``path`` keeps the path. Raises ``InboxError``, ``EditError``."""
+        proposal = self._pending(ident)
+        changes: dict[str, Any] = {}
+        if type is not None:
+            if type not in MEMORY_TYPES:
+                raise InboxError(f"{type!r} is not one of {', '.join(MEMORY_TYPES)}")
+            changes["type"] = type
+        if name is not None:
+            if not name.strip():
+                raise InboxError("a name is required")
+            changes["name"] = " ".join(name.split())
+        if description is not None:
+            if not description.strip():
+                raise InboxError("a one-line description is required: it is what recall matches on")
+            changes["description"] = " ".join(description.split())
+        if body is not None:
+            changes["body"] = body if body.endswith("\n") or not body else body + "\n"
+        if text is not None:
+            if proposal.kind != "update":
+                raise InboxError("only an update proposal has a whole text; edit name/description/body instead")
+            changes["text"] = text
+        if path is not None:
+            changes["path"] = validate_relpath(self.memory_dir, path)
+        if not changes:
+            return proposal
+        updated = replace(proposal, edited=True, **changes)
+        self._save(updated)
+        return updated
+
+    def plan(self, ident: str) -> Plan:
+        """The plan accepting ``ident`` would apply (for a preview). See ``proposal_plan``."""
+        return proposal_plan(self.memory_dir, self._pending(ident))
+
+    def accept(self, ident: str, journal: Journal, now: datetime, **edits: Any) -> AcceptResult:
+        """Write the proposal through the normal write path and mark it ``accepted``.
+
+        ``edits``: keyword arguments of ``update`` applied first (edit-then-accept in one call).
+        Raises ``InboxError``, ``EditError`` (e.g. the path exists now: edit ``path``),
+        ``ConflictError``, ``ApplyError`` — the proposal then stays pending."""
+        proposal = self.update(ident, **edits) if edits else self._pending(ident)
+        plan = proposal_plan(self.memory_dir, proposal)
+        entry = apply_plan(self.memory_dir, plan, journal, now)
+        rel = plan.changes[0].relpath
+        done = replace(proposal, status="accepted", decided=now.isoformat(), written=rel)
+        self._save(done)
+        return AcceptResult(done, entry, rel)
+
+    def reject(self, ident: str, now: datetime) -> Proposal:
+        """Mark a pending proposal ``rejected`` (kept, so it is not proposed again)."""
+        proposal = self._pending(ident)
+        done = replace(proposal, status="rejected", decided=now.isoformat())
+        self._save(done)
+        return done
+
+
+def free_path(memory_dir: Path, mem_type: MemoryType, name: str, taken: set[str]) -> str:
+    """``suggest_filename(type, name)``, or with ``_2``, ``_3``… before ``.md`` when that file
+    exists in ``memory_dir`` or is in ``taken``."""
+    base = suggest_filename(mem_type, name)
+    candidate, n = base, 1
+    while candidate in taken or os.path.lexists(memory_dir / candidate):
+        n += 1
+        candidate = f"{base[:-3]}_{n}.md"
+    return candidate
