@@ -1,0 +1,318 @@
+"""The offline consolidator: deterministic, always available (SPEC §8, issue 6).
+
+- **Orient**: read every memory (``team/`` excluded: it is shared with others) and the index.
+- **Gather**: the sessions touched since the last consolidation and the memories changed
+  since (counted and named; reading transcripts for new facts is the Claude consolidator's job).
+- **Consolidate**:
+  - relative dates in ``project`` memories (the type whose body must carry absolute dates,
+    SPEC §4.1) become absolute where the phrase names one exact day, against the file's mtime
+    (the doctor's rule, ``memtui.core.doctor.dates``; CJK included); the rest are findings.
+    The file keeps its mtime: a date written out does not make a memory newer.
+  - exact and near duplicates (the doctor's definitions: same normalised body, or rapidfuzz
+    ``token_sort_ratio`` ≥ 85 on description + body within one type) are merged into the
+    **oldest** file of each group, keeping every distinct sentence (``merge``); the others are
+    deleted (their journal before-image is the trash). The kept file takes the newest mtime of
+    the group. At most ``max_deletions`` deletions per run; whole groups beyond it wait.
+  - contradicted facts are not judged offline (that needs a model).
+- **Prune**: the index (``prune``).
+
+A file is only in the plan when a step above changed it, each change with its reason; running
+the consolidator again on its own result changes nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+from collections import defaultdict
+from collections.abc import Callable
+from datetime import datetime
+
+from memtui.core.catalog import iso_utc
+from memtui.core.doctor.dates import relative_dates
+from memtui.core.doctor.duplicates import (
+    MAX_TEXT_CHARS,
+    MIN_BODY_CHARS,
+    near_duplicate_pairs,
+)
+from memtui.core.dream.events import (
+    Emit,
+    EventLog,
+    FileRead,
+    Finding,
+    LogLine,
+    Phase,
+    PhaseFinished,
+    PhaseStarted,
+    Progress,
+    ProposedChange,
+    check_cancel,
+)
+from memtui.core.dream.gates import DreamContext, sessions_since
+from memtui.core.dream.lock import read_lock
+from memtui.core.dream.merge import append_block, missing_lines
+from memtui.core.dream.plan import DEFAULT_MAX_DELETIONS, DreamPlan, Workspace
+from memtui.core.dream.prune import PruneInput, is_hub, prune_index
+from memtui.core.frontmatter import parse_frontmatter
+from memtui.core.index import INDEX_NAME
+from memtui.core.journal import read_or_none
+from memtui.core.lint import mtime_datetime
+from memtui.core.memories import (
+    Memory,
+    iter_memory_paths,
+    parse_memory_bytes,
+    unreadable_memory,
+)
+
+PROGRESS_EVERY = 250  # memories between progress events (memtui's choice: ~80 events at 20,000)
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.casefold().split())
+
+
+def block_of(mem: Memory) -> str:
+    """The type block duplicates are compared within (the doctor's): the recognised type,
+    else the declared type lower-cased, else ``untyped``."""
+    return mem.type or (mem.declared_type or "").lower() or "untyped"
+
+
+class _Run:
+    def __init__(self, ctx: DreamContext, now: datetime, emit: Emit, cancel: threading.Event | None, max_deletions: int) -> None:
+        self.ctx = ctx
+        self.now = now
+        self.log = EventLog(emit)
+        self.cancel = cancel
+        self.max_deletions = max_deletions
+        self.ws = Workspace(ctx.memory_dir)
+        self.findings: list[Finding] = []
+        self.memories: list[Memory] = []
+        self.hubs: set[str] = set()
+        self.merged_into: dict[str, str] = {}
+        self.deletions = 0
+
+    def emit(self, event: object) -> None:
+        self.log(event)  # type: ignore[arg-type]
+
+    def say(self, phase: Phase | None, text: str, level: str = "info") -> None:
+        self.log(LogLine(phase, level, text))  # type: ignore[arg-type]
+
+    def finding(self, f: Finding) -> None:
+        self.findings.append(f)
+        self.log(f)
+
+    def progress(self, phase: Phase) -> Callable[[int, int], None]:
+        return lambda done, total: self.log(Progress(phase, done, max(total, 1)))
+
+    # ----- phases -------------------------------------------------------------------------
+
+    def orient(self) -> None:
+        self.log(PhaseStarted("orient", "list the memory dir, read the index, skim the memories"))
+        paths = list(iter_memory_paths(self.ctx.memory_dir))
+        total = len(paths)
+        team = 0
+        for i, (path, rel) in enumerate(paths, start=1):
+            if i % 50 == 0:
+                check_cancel(self.cancel)
+            if rel.startswith("team/"):
+                team += 1
+                continue
+            try:
+                with open(path, "rb") as fh:
+                    mtime = os.fstat(fh.fileno()).st_mtime
+                    data = fh.read()
+            except OSError as exc:
+                self.memories.append(unreadable_memory(path, rel, exc))
+                continue
+            self.ws.seed(rel, data)
+            mem = parse_memory_bytes(path, rel, data, mtime)
+            if is_hub(rel, mem.text):
+                self.hubs.add(rel)
+            self.memories.append(mem)
+            self.log(FileRead("orient", rel, len(data)))
+            if i % PROGRESS_EVERY == 0 or i == total:
+                self.log(Progress("orient", i, total))
+        index = read_or_none(self.ctx.memory_dir / INDEX_NAME)
+        self.ws.seed(INDEX_NAME, index)
+        if index is not None:
+            self.log(FileRead("orient", INDEX_NAME, len(index)))
+        if team:
+            self.finding(Finding("orient", "team-untouched", "team/", f"{team} team memor{'y' if team == 1 else 'ies'} shared with others: the dream leaves team/ alone"))
+        if not total:
+            self.log(Progress("orient", 1, 1))
+        kinds: dict[str, int] = defaultdict(int)
+        for m in self.memories:
+            kinds[block_of(m)] += 1
+        mix = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items())) or "none"
+        lines = 0 if index is None else index.count(b"\n") + (0 if index.endswith(b"\n") else 1)
+        self.log(PhaseFinished("orient", f"{len(self.memories)} memories ({mix}); MEMORY.md {'absent' if index is None else f'{lines} lines'}"))
+
+    def gather(self) -> None:
+        self.log(PhaseStarted("gather", "recent signal: sessions and memories changed since the last consolidation"))
+        last = read_lock(self.ctx.memory_dir).last_consolidated_at
+        since = "never consolidated" if last is None else f"since {iso_utc(last)}"
+        ids, _ = sessions_since(self.ctx, last)
+        for sid in ids[:20]:
+            self.say("gather", f"session {sid}")
+        if len(ids) > 20:
+            self.say("gather", f"… and {len(ids) - 20} more sessions")
+        drifted = [m for m in self.memories if last is None or m.mtime > last]
+        if last is not None:
+            for m in drifted:
+                self.finding(Finding("gather", "memory-drifted", m.relpath, "changed since the last consolidation"))
+        self.say("gather", "offline: transcripts are counted, not read; the claude consolidator reads them for facts worth keeping")
+        self.log(Progress("gather", 1, 1))
+        self.log(PhaseFinished("gather", f"{len(ids)} session(s) and {len(drifted)} changed memor{'y' if len(drifted) == 1 else 'ies'} {since}"))
+
+    def _editable(self, m: Memory) -> bool:
+        return m.relpath not in self.hubs and m.sha256 != "" and not any(d.code in ("not-utf8", "unreadable") for d in m.diagnostics)
+
+    def dates(self) -> int:
+        changed = 0
+        for i, m in enumerate(self.memories, start=1):
+            if i % 200 == 0:
+                check_cancel(self.cancel)
+            if not self._editable(m):
+                continue
+            phrases = relative_dates(m)
+            if not phrases:
+                continue
+            text = self.ws.get(m.relpath) or ""
+            lines = text.split("\n")
+            done: list[str] = []
+            for p in sorted(phrases, key=lambda p: (p.line, p.column), reverse=True):
+                line = lines[p.line - 1] if p.line - 1 < len(lines) else ""
+                if p.replacement is None or line[p.column : p.column + len(p.phrase)] != p.phrase:
+                    meant = f"dateparser reads {p.resolved.isoformat()}" if p.resolved else "no date can be read from it"
+                    self.finding(Finding("consolidate", "relative-date-kept", m.relpath, f"“{p.phrase}” names no exact day ({meant}, from the mtime): left as written", p.line))
+                    continue
+                lines[p.line - 1] = line[: p.column] + p.replacement + line[p.column + len(p.phrase) :]
+                done.append(f"“{p.phrase}” → “{p.replacement}”")
+            if done:
+                base = mtime_datetime(m.mtime).date().isoformat()
+                reason = f"relative dates made absolute against the file's mtime ({base}): {', '.join(reversed(done))}"
+                self.ws.set(m.relpath, "\n".join(lines), reason, mtime=m.mtime)
+                self.log(ProposedChange("consolidate", m.relpath, "modify", reason))
+                changed += 1
+        return changed
+
+    def duplicates(self) -> int:
+        pool = [m for m in self.memories if self._editable(m)]
+        texts = [_norm(f"{m.description or ''}\n{m.body}")[:MAX_TEXT_CHARS] for m in pool]
+        blocks = [block_of(m) for m in pool]
+        parent = list(range(len(pool)))
+
+        def find(x: int) -> int:
+            while parent[x] != x:
+                parent[x] = parent[parent[x]]
+                x = parent[x]
+            return x
+
+        how: dict[tuple[int, int], str] = {}
+        by_body: dict[str, list[int]] = defaultdict(list)
+        for i, m in enumerate(pool):
+            body = _norm(m.body)
+            if len(body) >= MIN_BODY_CHARS:
+                by_body[hashlib.sha256(body.encode("utf-8", "surrogatepass")).hexdigest()].append(i)
+        for members in by_body.values():
+            if len(members) < 2:
+                continue
+            if len({blocks[i] for i in members}) > 1:
+                names = ", ".join(sorted(pool[i].relpath for i in members))
+                self.finding(Finding("consolidate", "duplicate-across-types", pool[members[0]].relpath, f"the same body in memories of different types ({names}): not merged, choose the type by hand"))
+            for j in members[1:]:
+                if blocks[j] == blocks[members[0]]:
+                    parent[find(j)] = find(members[0])
+                    how[(min(members[0], j), max(members[0], j))] = "exact duplicate"
+        check_cancel(self.cancel)
+        for pair in near_duplicate_pairs(texts, blocks):
+            parent[find(pair.b)] = find(pair.a)
+            how.setdefault((pair.a, pair.b), f"near duplicate, {pair.score:.0f}% similar")
+        check_cancel(self.cancel)
+        groups: dict[int, list[int]] = defaultdict(list)
+        for i in range(len(pool)):
+            groups[find(i)].append(i)
+        merged = 0
+        comps = [sorted(g, key=lambda i: (pool[i].mtime, pool[i].relpath)) for g in groups.values() if len(g) > 1]
+        comps.sort(key=lambda g: pool[g[0]].relpath)
+        for comp in comps:
+            keeper, others = pool[comp[0]], [pool[i] for i in comp[1:]]
+            if self.deletions + len(others) > self.max_deletions:
+                names = ", ".join(o.relpath for o in others)
+                self.finding(Finding("consolidate", "duplicate-deferred", keeper.relpath, f"duplicates of this memory ({names}) wait for the next dream: this run reached its cap of {self.max_deletions} deletions"))
+                continue
+            text = self.ws.get(keeper.relpath) or ""
+            added: list[str] = []
+            for idx, o in zip(comp[1:], others, strict=True):
+                o_text = self.ws.get(o.relpath) or ""
+                fm = parse_frontmatter(o_text)
+                desc = fm.data.get("description")
+                parts = [str(desc) if isinstance(desc, (str, int, float)) else "", fm.body]
+                lines = missing_lines(text, parts)
+                text = append_block(text, lines)
+                kind = how.get((min(comp[0], idx), max(comp[0], idx)), "duplicate of the group")
+                reason = f"merged into {keeper.relpath} ({kind}); {len(lines)} distinct line(s) of it kept there, this file goes to memtui's trash"
+                self.ws.delete(o.relpath, reason)
+                self.log(ProposedChange("consolidate", o.relpath, "delete", reason))
+                self.merged_into[o.relpath] = keeper.relpath
+                self.deletions += 1
+                added.append(f"{o.relpath} (+{len(lines)} line{'s' if len(lines) != 1 else ''})")
+            newest = max(m.mtime for m in (keeper, *others))
+            reason = f"kept as the oldest of its duplicates; merged in {', '.join(added)}"
+            self.ws.set(keeper.relpath, text, reason, mtime=newest if text != (self.ws.get(keeper.relpath) or "") else self.ws.mtimes.get(keeper.relpath))
+            self.log(ProposedChange("consolidate", keeper.relpath, "modify", reason))
+            merged += 1
+        return merged
+
+    def consolidate(self) -> None:
+        self.log(PhaseStarted("consolidate", "relative → absolute dates, merge duplicates"))
+        prog = self.progress("consolidate")
+        prog(0, 2)
+        dated = self.dates()
+        prog(1, 2)
+        check_cancel(self.cancel)
+        merged = self.duplicates()
+        prog(2, 2)
+        self.say("consolidate", "offline: contradicted facts are not judged (that needs a model)")
+        self.log(PhaseFinished("consolidate", f"dates fixed in {dated} file(s); {merged} duplicate group(s) merged, {self.deletions} file(s) to delete"))
+
+    def prune(self) -> None:
+        self.log(PhaseStarted("prune", "index under 200 lines / 25,000 units, one-line entries, no dangling links"))
+        check_cancel(self.cancel)
+        memories = {m.relpath: block_of(m) for m in self.memories if self.ws.exists(m.relpath) and m.sha256 != ""}
+        pi = PruneInput(memories, dict(self.merged_into), set(self.hubs))
+        before = set(self.ws.changed())
+        prune_index(self.ws, pi, self.log, self.findings, self.progress("prune"))
+        touched = [r for r in self.ws.changed() if r not in before or r == INDEX_NAME]
+        self.log(PhaseFinished("prune", f"{len(touched)} file(s) changed for the index"))
+
+
+def consolidate_offline(
+    ctx: DreamContext,
+    now: datetime,
+    emit: Emit | None = None,
+    cancel: threading.Event | None = None,
+    *,
+    max_deletions: int = DEFAULT_MAX_DELETIONS,
+) -> DreamPlan:
+    """Run the four phases over ``ctx.memory_dir`` and return the plan (nothing is written).
+
+    ``emit`` receives each event as it happens (from the calling thread); ``cancel`` is checked
+    between steps. Raises ``DreamCancelled``, ``MemoryDirError`` (no memory dir).
+    """
+    from memtui.core.memories import MemoryDirError
+
+    if not ctx.memory_dir.is_dir():
+        raise MemoryDirError(2, "memory dir does not exist", str(ctx.memory_dir))
+    run = _Run(ctx, now, emit or (lambda e: None), cancel, max_deletions)
+    run.orient()
+    check_cancel(cancel)
+    run.gather()
+    check_cancel(cancel)
+    run.consolidate()
+    check_cancel(cancel)
+    run.prune()
+    n = len(run.ws.changed())
+    title = f"Dream (offline): {n} file{'s' if n != 1 else ''}" if n else "Dream (offline): nothing to change"
+    return run.ws.to_plan(title, run.findings, run.log.events, "offline")

@@ -1,0 +1,124 @@
+"""A dream's plan: one ``memtui.core.edits.Plan`` (``action="dream"``) plus, per file, the
+reason, and the findings and events of the run that made it (SPEC §8 "Transaction").
+
+Nothing here writes: ``Workspace`` holds the files a consolidator edits in memory (bytes as
+loaded, text as edited, one or more reasons each) and turns them into a ``DreamPlan``. The
+plan is applied by ``memtui.core.dream.run`` through ``apply_plan`` (conflict check, journal
+before-images in memtui's state dir, atomic writes, rollback), so every dream can be undone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from memtui.core.dream.events import DreamEvent, Finding, event_to_json
+from memtui.core.edits import FileChange, Plan
+from memtui.core.journal import read_or_none
+
+# The issue's cap (memtui's choice): a dream deletes at most this many files per run; the
+# remaining duplicates wait for the next dream.
+DEFAULT_MAX_DELETIONS = 5
+
+
+@dataclass(frozen=True, slots=True)
+class DreamPlan:
+    """``plan``: the change set (``action="dream"``); ``reasons``: one sentence (or several,
+    ``; ``-joined) per ``plan.changes`` item, same order; ``findings`` and ``events`` of the
+    run; ``consolidator``: ``"offline"`` or ``"claude"``."""
+
+    plan: Plan
+    reasons: tuple[str, ...]
+    findings: tuple[Finding, ...] = ()
+    events: tuple[DreamEvent, ...] = ()
+    consolidator: str = "offline"
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def empty(self) -> bool:
+        """Nothing to change."""
+        return not self.plan.changes
+
+    @property
+    def deletions(self) -> int:
+        """How many files the plan deletes."""
+        return sum(1 for c in self.plan.changes if c.kind == "delete")
+
+    def items(self) -> list[tuple[FileChange, str]]:
+        """``(change, reason)`` pairs in plan order."""
+        return list(zip(self.plan.changes, self.reasons, strict=True))
+
+
+def plan_to_json(dp: DreamPlan, *, with_events: bool = True) -> dict[str, Any]:
+    """The ``memtui dream plan --json`` shape: ``{consolidator, title, changes: [{path,
+    action, reason, diff}], findings: [{code, path, line, message, phase}], events: [...]}``."""
+    return {
+        "consolidator": dp.consolidator,
+        "title": dp.plan.title,
+        "changes": [{"path": c.relpath, "action": c.kind, "reason": r, "diff": c.diff()} for c, r in dp.items()],
+        "findings": [{"code": f.code, "path": f.path, "line": f.line, "message": f.message, "phase": f.phase} for f in dp.findings],
+        "events": [event_to_json(e) for e in dp.events] if with_events else [],
+    }
+
+
+class Workspace:
+    """The files a consolidator edits, in memory. Texts are decoded with ``surrogateescape``
+    so non-UTF-8 bytes survive a round trip; every edit carries a reason."""
+
+    def __init__(self, memory_dir: Path) -> None:
+        self.memory_dir = memory_dir
+        self.before: dict[str, bytes | None] = {}
+        self.text: dict[str, str | None] = {}
+        self.reasons: dict[str, list[str]] = {}
+        self.mtimes: dict[str, float | None] = {}
+
+    def seed(self, relpath: str, data: bytes | None) -> None:
+        """Record bytes already read for ``relpath`` (saves reading it again)."""
+        if relpath not in self.before:
+            self.before[relpath] = data
+            self.text[relpath] = None if data is None else data.decode("utf-8", errors="surrogateescape")
+
+    def get(self, relpath: str) -> str | None:
+        """The current text of ``relpath`` (``None``: absent or deleted)."""
+        if relpath not in self.text:
+            self.seed(relpath, read_or_none(self.memory_dir / relpath))
+        return self.text[relpath]
+
+    def exists(self, relpath: str) -> bool:
+        """Whether ``relpath`` exists after the edits so far."""
+        return self.get(relpath) is not None
+
+    def set(self, relpath: str, text: str, reason: str, *, mtime: float | None = None) -> None:
+        """Replace the text (``mtime``: epoch s the written file gets; ``None`` = the apply time)."""
+        self.get(relpath)
+        self.text[relpath] = text
+        self.reasons.setdefault(relpath, []).append(reason)
+        self.mtimes[relpath] = mtime
+
+    def delete(self, relpath: str, reason: str) -> None:
+        """Delete ``relpath`` (its before-image in the journal is the trash)."""
+        self.get(relpath)
+        self.text[relpath] = None
+        self.reasons.setdefault(relpath, []).append(reason)
+        self.mtimes.pop(relpath, None)
+
+    def changed(self) -> list[str]:
+        """Relpaths whose bytes differ from before, sorted (deletes sort last when applied)."""
+        out = []
+        for rel, text in self.text.items():
+            after = None if text is None else text.encode("utf-8", errors="surrogateescape")
+            if after != self.before[rel]:
+                out.append(rel)
+        return sorted(out)
+
+    def to_plan(self, title: str, findings: list[Finding], events: list[DreamEvent], consolidator: str) -> DreamPlan:
+        """The ``DreamPlan`` of the edits (files edited back to their old bytes are left out)."""
+        changes: list[FileChange] = []
+        reasons: list[str] = []
+        for rel in self.changed():
+            text = self.text[rel]
+            after = None if text is None else text.encode("utf-8", errors="surrogateescape")
+            changes.append(FileChange(rel, self.before[rel], after, self.mtimes.get(rel) if after is not None else None))
+            reasons.append("; ".join(dict.fromkeys(self.reasons.get(rel, ["changed"]))))
+        return DreamPlan(Plan(title, tuple(changes), action="dream"), tuple(reasons), tuple(findings), tuple(events), consolidator)
