@@ -103,3 +103,9 @@ main.add_command(doctor)
 main.add_command(undo_cmd)
 main.add_command(trash_cmd)
 main.add_command(restore_cmd)
+
+from memtui.commands.extract import extract_cmd, hook, inbox  # noqa: E402
+
+main.add_command(extract_cmd)
+main.add_command(inbox)
+main.add_command(hook)

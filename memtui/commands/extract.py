@@ -1,0 +1,273 @@
+"""``memtui extract``, ``memtui inbox`` and ``memtui hook stop``: extraction from the command line."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import click
+
+from memtui.commands.common import CliContext, common_options, emit_json, fail, user_errors
+from memtui.core.extract import EXTRACTOR_CHOICES, ExtractorError, extract, find_transcript, proposal_excerpt
+from memtui.core.inbox import Inbox, InboxError, Proposal
+from memtui.core.journal import Journal
+from memtui.core.locations import state_dir
+from memtui.core.memories import MEMORY_TYPES
+
+
+def _transcript(obj: CliContext, value: str) -> Path:
+    """TRANSCRIPT as given: a path, or a session id looked up in the sessions dir."""
+    path = Path(value)
+    if path.is_file():
+        return path.resolve()
+    if path.exists():
+        fail(f"{value}: not a file", 2)
+    if os.sep not in value and not value.endswith(".jsonl"):
+        found = find_transcript(obj.locations.sessions_dir, value)
+        if found is not None:
+            return found
+        fail(f"{value}: no such file, and no session {value} in {obj.locations.sessions_dir}", 2)
+    fail(f"{value}: no such file", 2)
+
+
+def _project_from_transcript(obj: CliContext, path: Path) -> None:
+    """With neither --project nor --memory-dir, the session's own cwd is the project: a
+    transcript belongs to the project it was recorded in."""
+    if obj.project is not None or obj.memory_dir is not None:
+        return
+    from memtui.core.transcripts import read_transcript
+
+    try:
+        cwds = read_transcript(path).cwds
+    except OSError:
+        return
+    if cwds and Path(cwds[0]).is_dir():
+        obj.project = Path(cwds[0])
+        obj._locations = None
+
+
+def _proposal_line(p: Proposal) -> str:
+    tag = " [heuristic]" if p.heuristic else ""
+    kind = "" if p.kind == "create" else f" ({p.kind})"
+    return f"{p.id}  {p.type:<9} {p.path}{kind}{tag}\n              {p.description}"
+
+
+@click.command("extract")
+@click.argument("transcript")
+@click.option("--extractor", type=click.Choice(EXTRACTOR_CHOICES), default="auto", show_default=True,
+              help="auto: claude with an API key, else offline (explicit cues only).")
+@click.option("--apply", "apply_", is_flag=True, help="Write the memories now (the agent's behaviour) instead of proposing them.")
+@click.option("--all", "whole", is_flag=True, help="Read the whole transcript, not only what follows the cursor.")
+@click.option("--model", default=None, help="Model for the claude extractor (default: settings `model`, else claude-sonnet-5-5).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@common_options
+@click.pass_obj
+@user_errors
+def extract_cmd(obj: CliContext, transcript: str, extractor: str, apply_: bool, whole: bool, model: str | None, as_json: bool) -> None:
+    """Extract memories from a session TRANSCRIPT (a .jsonl path or a session id) into the inbox.
+
+    Reads what follows the session's cursor; skips (and moves the cursor) when the agent
+    already wrote memory in that range."""
+    path = _transcript(obj, transcript)
+    _project_from_transcript(obj, path)
+    loc = obj.locations
+    from memtui.core.recall import choose_model
+
+    chosen_model = choose_model(model, loc.settings.get("model")[0])
+    try:
+        result = extract(path, loc.memory_dir, state_dir(), obj.now(), extractor=extractor,  # type: ignore[arg-type]
+                         apply=apply_, model=chosen_model, ignore_cursor=whole)
+    except ExtractorError as exc:
+        fail(f"extraction failed, cursor not moved: {exc.reason}", 1)
+    if as_json:
+        emit_json(result.to_json())
+        return
+    click.echo(f"memory dir: {loc.memory_dir}")
+    click.echo(f"session {result.session_id}, entries {result.start}–{result.end}")
+    if result.skipped:
+        click.echo(f"skipped: {result.skipped}")
+    else:
+        badge = " (offline: explicit cues only, heuristic)" if result.extractor == "offline" else ""
+        click.echo(f"extractor: {result.extractor}{badge}")
+        if not result.proposals:
+            click.echo("nothing worth remembering found")
+        for p in result.proposals:
+            click.echo(_proposal_line(p))
+        if result.written:
+            click.echo("written: " + ", ".join(result.written) + "  (memtui undo reverts the last one)")
+        elif result.added:
+            click.echo(f"{len(result.added)} new in the inbox: memtui inbox accept|reject ID")
+    for note in result.notes:
+        click.echo(f"note: {note}")
+    click.echo(f"cursor: {result.cursor}")
+
+
+def _inbox(obj: CliContext) -> Inbox:
+    return Inbox(state_dir(), obj.locations.memory_dir)
+
+
+@click.group("inbox", invoke_without_command=True)
+@click.option("--all", "everything", is_flag=True, help="Include accepted and rejected proposals.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@common_options
+@click.pass_context
+def inbox(ctx: click.Context, everything: bool, as_json: bool) -> None:
+    """List the proposed memories waiting for a decision."""
+    if ctx.invoked_subcommand is not None:
+        return
+    obj: CliContext = ctx.obj
+    box = _inbox(obj)
+    items = box.all() if everything else box.pending()
+    if as_json:
+        emit_json([p.to_json() for p in items])
+        return
+    if not items:
+        click.echo(f"the inbox of {obj.locations.memory_dir} is empty")
+        return
+    for p in items:
+        status = "" if p.status == "pending" else f"  [{p.status}]"
+        click.echo(_proposal_line(p) + status)
+
+
+@inbox.command("show")
+@click.argument("ident", metavar="ID")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@common_options
+@click.pass_obj
+@user_errors
+def inbox_show(obj: CliContext, ident: str, as_json: bool) -> None:
+    """Show one proposal: the file it would write and the conversation it came from."""
+    box = _inbox(obj)
+    try:
+        proposal = box.get(ident)
+    except InboxError as exc:
+        fail(str(exc), 1)
+    excerpt = proposal_excerpt(proposal, obj.locations.sessions_dir)
+    if as_json:
+        data = proposal.to_json()
+        data["excerpt"] = {
+            "error": excerpt.error,
+            "turns": [{"role": t.role, "text": t.text, "uuid": t.uuid, "timestamp": t.timestamp, "is_source": t.is_source}
+                      for t in excerpt.turns],
+        }
+        emit_json(data)
+        return
+    click.echo(_proposal_line(proposal))
+    if proposal.status == "pending":
+        try:
+            click.echo(box.plan(proposal.id).diff())
+        except (InboxError, ValueError, RuntimeError) as exc:
+            click.echo(f"cannot be accepted as is: {exc}")
+    click.echo(f"from session {proposal.source.session_id}:")
+    for turn in excerpt.turns:
+        mark = ">" if turn.is_source else " "
+        click.echo(f"{mark} {turn.role}: {turn.text}")
+    if excerpt.error:
+        click.echo(f"({excerpt.error})")
+
+
+@inbox.command("accept")
+@click.argument("ident", metavar="ID")
+@click.option("--type", "type_", type=click.Choice(MEMORY_TYPES), default=None, help="Change the type first.")
+@click.option("--name", default=None, help="Change the name first.")
+@click.option("--description", default=None, help="Change the description first.")
+@click.option("--path", default=None, help="Write to this file (relative to the memory dir) instead.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@common_options
+@click.pass_obj
+@user_errors
+def inbox_accept(obj: CliContext, ident: str, type_: str | None, name: str | None, description: str | None,
+                 path: str | None, as_json: bool) -> None:
+    """Write proposal ID into the memory dir (index updated, originSessionId recorded)."""
+    loc = obj.locations
+    box = _inbox(obj)
+    edits = {k: v for k, v in {"type": type_, "name": name, "description": description, "path": path}.items() if v is not None}
+    try:
+        result = box.accept(ident, Journal(state_dir(), loc.memory_dir), obj.now(), **edits)
+    except InboxError as exc:
+        fail(str(exc), 1)
+    except RuntimeError as exc:  # ConflictError
+        fail(str(exc), 1)
+    if as_json:
+        emit_json({"accepted": result.proposal.to_json(), "written": result.relpath, "journal": result.entry.id})
+        return
+    click.echo(f"wrote {loc.memory_dir / result.relpath} (memtui undo reverts it)")
+
+
+@inbox.command("reject")
+@click.argument("ident", metavar="ID")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@common_options
+@click.pass_obj
+@user_errors
+def inbox_reject(obj: CliContext, ident: str, as_json: bool) -> None:
+    """Reject proposal ID (kept as rejected, so it is not proposed again)."""
+    try:
+        proposal = _inbox(obj).reject(ident, obj.now())
+    except InboxError as exc:
+        fail(str(exc), 1)
+    if as_json:
+        emit_json({"rejected": proposal.to_json()})
+        return
+    click.echo(f"rejected {proposal.id} ({proposal.path})")
+
+
+@click.group("hook")
+def hook() -> None:
+    """Entry points for an agent's hooks (see the README: "Wire it into Claude Code")."""
+
+
+def _child_args(obj: CliContext, extractor: str, apply_: bool) -> list[str]:
+    args = [sys.executable, "-c", "from memtui.cli import main; main()", "--flavor", obj.flavor.name]
+    if obj.memory_dir is not None:
+        args += ["--memory-dir", str(obj.memory_dir)]
+    args += ["hook", "stop", "--wait", "--extractor", extractor]
+    return args + (["--apply"] if apply_ else [])
+
+
+@hook.command("stop")
+@click.option("--extractor", type=click.Choice(EXTRACTOR_CHOICES), default="auto", show_default=True)
+@click.option("--apply", "apply_", is_flag=True, help="Write memories directly instead of into the inbox.")
+@click.option("--wait", is_flag=True, help="Extract before returning (default: in a detached process, so the agent never waits).")
+@common_options
+@click.pass_obj
+def hook_stop(obj: CliContext, extractor: str, apply_: bool, wait: bool) -> None:
+    """The Stop hook: read {session_id, transcript_path, cwd} on stdin and extract.
+
+    Always exits 0; every outcome and error goes to the hook log in memtui's state dir."""
+    from memtui.core.clock import system_now
+    from memtui.core.extract.hook import check_hook_input, log_hook, run_stop_hook
+
+    state = state_dir()
+    try:
+        now = system_now()
+    except ValueError:
+        from datetime import UTC, datetime
+
+        now = datetime.now(UTC)
+    try:
+        data = b"" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.buffer.read()
+    except (OSError, ValueError) as exc:
+        log_hook(state, now, "error", f"cannot read stdin: {exc}")
+        sys.exit(0)
+    if wait:
+        run_stop_hook(data, flavor=obj.flavor, state_dir=state, now=now, extractor=extractor, apply=apply_,
+                      memory_dir=obj.memory_dir)
+        sys.exit(0)
+    # Detached: check the input here (garbage and missing transcripts are logged and end the
+    # hook), then hand the payload to a child in its own session and return at once.
+    from memtui.core.extract.hook import HookOutcome
+
+    if isinstance(check_hook_input(data, state, now), HookOutcome):
+        sys.exit(0)
+    try:
+        child = subprocess.Popen(_child_args(obj, extractor, apply_), stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True)
+        assert child.stdin is not None
+        child.stdin.write(data)
+        child.stdin.close()
+    except OSError as exc:
+        log_hook(state, now, "error", f"cannot start the background extraction: {exc}")
+    sys.exit(0)
