@@ -87,6 +87,27 @@ def test_read_anywhere_by_default_but_confined_by_read_roots(tree: Path) -> None
     assert execute(confined, "Read", {"file_path": "x"}).content == "     1\tkeep me"
 
 
+def test_read_roots_check_the_path_the_kernel_opens(tmp_path: Path) -> None:
+    """``out/link/../secret.txt``: lexically ``out/secret.txt`` (outside the root), really
+    ``root/secret.txt`` (``link`` points to ``root/sub``). The file read is the checked one."""
+    root, out = tmp_path / "root", tmp_path / "out"
+    (root / "sub").mkdir(parents=True)
+    out.mkdir()
+    (root / "secret.txt").write_text("inside\n", encoding="utf-8")
+    (out / "secret.txt").write_text("outside\n", encoding="utf-8")
+    os.symlink(root / "sub", out / "link")
+    policy = ToolPolicy(cwd=tmp_path, read_roots=(root,))
+    assert execute(policy, "Read", {"file_path": "out/link/../secret.txt"}).content == "     1\tinside"
+
+
+def test_bash_is_not_offered_when_reads_are_confined(tree: Path) -> None:
+    policy = ToolPolicy(cwd=tree, write_root=tree / "mem", read_roots=(tree,))
+    assert policy.offered() == ("Read", "Grep", "Glob", "Write", "Edit")
+    out = execute(policy, "Bash", {"command": "cat /etc/hostname"})
+    assert (out.is_error, out.code) == (True, "tool-disabled")
+    assert "could name any path" in out.content
+
+
 def test_read_cuts_long_lines(tree: Path) -> None:
     (tree / "long.txt").write_text("a" * 30 + "\n", encoding="utf-8")
     out = execute(ToolPolicy(cwd=tree, read_max_line_chars=10), "Read", {"file_path": "long.txt"})
@@ -197,6 +218,8 @@ REFUSED = [
     ("find . -fprint y", "bash-forbidden-option"),
     ("find . -fls y", "bash-forbidden-option"),
     ("tail -f notes.txt", "bash-forbidden-option"),
+    ("tail -5f notes.txt", "bash-forbidden-option"),
+    ("tail --follow=name notes.txt", "bash-forbidden-option"),
     ("file -C -m x", "bash-forbidden-option"),
     ("echo 'unclosed", "bash-syntax"),
     ("ls |", "bash-syntax"),
@@ -317,6 +340,15 @@ def test_edit_refusals(policy: ToolPolicy, tree: Path) -> None:
     out = execute(policy, "Edit", {"file_path": "twice.md", "old_string": "a", "new_string": "c", "replace_all": True})
     assert out.content == f"Edited {path.resolve()}: replaced 2 occurrences."
     assert path.read_bytes() == b"c-b-c\r\n"  # the CRLF is untouched
+
+
+def test_lone_surrogates_are_not_written(policy: ToolPolicy, tree: Path) -> None:
+    out = execute(policy, "Write", {"file_path": "s.md", "content": "a\ud800b"})
+    assert (out.is_error, out.code) == (True, "bad-input")
+    out = execute(policy, "Edit", {"file_path": "user_role.md", "old_string": "Likes", "new_string": "\udfff"})
+    assert (out.is_error, out.code) == (True, "bad-input")
+    assert not (tree / "mem" / "s.md").exists()
+    assert (tree / "mem" / "user_role.md").read_text(encoding="utf-8").endswith("Likes logs.\n")
 
 
 def test_edit_refuses_a_file_that_is_not_utf8(policy: ToolPolicy, tree: Path) -> None:

@@ -153,8 +153,8 @@ def _check_stage(argv: list[str], allow: frozenset[str], *, piped: bool) -> Bash
 
 
 def _short_flags(arg: str) -> bool:
-    """``-abc``-style cluster of letters (not ``--long``, not a number such as ``-5``)."""
-    return len(arg) > 1 and arg[0] == "-" and arg[1] != "-" and arg[1:].isalpha()
+    """``-abc``-style cluster of short options, digits included (``tail -5f``); not ``--long``."""
+    return len(arg) > 1 and arg[0] == "-" and arg[1] != "-" and arg[1:].isalnum()
 
 
 def run_bash(policy: ToolPolicy, command: str) -> ToolOutcome:

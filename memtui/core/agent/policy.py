@@ -39,8 +39,8 @@ class ToolPolicy:
       dream's staging copy of it); ``None`` turns both tools off. A relative ``file_path`` is
       taken relative to it.
     - ``read_roots``: directories ``Read``/``Grep``/``Glob`` are confined to (compared after
-      ``realpath``); ``None`` means anywhere (SPEC §7). ``Bash`` cannot be confined by path:
-      pass ``bash_allow=frozenset()`` to turn it off when reads must stay inside.
+      ``realpath``); ``None`` means anywhere (SPEC §7). ``Bash`` cannot be confined by path,
+      so it is not offered when ``read_roots`` is set.
     - ``cwd``: where relative read paths and ``Bash`` commands start.
     - ``bash_allow``: command names ``Bash`` may run (bare names, looked up on ``PATH``).
     - ``tools``: the tool names offered at all (a subset of :data:`ALL_TOOLS`).
@@ -79,15 +79,15 @@ class ToolPolicy:
 
     def offered(self) -> tuple[str, ...]:
         """The tool names a model is told about: ``tools`` minus ``Write``/``Edit`` without a
-        ``write_root`` and minus ``Bash`` with an empty ``bash_allow``; in :data:`ALL_TOOLS`
-        order."""
+        ``write_root`` and minus ``Bash`` with an empty ``bash_allow`` or with ``read_roots``
+        set (its arguments could name any path); in :data:`ALL_TOOLS` order."""
         names = []
         for name in ALL_TOOLS:
             if name not in self.tools:
                 continue
             if name in ("Write", "Edit") and self.write_root is None:
                 continue
-            if name == "Bash" and not self.bash_allow:
+            if name == "Bash" and (not self.bash_allow or self.read_roots is not None):
                 continue
             names.append(name)
         return tuple(names)

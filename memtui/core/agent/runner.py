@@ -23,13 +23,14 @@ from memtui.core.agent.tools import execute, tool_definitions
 if TYPE_CHECKING:
     import anthropic
 
-__all__ = ["DEFAULT_MAX_TOKENS", "REQUEST_TIMEOUT_S", "AgentEvent", "AgentRun", "describe_api_error", "run_agent"]
+__all__ = ["CONNECT_TIMEOUT_S", "DEFAULT_MAX_TOKENS", "REQUEST_TIMEOUT_S", "AgentEvent", "AgentRun", "describe_api_error", "run_agent"]
 
 # memtui's choices: room for a few memory files in one reply, and a per-request ceiling that
 # applies whatever the client's own timeout (SPEC §11 "never a hang"); an agent turn writing
 # files takes longer than the recall side query's 20 s.
 DEFAULT_MAX_TOKENS = 8_192
 REQUEST_TIMEOUT_S = 120.0
+CONNECT_TIMEOUT_S = 5.0
 
 EventKind = Literal["turn", "text", "tool", "done"]
 
@@ -102,7 +103,8 @@ def run_agent(
     tools offered are ``policy.offered()``. ``max_turns``: at most this many requests (the
     extractor uses 5, SPEC §7); the tools asked for in the last allowed reply still run (as the
     reference agent's turn limit does), then the run stops with ``stop_reason="max_turns"``.
-    ``request_timeout``: seconds, per request. ``on_event``: called in this thread with each
+    ``request_timeout``: seconds, per request (connect: at most 5 s); it replaces the client's
+    own timeout for these requests, so the recall client's 20 s does not cut an agent turn. ``on_event``: called in this thread with each
     :class:`AgentEvent`. ``cancel``: checked before each request and before the tools of a
     reply run; when set, the run stops with ``stop_reason="cancelled"``.
 
@@ -110,7 +112,9 @@ def run_agent(
     ``stop_reason="error"``. (An exception raised by ``on_event`` propagates.)
     """
     import anthropic
+    import httpx2
 
+    timeout = httpx2.Timeout(request_timeout, connect=min(CONNECT_TIMEOUT_S, request_timeout))
     run = AgentRun(messages=[dict(m) for m in messages])
     tools = tool_definitions(policy)
 
@@ -138,7 +142,7 @@ def run_agent(
                 system=system,
                 messages=run.messages,  # type: ignore[arg-type]
                 tools=tools,  # type: ignore[arg-type]
-                timeout=request_timeout,
+                timeout=timeout,
             )
         except anthropic.AnthropicError as exc:
             return finish("error", describe_api_error(exc, request_timeout))

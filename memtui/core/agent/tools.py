@@ -208,7 +208,12 @@ def _dispatch(policy: ToolPolicy, name: str, tool_input: object) -> ToolOutcome:
         offered = ", ".join(policy.offered())
         return _error("unknown-tool", f"Refused: there is no tool {name!r}. The tools are: {offered}.")
     if name not in policy.offered():
-        why = "no writable directory was given" if name in ("Write", "Edit") and policy.write_root is None else "it is turned off"
+        if name in ("Write", "Edit") and policy.write_root is None:
+            why = "no writable directory was given"
+        elif name == "Bash" and policy.read_roots is not None:
+            why = "reads are confined to some directories, and a command's arguments could name any path"
+        else:
+            why = "it is turned off"
         return _error("tool-disabled", f"Refused: {name} is not available in this run ({why}).")
     if not isinstance(tool_input, Mapping):
         return _error("bad-input", f"Refused: the input of {name} must be a JSON object.")
@@ -251,8 +256,9 @@ def _int_arg(args: Mapping[str, Any], key: str, tool: str) -> int | ToolOutcome 
 
 
 def _read_path(policy: ToolPolicy, raw: str) -> Path | ToolOutcome:
-    """``raw`` made absolute (``~`` expanded, relative to ``policy.cwd``) and checked against
-    ``policy.read_roots`` after ``realpath``."""
+    """``raw`` made absolute (``~`` expanded, relative to ``policy.cwd``); with
+    ``policy.read_roots``, its ``realpath``, checked to lie inside one of them (the checked path
+    is the one read: ``link/../x`` means another file to the kernel than to ``normpath``)."""
     if "\0" in raw:
         return _error("bad-input", "Refused: the path contains a NUL byte.")
     path = Path(os.path.join(policy.cwd, os.path.expanduser(raw)))
@@ -262,6 +268,7 @@ def _read_path(policy: ToolPolicy, raw: str) -> Path | ToolOutcome:
         if not any(real == root or real.startswith(root.rstrip(os.sep) + os.sep) for root in roots):
             shown = ", ".join(roots)
             return _error("outside-read-roots", f"Refused: {raw} resolves to {real}, outside the readable directories ({shown}).")
+        return Path(real)
     return Path(os.path.normpath(path))
 
 
@@ -518,7 +525,10 @@ def _write(policy: ToolPolicy, args: Mapping[str, Any]) -> ToolOutcome:
     target = _write_path(policy, raw, "Write")
     if isinstance(target, ToolOutcome):
         return target
-    data = content.encode("utf-8", errors="surrogatepass")
+    try:
+        data = content.encode("utf-8")
+    except UnicodeEncodeError:
+        return _error("bad-input", "Refused: the content holds a lone surrogate (\\ud800-\\udfff), which is not text.")
     if len(data) > policy.write_max_bytes:
         return _error("too-large", f"Refused: {len(data):,} bytes is over the {policy.write_max_bytes:,}-byte limit for one file.")
     existed = target.exists()
@@ -564,7 +574,10 @@ def _edit(policy: ToolPolicy, args: Mapping[str, Any]) -> ToolOutcome:
             "ambiguous-match",
             f"old_string occurs {count} times in {target}: add surrounding text to make it unique, or set replace_all.",
         )
-    after = (text.replace(old, new) if replace_all else text.replace(old, new, 1)).encode("utf-8", errors="surrogatepass")
+    try:
+        after = (text.replace(old, new) if replace_all else text.replace(old, new, 1)).encode("utf-8")
+    except UnicodeEncodeError:
+        return _error("bad-input", "Refused: new_string holds a lone surrogate (\\ud800-\\udfff), which is not text.")
     if len(after) > policy.write_max_bytes:
         return _error("too-large", f"Refused: the result, {len(after):,} bytes, is over the {policy.write_max_bytes:,}-byte limit.")
     try:
