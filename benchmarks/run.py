@@ -1,0 +1,426 @@
+"""The whole benchmark table of issue 8, from one command.
+
+``python benchmarks/run.py [--n 20000] [--runs 5] [--queries 200] [--write-readme]``
+
+Generates the synthetic workspace (``benchmarks/generate.py``, seeded) in a temp dir — or
+reuses ``--workspace DIR`` — then runs each measurement **in its own subprocess** (so each has
+its own peak RSS: ``ru_maxrss`` of the process and of the processes it started) and prints a
+Markdown table. Every figure is a median (or p50 / p95) next to a **baseline measured in the same
+subprocess, alternating with it**, and their ratio:
+
+- ``scan``: ``scan_headers`` (the recall-style header scan: first 30 lines, frontmatter) vs the
+  floor — ``os.scandir`` + open + read 4 KiB of each file, same files;
+- ``ls``: ``memtui ls --json`` end to end (a fresh interpreter) vs ``python -c "import
+  memtui.core"`` startup + the floor;
+- ``tui``: time from ``run_test`` entry until the Memories pane's table has rows (the app built
+  with ``MemtuiApp.from_context(CliContext(...), watch=False)``), and the p50 of one
+  ``pagedown`` once loaded, vs a minimal Textual app that shows one ``DataTable`` row;
+- ``recall-index``: lexical index build (tokenise + ``bm25s``) vs ``scan_headers`` of the same
+  files; ``recall-query``: one lexical recall end to end, p50 / p95 over ``--queries`` queries,
+  vs a linear substring scan of every description;
+- ``hybrid``: the hybrid prefilter (BM25 over all, best 200) p50 / p95 vs the reference's
+  manifest of the 200 newest;
+- ``cascade``: ``compute_cascade`` with the cwd at the bottom of the 40-deep tree (1,000 rules)
+  vs ``os.walk`` + read of the same tree (``cascade_bench.baseline``);
+- ``doctor``: ``run_doctor`` vs ``scan_memories`` (reading and parsing every file);
+- ``dream``: the offline dream plan — measured once ``memtui.core.dream`` provides it, else
+  marked pending.
+
+Targets are those of issue 8 (a 2-core machine, 20,000 memories).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import re
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(HERE))
+
+import generate  # noqa: E402
+
+MEASUREMENTS = ["scan", "ls", "tui", "recall", "hybrid", "cascade", "doctor", "dream"]
+RSS_TARGET_MB = 400.0
+
+
+# ----- helpers -------------------------------------------------------------------------------
+
+
+def ms(fn: Callable[[], object]) -> float:
+    start = time.perf_counter()
+    fn()
+    return (time.perf_counter() - start) * 1000
+
+
+def alternate(fn: Callable[[], object], base: Callable[[], object], runs: int) -> tuple[list[float], list[float]]:
+    """``runs`` timings of ``fn`` and of ``base``, interleaved (so load and cache hit both alike),
+    after one untimed warm-up of each."""
+    fn(), base()
+    a: list[float] = []
+    b: list[float] = []
+    for _ in range(runs):
+        a.append(ms(fn))
+        b.append(ms(base))
+    return a, b
+
+
+def pct(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[max(0, min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1))))]
+
+
+def floor_read(memory_dir: Path) -> int:
+    """The floor of any scan: ``os.scandir`` the tree, open each ``*.md`` and read 4 KiB."""
+    total = 0
+    stack = [str(memory_dir)]
+    while stack:
+        with os.scandir(stack.pop()) as it:
+            for entry in it:
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append(entry.path)
+                elif entry.name.endswith(".md") and entry.name != "MEMORY.md":
+                    with open(entry.path, "rb") as fh:
+                        total += len(fh.read(4096))
+    return total
+
+
+def row(name: str, size: str, value: float, base: float, base_what: str, target: str, met: bool | None, **extra: Any) -> dict[str, Any]:
+    return {"name": name, "size": size, "value_ms": value, "baseline_ms": base, "baseline": base_what,
+            "ratio": value / base if base else None, "target": target, "met": met, **extra}
+
+
+# ----- measurements (each runs in its own subprocess) -----------------------------------------
+
+
+def m_scan(ws: generate.Workspace, args: argparse.Namespace) -> list[dict[str, Any]]:
+    from memtui.core.headers import scan_headers
+
+    a, b = alternate(lambda: scan_headers(ws.memory_dir), lambda: floor_read(ws.memory_dir), args.runs)
+    value, base = statistics.median(a), statistics.median(b)
+    return [row("header scan", f"{ws.n:,} files", value, base, "floor: scandir + read 4 KiB", "≤ 2× floor", value <= 2 * base)]
+
+
+def m_ls(ws: generate.Workspace, args: argparse.Namespace) -> list[dict[str, Any]]:
+    env = {**os.environ, **ws.env()}
+    cli = [sys.executable, "-c", "import sys; sys.argv[0] = 'memtui'; from memtui.cli import main; main()"]
+    ls_cmd = [*cli, "ls", "--json", "--memory-dir", str(ws.memory_dir)]
+    start_cmd = [sys.executable, "-c", "import memtui.core"]
+
+    def run(cmd: list[str]) -> None:
+        subprocess.run(cmd, env=env, cwd=ws.project, check=True, stdout=subprocess.DEVNULL)
+
+    runs = max(3, args.runs // 2)
+    a, b = alternate(lambda: run(ls_cmd), lambda: (run(start_cmd), floor_read(ws.memory_dir)), runs)
+    value, base = statistics.median(a), statistics.median(b)
+    out = subprocess.run(ls_cmd, env=env, cwd=ws.project, check=True, capture_output=True)
+    entries = len(json.loads(out.stdout))
+    assert entries == ws.n, entries
+    return [row("`memtui ls --json`", f"{ws.n:,} memories", value, base, "`import memtui.core` startup + floor", "≤ 3× baseline", value <= 3 * base)]
+
+
+def m_tui(ws: generate.Workspace, args: argparse.Namespace) -> list[dict[str, Any]]:
+    from textual.app import App, ComposeResult
+    from textual.widgets import DataTable
+
+    from memtui.commands.common import CliContext
+    from memtui.core.flavor import AGENT
+    from memtui.tui.app import MemtuiApp
+
+    for key, value in ws.env().items():
+        os.environ[key] = value
+
+    class OneRow(App[None]):
+        def compose(self) -> ComposeResult:
+            yield DataTable(id="t")
+
+        def on_mount(self) -> None:
+            table = self.query_one(DataTable)
+            table.add_columns("type", "memory")
+            table.add_row("user", "one row")
+
+    async def first_rows(make: Callable[[], App[None]], selector: str, scroll: list[float] | None = None) -> float:
+        start = time.perf_counter()
+        app = make()
+        async with app.run_test(size=(120, 36)) as pilot:
+            table = app.query_one(selector, DataTable)
+            while table.row_count == 0:
+                await asyncio.sleep(0.002)
+            elapsed = (time.perf_counter() - start) * 1000
+            if scroll is not None:
+                await app.workers.wait_for_complete()
+                await pilot.pause()
+                table.focus()
+                for _ in range(10):
+                    t0 = time.perf_counter()
+                    await pilot.press("pagedown")
+                    await pilot.pause()
+                    scroll.append((time.perf_counter() - t0) * 1000)
+                t0 = time.perf_counter()
+                await pilot.press("end")
+                await pilot.pause()
+                scroll.append((time.perf_counter() - t0) * 1000)
+        return elapsed
+
+    def make_memtui() -> App[None]:
+        return MemtuiApp.from_context(CliContext(flavor=AGENT, project=ws.project, memory_dir=ws.memory_dir), watch=False)
+
+    async def main() -> tuple[list[float], list[float], list[float], list[float]]:
+        a: list[float] = []
+        b: list[float] = []
+        s_app: list[float] = []
+        s_base: list[float] = []
+        await first_rows(make_memtui, "#memories-table")  # warm-up: imports, page cache
+        await first_rows(OneRow, "#t")
+        for i in range(max(3, args.runs // 2)):
+            a.append(await first_rows(make_memtui, "#memories-table", s_app if i == 0 else None))
+            b.append(await first_rows(OneRow, "#t", s_base if i == 0 else None))
+        return a, b, s_app, s_base
+
+    a, b, s_app, s_base = asyncio.run(main())
+    value, base = statistics.median(a), statistics.median(b)
+    return [
+        row("Memories pane: first rows", f"{ws.n:,} memories", value, base, "minimal Textual app, one table row",
+            "≤ 1.5 s and ≤ 3× baseline", value <= 1500 and value <= 3 * base),
+        row("Memories pane: one page down / end", f"{ws.n:,} rows", pct(s_app, 50), pct(s_base, 50),
+            "same keys, one-row app", "responsive (≤ 100 ms)", pct(s_app, 95) <= 100, p95_ms=pct(s_app, 95)),
+    ]
+
+
+def m_recall(ws: generate.Workspace, args: argparse.Namespace) -> list[dict[str, Any]]:
+    from memtui.core.headers import scan_headers
+    from memtui.core.recall import load_corpus, recall
+    from memtui.core.recall.lexical import LexicalIndex
+
+    corpus = load_corpus(ws.memory_dir)
+    a, b = alternate(lambda: LexicalIndex.build(corpus.docs), lambda: scan_headers(ws.memory_dir), max(3, args.runs // 2))
+    corpus._index = LexicalIndex.build(corpus.docs)
+    build, build_base = statistics.median(a), statistics.median(b)
+    qs = generate.queries(args.queries, ws.seed)
+    descs = [(d.relpath, (d.header.description or "").lower()) for d in corpus.docs]
+    lex: list[float] = []
+    base: list[float] = []
+    for q in qs:
+        words = q.lower().split()
+        lex.append(ms(lambda: recall(q, corpus, now=generate.NOW, selector="lexical")))
+        base.append(ms(lambda: [r for r, d in descs if any(w in d for w in words)]))
+    return [
+        row("lexical recall: index build", f"{ws.n:,} memories", build, build_base, "`scan_headers` of the same files", "≤ 2 s", build <= 2000),
+        row("lexical recall: one query (p50)", f"{ws.n:,} memories, {len(qs)} queries", pct(lex, 50), pct(base, 50),
+            "substring scan of every description", "p50 ≤ 20 ms", pct(lex, 50) <= 20, p95_ms=pct(lex, 95), baseline_p95_ms=pct(base, 95)),
+    ]
+
+
+def m_hybrid(ws: generate.Workspace, args: argparse.Namespace) -> list[dict[str, Any]]:
+    from memtui.core.recall import build_manifest, load_corpus
+    from memtui.core.recall.engine import HybridSelector
+
+    corpus = load_corpus(ws.memory_dir)
+    corpus.lexical_index()
+    hybrid = HybridSelector()
+    qs = generate.queries(args.queries, ws.seed)
+    pre: list[float] = []
+    base: list[float] = []
+    for q in qs:
+        pre.append(ms(lambda: hybrid.window(q, corpus.docs, corpus)))
+        base.append(ms(lambda: build_manifest([d.header for d in corpus.docs])))
+    return [row("hybrid prefilter (best 200)", f"{ws.n:,} memories, {len(qs)} queries", pct(pre, 50), pct(base, 50),
+                "reference manifest of the 200 newest", "— (part of a query: ≤ 20 ms)", pct(pre, 50) <= 20,
+                p95_ms=pct(pre, 95), baseline_p95_ms=pct(base, 95))]
+
+
+def m_cascade(ws: generate.Workspace, args: argparse.Namespace) -> list[dict[str, Any]]:
+    from cascade_bench import baseline
+
+    from memtui.core.cascade import compute_cascade
+    from memtui.core.flavor import AGENT
+    from memtui.core.locations import resolve_locations
+
+    env = ws.env()
+    locations = resolve_locations(AGENT, ws.deep_cwd, environ=env)
+
+    def run() -> object:
+        return compute_cascade(locations, ws.deep_cwd, approved_external=True, environ=env)
+
+    a, b = alternate(run, lambda: baseline(ws.project), args.runs)
+    value, base = statistics.median(a), statistics.median(b)
+    return [row("cascade discovery (startup)", f"40 deep, {generate.DEPTH * generate.RULES_PER_DIR:,} rules", value, base,
+                "`os.walk` + read the tree", "≤ 300 ms", value <= 300)]
+
+
+def m_doctor(ws: generate.Workspace, args: argparse.Namespace) -> list[dict[str, Any]]:
+    try:
+        from memtui.core.doctor import run_doctor
+    except ImportError:
+        return [row("doctor", f"{ws.n:,} memories", 0, 0, "", "—", None, pending="memtui.core.doctor has no run_doctor yet")]
+    from memtui.core.memories import scan_memories
+
+    a, b = alternate(lambda: run_doctor(ws.memory_dir, generate.NOW), lambda: scan_memories(ws.memory_dir), max(1, args.runs // 3))
+    value, base = statistics.median(a), statistics.median(b)
+    return [row("doctor (whole catalog)", f"{ws.n:,} memories", value, base, "`scan_memories` (read + parse all)", "— (RSS ≤ 400 MB)", None)]
+
+
+def m_dream(ws: generate.Workspace, args: argparse.Namespace) -> list[dict[str, Any]]:
+    """The offline dream plan, when the dream core provides one (``plan_offline_dream`` or
+    ``offline_plan`` in ``memtui.core.dream``); pending otherwise."""
+    try:
+        import memtui.core.dream as dream
+    except ImportError:
+        dream = None
+    fn = next((getattr(dream, n) for n in ("plan_offline_dream", "offline_plan") if dream is not None and hasattr(dream, n)), None)
+    tracked = subprocess.run(["git", "ls-files", "memtui/core/dream"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    if fn is None or not tracked:
+        return [row("offline dream plan", f"{ws.n:,} memories", 0, 0, "", "≤ 20 s", None, pending="memtui.core.dream has not landed (no committed offline plan API)")]
+    from memtui.core.memories import scan_memories
+
+    a, b = alternate(lambda: fn(ws.memory_dir, generate.NOW), lambda: scan_memories(ws.memory_dir), 1)
+    value, base = statistics.median(a), statistics.median(b)
+    return [row("offline dream plan", f"{ws.n:,} memories", value, base, "`scan_memories`", "≤ 20 s", value <= 20_000)]
+
+
+def child(name: str, ws: generate.Workspace, args: argparse.Namespace) -> None:
+    rows = {"scan": m_scan, "ls": m_ls, "tui": m_tui, "recall": m_recall, "hybrid": m_hybrid,
+            "cascade": m_cascade, "doctor": m_doctor, "dream": m_dream}[name](ws, args)
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    for r in rows:
+        r["rss_mb"] = max(own, kids)
+    print("RESULT " + json.dumps(rows))
+
+
+# ----- the parent ----------------------------------------------------------------------------
+
+
+def machine() -> dict[str, str]:
+    cpu = "unknown"
+    try:
+        cpu = next(line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    ram = "unknown"
+    try:
+        kb = int(next(line.split()[1] for line in open("/proc/meminfo") if line.startswith("MemTotal")))
+        ram = f"{kb / 1024 / 1024:.1f} GiB"
+    except (OSError, StopIteration):
+        pass
+    return {"cores": str(os.cpu_count()), "cpu": cpu, "ram": ram, "python": platform.python_version(),
+            "system": f"{platform.system()} {platform.release()}", "load": ", ".join(f"{x:.1f}" for x in os.getloadavg())}
+
+
+def fmt_ms(value: float) -> str:
+    if value >= 10_000:
+        return f"{value / 1000:,.1f} s"
+    if value >= 100:
+        return f"{value:,.0f} ms"
+    return f"{value:.1f} ms" if value >= 1 else f"{value:.2f} ms"
+
+
+def table(rows: list[dict[str, Any]]) -> str:
+    lines = ["| measurement | size | median | baseline | ratio | target | met? | peak RSS |",
+             "|---|---|---:|---|---:|---|:---:|---:|"]
+    for r in rows:
+        if r.get("pending"):
+            lines.append(f"| {r['name']} | {r['size']} | pending | {r['pending']} | | {r['target']} | — | |")
+            continue
+        value = fmt_ms(r["value_ms"]) + (f" (p95 {fmt_ms(r['p95_ms'])})" if "p95_ms" in r else "")
+        base = f"{fmt_ms(r['baseline_ms'])} — {r['baseline']}"
+        met = "—" if r["met"] is None else ("yes" if r["met"] else "**no**")
+        rss = r.get("rss_mb", 0.0)
+        rss_text = f"{rss:,.0f} MB" + ("" if rss <= RSS_TARGET_MB else " **(> 400)**")
+        lines.append(f"| {r['name']} | {r['size']} | {value} | {base} | {r['ratio']:.2f}× | {r['target']} | {met} | {rss_text} |")
+    return "\n".join(lines)
+
+
+def write_readme(text: str, info: dict[str, str], command: str) -> None:
+    """Replace (or insert) the ``## Summary`` section at the top of benchmarks/README.md."""
+    readme = HERE / "README.md"
+    old = readme.read_text(encoding="utf-8")
+    section = (
+        "## Summary\n\n"
+        f"`{command}` — one command: generates the seeded workspace (`generate.py`), runs each "
+        "measurement in its own subprocess, prints this table. Each figure is a median (p50, with "
+        "p95 where asked) beside a baseline measured in the same subprocess, alternating with it; "
+        "peak RSS is the subprocess's `ru_maxrss` (and its children's). Targets: issue 8.\n\n"
+        f"Machine: {info['cores']} cores ({info['cpu']}), {info['ram']} RAM, Python {info['python']}, "
+        f"{info['system']}; load average at the end {info['load']} (the machine is shared: absolute "
+        "figures move with its load, ratios much less).\n\n" + text + "\n\n"
+    )
+    if "## Summary" in old:
+        start = old.index("## Summary")
+        nxt = re.search(r"^## ", old[start + 3 :], re.MULTILINE)
+        end = start + 3 + nxt.start() if nxt else len(old)
+        new = old[:start] + section + old[end:]
+    else:
+        first = re.search(r"^## ", old, re.MULTILINE)
+        at = first.start() if first else len(old)
+        new = old[:at] + section + old[at:]
+    readme.write_text(new, encoding="utf-8")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--n", type=int, default=20_000, help="memories in the generated workspace")
+    parser.add_argument("--seed", type=int, default=8)
+    parser.add_argument("--runs", type=int, default=5, help="timed runs per figure (medians)")
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--workspace", type=Path, help="reuse (or create) the workspace here instead of a temp dir")
+    parser.add_argument("--only", nargs="+", choices=MEASUREMENTS, help="run only these measurements")
+    parser.add_argument("--write-readme", action="store_true", help="update the Summary table of benchmarks/README.md")
+    parser.add_argument("--json", type=Path, help="also write the rows as JSON here")
+    parser.add_argument("--measure", choices=MEASUREMENTS, help=argparse.SUPPRESS)  # the subprocess side
+    args = parser.parse_args()
+
+    if args.measure:
+        child(args.measure, generate.load_workspace(args.workspace), args)
+        return
+
+    with tempfile.TemporaryDirectory(prefix="memtui-bench-") as tmp:
+        where = args.workspace or Path(tmp) / "ws"
+        meta = where / "workspace.json"
+        if meta.exists() and json.loads(meta.read_text())["n"] == args.n and json.loads(meta.read_text())["seed"] == args.seed:
+            print(f"reusing the workspace in {where}", file=sys.stderr)
+        else:
+            if meta.exists():
+                sys.exit(f"{where} holds another workspace; pick an empty --workspace")
+            t = time.perf_counter()
+            generate.generate(where, args.n, args.seed)
+            print(f"generated {args.n:,} memories in {where} ({time.perf_counter() - t:.1f} s)", file=sys.stderr)
+        rows: list[dict[str, Any]] = []
+        for name in args.only or MEASUREMENTS:
+            print(f"measuring {name}…", file=sys.stderr)
+            cmd = [sys.executable, __file__, "--measure", name, "--workspace", str(where), "--runs", str(args.runs),
+                   "--queries", str(args.queries)]
+            proc = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
+            found = [line for line in proc.stdout.splitlines() if line.startswith("RESULT ")]
+            if proc.returncode != 0 or not found:
+                print(proc.stderr[-3000:], file=sys.stderr)
+                rows.append(row(name, "", 0, 0, "", "", None, pending=f"failed (exit {proc.returncode})"))
+                continue
+            rows.extend(json.loads(found[-1][len("RESULT "):]))
+    text = table(rows)
+    info = machine()
+    print(text)
+    print(f"\nmachine: {info['cores']} cores, {info['cpu']}, {info['ram']}, Python {info['python']}, load {info['load']}")
+    if args.json:
+        args.json.write_text(json.dumps({"machine": info, "rows": rows}, indent=2) + "\n", encoding="utf-8")
+    if args.write_readme:
+        command = "python benchmarks/run.py" + ("" if args.n == 20_000 else f" --n {args.n}") + " --write-readme"
+        write_readme(text, info, command)
+
+
+if __name__ == "__main__":
+    main()
