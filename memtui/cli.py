@@ -109,3 +109,7 @@ from memtui.commands.extract import extract_cmd, hook, inbox  # noqa: E402
 main.add_command(extract_cmd)
 main.add_command(inbox)
 main.add_command(hook)
+
+from memtui.commands.dream import dream  # noqa: E402
+
+main.add_command(dream)
