@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 from rich.console import Console
+from rich.markup import escape
 
 from memtui.commands.common import (
     CliContext,
@@ -62,7 +63,7 @@ def ls(obj: CliContext, type_: str | None, as_json: bool) -> None:
         return
     from rich.table import Table
 
-    table = Table(title=str(catalog.memory_dir), title_justify="left", expand=False)
+    table = Table(title=escape(str(catalog.memory_dir)), title_justify="left", expand=False)
     table.add_column("type", no_wrap=True)
     table.add_column("age", no_wrap=True, justify="right")
     table.add_column("path", overflow="fold")
@@ -74,18 +75,25 @@ def ls(obj: CliContext, type_: str | None, as_json: bool) -> None:
         if mem.type:
             kind = f"[{_TYPE_STYLE[mem.type]}]{mem.type}[/]"
         else:
-            kind = f"[red]{mem.declared_type + '?' if mem.declared_type else 'untyped'}[/]"
+            kind = f"[red]{escape(mem.declared_type) + '?' if mem.declared_type else 'untyped'}[/]"
         problems = [d for d in e.diagnostics if d.severity != "info"]
-        table.add_row(kind, e.age_label, mem.relpath, mem.name or "[dim]—[/]", mem.description or "[dim]—[/]", f"[yellow]{len(problems)}[/]" if problems else "")
+        table.add_row(
+            kind,
+            e.age_label,
+            escape(mem.relpath),
+            escape(mem.name) if mem.name else "[dim]—[/]",
+            escape(mem.description) if mem.description else "[dim]—[/]",
+            f"[yellow]{len(problems)}[/]" if problems else "",
+        )
     console = _console()
     console.print(table)
     for d in catalog.diagnostics:
-        console.print(f"[yellow]{d.severity}[/] {d.path} [bold]{d.code}[/]: {d.message}", highlight=False)
+        console.print(f"[yellow]{d.severity}[/] {escape(d.path or '')} [bold]{d.code}[/]: {escape(d.message)}", highlight=False)
     for e in entries:
         for d in e.diagnostics:
             if d.severity != "info":
                 line = f":{d.line}" if d.line else ""
-                console.print(f"[yellow]{d.severity}[/] {e.relpath}{line} [bold]{d.code}[/]: {d.message}", highlight=False)
+                console.print(f"[yellow]{d.severity}[/] {escape(e.relpath)}{line} [bold]{d.code}[/]: {escape(d.message)}", highlight=False)
 
 
 @click.command("index")
@@ -108,16 +116,16 @@ def index(obj: CliContext, team: bool, as_json: bool) -> None:
         return
     console = _console()
     if not data["exists"]:
-        console.print(f"[yellow]no index[/] at {data['path']}")
+        console.print(f"[yellow]no index[/] at {escape(data['path'])}")
     else:
-        console.print(f"[bold]{data['path']}[/]")
+        console.print(f"[bold]{escape(data['path'])}[/]")
         console.print(f"lines {data['lines']}/{MAX_INDEX_LINES}   units {data['units']:,}/{MAX_INDEX_UNITS:,}")
         if data["warning"]:
-            console.print(f"[red]{data['warning']}[/]")
+            console.print(f"[red]{escape(data['warning'])}[/]")
         console.print("[dim](memtui index --json has the loaded text)[/]")
     for e in data["dropped_entries"]:
-        console.print(f"[red]dropped[/]  line {e['line']}: [{e['title']}]({e['target']})")
+        console.print(f"[red]dropped[/]  line {e['line']}: " + escape(f"[{e['title']}]({e['target']})"))
     for target in data["dangling"]:
-        console.print(f"[yellow]dangling[/] {target}: no such file")
+        console.print(f"[yellow]dangling[/] {escape(target)}: no such file")
     for path in data["unindexed"]:
-        console.print(f"[cyan]unindexed[/] {path}")
+        console.print(f"[cyan]unindexed[/] {escape(path)}")

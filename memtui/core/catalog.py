@@ -81,7 +81,10 @@ def load_catalog(memory_dir: Path, now: datetime) -> Catalog:
 
 def iso_utc(epoch: float) -> str:
     """Epoch seconds as ISO-8601 UTC with a ``Z`` (millisecond precision, as JavaScript prints)."""
-    dt = datetime.fromtimestamp(epoch, UTC)
+    try:
+        dt = datetime.fromtimestamp(epoch, UTC)
+    except (OverflowError, OSError, ValueError):  # an mtime outside what Python can represent
+        dt = datetime.max.replace(tzinfo=UTC) if epoch > 0 else datetime.min.replace(tzinfo=UTC)
     return dt.strftime("%Y-%m-%dT%H:%M:%S.") + f"{dt.microsecond // 1000:03d}Z"
 
 

@@ -23,11 +23,11 @@ def parse_iso(value: str) -> datetime:
     """
     try:
         dt = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
-    except ValueError as exc:
-        raise ClockError(f"not an ISO-8601 timestamp: {value!r}") from exc
-    if dt.tzinfo is None:
-        dt = dt.replace(tzinfo=UTC)
-    return dt.astimezone(UTC)
+        if dt.tzinfo is None:
+            dt = dt.replace(tzinfo=UTC)
+        return dt.astimezone(UTC)
+    except (ValueError, OverflowError) as exc:
+        raise ClockError(f"not a usable ISO-8601 timestamp: {value!r}") from exc
 
 
 def system_now(environ: Mapping[str, str] | None = None) -> datetime:

@@ -7,8 +7,9 @@ values of simple ``key: value`` lines that contain YAML-special characters doubl
 that fails too, the file has no frontmatter data.
 
 python-frontmatter is not used for reading because it strips leading whitespace before
-matching, which hides exactly the BOM / blank-line traps memtui must report; PyYAML does the
-YAML.
+matching, which hides exactly the BOM / blank-line traps memtui must report. The YAML is read
+as the reference's JavaScript parser reads it (YAML 1.2 core schema, unique keys): see
+``memtui.core.yaml12``.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
+
+from memtui.core import yaml12
 
 # The reference's frontmatter pattern (JavaScript, no flags: ``^`` is the start of the text).
 FRONTMATTER_RE = re.compile(r"^---\s*\n([\s\S]*?)---\s*\n?")
@@ -79,8 +82,18 @@ def quote_problematic_values(yaml_text: str) -> str:
     return "\n".join(out)
 
 
+class _Invalid(Exception):
+    """Any failure to read the YAML (syntax, duplicate key, a value PyYAML cannot build)."""
+
+
 def _load(yaml_text: str) -> Any:
-    return yaml.safe_load(yaml_text)
+    try:
+        return yaml12.load(yaml_text)
+    except yaml.YAMLError:
+        raise
+    except (ValueError, TypeError, AttributeError, OverflowError, RecursionError) as exc:
+        # e.g. `!!int abc`, a 5,000-digit number, 20,000 nested brackets: invalid, not a crash
+        raise _Invalid(f"{type(exc).__name__}: {exc}"[:300]) from exc
 
 
 def parse_frontmatter(text: str) -> Frontmatter:
@@ -101,11 +114,11 @@ def parse_frontmatter(text: str) -> Frontmatter:
     parsed: Any
     try:
         parsed = _load(raw)
-    except yaml.YAMLError:
+    except (yaml.YAMLError, _Invalid):
         try:
             parsed = _load(quote_problematic_values(raw))
             fm.repaired = True
-        except yaml.YAMLError as exc:
+        except (yaml.YAMLError, _Invalid) as exc:
             fm.error = _one_line(exc)
             return fm
     if parsed is None:
@@ -117,7 +130,7 @@ def parse_frontmatter(text: str) -> Frontmatter:
     return fm
 
 
-def _one_line(exc: yaml.YAMLError) -> str:
+def _one_line(exc: Exception) -> str:
     problem = getattr(exc, "problem", None)
     mark = getattr(exc, "problem_mark", None)
     if problem and mark is not None:

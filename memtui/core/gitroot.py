@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memtui.core.diagnostics import Diagnostic
+from memtui.core.safe_read import read_regular
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,8 +40,17 @@ def find_git_root(start: Path) -> Path | None:
         current = current.parent
 
 
+# git metadata files are one line; this bounds a hostile one (a FIFO, a link to /dev/zero).
+_MAX_GIT_FILE = 64 * 1024
+
+
 def _read(path: Path) -> str:
-    return path.read_text(encoding="utf-8", errors="replace").strip()
+    """A small git metadata file's text. Raises ``OSError`` (FIFOs, devices, oversize included)."""
+    data, _ = read_regular(path, _MAX_GIT_FILE)
+    text = data.decode("utf-8", errors="replace").strip()
+    if "\0" in text:
+        raise OSError(22, "contains a NUL byte", str(path))
+    return text
 
 
 def canonical_git_root(git_root: Path) -> tuple[Path, list[Diagnostic]]:
@@ -66,22 +76,27 @@ def canonical_git_root(git_root: Path) -> tuple[Path, list[Diagnostic]]:
     except OSError as exc:
         diags.append(Diagnostic("git-file-unreadable", "warning", f"cannot read .git file: {exc.strerror}", str(dot_git)))
         return git_root, diags
-    if not content.startswith("gitdir:"):
-        diags.append(Diagnostic("git-file-invalid", "warning", "`.git` file has no `gitdir:` line", str(dot_git)))
+    target = content[len("gitdir:") :].strip() if content.startswith("gitdir:") else ""
+    if not target or target == ".":
+        diags.append(Diagnostic("git-file-invalid", "warning", "`.git` file has no usable `gitdir:` line", str(dot_git)))
         return git_root, diags
-    worktree_git_dir = Path(os.path.normpath(git_root / content[len("gitdir:") :].strip()))
+    worktree_git_dir = Path(os.path.normpath(git_root / target))
     commondir_file = worktree_git_dir / "commondir"
-    if not worktree_git_dir.is_dir():
+    try:
+        is_dir = worktree_git_dir.is_dir()
+    except (OSError, ValueError):
+        is_dir = False
+    if not is_dir:
         diags.append(
             Diagnostic(
                 "worktree-broken",
                 "warning",
-                f"`gitdir:` points at {worktree_git_dir}, which does not exist; using this directory as the root",
+                f"`gitdir:` points at {worktree_git_dir}, which is not a directory; using this directory as the root",
                 str(dot_git),
             )
         )
         return git_root, diags
-    if not commondir_file.exists():
+    if not os.path.lexists(commondir_file):
         # A submodule's git dir has no commondir: it keeps its own root (no finding).
         return git_root, diags
     try:
@@ -101,7 +116,7 @@ def canonical_git_root(git_root: Path) -> tuple[Path, list[Diagnostic]]:
         return git_root, diags
     try:
         backlink = Path(os.path.realpath(_read(worktree_git_dir / "gitdir")))
-    except OSError as exc:
+    except (OSError, ValueError) as exc:
         diags.append(Diagnostic("worktree-broken", "warning", f"cannot read the worktree back-link: {exc.strerror}", str(dot_git)))
         return git_root, diags
     if backlink != Path(os.path.realpath(git_root)) / ".git":

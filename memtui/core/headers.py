@@ -8,7 +8,6 @@ first; capping it (the reference keeps 200) is the caller's choice.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,8 +18,10 @@ from memtui.core.memories import (
     iter_memory_paths,
     parse_memory_type,
 )
+from memtui.core.safe_read import read_head_regular
 
 _CHUNK = 4096
+_HEAD_CAP = 1 << 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,16 +40,13 @@ class MemoryHeader:
 def read_head(path: Path, max_lines: int = HEADER_LINES) -> tuple[str, float]:
     """The first ``max_lines`` lines of ``path`` (decoded, joined with ``\\n``) and its mtime.
 
-    Reads in 4 KiB chunks and stops as soon as enough lines are in. Raises ``OSError``.
+    Reads in 4 KiB chunks and stops as soon as enough lines are in (and at 1 MiB whatever
+    happens: a FIFO or ``/dev/zero`` cannot hang or exhaust memory). Raises ``OSError``.
     """
-    with open(path, "rb") as fh:
-        mtime = os.fstat(fh.fileno()).st_mtime
-        data = fh.read(_CHUNK)
-        while data.count(b"\n") < max_lines:
-            more = fh.read(_CHUNK * 4)
-            if not more:
-                break
-            data += more
+    data, st = read_head_regular(path, _CHUNK)
+    mtime = st.st_mtime
+    if data.count(b"\n") < max_lines and len(data) == _CHUNK:
+        data, st = read_head_regular(path, _HEAD_CAP)
     lines = data.decode("utf-8", errors="replace").split("\n")
     return "\n".join(lines[:max_lines]), mtime
 

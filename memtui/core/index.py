@@ -17,6 +17,7 @@ from urllib.parse import unquote, urlsplit
 
 from markdown_it import MarkdownIt
 
+from memtui.core.safe_read import read_regular
 from memtui.core.units import JS_WHITESPACE, js_trim, utf16_len, utf16_to_index
 
 INDEX_NAME = "MEMORY.md"
@@ -25,6 +26,8 @@ MAX_INDEX_UNITS = 25_000
 INDEX_ADVICE = "Keep index entries to one line under ~200 chars; move detail into topic files."
 
 _md = MarkdownIt("commonmark")
+# memtui's cap on reading an index file (the agent loads at most 25,000 units of it).
+MAX_INDEX_FILE_BYTES = 32 * 1024 * 1024
 
 
 def format_file_size(size: int) -> str:
@@ -184,6 +187,13 @@ class IndexReport:
     indexed: frozenset[str] = field(default_factory=frozenset)
 
 
+def _is_file(path: Path) -> bool:
+    try:
+        return path.is_file()
+    except (OSError, ValueError):  # a name too long, a NUL: no such file
+        return False
+
+
 def read_index(memory_dir: Path, memory_relpaths: list[str], *, index_dir_rel: str = "") -> IndexReport:
     """Audit ``<memory_dir>/<index_dir_rel>/MEMORY.md`` against the memories found.
 
@@ -192,7 +202,7 @@ def read_index(memory_dir: Path, memory_relpaths: list[str], *, index_dir_rel: s
     """
     index_path = memory_dir / index_dir_rel / INDEX_NAME if index_dir_rel else memory_dir / INDEX_NAME
     try:
-        raw = index_path.read_bytes().decode("utf-8", errors="replace")
+        raw = read_regular(index_path, MAX_INDEX_FILE_BYTES)[0].decode("utf-8", errors="replace")
     except FileNotFoundError:
         return IndexReport(index_path, False, None, unindexed=tuple(memory_relpaths))
     except OSError as exc:
@@ -206,7 +216,7 @@ def read_index(memory_dir: Path, memory_relpaths: list[str], *, index_dir_rel: s
         if entry.relpath is None:
             continue
         indexed.add(entry.relpath)
-        if not (memory_dir / entry.relpath).exists() and entry.target not in dangling:
+        if not _is_file(memory_dir / entry.relpath) and entry.target not in dangling:
             dangling.append(entry.target)
     unindexed = tuple(p for p in memory_relpaths if p not in indexed)
     return IndexReport(index_path, True, trunc, tuple(entries), tuple(dropped), tuple(dangling), unindexed, None, frozenset(indexed))

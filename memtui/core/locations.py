@@ -137,6 +137,7 @@ def resolve_locations(
     """
     env = os.environ if environ is None else environ
     project_root = Path(os.path.realpath(project if project is not None else os.getcwd()))
+    env = {**env, **{k: os.path.abspath(env[k]) for k in ("HOME", flavor.config_dir_env) if env.get(k)}}
     diags: list[Diagnostic] = []
     roots = resolve_git_roots(project_root)
     diags.extend(roots.diagnostics)
@@ -195,6 +196,17 @@ def resolve_locations(
     if chosen is None:
         chosen = base / "projects" / slug / "memory"
     enabled, enabled_source = _auto_memory_enabled(flavor, settings, env)
+    state = Path(os.path.abspath(state_dir(env)))
+    mem_abs = Path(os.path.abspath(chosen))
+    if state == mem_abs or mem_abs in state.parents:
+        diags.append(
+            Diagnostic(
+                "state-dir-in-memory-dir",
+                "error",
+                f"memtui's state dir {state} is inside the memory dir: the agent's recall would read "
+                "memtui's backups and trash as memories; set MEMTUI_STATE_DIR elsewhere",
+            )
+        )
     return Locations(
         flavor=flavor,
         project_root=project_root,
@@ -206,7 +218,7 @@ def resolve_locations(
         memory_dir=chosen,
         memory_dir_source=source,
         sessions_dir=base / "projects" / slugify(str(project_root)),
-        state_dir=state_dir(env),
+        state_dir=state,
         auto_memory_enabled=enabled,
         auto_memory_source=enabled_source,
         settings=settings,

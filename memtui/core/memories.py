@@ -21,6 +21,7 @@ from memtui.core.diagnostics import Diagnostic, Severity
 from memtui.core.frontmatter import Frontmatter, parse_frontmatter
 from memtui.core.index import INDEX_NAME
 from memtui.core.lint import find_relative_dates, missing_sections, mtime_datetime
+from memtui.core.safe_read import read_regular
 
 MemoryType = Literal["user", "feedback", "project", "reference"]
 MEMORY_TYPES: tuple[MemoryType, ...] = ("user", "feedback", "project", "reference")
@@ -32,6 +33,9 @@ HEADER_LINES = 30
 RECALL_MAX_BYTES = 4096
 RECALL_MAX_LINES = 200
 LOCK_FILE = ".consolidate-lock"
+# memtui's own cap on reading one memory file (a real memory is a few KB; this bounds a
+# pathological file's cost). Larger files are listed, unparsed, with ``unreadable``.
+MAX_MEMORY_BYTES = 32 * 1024 * 1024
 
 # code -> (severity, meaning). The meaning is the one-line explanation shown in help/notes.
 DIAGNOSTIC_CODES: dict[str, tuple[Severity, str]] = {
@@ -107,21 +111,25 @@ def parse_memory_type(raw: object) -> MemoryType | None:
 
 
 def _scalar_text(value: object) -> str | None:
-    if value is None:
+    if value is None or isinstance(value, (list, dict)):
         return None
-    if isinstance(value, (list, dict)):
-        return None
+    if isinstance(value, bool):
+        return "true" if value else "false"  # as JavaScript prints it
     return str(value)
 
 
 def declared_type_of(data: dict[str, Any]) -> str | None:
-    """What the file declares as its type: top-level ``type``, else ``metadata.type``."""
-    if "type" in data and data["type"] is not None:
-        return str(data["type"])
-    meta = data.get("metadata")
-    if isinstance(meta, dict) and meta.get("type") is not None:
-        return str(meta["type"])
-    return None
+    """What the file declares as its type: top-level ``type``, else ``metadata.type``; a
+    non-scalar value (a list, a mapping) is shown as its kind, never expanded."""
+    value = data.get("type")
+    if value is None:
+        meta = data.get("metadata")
+        value = meta.get("type") if isinstance(meta, dict) else None
+    if value is None:
+        return None
+    if isinstance(value, (list, dict)):
+        return f"<a {'list' if isinstance(value, list) else 'mapping'}>"
+    return str(value)[:200]
 
 
 def _frontmatter_diagnostics(fm: Frontmatter, text: str, path: Path) -> list[Diagnostic]:
@@ -293,15 +301,14 @@ def unreadable_memory(path: Path, relpath: str, error: OSError) -> Memory:
 
 
 def read_memory(path: Path, memory_dir: Path) -> Memory:
-    """Read and parse the memory at ``path`` (below ``memory_dir``). Never raises."""
+    """Read and parse the memory at ``path`` (below ``memory_dir``). Never raises: a FIFO, a
+    device, a file over ``MAX_MEMORY_BYTES`` or an unreadable file is listed with a diagnostic."""
     relpath = Path(os.path.relpath(path, memory_dir)).as_posix()
     try:
-        with open(path, "rb") as fh:
-            mtime = os.fstat(fh.fileno()).st_mtime
-            data = fh.read()
+        data, st = read_regular(path, MAX_MEMORY_BYTES)
     except OSError as exc:
         return unreadable_memory(path, relpath, exc)
-    return parse_memory_bytes(path, relpath, data, mtime)
+    return parse_memory_bytes(path, relpath, data, st.st_mtime)
 
 
 def iter_memory_paths(memory_dir: Path) -> Iterator[tuple[Path, str]]:

@@ -8,6 +8,7 @@ A file that is missing is simply absent; one that is not a JSON object is report
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,6 +16,7 @@ from typing import Any, Literal
 
 from memtui.core.diagnostics import Diagnostic
 from memtui.core.flavor import Flavor
+from memtui.core.safe_read import read_regular
 
 SettingsSource = Literal["policy", "user", "project", "local"]
 # Highest priority first, for keys merged the ordinary way.
@@ -50,18 +52,30 @@ def settings_paths(flavor: Flavor, project_root: Path, environ: Mapping[str, str
     }
 
 
+# A settings file is a few hundred bytes; this bounds a hostile one (a repository can ship a
+# symlink to /dev/zero as .agent/settings.json).
+MAX_SETTINGS_BYTES = 4 * 1024 * 1024
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")  # JavaScript's JSON.parse rejects NaN/Infinity
+
+
 def _load_one(path: Path) -> tuple[dict[str, Any], Diagnostic | None]:
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
+    if not os.path.lexists(path):
         return {}, None
-    except OSError as exc:
-        return {}, Diagnostic("settings-unreadable", "warning", f"cannot read settings: {exc.strerror}; ignored", str(path))
     try:
-        data = json.loads(raw.decode("utf-8-sig"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raw, _ = read_regular(path, MAX_SETTINGS_BYTES)
+    except FileNotFoundError:
+        return {}, Diagnostic("settings-unreadable", "warning", "a dangling symlink; ignored", str(path))
+    except OSError as exc:
+        return {}, Diagnostic("settings-unreadable", "warning", f"cannot read settings: {exc.strerror or exc}; ignored", str(path))
+    try:
+        data = json.loads(raw.decode("utf-8-sig"), parse_constant=_reject_constant)
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         line = getattr(exc, "lineno", None)
-        return {}, Diagnostic("settings-invalid-json", "warning", f"not valid JSON ({exc}); file ignored", str(path), line)
+        reason = str(exc) if not isinstance(exc, RecursionError) else "nested too deeply"
+        return {}, Diagnostic("settings-invalid-json", "warning", f"not valid JSON ({reason[:200]}); file ignored", str(path), line)
     if not isinstance(data, dict):
         return {}, Diagnostic("settings-invalid-json", "warning", "settings must be a JSON object; file ignored", str(path))
     return data, None

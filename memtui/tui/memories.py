@@ -22,6 +22,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import DataTable, Input, Markdown, Select, Static
+from textual.worker import Worker, WorkerState
 
 from memtui.core.catalog import Catalog, MemoryEntry, load_catalog
 from memtui.core.clock import system_now
@@ -85,6 +86,16 @@ def _clip(text: str, width: int) -> str:
     """``text`` on one line, cut to ``width`` cells with an ellipsis."""
     flat = " ".join(text.split())
     return flat if cell_len(flat) <= width else set_cell_size(flat, width - 1) + "…"
+
+
+# The preview renders at most this much of a body / of one field (a 5 MB memory must not freeze
+# the UI; the editor shows everything).
+PREVIEW_BODY_CHARS = 20_000
+PREVIEW_FIELD_CHARS = 2_000
+
+
+def _cap(text: str) -> str:
+    return text if len(text) <= PREVIEW_FIELD_CHARS else text[:PREVIEW_FIELD_CHARS] + f"… ({len(text):,} characters)"
 
 
 def _show_value(value: object) -> str:
@@ -204,6 +215,14 @@ class MemoriesPane(Widget):
             return
         self.post_message(self.CatalogLoaded(load_catalog(memory_dir, system_now())))
 
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """A scan that raised shows why, in the pane (Worker.StateChanged does not bubble)."""
+        if event.state == WorkerState.ERROR and event.worker.group == "memories-scan":
+            error = event.worker.error
+            self.post_message(self.CatalogFailed(self.locations.memory_dir, f"could not be scanned: {type(error).__name__}: {error}"))
+        elif event.state == WorkerState.ERROR:
+            self.notify(f"{event.worker.error}", title=f"{event.worker.name} failed", severity="error")
+
     @on(CatalogLoaded)
     def _on_loaded(self, message: CatalogLoaded) -> None:
         self.loading = False
@@ -223,8 +242,9 @@ class MemoriesPane(Widget):
         self._shown = []
         self.query_one("#memories-table", DataTable).clear()
         self.query_one(IndexGauge).show_report(None)
+        title = "No memories yet." if "does not exist" in message.reason else "Cannot show the memories."
         self.query_one("#preview-fields", Static).update(
-            Text.assemble(("No memories yet.\n\n", "bold"), (f"{message.memory_dir}\n{message.reason}.", "#abb2bf"))
+            Text.assemble((f"{title}\n\n", "bold"), (f"{message.memory_dir}\n{message.reason}.", "#abb2bf"))
         )
 
     # ----- filtering -------------------------------------------------------------------------
@@ -346,8 +366,11 @@ class MemoriesPane(Widget):
         grid = Table.grid(padding=(0, 1))
         grid.add_column(style="#5c6370", width=12, no_wrap=True, overflow="ellipsis")
         grid.add_column(overflow="fold")
-        grid.add_row("name", mem.name or Text("—", style="#5c6370"))
-        grid.add_row("description", mem.description or Text("— recall has nothing to match on", style="#e5c07b"))
+        grid.add_row("name", Text(_cap(mem.name)) if mem.name else Text("—", style="#5c6370"))
+        grid.add_row(
+            "description",
+            Text(_cap(mem.description)) if mem.description else Text("— recall has nothing to match on", style="#e5c07b"),
+        )
         type_text = Text.assemble(type_badge(mem.type, mem.declared_type))  # no base style: no fill
         if mem.type is None and mem.declared_type:
             type_text = Text.assemble(type_text, (" not recognised by the agent", "#e06c75"))
@@ -361,7 +384,7 @@ class MemoriesPane(Widget):
         )
         for key, value in mem.frontmatter.items():
             if key not in ("name", "description", "type"):
-                grid.add_row(key, Text(_show_value(value)))
+                grid.add_row(Text(key), Text(_cap(_show_value(value))))
         parts: list[RenderableType] = [grid]
         if entry.stale_caveat:
             parts.append(Text("\n" + entry.stale_caveat, style="italic #d19a66"))
@@ -381,7 +404,10 @@ class MemoriesPane(Widget):
         else:
             diags.update("")
             diags.display = False
-        body.update(mem.body.strip() or "_(empty body)_")
+        text = mem.body.strip()
+        if len(text) > PREVIEW_BODY_CHARS:
+            text = text[:PREVIEW_BODY_CHARS] + f"\n\n_… {len(mem.body) - PREVIEW_BODY_CHARS:,} more characters (e to see all)_"
+        body.update(text or "_(empty body)_")
 
     # ----- editing (every change is a core Plan: conflict-checked, journaled, undoable) --------
 
