@@ -9,8 +9,20 @@ from pathlib import Path
 
 import click
 
-from memtui.commands.common import CliContext, common_options, emit_json, fail, user_errors
-from memtui.core.extract import EXTRACTOR_CHOICES, ExtractorError, extract, find_transcript, proposal_excerpt
+from memtui.commands.common import (
+    CliContext,
+    common_options,
+    emit_json,
+    fail,
+    user_errors,
+)
+from memtui.core.extract import (
+    EXTRACTOR_CHOICES,
+    ExtractorError,
+    extract,
+    find_transcript,
+    proposal_excerpt,
+)
 from memtui.core.inbox import Inbox, InboxError, Proposal
 from memtui.core.journal import Journal
 from memtui.core.locations import state_dir

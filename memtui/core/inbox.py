@@ -29,7 +29,16 @@ from pathlib import Path
 from typing import Any, Literal
 
 from memtui.core.atomic import atomic_write_bytes
-from memtui.core.edits import ConflictError, EditError, FileChange, Plan, apply_plan, plan_create, suggest_filename, validate_relpath
+from memtui.core.edits import (
+    ConflictError,
+    EditError,
+    FileChange,
+    Plan,
+    apply_plan,
+    plan_create,
+    suggest_filename,
+    validate_relpath,
+)
 from memtui.core.journal import Journal, JournalEntry, read_or_none, sha256_hex
 from memtui.core.memories import MEMORY_TYPES, MemoryType
 from memtui.core.rewrite import set_top_level_key
@@ -273,7 +282,7 @@ class Inbox:
         self,
         ident: str,
         *,
-        type: MemoryType | None = None,  # noqa: A002 - the field's name
+        type: MemoryType | None = None,
         name: str | None = None,
         description: str | None = None,
         body: str | None = None,

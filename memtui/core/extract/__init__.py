@@ -12,11 +12,30 @@ The inbox itself is :mod:`memtui.core.inbox`.
 
 from __future__ import annotations
 
-from memtui.core.extract.base import Draft, ExtractionRequest, Extractor, ExtractorError, ExtractorName
+from memtui.core.extract.base import (
+    Draft,
+    ExtractionRequest,
+    Extractor,
+    ExtractorError,
+    ExtractorName,
+)
 from memtui.core.extract.cues import Cue, find_cues
 from memtui.core.extract.cursor import Cursor, CursorStore
-from memtui.core.extract.engine import EXTRACTOR_CHOICES, ExtractionResult, ExtractorChoice, extract, resolve_extractor
-from memtui.core.extract.excerpt import ExcerptTurn, SourceExcerpt, find_transcript, memory_excerpt, proposal_excerpt, source_excerpt
+from memtui.core.extract.engine import (
+    EXTRACTOR_CHOICES,
+    ExtractionResult,
+    ExtractorChoice,
+    extract,
+    resolve_extractor,
+)
+from memtui.core.extract.excerpt import (
+    ExcerptTurn,
+    SourceExcerpt,
+    find_transcript,
+    memory_excerpt,
+    proposal_excerpt,
+    source_excerpt,
+)
 from memtui.core.extract.offline import OfflineExtractor
 
 __all__ = [

@@ -18,14 +18,15 @@ import os
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Self
 
 from memtui.core.atomic import atomic_write_bytes
 from memtui.core.slug import slugify
 from memtui.core.transcripts import Transcript
 
-# memtui's choice: a lock older than this is stale (an extraction is at most 5 agent turns
-# with 20 s request timeouts, far below 10 minutes) and is taken over.
-LOCK_STALE_S = 600
+# memtui's choice: a lock older than this is stale and is taken over. An extraction is at most
+# 5 agent turns of at most 120 s each (``agent.REQUEST_TIMEOUT_S``) plus tools: well below 30 min.
+LOCK_STALE_S = 1800
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,7 +139,7 @@ class SessionLock:
             self.path.unlink(missing_ok=True)
             self.held = False
 
-    def __enter__(self) -> SessionLock:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -23,11 +23,24 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from memtui.core.edits import ApplyError, ConflictError, EditError, apply_plan
-from memtui.core.extract.base import Draft, ExtractionRequest, Extractor, ExtractorError, ExtractorName
+from memtui.core.extract.base import (
+    Draft,
+    ExtractionRequest,
+    Extractor,
+    ExtractorError,
+    ExtractorName,
+)
 from memtui.core.extract.cursor import Cursor, CursorStore
 from memtui.core.extract.offline import OfflineExtractor
 from memtui.core.headers import scan_headers
-from memtui.core.inbox import Inbox, Proposal, ProposalSource, free_path, proposal_id, proposal_plan
+from memtui.core.inbox import (
+    Inbox,
+    Proposal,
+    ProposalSource,
+    free_path,
+    proposal_id,
+    proposal_plan,
+)
 from memtui.core.journal import Journal
 from memtui.core.transcripts import Transcript, read_transcript, writes_inside
 

@@ -1,0 +1,285 @@
+"""The claude extractor: a restricted agent that reads the recent conversation and writes
+memories (SPEC §7), run with the shared tool policy of :mod:`memtui.core.agent`.
+
+- **Tools**: Read/Grep/Glob anywhere, Bash read-only by allow-list, Write/Edit only inside a
+  *staging copy* of the memory dir (``<state>/memdirs/<slug>/extract/staging/<run>/``, checked
+  by :func:`memtui.core.safepath.validate_inside`). The agent is told the staging dir *is* its
+  memory dir; memtui then turns what changed there into proposals (new file → ``create``,
+  changed file → ``update``), which go to the inbox or, with ``apply``, through the normal write
+  path. Changes to ``MEMORY.md`` are ignored: memtui writes the index entry itself.
+- **At most 5 turns** (SPEC §7). Reaching the limit is not a failure: what was written counts.
+- **Instructions**: the four types with their body shapes and the "do not save" list of SPEC
+  §4.1, and the existing manifest (SPEC §6 lines) pre-injected so the agent updates a memory
+  rather than duplicating it.
+- **Errors** (no credentials, API or network failure, refusal, cancel) raise ``ExtractorError``;
+  the cursor then stays where it was.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from memtui.core.extract.base import (
+    Draft,
+    ExtractionRequest,
+    ExtractorError,
+    ExtractorName,
+)
+from memtui.core.frontmatter import parse_frontmatter
+from memtui.core.index import INDEX_NAME
+from memtui.core.journal import sha256_hex
+from memtui.core.memories import MEMORY_TYPES, iter_memory_paths, parse_memory_type
+from memtui.core.recall.manifest import build_manifest
+from memtui.core.slug import slugify
+from memtui.core.transcripts import Entry, is_human_turn
+
+if TYPE_CHECKING:
+    import anthropic
+
+# SPEC §7: the extractor runs at most 5 turns.
+MAX_TURNS = 5
+# memtui's choices: characters of conversation put into the prompt (the newest are kept), and
+# of one tool result within it.
+CONVERSATION_MAX_CHARS = 60_000
+TOOL_RESULT_MAX_CHARS = 1_000
+
+SYSTEM_PROMPT = """\
+You are the memory extraction subagent of a coding agent. Read the recent conversation you are \
+given and save what is worth remembering in future conversations to the memory directory \
+{memory_dir}. You are a background helper: you never talk to the user, you only read and write \
+memory files.
+
+Tools: Read, Grep and Glob work anywhere; Bash runs read-only commands only (ls, find, grep, \
+cat, head, tail, wc, stat, file — no redirection, no writers); Write and Edit work only inside \
+{memory_dir}. You have at most {max_turns} turns, so be efficient: in your first turn Read every \
+existing memory file you might update (in parallel); in your second turn Write or Edit every \
+file at once (in parallel). Do not check your work afterwards.
+
+Each memory is one Markdown file inside {memory_dir}, named <type>_<short_topic>.md, starting \
+with this frontmatter:
+
+---
+name: <a short title>
+description: <one line: what this memory is about; it is how the memory is found later>
+type: <user | feedback | project | reference>
+---
+
+There are exactly four types:
+- user: who the user is, their role, goals, knowledge and preferences. Body: free text.
+- feedback: corrections the user made to your approach, and confirmations of approaches that \
+worked (save both: only saving corrections makes you drift away from what the user already \
+validated). Body: the rule, then a line starting **Why:** (the reason the user gave or the \
+incident behind it), then a line starting **How to apply:** (when and where it applies).
+- project: facts and decisions about the ongoing work that cannot be derived from the code or \
+the git history (who does what, why, deadlines, incidents). Body: the fact, **Why:**, **How to \
+apply:**. Convert relative dates to absolute dates (YYYY-MM-DD); today is {today}.
+- reference: pointers to information in outside systems (issue trackers, dashboards, docs, \
+channels) and what they are for. Body: free text.
+
+Do NOT save:
+- code patterns, conventions, architecture or file layout (they can be read from the code);
+- git history or who changed what (git log has it);
+- debugging recipes or fixes (the fix is in the code, the context in the commit message);
+- anything already written in the project's instruction files (AGENT.md / CLAUDE.md);
+- ephemeral task state: the current task, work in progress, temporary notes.
+
+Before creating a memory, check the existing memories listed below: if one already covers the \
+topic, update that file (Read it, then Edit it) instead of creating a duplicate. Never create \
+or edit {index}: the index is maintained for you. If nothing in the conversation is worth \
+remembering, write nothing and say so in one sentence."""
+
+
+def _render_entry(entry: Entry) -> list[str]:
+    lines: list[str] = []
+    if entry.type == "user" and is_human_turn(entry):
+        return [f"User: {entry.text.strip()}"]
+    for block in entry.content:
+        if block.type == "text" and block.text.strip() and entry.type == "assistant":
+            lines.append(f"Assistant: {block.text.strip()}")
+        elif block.type == "tool_use" and block.name:
+            from memtui.core.agent import summarize
+
+            lines.append(f"Assistant called {summarize(block.name, block.input)}")
+        elif block.type == "tool_result":
+            text = block.text.strip()
+            if len(text) > TOOL_RESULT_MAX_CHARS:
+                text = text[:TOOL_RESULT_MAX_CHARS] + f"… [{len(text) - TOOL_RESULT_MAX_CHARS} more characters]"
+            lines.append(f"Tool result{' (error)' if block.is_error else ''}: {text}")
+    return lines
+
+
+def render_conversation(request: ExtractionRequest) -> str:
+    """The unread range as plain text (``User:`` / ``Assistant:`` / ``Assistant called …`` /
+    ``Tool result: …`` lines), tool results cut to 1,000 characters, and only the newest
+    60,000 characters kept (``[… earlier messages left out]`` marks a cut)."""
+    lines: list[str] = []
+    for entry in request.entries:
+        lines.extend(_render_entry(entry))
+    text = "\n\n".join(lines)
+    if len(text) > CONVERSATION_MAX_CHARS:
+        text = "[… earlier messages left out]\n\n" + text[-CONVERSATION_MAX_CHARS:]
+    return text
+
+
+def user_message(request: ExtractionRequest, memory_dir_shown: Path) -> str:
+    """The opening user message: the recent conversation, the transcript's path (for more
+    context), and the manifest of existing memories (paths shown inside ``memory_dir_shown``)."""
+    manifest = build_manifest(list(request.headers))
+    existing = manifest.text if manifest.count else "(none yet)"
+    path = request.transcript.path
+    where = f"\n\nThe full transcript is {path} (JSON lines) if you need more context." if path else ""
+    return (
+        f"Here are the most recent messages of the conversation (session {request.session_id}):\n\n"
+        f"<conversation>\n{render_conversation(request)}\n</conversation>{where}\n\n"
+        f"Existing memory files in {memory_dir_shown} (type, path, modified, description):\n{existing}\n\n"
+        "Save what is worth remembering from these recent messages, following your instructions."
+    )
+
+
+def _copy_memory_dir(memory_dir: Path, staging: Path) -> dict[str, bytes]:
+    """Copy every memory file and index into ``staging``; returns relpath → original bytes."""
+    originals: dict[str, bytes] = {}
+    staging.mkdir(parents=True, exist_ok=True)
+    if not memory_dir.is_dir():
+        return originals
+    paths = list(iter_memory_paths(memory_dir))
+    for index_rel in (INDEX_NAME, f"team/{INDEX_NAME}"):
+        if (memory_dir / index_rel).is_file():
+            paths.append((memory_dir / index_rel, index_rel))
+    for path, rel in paths:
+        try:
+            data = path.read_bytes()
+        except OSError:
+            continue
+        target = staging / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+        originals[rel] = data
+    return originals
+
+
+def _draft(rel: str, data: bytes, before: bytes | None, message_uuid: str | None) -> Draft | str:
+    """A draft for a staged file, or a note saying why it was left out."""
+    text = data.decode("utf-8", errors="replace")
+    fm = parse_frontmatter(text)
+    mem_type = parse_memory_type(fm.data.get("type"))
+    name = fm.data.get("name")
+    description = fm.data.get("description")
+    body = fm.body.lstrip("\n") if fm.present else text
+    if before is not None:
+        return Draft("update", mem_type or "feedback", str(name or Path(rel).stem), " ".join(str(description or "").split()),
+                     body, message_uuid, path=rel, text=text, before_sha256=sha256_hex(before),
+                     notes=() if mem_type else ("the updated file has no type the agent recognises",))
+    if mem_type is None:
+        return f"{rel}: left out — no type among {', '.join(MEMORY_TYPES)}"
+    if not isinstance(description, str) or not description.strip():
+        return f"{rel}: left out — no one-line description"
+    extra = sorted(k for k in fm.data if k not in ("name", "description", "type"))
+    notes = (f"frontmatter keys not kept: {', '.join(extra)}",) if extra else ()
+    return Draft("create", mem_type, " ".join(str(name or Path(rel).stem).split()), " ".join(description.split()),
+                 body, message_uuid, path=rel, notes=notes)
+
+
+class ClaudeExtractor:
+    """The agent extractor (see the module docstring). ``client``: an ``anthropic.Anthropic``
+    (default: ``recall.make_client()`` from the environment's key); ``model`` (default: the
+    recall default model); ``cwd``: where the agent's Bash and relative reads start (default:
+    the session's cwd, else the memory dir); ``on_event``: each ``agent.AgentEvent``."""
+
+    name: ExtractorName = "claude"
+    heuristic = False
+
+    def __init__(
+        self,
+        *,
+        state_dir: Path,
+        client: anthropic.Anthropic | None = None,
+        model: str | None = None,
+        cwd: Path | None = None,
+        on_event: Callable[[Any], None] | None = None,
+        max_turns: int = MAX_TURNS,
+    ) -> None:
+        self.state_dir = state_dir
+        self.client = client
+        self.model = model
+        self.cwd = cwd
+        self.on_event = on_event
+        self.max_turns = max_turns
+        self.last_run: Any = None  # the agent.AgentRun of the last run, for display and tests
+
+    def _client(self) -> anthropic.Anthropic:
+        if self.client is not None:
+            return self.client
+        import anthropic
+
+        from memtui.core.recall.claude import make_client
+
+        try:
+            return make_client()
+        except anthropic.AnthropicError as exc:
+            raise ExtractorError(f"no Anthropic client: {exc}") from exc
+
+    def staging_dir(self, request: ExtractionRequest, now: datetime) -> Path:
+        """Where this run's staging copy lives (inside memtui's state dir, never the memory dir)."""
+        root = self.state_dir / "memdirs" / slugify(str(request.memory_dir.resolve())) / "extract" / "staging"
+        return root / f"{slugify(request.session_id or 'session')}-{now.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}"
+
+    def run(self, request: ExtractionRequest) -> tuple[list[Draft], list[str]]:
+        """Run the agent over ``request``; returns drafts for what it wrote and notes. Raises
+        ``ExtractorError`` on API failure, refusal or cancel (nothing is proposed then)."""
+        from memtui.core.agent import ToolPolicy, run_agent
+        from memtui.core.recall.engine import choose_model
+
+        client = self._client()
+        staging = self.staging_dir(request, request.now)
+        try:
+            originals = _copy_memory_dir(request.memory_dir, staging)
+            cwd = self.cwd if self.cwd is not None and self.cwd.is_dir() else staging
+            policy = ToolPolicy(write_root=staging, cwd=cwd)
+            system = SYSTEM_PROMPT.format(memory_dir=staging, max_turns=self.max_turns,
+                                          today=request.now.date().isoformat(), index=INDEX_NAME)
+            run = run_agent(client, model=choose_model(self.model), system=system,
+                            messages=[{"role": "user", "content": user_message(request, staging)}],
+                            policy=policy, max_turns=self.max_turns, on_event=self.on_event, cancel=request.cancel)
+            self.last_run = run
+            if run.stop_reason == "cancelled":
+                raise ExtractorError("cancelled")
+            if run.error is not None:
+                raise ExtractorError(run.error)
+            notes: list[str] = []
+            refused = [c for c in run.tool_calls if c.is_error]
+            if refused:
+                notes.append(f"{len(refused)} tool call(s) refused: " + "; ".join(f"{c.summary} ({c.code})" for c in refused[:5]))
+            if run.stop_reason == "max_turns":
+                notes.append(f"the agent reached the turn limit ({self.max_turns}); what it wrote by then is kept")
+            message_uuid = next((e.uuid for e in reversed(request.transcript.entries[request.start : request.end]) if e.uuid), None)
+            drafts: list[Draft] = []
+            for path in sorted(staging.rglob("*")):
+                if not path.is_file() or path.is_symlink():
+                    continue
+                rel = path.relative_to(staging).as_posix()
+                data = path.read_bytes()
+                before = originals.get(rel)
+                if data == before:
+                    continue
+                if path.name == INDEX_NAME:
+                    notes.append(f"ignored the agent's change to {rel} (memtui writes index entries itself)")
+                    continue
+                if not rel.endswith(".md"):
+                    notes.append(f"ignored {rel}: not a memory file (.md)")
+                    continue
+                made = _draft(rel, data, before, message_uuid)
+                if isinstance(made, str):
+                    notes.append(made)
+                else:
+                    drafts.append(made)
+            if not drafts and run.final_text:
+                notes.append(f"the agent wrote nothing: {run.final_text.strip()[:200]}")
+            return drafts, notes
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
