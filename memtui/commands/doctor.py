@@ -14,7 +14,7 @@ from typing import Any
 import click
 
 from memtui.commands.common import CliContext, common_options, emit_json, fail, user_errors
-from memtui.core.doctor import DOCTOR_CODES, FIX_OF_CODE, FIXES, DoctorReport, Finding, FixError, combined_fix_plan, run_doctor
+from memtui.core.doctor import DOCTOR_CODES, FIX_OF_CODE, FIXES, DoctorReport, Finding, FixError, combined_fix_plan, instruction_texts, run_doctor
 from memtui.core.edits import ApplyError, ConflictError, Plan, apply_plan
 from memtui.core.journal import Journal
 
@@ -22,16 +22,8 @@ _SEVERITY_COLOR = {"error": "red", "warning": "yellow", "info": "cyan"}
 
 
 def _instruction_texts(obj: CliContext) -> list[str]:
-    """The text of every instruction file the agent loads here (not the memory index): what a
-    memory should not repeat. Any problem computing the cascade leaves the check out."""
-    from memtui.core.cascade import compute_cascade
-
     cwd = obj.project if obj.project is not None else Path(os.getcwd())
-    try:
-        cascade = compute_cascade(obj.locations, cwd)
-    except (OSError, ValueError):
-        return []
-    return [f.content for f in cascade.files if f.content and f.layer not in ("automem", "teammem")]
+    return instruction_texts(obj.locations, cwd)
 
 
 def _parse_codes(values: tuple[str, ...]) -> list[str]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from .duplicates import NEAR_DUPLICATE_THRESHOLD, PREFILTER_JACCARD
 from .fixes import FixError, combined_fix_plan, fix_plan
 from .model import DOCTOR_CODES, FIX_OF_CODE, FIXES, DoctorReport, Finding
-from .run import run_doctor
+from .run import instruction_texts, run_doctor
 
 __all__ = [
     "DOCTOR_CODES",
@@ -25,5 +25,6 @@ __all__ = [
     "FixError",
     "combined_fix_plan",
     "fix_plan",
+    "instruction_texts",
     "run_doctor",
 ]

@@ -14,6 +14,7 @@ from memtui.core.doctor.duplicates import NEAR_DUPLICATE_THRESHOLD, duplicate_fi
 from memtui.core.doctor.index_checks import index_findings
 from memtui.core.doctor.model import DOCTOR_CODES, DoctorReport, Finding, finding, sort_key
 from memtui.core.lint import mtime_datetime
+from memtui.core.locations import Locations
 from memtui.core.memories import MEMORY_TYPES, TEAM_DIR, Memory
 
 # Parser codes the doctor computes itself (richer: the index's own check, the dates with fixes).
@@ -125,3 +126,16 @@ def run_doctor(
         findings.extend(instruction_findings(memories, instruction_texts))
     findings.sort(key=sort_key)
     return DoctorReport(memory_dir, tuple(findings), len(memories))
+
+
+def instruction_texts(locations: Locations, cwd: Path | None = None) -> list[str]:
+    """The text of every instruction file the agent loads at ``cwd`` (default: the project
+    root) — not the memory indexes: what a memory should not repeat. A cascade that cannot be
+    computed leaves the ``in-instructions`` check out (``[]``)."""
+    from memtui.core.cascade import compute_cascade
+
+    try:
+        cascade = compute_cascade(locations, cwd or locations.project_root)
+    except (OSError, ValueError):
+        return []
+    return [f.content for f in cascade.files if f.content and f.layer not in ("automem", "teammem")]
