@@ -392,3 +392,23 @@ def test_tool_definitions_name_the_allow_list_and_the_root(policy: ToolPolicy, t
     assert "cat, echo, file, find, grep, head, ls, pwd, stat, tail, wc" in defs["Bash"]["description"]
     assert str(tree / "mem") in defs["Write"]["description"]
     assert defs["Edit"]["input_schema"]["required"] == ["file_path", "old_string", "new_string"]
+
+
+def test_tool_definitions_state_the_policys_caps(tree: Path) -> None:
+    policy = ToolPolicy(cwd=tree, read_max_bytes=1024 * 1024, read_default_lines=50, grep_max_matches=7, glob_max_results=9)
+    defs = {d["name"]: d for d in tool_definitions(policy)}
+    assert "files over 1,024 KB are refused" in defs["Read"]["description"]
+    assert defs["Read"]["input_schema"]["properties"]["limit"]["description"] == "Number of lines to read (default 50)."
+    assert defs["Grep"]["description"].endswith("at most 7.")
+    assert defs["Glob"]["description"].endswith("at most 9.")
+
+
+def test_searches_skip_vcs_dirs_and_do_not_follow_links_out(policy: ToolPolicy, tree: Path) -> None:
+    (tree / ".git").mkdir()
+    (tree / ".git" / "config.md").write_text("original\n", encoding="utf-8")
+    os.symlink(tree.parent / "outside", tree / "out-link")
+    os.symlink(tree.parent / "outside" / "target.md", tree / "file-link.md")
+    out = execute(policy, "Grep", {"pattern": "original"})
+    assert out.content == f"No matches for 'original' in {tree}."
+    globbed = execute(policy, "Glob", {"pattern": "**/*.md"})
+    assert sorted(globbed.content.splitlines()) == sorted([str(tree / "file-link.md"), str(tree / "mem" / "user_role.md")])
