@@ -14,12 +14,17 @@ to undo; 2 usage or environment errors.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import click
 
-from memtui.commands.common import CliContext, common_options, emit_json, fail, user_errors
+from memtui.commands.common import (
+    CliContext,
+    common_options,
+    emit_json,
+    fail,
+    user_errors,
+)
 from memtui.core.dream import (
     DEFAULT_MAX_DELETIONS,
     DreamBlocked,
@@ -194,7 +199,3 @@ def undo_cmd(obj: CliContext, as_json: bool) -> None:
     for change in entry.changes:
         click.echo(f"  {change.kind:<6} {change.relpath}")
 
-
-def memory_dir_of(obj: CliContext) -> Path:
-    """The resolved memory dir (for tests and other commands)."""
-    return Path(obj.locations.memory_dir)
