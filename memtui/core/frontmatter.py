@@ -21,6 +21,7 @@ from typing import Any
 import yaml
 
 from memtui.core import yaml12
+from memtui.core.plainyaml import simple_mapping
 
 # The reference's frontmatter pattern (JavaScript, no flags: ``^`` is the start of the text).
 FRONTMATTER_RE = re.compile(r"^---\s*\n([\s\S]*?)---\s*\n?")
@@ -87,6 +88,11 @@ class _Invalid(Exception):
 
 
 def _load(yaml_text: str) -> Any:
+    # Flat `key: plain text` frontmatter (nearly every memory) needs no YAML machinery: the
+    # cheap path answers only when the loader would give the same mapping (tests/unit/test_plainyaml.py).
+    simple = simple_mapping(yaml_text, yaml12.Yaml12Loader.yaml_implicit_resolvers)
+    if simple is not None:
+        return simple
     try:
         return yaml12.load(yaml_text)
     except yaml.YAMLError:
