@@ -135,6 +135,7 @@ class MemoriesPane(Widget):
         Binding("d", "delete", "Delete", id="memories.delete", tooltip="Move to memtui's trash (restorable)"),
         Binding("u", "undo", "Undo", id="memories.undo", tooltip="Undo the last change"),
         Binding("z", "trash", "Trash", show=False, id="memories.trash", tooltip="Deleted memories; restore one"),
+        Binding("D", "doctor", "Doctor", id="memories.doctor", tooltip="Every check of the lint catalog, with safe fixes"),
     ]
 
     type_filter: reactive[str] = reactive("all")
@@ -586,6 +587,15 @@ class MemoriesPane(Widget):
                     self.apply(plan, select=item.relpath)
 
         self.app.push_screen(TrashDialog(trash(self.journal)), chosen)
+
+    def action_doctor(self) -> None:
+        from memtui.tui.doctor import DoctorScreen
+
+        def closed(changed: bool | None) -> None:
+            if changed:
+                self.action_reload()
+
+        self.app.push_screen(DoctorScreen(self.locations), closed)
 
     # ----- live reload -----------------------------------------------------------------------
 
