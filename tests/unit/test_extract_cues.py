@@ -5,7 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from memtui.core.extract.cues import cue_description, cue_name, find_cues, split_sentences
+from memtui.core.extract.cues import (
+    cue_description,
+    cue_name,
+    find_cues,
+    split_sentences,
+)
 
 
 def one(text: str) -> tuple[str, str, str, str]:

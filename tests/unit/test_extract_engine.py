@@ -11,7 +11,13 @@ from pathlib import Path
 import pytest
 from extract_helpers import SESSION, Talk
 
-from memtui.core.extract import CursorStore, Draft, ExtractionRequest, ExtractorError, extract
+from memtui.core.extract import (
+    CursorStore,
+    Draft,
+    ExtractionRequest,
+    ExtractorError,
+    extract,
+)
 from memtui.core.extract.cursor import SessionLock
 from memtui.core.inbox import Inbox
 

@@ -217,8 +217,14 @@ class ClaudeExtractor:
             return self.client
         import anthropic
 
-        from memtui.core.recall.claude import make_client
+        from memtui.core.recall.claude import (
+            CREDENTIAL_ENV,
+            has_credentials,
+            make_client,
+        )
 
+        if not has_credentials():
+            raise ExtractorError(f"no API key: set one of {', '.join(CREDENTIAL_ENV)} (or use --extractor offline)")
         try:
             return make_client()
         except anthropic.AnthropicError as exc:
