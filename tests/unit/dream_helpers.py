@@ -77,13 +77,7 @@ def sentences_of(text: str) -> list[str]:
     return out
 
 
-WORDS = (
-    "alpha bravo cobalt delta ember falcon garnet harbor indigo juniper kestrel lumen meadow nickel "
-    "onyx pepper quartz raven saffron tundra umber velvet willow xenon yarrow zephyr anchor beacon "
-    "cinder drift eclipse fable glacier hollow ivory jasper kindle lagoon mosaic nimbus orchid prism "
-    "quiver ripple summit thicket upland vortex wander yonder zenith acorn bramble canyon dune estuary "
-    "fjord grove heath inlet jetty knoll ledge marsh notch oasis plateau quarry ridge shoal tarn"
-).split()
+WORDS = ["alpha", "bravo", "cobalt", "delta", "ember", "falcon", "garnet", "harbor", "indigo", "juniper", "kestrel", "lumen", "meadow", "nickel", "onyx", "pepper", "quartz", "raven", "saffron", "tundra", "umber", "velvet", "willow", "xenon", "yarrow", "zephyr", "anchor", "beacon", "cinder", "drift", "eclipse", "fable", "glacier", "hollow", "ivory", "jasper", "kindle", "lagoon", "mosaic", "nimbus", "orchid", "prism", "quiver", "ripple", "summit", "thicket", "upland", "vortex", "wander", "yonder", "zenith", "acorn", "bramble", "canyon", "dune", "estuary", "fjord", "grove", "heath", "inlet", "jetty", "knoll", "ledge", "marsh", "notch", "oasis", "plateau", "quarry", "ridge", "shoal", "tarn"]
 TYPES = ("user", "feedback", "project", "reference")
 
 

@@ -8,15 +8,13 @@ import os
 import subprocess
 import sys
 import threading
-from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from dream_helpers import NOW, write
 
 from memtui.core.dream import LockHeldError, LockLostError, acquire_lock, read_lock
 from memtui.core.dream.lock import LOCK_NAME, lock_body, pid_alive
-
-from dream_helpers import NOW, write
 
 T = NOW.timestamp()
 

@@ -9,9 +9,26 @@ import threading
 from pathlib import Path
 
 import pytest
-from dream_helpers import DAY, NOW, context, generate_store, generated_body, memory, norm, sentences_of, snapshot, write
+from dream_helpers import (
+    DAY,
+    NOW,
+    context,
+    generate_store,
+    generated_body,
+    memory,
+    norm,
+    sentences_of,
+    snapshot,
+    write,
+)
 
-from memtui.core.dream import DreamCancelled, DreamContext, PhaseStarted, plan_dream, plan_to_json
+from memtui.core.dream import (
+    DreamCancelled,
+    DreamContext,
+    PhaseStarted,
+    plan_dream,
+    plan_to_json,
+)
 from memtui.core.dream.prune import is_hub
 from memtui.core.edits import apply_plan
 from memtui.core.index import INDEX_NAME, parse_entries, truncate_index

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from dream_helpers import DAY, NOW, context, generated_body, memory, snapshot, write
 
-import memtui.core.edits as edits
+from memtui.core import edits
 from memtui.core.dream import (
     DreamCancelled,
     DreamContext,

@@ -171,8 +171,14 @@ class ClaudeConsolidator:
         if client is None:
             import anthropic
 
-            from memtui.core.recall.claude import make_client
+            from memtui.core.recall.claude import (
+                CREDENTIAL_ENV,
+                has_credentials,
+                make_client,
+            )
 
+            if self.client_factory is None and not has_credentials():
+                raise DreamError(f"the claude consolidator needs an API credential ({', '.join(CREDENTIAL_ENV)}); the offline one needs none")
             try:
                 client = (self.client_factory or make_client)()
             except anthropic.AnthropicError as exc:
