@@ -66,6 +66,9 @@ COLUMNS: list[tuple[str, str, int | None]] = [
     ("!", "problems", 2),
     ("memory", "memory", None),
 ]
+# Table rows added at a time: enough to fill any screen and page through; more follow as the
+# cursor nears the last one (a full 20,000-row rebuild per keystroke took seconds).
+ROW_CHUNK = 400
 _SEVERITY_ICON = {"error": "✖", "warning": "▲", "info": "●"}
 _SEVERITY_STYLE = {"error": "bold #e06c75", "warning": "bold #e5c07b", "info": "#56b6c2"}
 
@@ -159,6 +162,7 @@ class MemoriesPane(Widget):
         self.locations = locations
         self.catalog: Catalog | None = None
         self._shown: list[MemoryEntry] = []
+        self._rendered = 0  # how many of `_shown` have table rows (populated lazily)
         self._pending_select: str | None = None
         self.watch_files = watch
 
@@ -297,8 +301,28 @@ class MemoriesPane(Widget):
         terms = self.search.casefold().split()
         self._shown = [e for e in self.catalog.entries if matches(e, self.type_filter, terms)]
         table.clear()
+        self._rendered = 0
+        # Lazy population: the first chunk now (and enough to reach the kept selection); the
+        # rest follows as the cursor nears the end (`_on_highlight`). 20,000 rows rebuilt on
+        # every keystroke of a search would freeze the pane.
+        rows = [e.relpath for e in self._shown]
+        keep = rows.index(selected) if selected in rows else 0
+        self._render_rows(max(ROW_CHUNK, keep + 1))
+        total = len(self.catalog.entries)
+        table.border_title = f"{len(self._shown)} of {total} memories" if self._shown or not total else f"no memory matches (of {total})"
+        if self._shown:
+            table.move_cursor(row=keep, scroll=False)
+            table.scroll_to(y=scroll_y, animate=False, immediate=True)
+            table.move_cursor(row=table.cursor_row)  # keep the cursor visible
+            self.show_preview(self._shown[table.cursor_row])
+        else:
+            self.show_preview(None)
+
+    def _render_rows(self, upto: int) -> None:
+        """Add table rows for ``self._shown`` up to index ``upto`` (exclusive)."""
+        table = self.query_one("#memories-table", DataTable)
         desc_width = self._description_width()
-        for entry in self._shown:
+        for entry in self._shown[self._rendered : upto]:
             mem = entry.memory
             problems = sum(1 for d in entry.diagnostics if d.severity != "info")
             team = team_badge() if mem.team else Text("")
@@ -315,16 +339,7 @@ class MemoriesPane(Widget):
                 ),
                 key=mem.relpath,
             )
-        total = len(self.catalog.entries)
-        table.border_title = f"{len(self._shown)} of {total} memories" if self._shown or not total else f"no memory matches (of {total})"
-        if self._shown:
-            rows = [e.relpath for e in self._shown]
-            table.move_cursor(row=rows.index(selected) if selected in rows else 0, scroll=False)
-            table.scroll_to(y=scroll_y, animate=False, immediate=True)
-            table.move_cursor(row=table.cursor_row)  # keep the cursor visible
-            self.show_preview(self._shown[table.cursor_row])
-        else:
-            self.show_preview(None)
+        self._rendered = table.row_count
 
     def _description_width(self) -> int:
         table = self.query_one("#memories-table", DataTable)
@@ -348,6 +363,8 @@ class MemoriesPane(Widget):
     def _on_highlight(self, event: DataTable.RowHighlighted) -> None:
         if 0 <= event.cursor_row < len(self._shown):
             self.show_preview(self._shown[event.cursor_row])
+        if event.cursor_row >= self._rendered - 1 - ROW_CHUNK // 4 and self._rendered < len(self._shown):
+            self._render_rows(self._rendered + ROW_CHUNK)
 
     def show_preview(self, entry: MemoryEntry | None) -> None:
         """Show ``entry``'s frontmatter fields, diagnostics and rendered body."""
