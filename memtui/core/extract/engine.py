@@ -191,12 +191,14 @@ def extract(
     transcript = read_transcript(transcript_path)
     session = _session_of(transcript, transcript_path)
     store = CursorStore(state_dir, memory_dir)
-    previous = store.get(session)
-    before = previous.message_uuid if previous else None
     lock = store.lock(session)
     if not lock.acquire():
-        return ExtractionResult(transcript_path, session, "another extraction of this session is running", before, before, 0, 0)
+        held = store.get(session)
+        uuid = held.message_uuid if held else None
+        return ExtractionResult(transcript_path, session, "another extraction of this session is running", uuid, uuid, 0, 0)
     with lock:
+        previous = store.get(session)  # read under the lock: another pass may just have moved it
+        before = previous.message_uuid if previous else None
         notes: list[str] = []
         start = 0
         if previous is not None and not ignore_cursor:
