@@ -23,6 +23,7 @@ import os
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from memtui.core.doctor.content import normalize_prose
 from memtui.core.doctor.index_checks import ENTRY_LINE, shorten_line
@@ -81,6 +82,26 @@ class PruneInput:
     hubs: set[str] = field(default_factory=set)
 
 
+@lru_cache(maxsize=65_536)
+def _line_links(line: str) -> tuple[tuple[str, str | None], ...]:
+    """``(target, relpath)`` of each link on one index line (``parse_entries`` of the line
+    alone: entries are found line by line, so this is the same result, cached — the index is
+    re-read after every step and has thousands of lines in a large store)."""
+    if "](" not in line:
+        return ()
+    return tuple((e.target, e.relpath) for e in parse_entries(line, ""))
+
+
+def _links_by_line(text: str) -> dict[int, list[tuple[str, str | None]]]:
+    """Line number (1-based) → its links, for lines that have any."""
+    out: dict[int, list[tuple[str, str | None]]] = {}
+    for number, line in enumerate(text.split("\n"), start=1):
+        links = _line_links(line)
+        if links:
+            out[number] = list(links)
+    return out
+
+
 def _title_hook(ws: Workspace, rel: str) -> tuple[str, str | None]:
     data = parse_frontmatter(ws.get(rel) or "").data
     name, desc = data.get("name"), data.get("description")
@@ -99,9 +120,7 @@ def _fix_links(ws: Workspace, rel: str, pi: PruneInput, linked: set[str], emit: 
     text = ws.get(rel)
     if text is None:
         return
-    by_line: dict[int, list[tuple[str, str | None]]] = defaultdict(list)
-    for e in parse_entries(text, ""):
-        by_line[e.line].append((e.target, e.relpath))
+    by_line = _links_by_line(text)
     lines = text.split("\n")
     dropped: list[str] = []
     moved: list[str] = []
@@ -137,7 +156,7 @@ def _linked(ws: Workspace, rels: list[str]) -> set[str]:
     for rel in rels:
         text = ws.get(rel)
         if text is not None:
-            out.update(e.relpath for e in parse_entries(text, "") if e.relpath is not None)
+            out.update(r for links in _links_by_line(text).values() for _, r in links if r is not None)
     return out
 
 
@@ -186,9 +205,7 @@ def _shorten_lines(ws: Workspace, index: str, emit: Emit, findings: list[Finding
     if text is None:
         return
     lines = text.split("\n")
-    by_line: dict[int, list[str | None]] = defaultdict(list)
-    for e in parse_entries(text, ""):
-        by_line[e.line].append(e.relpath)
+    by_line = {n: [r for _, r in links] for n, links in _links_by_line(text).items()}
     cut = 0
     for number, raw in enumerate(lines, start=1):
         line = raw.rstrip("\r")
@@ -226,9 +243,7 @@ def _fold_into_hubs(ws: Workspace, pi: PruneInput, emit: Emit, findings: list[Fi
         if not trunc.truncated_by:
             break
         groups: dict[str, list[int]] = defaultdict(list)
-        by_line: dict[int, list[str | None]] = defaultdict(list)
-        for e in parse_entries(text, ""):
-            by_line[e.line].append(e.relpath)
+        by_line = {n: [r for _, r in links] for n, links in _links_by_line(text).items()}
         lines = text.split("\n")
         for number, rels in by_line.items():
             if len(rels) != 1 or rels[0] is None or rels[0] in pi.hubs or rels[0] not in pi.memories:
