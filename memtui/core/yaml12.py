@@ -35,7 +35,7 @@ class Yaml12Loader(_BaseLoader):  # type: ignore[misc, valid-type]
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: set[Any] = set()
         for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=deep)  # type: ignore[no-untyped-call]
+            key = self.construct_object(key_node, deep=deep)
             try:
                 duplicate = key in seen
                 seen.add(key)
@@ -74,7 +74,7 @@ def _int12(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> int:
     return int(value, 10)  # YAML 1.2: a leading 0 is decimal, no `_` separators
 
 
-Yaml12Loader.add_constructor("tag:yaml.org,2002:int", _int12)  # type: ignore[arg-type]
+Yaml12Loader.add_constructor("tag:yaml.org,2002:int", _int12)
 # Explicit 1.1-only tags are not part of the reference's schema: keep their text.
 Yaml12Loader.add_constructor("tag:yaml.org,2002:timestamp", yaml.SafeLoader.construct_yaml_str)
 Yaml12Loader.add_constructor("tag:yaml.org,2002:binary", yaml.SafeLoader.construct_yaml_str)
