@@ -117,7 +117,7 @@ def canonical_git_root(git_root: Path) -> tuple[Path, list[Diagnostic]]:
     try:
         backlink = Path(os.path.realpath(_read(worktree_git_dir / "gitdir")))
     except (OSError, ValueError) as exc:
-        diags.append(Diagnostic("worktree-broken", "warning", f"cannot read the worktree back-link: {getattr(exc, "strerror", None) or exc}", str(dot_git)))
+        diags.append(Diagnostic("worktree-broken", "warning", f"cannot read the worktree back-link: {getattr(exc, 'strerror', None) or exc}", str(dot_git)))
         return git_root, diags
     if backlink != Path(os.path.realpath(git_root)) / ".git":
         diags.append(
