@@ -10,6 +10,7 @@ string length, so UTF-16 units despite the name).
 from __future__ import annotations
 
 import posixpath
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -104,6 +105,12 @@ class IndexEntry:
     heading: bool
 
 
+# A list line holding one plain link (the index's usual shape): the title has no character
+# Markdown gives a meaning to and no edge spaces; the target only characters link
+# normalisation keeps as they are. Anything else goes through markdown-it.
+_PLAIN_ENTRY = re.compile(r"[ ]{0,3}[-*+] \[([^\s\[\]\\`*_<>!&~]|[^\s\[\]\\`*_<>!&~][^\[\]\\`*_<>!&~]*[^\s\[\]\\`*_<>!&~])\]\(([A-Za-z0-9._/-]+)\)(.*)")
+
+
 def _link_relpath(target: str, index_dir_rel: str) -> str | None:
     parts = urlsplit(target)
     if parts.scheme or parts.netloc or not parts.path:
@@ -127,6 +134,13 @@ def parse_entries(text: str, index_dir_rel: str = "") -> list[IndexEntry]:
     entries: list[IndexEntry] = []
     for lineno, line in enumerate(text.split("\n"), start=1):
         if "](" not in line:
+            continue
+        plain = _PLAIN_ENTRY.fullmatch(line)
+        if plain is not None and "[" not in plain.group(3) and "<" not in plain.group(3):
+            # The usual `- [Title](file.md) — hook` line: no Markdown in the title, a target
+            # markdown-it leaves as written, no other link: the tokens are known without parsing.
+            target = plain.group(2)
+            entries.append(IndexEntry(lineno, plain.group(1), target, _link_relpath(target, index_dir_rel), False))
             continue
         heading = line.lstrip().startswith("#")
         for token in _md.parseInline(line):
