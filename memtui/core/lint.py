@@ -49,6 +49,9 @@ _RELATIVE_CJK = re.compile(
     r"|一昨日|昨日|今日|明日|明後日|先週|今週|来週|先月|来月|昨年|来年"  # Japanese
     r"|그저께|어제|오늘|내일|모레|지난\s?주|이번\s?주|다음\s?주|지난\s?달|다음\s?달"  # Korean
 )
+# Every phrase `_RELATIVE_EN` matches contains one of these (lower-cased; weekdays end in "day").
+# An ASCII text without any of them has no relative date: the search is skipped (most memories).
+_EN_KEYWORDS = ("day", "tonight", "tomorrow", "week", "month", "year", "quarter")
 # A weekday after one of these is a recurring rule, not a relative date.
 _RECURRING = re.compile(r"(?:\bevery|\beach|\bon\s+an?|\bany)\s+$", re.IGNORECASE)
 # Only the start of a body is searched for relative dates: ~0.1 ms per phrase (dateparser) would
@@ -117,7 +120,10 @@ def find_relative_dates(text: str, base: datetime, *, first_line: int = 1) -> li
     fenced code are still reported (memories are prose; code in them is rare).
     """
     found: list[RelativeDate] = []
-    for offset, line in enumerate(text[:MAX_SCAN_CHARS].split("\n")):
+    scan = text[:MAX_SCAN_CHARS]
+    if scan.isascii() and not any(word in scan.lower() for word in _EN_KEYWORDS):
+        return found  # no pattern can match: the CJK ones need CJK, every English phrase has a key word
+    for offset, line in enumerate(scan.split("\n")):
         spans: list[tuple[int, RelativeDate]] = []
         for m in _RELATIVE_ZH_WEEK.finditer(line):
             spans.append((m.start(), RelativeDate(m.group(0), first_line + offset, _resolve_zh_week(m, base.date()), m.start())))
