@@ -226,3 +226,15 @@ def test_events_stream_every_phase_in_order(tmp_path: Path) -> None:
     assert len(dp.events) == len(events)
     reads = [e for e in events if e.kind == "file-read"]  # type: ignore[attr-defined]
     assert len(reads) == 239  # 238 memories outside team/ + MEMORY.md
+
+
+def test_missing_entries_go_under_the_heading_of_their_type() -> None:
+    from memtui.core.dream.prune import insert_entries
+
+    text = "# Memory index\r\n\r\n## User\r\n- [A](a.md) — a\r\n\r\n## Feedback notes\r\n- [B](b.md) — b\r\n"
+    out = insert_entries(text, [("user", "- [C](c.md) — c"), ("project", "- [D](d.md) — d"), ("feedback", "- [E](e.md) — e")])
+    assert out == (
+        "# Memory index\r\n\r\n## User\r\n- [A](a.md) — a\r\n- [C](c.md) — c\r\n\r\n"
+        "## Feedback notes\r\n- [B](b.md) — b\r\n- [E](e.md) — e\r\n- [D](d.md) — d\r\n"
+    )
+    assert insert_entries("", [("user", "- [C](c.md) — c")]) == "- [C](c.md) — c\n"

@@ -20,6 +20,7 @@ indexed. Team memory (``team/``) and its index are never touched.
 from __future__ import annotations
 
 import os
+import re
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -167,6 +168,40 @@ def _append_lines(text: str, new_lines: list[str]) -> str:
     return text + "".join(f"{line}{nl}" for line in new_lines)
 
 
+_HEADING = re.compile(r"^#{1,6}[ \t]+(.+?)[ \t#]*$")
+
+
+def insert_entries(text: str, items: list[tuple[str, str]]) -> str:
+    """``text`` (an index) with each ``(type block, line)`` added: after the last line of the
+    section whose heading names that type (``## Feedback``, ``### Project notes``), when the
+    index has one; else at the end. The file's line ends are kept."""
+    lines = text.split("\n")
+    nl = newline_of(text) if text else "\n"
+    cr = "\r" if nl == "\r\n" else ""
+    headings = [i for i, line in enumerate(lines) if _HEADING.match(line.rstrip("\r"))]
+    where: dict[str, int] = {}
+    for k, h in enumerate(headings):
+        m = _HEADING.match(lines[h].rstrip("\r"))
+        assert m is not None
+        title = m.group(1).casefold()
+        kind = next((t for t in MEMORY_TYPES if re.search(rf"\b{t}", title)), None)
+        if kind is None or kind in where:
+            continue
+        end = headings[k + 1] if k + 1 < len(headings) else len(lines)
+        last = max([h, *(j for j in range(h + 1, end) if lines[j].strip())])
+        where[kind] = last + 1
+    placed: dict[int, list[str]] = defaultdict(list)
+    rest: list[str] = []
+    for block, line in items:
+        if block in where:
+            placed[where[block]].append(line + cr)
+        else:
+            rest.append(line)
+    for at in sorted(placed, reverse=True):
+        lines[at:at] = placed[at]
+    return _append_lines("\n".join(lines), rest) if rest else "\n".join(lines)
+
+
 def prune_index(ws: Workspace, pi: PruneInput, emit: Emit, findings: list[Finding], progress: Callable[[int, int], None]) -> None:
     """Run steps 1–4 (module doc) on ``MEMORY.md`` and the hubs, editing ``ws``."""
     index = INDEX_NAME
@@ -182,14 +217,14 @@ def prune_index(ws: Workspace, pi: PruneInput, emit: Emit, findings: list[Findin
     linked = _linked(ws, [index, *hubs])
     missing = sorted(rel for rel in pi.memories if rel not in linked)
     if missing:
-        new_lines = []
+        new_lines: list[tuple[str, str]] = []
         for rel in missing:
             title, hook = _title_hook(ws, rel)
             if rel in pi.hubs:
                 hook = _hub_hook(pi.memories[rel])
-            new_lines.append(entry_line(title, rel, hook, ""))
+            new_lines.append((pi.memories[rel], entry_line(title, rel, hook, "")))
         reason = f"added {len(missing)} entr{'y' if len(missing) == 1 else 'ies'} for memories no index line reached ({', '.join(missing[:3])}{'…' if len(missing) > 3 else ''})"
-        ws.set(index, _append_lines(ws.get(index) or "", new_lines), reason)
+        ws.set(index, insert_entries(ws.get(index) or "", new_lines), reason)
         emit(ProposedChange(PHASE, index, "modify" if ws.before.get(index) is not None else "create", reason))
     progress(2, 4)
     # 3. long lines
