@@ -43,7 +43,19 @@ async def recall(pilot: Pilot[None]) -> None:
     await pilot.app.workers.wait_for_complete()
 
 
-SHOTS: dict[str, Callable[[Pilot[None]], Awaitable[None]]] = {"memories": memories, "recall": recall}
+async def cascade(pilot: Pilot[None]) -> None:
+    """The Cascade pane after simulating a read of an API handler: what the read added (two
+    nested AGENT.md files and a conditional rule), and the trailing-punctuation import it hit."""
+    await pilot.press("1")
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+    await pilot.press("slash", *"services/api/handlers.py", "enter")
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+    await pilot.press("escape")
+
+
+SHOTS: dict[str, Callable[[Pilot[None]], Awaitable[None]]] = {"cascade": cascade, "memories": memories, "recall": recall}
 
 
 async def shoot(name: str, drive: Callable[[Pilot[None]], Awaitable[None]], project: Path) -> None:

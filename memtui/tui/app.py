@@ -16,6 +16,7 @@ from textual.worker import Worker, WorkerState
 
 from memtui.commands.common import CliContext
 from memtui.core.locations import Locations, resolve_locations
+from memtui.tui.cascade import CascadePane
 from memtui.tui.memories import MemoriesPane, shorten_home
 from memtui.tui.styles import stylesheets
 
@@ -27,11 +28,12 @@ class MemtuiApp(App[None]):
     # Narrow terminals stack the panes' side-by-side parts; short ones drop decorative margins.
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
     VERTICAL_BREAKPOINTS = [(0, "-short"), (30, "-tall")]
-    CSS_PATH = stylesheets("app", "memories", "dialogs")  # type: ignore[assignment]
+    CSS_PATH = stylesheets("app", "cascade", "memories", "dialogs")  # type: ignore[assignment]
     BINDINGS = [
         Binding("q", "quit", "Quit", id="app.quit", tooltip="Quit memtui"),
         Binding("question_mark", "toggle_help", "Keys", id="app.help", tooltip="Show the keys of the focused pane", key_display="?"),
         Binding("f1", "toggle_help", "Keys", show=False, id="app.help-f1", tooltip="Show the keys of the focused pane"),
+        Binding("1", "show_pane('cascade')", "Cascade", show=False, id="app.pane-cascade", tooltip="Switch to the Cascade pane"),
         Binding("2", "show_pane('memories')", "Memories", show=False, id="app.pane-memories", tooltip="Switch to the Memories pane"),
     ]
 
@@ -51,6 +53,8 @@ class MemtuiApp(App[None]):
     def compose(self) -> ComposeResult:
         yield Header()
         with TabbedContent(initial="memories", id="panes"):
+            with TabPane("Cascade", id="cascade"):
+                yield CascadePane(self.locations, id="cascade-pane")
             with TabPane("Memories", id="memories"):
                 yield MemoriesPane(self.locations, watch=self.watch, id="memories-pane")
         yield Footer()
@@ -74,6 +78,7 @@ class MemtuiApp(App[None]):
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         """The palette reaches every action a key reaches."""
         yield from super().get_system_commands(screen)
+        yield from self.query_one(CascadePane).system_commands()
         pane = self.query_one(MemoriesPane)
         yield SystemCommand("Memories: search", "Focus the search box ( / )", pane.action_focus_search)
         yield SystemCommand("Memories: cycle type filter", "All → user → feedback → project → reference → untyped ( t )", pane.action_cycle_type)

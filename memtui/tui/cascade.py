@@ -1,0 +1,532 @@
+"""The Cascade pane: what the agent loads, in order and why (SPEC §3).
+
+A tree of layers → files → imports in load order; the detail of the highlighted node (the
+content as the agent receives it, why it loaded or not, its findings); every finding in a list
+that jumps to its file and line; a reads box that simulates the agent reading target paths,
+one step at a time; the exact rendered context with its totals; approve/decline for the
+project's external imports. The core does all of it; the pane only shows it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult, SystemCommand
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.events import Resize, Show
+from textual.message import Message
+from textual.widget import Widget
+from textual.widgets import (
+    ContentSwitcher,
+    Input,
+    OptionList,
+    Static,
+    TabbedContent,
+    TabPane,
+    Tree,
+)
+from textual.widgets.option_list import Option
+from textual.widgets.tree import TreeNode
+from textual.worker import get_current_worker
+
+from memtui.core.cascade import (
+    ApprovalsError,
+    Cascade,
+    ReadStep,
+    compute_cascade,
+    new_session,
+    project_key,
+    record_decision,
+    simulate_read,
+)
+from memtui.core.cascade.imports import is_inside
+from memtui.core.diagnostics import Diagnostic
+from memtui.core.locations import Locations
+from memtui.tui.widgets.cascade_view import (
+    MUTED,
+    SEVERITY_ICON,
+    SEVERITY_STYLE,
+    FileContext,
+    FileNode,
+    LayerNode,
+    NodeData,
+    StepNode,
+    display_path,
+    file_detail,
+    file_label,
+    home_path,
+    layer_detail,
+    layer_label,
+    layer_runs,
+    legend,
+    node_key,
+    step_detail,
+    step_label,
+    tree_name,
+)
+from memtui.tui.widgets.import_dialog import Decision, ImportDecisionDialog
+
+__all__ = ["CascadePane", "FileNode", "ImportDecisionDialog", "LayerNode", "StepNode"]
+
+# ----- the pane -----------------------------------------------------------------------------
+
+
+class CascadePane(Widget):
+    """What the agent loads for ``locations.project_root``, and why."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("slash", "focus_reads", "Read", id="cascade.read", tooltip="Type a path (relative to the project) the agent reads"),
+        Binding("v", "toggle_rendered", "Rendered", id="cascade.rendered", tooltip="Show the exact text the model receives, with totals"),
+        Binding("a", "approve", "Approve", id="cascade.approve", tooltip="Approve the project's external imports (after a confirmation)"),
+        Binding("x", "decline", "Decline", id="cascade.decline", tooltip="Decline the project's external imports (after a confirmation)"),
+        Binding("c", "reset_reads", "Reset", id="cascade.reset", tooltip="Forget the simulated reads: back to the startup context"),
+        Binding("f", "focus_findings", "Findings", show=False, id="cascade.findings", tooltip="Go to the list of findings (enter jumps to the file)"),
+        Binding("t", "focus_tree", "Tree", show=False, id="cascade.tree", tooltip="Go to the tree of layers and files"),
+        Binding("r", "reload", "Reload", show=False, id="cascade.reload", tooltip="Recompute the cascade from disk"),
+        Binding("escape", "focus_tree", "Back", show=False, id="cascade.back", tooltip="Back to the tree"),
+    ]
+
+    @dataclass
+    class Computed(Message):
+        """A computation finished: the cascade and the steps of the simulated reads."""
+
+        generation: int
+        cascade: Cascade
+        steps: list[ReadStep]
+
+    @dataclass
+    class Failed(Message):
+        """The cascade could not be computed, or a decision not recorded."""
+
+        generation: int
+        title: str
+        reason: str
+
+    def __init__(self, locations: Locations, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.locations = locations
+        self.cwd = locations.project_root
+        self.cascade: Cascade | None = None
+        self.steps: list[ReadStep] = []
+        self.targets: list[str] = []
+        self._generation = 0
+        self._focus: tuple[tuple[object, ...] | None, int] | None = None  # (node key, line) of a jump
+        self._findings: list[tuple[Diagnostic, int | None]] = []
+        self._select_next: tuple[object, ...] | None = None  # a node to put the cursor on after the rebuild
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="cascade-summary")
+        yield Input(placeholder="Simulate a read: a path relative to the project, then enter  ( / )", id="cascade-reads")
+        with Horizontal(id="cascade-body"):
+            with Vertical(id="cascade-left"):
+                tree: Tree[NodeData] = Tree("cascade", id="cascade-tree")
+                tree.show_root = False
+                tree.guide_depth = 3
+                tree.auto_expand = False
+                yield tree
+                yield OptionList(id="cascade-findings")
+            with ContentSwitcher(initial="cascade-detail", id="cascade-right"):
+                with VerticalScroll(id="cascade-detail"):
+                    yield Static(id="cascade-detail-text")
+                with VerticalScroll(id="cascade-rendered"):
+                    yield Static(id="cascade-rendered-text")
+        yield Static(legend(), id="cascade-legend")
+
+    def on_mount(self) -> None:
+        self.query_one("#cascade-tree", Tree).border_title = "load order"
+        self.query_one("#cascade-findings", OptionList).border_title = "findings"
+        self.query_one("#cascade-detail", VerticalScroll).border_title = "detail"
+        self.query_one("#cascade-summary", Static).update(Text("computing the cascade…", style=MUTED))
+        self._request(recompute=True)
+
+    def on_show(self, event: Show) -> None:
+        """Coming into view (its tab chosen): keys go to the tree.
+
+        Always the tree: the hidden pane's focused widget hands focus to its neighbour in the
+        focus chain (this pane's last widget) in an order that varies, and ``focus`` runs
+        after that either way."""
+        self.query_one("#cascade-tree", Tree).focus()
+
+    def on_resize(self, event: Resize) -> None:
+        narrow = event.size.width < 100
+        changed = narrow != self.has_class("-narrow")
+        self.set_class(narrow, "-narrow")
+        self.query_one("#cascade-legend", Static).update(legend(compact=narrow))
+        if changed:
+            self._rebuild()
+
+    # ----- computing -------------------------------------------------------------------------
+
+    def _request(self, *, recompute: bool = False, decision: Decision | None = None) -> None:
+        """Start a computation: the whole cascade (``recompute``, after a ``decision`` when
+        given) or only the reads over the current one."""
+        self._generation += 1
+        base = None if recompute or self.cascade is None else self.cascade
+        self.compute(self._generation, base, list(self.targets), decision)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="cascade-compute")
+    def compute(self, generation: int, cascade: Cascade | None, targets: list[str], decision: Decision | None) -> None:
+        """Off the UI thread: record ``decision``, compute the cascade unless given, then
+        simulate ``targets`` in order from a fresh session. Only posts messages."""
+        worker = get_current_worker()
+        if decision is not None:
+            try:
+                record_decision(self.locations.state_dir, project_key(self.cwd), decision)
+            except ApprovalsError as exc:
+                self.post_message(self.Failed(generation, "Decision not recorded", str(exc)))
+                return
+        if cascade is None:
+            try:
+                cascade = compute_cascade(self.locations, self.cwd)
+            except NotADirectoryError as exc:
+                self.post_message(self.Failed(generation, "Cannot compute the cascade", str(exc)))
+                return
+        session = new_session(cascade)
+        for target in targets:
+            if worker.is_cancelled:
+                return
+            simulate_read(cascade, session, target)
+        self.post_message(self.Computed(generation, cascade, session.steps))
+
+    @on(Computed)
+    def _on_computed(self, message: Computed) -> None:
+        if message.generation != self._generation:
+            return  # a newer request is on its way
+        self.loading = False
+        self.cascade = message.cascade
+        self.steps = message.steps
+        self._rebuild()
+
+    @on(Failed)
+    def _on_failed(self, message: Failed) -> None:
+        self.loading = False
+        self.notify(message.reason, title=message.title, severity="error", timeout=10)
+        if message.generation == self._generation and self.cascade is None:
+            self.query_one("#cascade-summary", Static).update(Text(message.reason, style="bold #e06c75"))
+
+    # ----- drawing ---------------------------------------------------------------------------
+
+    def _loaded_by(self) -> dict[str, str]:
+        """Path → the read that loaded it (``read 1 (src/x.py)``)."""
+        out: dict[str, str] = {}
+        for i, step in enumerate(self.steps):
+            for f in step.added:
+                out.setdefault(f.path, f"read {i + 1} ({display_path(step.target, self.cwd)})")
+        return out
+
+    def _rebuild(self) -> None:
+        cascade = self.cascade
+        if cascade is None:
+            return
+        tree: Tree[NodeData] = self.query_one("#cascade-tree", Tree)
+        keep = self._select_next or (node_key(tree.cursor_node.data) if tree.cursor_node else None)
+        self._select_next = None
+        tree.clear()
+        memory_dir = self.locations.memory_dir
+        compact = self.has_class("-narrow")
+        for layer, run in layer_runs(cascade.files):
+            layer_node = tree.root.add(layer_label(layer, run, compact=compact), data=LayerNode(layer, tuple(run)), expand=True, allow_expand=bool(run))
+            stack: dict[int, TreeNode[NodeData]] = {}
+            for entry in run:
+                parent = layer_node if entry.depth == 0 else stack.get(entry.depth - 1, layer_node)
+                label = file_label(entry, tree_name(entry, self.cwd, memory_dir), compact=compact)
+                stack[entry.depth] = parent.add(label, data=FileNode(entry), expand=True)
+        if self.steps:
+            reads = tree.root.add(Text("Reads", style="bold"), data=None, expand=True)
+            for i, step in enumerate(self.steps):
+                step_node = reads.add(step_label(i, step, self.cwd, compact=compact), data=StepNode(i), expand=True, allow_expand=bool(step.added))
+                for entry in step.added:
+                    label = file_label(entry, tree_name(entry, self.cwd, memory_dir), added=True, compact=compact)
+                    step_node.add_leaf(label, data=FileNode(entry, i))
+        else:
+            tree.root.add_leaf(Text.assemble(("Reads  ", "bold"), ("none yet: type a path above ( / )", "italic " + MUTED)))
+        for node in self._walk(tree.root):
+            if not node.children:
+                node.allow_expand = False
+        tree.border_title = f"load order · {len(cascade.loaded_files)} of {len(cascade.files)} loaded"
+        _ = tree.last_line  # lay out the new lines so nodes know theirs
+        nodes = list(self._walk(tree.root))
+        target = next((n for n in nodes if keep is not None and node_key(n.data) == keep), None)
+        first = next((n for n in nodes if isinstance(n.data, FileNode)), nodes[0] if nodes else None)
+        # the cursor line set directly: move_cursor would also queue a scroll computed before
+        # the new lines are laid out, undoing ours
+        chosen = target or first
+        tree.cursor_line = chosen.line if chosen is not None else -1
+        self.call_after_refresh(self._scroll_to_cursor)
+        self._fill_findings()
+        self._fill_rendered()
+        self._show_summary()
+        self._show_node(tree.cursor_node)
+
+    def _scroll_to_cursor(self) -> None:
+        """Bring the cursor node into view with its children (a read and what it added)."""
+        tree: Tree[NodeData] = self.query_one("#cascade-tree", Tree)
+        node = tree.cursor_node
+        if node is None:
+            return
+        last = node.children[-1] if node.children and node.is_expanded else node
+        height = tree.scrollable_content_region.height
+        y = min(node.line, max(int(tree.scroll_y), last.line - height + 1))
+        y = max(y, node.line - height + 1)
+        tree.scroll_to(y=y, animate=False, immediate=True)
+
+    def _walk(self, node: TreeNode[NodeData]) -> Iterator[TreeNode[NodeData]]:
+        for child in node.children:
+            yield child
+            yield from self._walk(child)
+
+    def _show_summary(self) -> None:
+        cascade = self.cascade
+        if cascade is None or not self.is_mounted:
+            return
+        compact = self.has_class("-narrow")
+        loaded = len(cascade.loaded_files)
+        parts: list[Text | tuple[str, str] | str] = [
+            (f"{loaded} of {len(cascade.files)} files " if compact else f"{loaded} of {len(cascade.files)} files loaded ", "bold"),
+            ("· ", MUTED),
+            f"{cascade.total_chars:,} ch · ~{cascade.total_tokens_est:,} tok",
+        ]
+        pending = len(cascade.pending_external_imports)
+        if pending:
+            label = f"{pending} pending" if compact else f"{pending} pending import{'s' if pending > 1 else ''}"
+            parts += ["   ", (f"! {label} ", "bold #e5c07b"), ("a/x" if compact else "— a approve · x decline", MUTED)]
+        count = sum(1 for d, _ in self._findings if d.severity != "info")
+        if count:
+            parts += ["   ", (f"▲ {count}" if compact else f"▲ {count} finding{'s' if count > 1 else ''}", SEVERITY_STYLE["warning"])]
+        self.query_one("#cascade-summary", Static).update(Text.assemble(*parts))
+
+    def _fill_findings(self) -> None:
+        cascade = self.cascade
+        assert cascade is not None
+        findings: list[tuple[Diagnostic, int | None]] = [(d, None) for d in cascade.diagnostics]
+        for i, step in enumerate(self.steps):
+            findings += [(d, i) for d in step.diagnostics]
+        order = {"error": 0, "warning": 1, "info": 2}
+        findings.sort(key=lambda item: order[item[0].severity])
+        self._findings = findings
+        options = self.query_one("#cascade-findings", OptionList)
+        highlighted = options.highlighted
+        options.clear_options()
+        for d, read_index in findings:
+            where = display_path(d.path, self.cwd) if d.path else "setup"
+            if d.line:
+                where += f":{d.line}"
+            options.add_option(
+                Option(
+                    Text.assemble(
+                        (SEVERITY_ICON[d.severity] + " ", SEVERITY_STYLE[d.severity]),
+                        (where + "  ", "bold"),
+                        (f"read {read_index + 1}  " if read_index is not None else "", "#61afef"),
+                        (d.code, MUTED),
+                    )
+                )
+            )
+        if not findings:
+            options.add_option(Option(Text("nothing to report", style="italic " + MUTED), disabled=True))
+        else:
+            options.highlighted = min(highlighted or 0, len(findings) - 1)
+        warn = sum(1 for d, _ in findings if d.severity != "info")
+        options.border_title = f"findings · {len(findings)}" + (f" · ▲ {warn}" if warn else "")
+        options.border_subtitle = "enter: go to the line" if findings else ""
+
+    def _fill_rendered(self) -> None:
+        cascade = self.cascade
+        assert cascade is not None
+        box = self.query_one("#cascade-rendered", VerticalScroll)
+        box.border_title = f"rendered context · {cascade.total_chars:,} ch · ~{cascade.total_tokens_est:,} tok"
+        box.border_subtitle = "startup context, byte for byte · v back"
+        text = cascade.rendered or "(empty: no instruction file loads, the model gets no context block)"
+        self.query_one("#cascade-rendered-text", Static).update(Text(text, style="" if cascade.rendered else "italic " + MUTED))
+
+    def _show_node(self, node: TreeNode[NodeData] | None) -> None:
+        cascade = self.cascade
+        detail = self.query_one("#cascade-detail-text", Static)
+        box = self.query_one("#cascade-detail", VerticalScroll)
+        if cascade is None or node is None:
+            return
+        data = node.data
+        focus_line = None
+        if self._focus is not None and self._focus[0] == node_key(data):
+            focus_line = self._focus[1]
+        if isinstance(data, FileNode):
+            entry = data.entry
+            box.border_title = tree_name(entry, self.cwd, self.locations.memory_dir)
+            ctx = FileContext(
+                self.cwd,
+                self.locations.memory_dir,
+                loaded_by=self._loaded_by().get(entry.path) if data.read is None and not entry.loaded else None,
+                focus_line=focus_line,
+                added_by_read=f"read {data.read + 1} ({display_path(self.steps[data.read].target, self.cwd)})" if data.read is not None else None,
+            )
+            detail.update(file_detail(entry, ctx))
+        elif isinstance(data, LayerNode):
+            box.border_title = f"{data.layer} layer"
+            detail.update(layer_detail(data.layer, data.files, cascade))
+        elif isinstance(data, StepNode):
+            box.border_title = f"read {data.index + 1}"
+            detail.update(step_detail(data.index, self.steps[data.index], self.cwd))
+        else:
+            box.border_title = "reads"
+            detail.update(
+                Text(
+                    "Type a path in the box above (relative to the project) and press enter: the tree lists "
+                    "what each read adds — nested AGENT.md files and matching conditional rules, each once "
+                    "per session. c resets.",
+                    style=MUTED,
+                )
+            )
+        box.scroll_home(animate=False)
+
+    @on(Tree.NodeHighlighted, "#cascade-tree")
+    def _on_highlight(self, event: Tree.NodeHighlighted[NodeData]) -> None:
+        self._show_node(event.node)
+
+    # ----- findings --------------------------------------------------------------------------
+
+    @on(OptionList.OptionSelected, "#cascade-findings")
+    def _on_finding(self, event: OptionList.OptionSelected) -> None:
+        if 0 <= event.option_index < len(self._findings):
+            self.jump_to(*self._findings[event.option_index])
+
+    def jump_to(self, diagnostic: Diagnostic, step: int | None = None) -> None:
+        """Put the tree cursor on the file of ``diagnostic`` (in read ``step``'s section when
+        given) and show it with the finding's line."""
+        tree: Tree[NodeData] = self.query_one("#cascade-tree", Tree)
+        candidates = [n for n in self._walk(tree.root) if isinstance(n.data, FileNode) and n.data.entry.path == diagnostic.path]
+        node = next((n for n in candidates if isinstance(n.data, FileNode) and n.data.read == step), candidates[0] if candidates else None)
+        self.query_one("#cascade-right", ContentSwitcher).current = "cascade-detail"
+        self.remove_class("-rendered")
+        if node is None:
+            self._focus = None
+            box = self.query_one("#cascade-detail", VerticalScroll)
+            box.border_title = diagnostic.code
+            detail = Text.assemble((diagnostic.message, "bold"), "\n\n", (home_path(diagnostic.path) if diagnostic.path else "about the setup as a whole", MUTED))
+            self.query_one("#cascade-detail-text", Static).update(detail)
+            return
+        self._focus = (node_key(node.data), diagnostic.line or 0) if diagnostic.line else None
+        parent = node.parent
+        while parent is not None:
+            parent.expand()
+            parent = parent.parent
+        _ = tree.last_line
+        tree.move_cursor(node)
+        tree.focus()
+        self._show_node(node)
+
+    # ----- actions ---------------------------------------------------------------------------
+
+    def _reveal(self) -> None:
+        """Make this pane the visible tab (palette commands run from any pane)."""
+        pane = next((a for a in self.ancestors if isinstance(a, TabPane)), None)
+        tabs = next((a for a in self.ancestors if isinstance(a, TabbedContent)), None)
+        if pane is not None and tabs is not None and pane.id:
+            tabs.active = pane.id
+
+    def action_focus_reads(self) -> None:
+        self._reveal()
+        self.query_one("#cascade-reads", Input).focus()
+
+    def action_focus_tree(self) -> None:
+        self._reveal()
+        self.query_one("#cascade-tree", Tree).focus()
+
+    def action_focus_findings(self) -> None:
+        self._reveal()
+        self.query_one("#cascade-findings", OptionList).focus()
+
+    def action_toggle_rendered(self) -> None:
+        self._reveal()
+        switcher = self.query_one("#cascade-right", ContentSwitcher)
+        switcher.current = "cascade-detail" if switcher.current == "cascade-rendered" else "cascade-rendered"
+        self.set_class(switcher.current == "cascade-rendered", "-rendered")
+
+    def action_reload(self) -> None:
+        self._reveal()
+        self._request(recompute=True)
+
+    def action_reset_reads(self) -> None:
+        self._reveal()
+        if not self.targets:
+            self.notify("No reads to reset.", timeout=3)
+            return
+        self.targets = []
+        self._request()
+
+    @on(Input.Submitted, "#cascade-reads")
+    def _on_read(self, event: Input.Submitted) -> None:
+        target = event.value.strip()
+        if not target:
+            return
+        event.input.value = ""
+        self.targets.append(target)
+        self._select_next = ("step", len(self.targets) - 1)
+        self._request()
+
+    def _externals(self, decision: Decision) -> list[tuple[str, str]]:
+        """What ``decision`` changes: (file, where it is imported) pairs."""
+        cascade = self.cascade
+        if cascade is None:
+            return []
+
+        def origin(parent: str | None, line: int | None) -> str:
+            at = f", line {line}" if line else ""
+            return f"imported by {display_path(parent, self.cwd) if parent else '?'}{at}"
+
+        if cascade.pending_external_imports:
+            return [(display_path(p.path, self.cwd), origin(p.imported_by, p.line)) for p in cascade.pending_external_imports]
+        wanted = ("declined",) if decision == "approved" else ("loaded",)
+        return [
+            (display_path(f.path, self.cwd), origin(f.parent, f.line))
+            for f in cascade.files
+            if f.parent and f.status in wanted and f.layer in ("managed", "project", "local") and not is_inside(Path(f.path), cascade.cwd)
+        ]
+
+    def _decide(self, decision: Decision) -> None:
+        self._reveal()
+        cascade = self.cascade
+        if cascade is None:
+            return
+        current = cascade.external_approval
+        if current.decision == decision and current.source == "memtui":
+            self.notify(f"External imports are already {decision} for this project.", timeout=4)
+            return
+        items = self._externals(decision)
+        if not items:
+            self.notify("No instruction file here imports anything outside the working directory.", timeout=4)
+            return
+        flag = self.locations.flavor.external_import_flag
+        note = f"The agent itself reads {flag} in ~/.claude.json, which memtui does not change." if flag else None
+
+        def confirmed(yes: bool | None) -> None:
+            if yes:
+                self.loading = True
+                self._request(recompute=True, decision=decision)
+
+        self.app.push_screen(ImportDecisionDialog(decision, home_path(current.project_key), items, note), confirmed)
+
+    def action_approve(self) -> None:
+        self._decide("approved")
+
+    def action_decline(self) -> None:
+        self._decide("declined")
+
+    def system_commands(self) -> Iterator[SystemCommand]:
+        """The palette entries reaching every action of the pane."""
+        entries: list[tuple[str, str, Callable[[], object]]] = [
+            ("Cascade: open", "Show the Cascade pane ( 1 )", self.action_focus_tree),
+            ("Cascade: simulate a read", "Type a path the agent reads and see what it adds ( / )", self.action_focus_reads),
+            ("Cascade: reset reads", "Forget the simulated reads ( c )", self.action_reset_reads),
+            ("Cascade: rendered context", "Toggle the exact text the model receives, with totals ( v )", self.action_toggle_rendered),
+            ("Cascade: approve external imports", "Let this project's imports outside the cwd load ( a )", self.action_approve),
+            ("Cascade: decline external imports", "Keep this project's imports outside the cwd out ( x )", self.action_decline),
+            ("Cascade: findings", "Go to the list of findings ( f )", self.action_focus_findings),
+            ("Cascade: reload", "Recompute the cascade from disk ( r )", self.action_reload),
+        ]
+        for title, help_text, callback in entries:
+            yield SystemCommand(title, help_text, callback)

@@ -1,0 +1,364 @@
+"""How the Cascade pane draws a computed cascade: markers, tree labels, and the detail of a
+file, a layer or a simulated read. Pure functions from core data to rich renderables."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from rich.console import Group, RenderableType
+from rich.rule import Rule
+from rich.table import Table
+from rich.text import Text
+
+from memtui.core.cascade import LABELS, Cascade, CascadeFile, Layer, ReadStep, Status
+from memtui.core.diagnostics import Diagnostic
+
+MUTED = "#5c6370"
+SEVERITY_ICON = {"error": "✖", "warning": "▲", "info": "●"}
+SEVERITY_STYLE = {"error": "bold #e06c75", "warning": "bold #e5c07b", "info": "#56b6c2"}
+
+# Marker groups: (glyph, style, legend word). Every Status maps to one group.
+MARKERS: dict[str, tuple[str, str, str]] = {
+    "loaded": ("●", "#98c379", "loaded"),
+    "conditional": ("◇", "#61afef", "conditional"),
+    "pending": ("!", "bold #e5c07b", "pending"),
+    "duplicate": ("≡", "#c678dd", "duplicate"),
+    "missing": ("✕", "#e06c75", "missing"),
+    "skipped": ("⊘", MUTED, "skipped"),
+}
+_GROUP: dict[Status, str] = {
+    "loaded": "loaded",
+    "conditional": "conditional",
+    "pending-approval": "pending",
+    "duplicate": "duplicate",
+    "cycle": "duplicate",
+    "already-loaded": "duplicate",
+    "missing": "missing",
+    "unreadable": "missing",
+}
+LAYER_NAMES: dict[Layer, str] = {
+    "managed": "Managed",
+    "user": "User",
+    "project": "Project",
+    "local": "Local",
+    "automem": "Auto memory",
+    "teammem": "Team memory",
+}
+LAYER_ORDER: tuple[Layer, ...] = ("managed", "user", "project", "local", "automem", "teammem")
+
+
+def marker(status: Status) -> tuple[str, str]:
+    """The glyph and style of a file's status (skipped for any status without its own)."""
+    glyph, style, _ = MARKERS[_GROUP.get(status, "skipped")]
+    return glyph, style
+
+
+# Short status words for tree labels (the detail shows the full reason).
+STATUS_WORDS: dict[Status, str] = {"pending-approval": "pending", "external-lazy": "external, lazy", "worktree-skipped": "worktree"}
+
+
+def status_word(status: Status) -> str:
+    """``status`` as a word or two."""
+    return STATUS_WORDS.get(status, status.replace("-", " "))
+
+
+def legend(compact: bool = False) -> Text:
+    """One line naming every marker; ``compact`` for narrow terminals.
+
+    Spaces trail the styled run before them: some SVG rasterizers drop a run's leading
+    spaces."""
+    gap = " " if compact else "   "
+    parts: list[tuple[str, str] | str] = []
+    for glyph, style, word in MARKERS.values():
+        parts += [(glyph + " ", style), (word + gap, MUTED)]
+    parts += [("▲ ", SEVERITY_STYLE["warning"]), ("findings", MUTED)]
+    if not compact:
+        parts += [(gap, MUTED), ("+ ", "bold #98c379"), ("added by a read", MUTED)]
+    return Text.assemble(*parts)
+
+
+def display_path(path: str | Path, cwd: Path) -> str:
+    """``path`` as the pane shows it: relative to ``cwd`` when inside it, ``~/…`` under the
+    home directory, else absolute."""
+    p = Path(path)
+    try:
+        return p.relative_to(cwd).as_posix()
+    except ValueError:
+        return home_path(p)
+
+
+def home_path(path: str | Path) -> str:
+    """The full path, with the home directory written as ``~``."""
+    p = Path(path)
+    try:
+        return "~/" + p.relative_to(Path.home()).as_posix()
+    except ValueError:
+        return str(p)
+
+
+def tree_name(entry: CascadeFile, cwd: Path, memory_dir: Path) -> str:
+    """The short name of ``entry`` in the tree: the index files relative to the memory dir
+    (their layer says which), everything else by ``display_path``."""
+    if entry.layer in ("automem", "teammem"):
+        try:
+            return Path(entry.path).relative_to(memory_dir).as_posix()
+        except ValueError:
+            pass
+    return display_path(entry.path, cwd)
+
+
+def size_text(chars: int, tokens: int) -> str:
+    """``1,234 ch · ~309 tok``."""
+    return f"{chars:,} ch · ~{tokens:,} tok"
+
+
+def problems(diagnostics: Iterable[Diagnostic]) -> int:
+    """How many findings are warnings or errors."""
+    return sum(1 for d in diagnostics if d.severity != "info")
+
+
+def file_label(entry: CascadeFile, name: str, *, added: bool = False, compact: bool = False) -> Text:
+    """A tree label: marker, name, size (loaded) or status, and a findings count.
+    ``compact`` (narrow terminals): tokens only, and the marker alone says the status."""
+    glyph, style = ("+", "bold #98c379") if added else marker(entry.status)
+    text = Text.assemble((glyph + " ", style), (name + "  ", "bold" if entry.loaded and entry.depth == 0 else ""))
+    if entry.loaded:
+        text.append(f"~{entry.tokens_est:,} tok" if compact else size_text(entry.chars, entry.tokens_est), MUTED)
+    elif not compact:
+        text.append(status_word(entry.status), style if style != MUTED else "italic " + MUTED)
+    count = problems(entry.diagnostics)
+    if count:
+        text.append("  ")
+        text.append(f"▲{count}", SEVERITY_STYLE["warning"])
+    return text
+
+
+def layer_label(layer: Layer, files: Sequence[CascadeFile], *, compact: bool = False) -> Text:
+    """A layer node: its name, how many files load and their size (tokens only when ``compact``)."""
+    loaded = [f for f in files if f.loaded]
+    text = Text.assemble((LAYER_NAMES[layer] + "  ", "bold"))
+    if not files:
+        text.append("no files", "italic " + MUTED)
+        return text
+    summary = f"{len(loaded)} loaded"
+    tokens = sum(f.tokens_est for f in loaded)
+    if loaded:
+        summary += f" · ~{tokens:,} tok" if compact else f" · {size_text(sum(f.chars for f in loaded), tokens)}"
+    text.append(summary, MUTED)
+    return text
+
+
+def step_label(index: int, step: ReadStep, cwd: Path, *, compact: bool = False) -> Text:
+    """A read node: its number, target and how many files it added (the detail has sizes)."""
+    text = Text.assemble((f"read {index + 1} ", "bold #61afef"), (display_path(step.target, cwd) + "  ", "bold"))
+    if step.added:
+        files = "file" if len(step.added) == 1 else "files"
+        text.append(f"+{len(step.added)}" if compact else f"+{len(step.added)} {files}", "#98c379")
+    else:
+        text.append("+0" if compact else "adds nothing", "italic " + MUTED)
+    return text
+
+
+def _grid() -> Table:
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(style=MUTED, no_wrap=True)
+    grid.add_column(overflow="fold")
+    return grid
+
+
+def diagnostics_table(diagnostics: Sequence[Diagnostic], cwd: Path, *, focus_line: int | None = None) -> Table:
+    """The findings, one per row: icon, code, line, message (the ``focus_line`` one bold)."""
+    table = Table.grid(padding=(0, 1))
+    table.add_column(no_wrap=True)
+    table.add_column(overflow="fold")
+    for d in diagnostics:
+        where = f" · line {d.line}" if d.line else ""
+        focused = focus_line is not None and d.line == focus_line
+        table.add_row(
+            Text(SEVERITY_ICON[d.severity], style=SEVERITY_STYLE[d.severity]),
+            Text.assemble((d.code + " ", SEVERITY_STYLE[d.severity]), (where.lstrip(), MUTED), "\n", (d.message, "bold" if focused else "")),
+        )
+    return table
+
+
+def source_excerpt(path: str, line: int, cwd: Path, *, around: int = 2) -> RenderableType:
+    """Lines ``line ± around`` of the file on disk, numbered, with ``line`` highlighted.
+
+    The line numbers of findings count lines of the file as written (frontmatter included),
+    so the excerpt is read from disk, not from the preprocessed content."""
+    try:
+        with open(path, encoding="utf-8-sig", errors="replace") as handle:
+            lines = handle.read().splitlines()
+    except OSError as exc:
+        return Text(f"cannot read {display_path(path, cwd)}: {exc.strerror or exc}", style=MUTED)
+    if not 1 <= line <= max(len(lines), 1):
+        return Text(f"line {line} is past the end of {display_path(path, cwd)}", style=MUTED)
+    table = Table.grid(padding=(0, 1))
+    table.add_column(justify="right", style=MUTED, no_wrap=True)
+    table.add_column(overflow="fold")
+    for number in range(max(1, line - around), min(len(lines), line + around) + 1):
+        here = number == line
+        text = (lines[number - 1] if lines else "").expandtabs(4) or " "
+        table.add_row(
+            Text(f"{'▶' if here else ' '}{number}", style="bold #e5c07b" if here else MUTED),
+            Text(text, style="bold on #3e4451" if here else ""),
+        )
+    return Group(Text(f"{display_path(path, cwd)}, line {line}", style=MUTED), table)
+
+
+def content_block(entry: CascadeFile) -> RenderableType:
+    """The text the model receives for ``entry`` (or why there is none), under a rule."""
+    if entry.content:
+        title = "what the model receives" if entry.loaded else "what it would add"
+        body: Text = Text(entry.content)
+    else:
+        title = "content"
+        body = Text("nothing: this file is not part of the context", style="italic " + MUTED)
+    return Group(Rule(Text(title, style=MUTED), style=MUTED, align="left"), body)
+
+
+@dataclass(frozen=True, slots=True)
+class FileContext:
+    """What the detail of one file needs besides the file: the cwd, the memory dir, which
+    read loaded it (for a conditional rule), and the line a finding points at."""
+
+    cwd: Path
+    memory_dir: Path
+    loaded_by: str | None = None
+    focus_line: int | None = None
+    added_by_read: str | None = None
+
+
+def file_detail(entry: CascadeFile, ctx: FileContext) -> RenderableType:
+    """The fields, findings, source excerpt and content of one file."""
+    cwd = ctx.cwd
+    glyph, style = marker(entry.status)
+    grid = _grid()
+    status = Text.assemble((f"{glyph} {entry.status.replace('-', ' ')}", style))
+    if ctx.added_by_read:
+        status = Text.assemble(("+ loaded ", "bold #98c379"), (f"by {ctx.added_by_read}", MUTED))
+    elif ctx.loaded_by:
+        status = Text.assemble((f"{glyph} {entry.status.replace('-', ' ')} ", style), (f"· loaded later by {ctx.loaded_by}", "#98c379"))
+    grid.add_row("status", status)
+    grid.add_row("why", Text(entry.reason or "—"))
+    grid.add_row("layer", Text.assemble((LAYER_NAMES[entry.layer] + " ", "bold"), (f"· {entry.kind}", MUTED)))
+    if entry.chars:
+        grid.add_row("size", f"{entry.chars:,} characters · ~{entry.tokens_est:,} tokens")
+    grid.add_row("path", Text(home_path(entry.path)))
+    if entry.parent:
+        line = f", line {entry.line}" if entry.line else ""
+        grid.add_row("imported by", f"{display_path(entry.parent, cwd)}{line} (depth {entry.depth})")
+    if entry.patterns:
+        grid.add_row("paths", Text(", ".join(entry.patterns), style="#61afef"))
+    parts: list[RenderableType] = [grid]
+    if entry.diagnostics:
+        parts += [Text(""), diagnostics_table(entry.diagnostics, cwd, focus_line=ctx.focus_line)]
+    if ctx.focus_line is not None:
+        parts += [Text(""), source_excerpt(entry.path, ctx.focus_line, cwd)]
+    parts += [Text(""), content_block(entry)]
+    return Group(*parts)
+
+
+def layer_detail(layer: Layer, files: Sequence[CascadeFile], cascade: Cascade) -> RenderableType:
+    """A layer run: what its files are labelled as, counts and totals, the approval state."""
+    loaded = [f for f in files if f.loaded]
+    grid = _grid()
+    grid.add_row("layer", Text(LAYER_NAMES[layer], style="bold"))
+    grid.add_row("label", Text(f"({LABELS[layer]})", style="italic"))
+    grid.add_row("files", f"{len(loaded)} loaded of {len(files)} considered")
+    if loaded:
+        grid.add_row("size", f"{sum(f.chars for f in loaded):,} characters · ~{sum(f.tokens_est for f in loaded):,} tokens")
+    if layer in ("managed", "project", "local"):
+        approval = cascade.external_approval
+        state = "approved" if approval.approved else (approval.decision or "pending approval")
+        grid.add_row("external", f"imports outside the cwd: {state} ({approval.source})")
+    parts: list[RenderableType] = [grid]
+    for note in cascade.notes:
+        parts.append(Text(f"\nnote: {note}", style=MUTED))
+    return Group(*parts)
+
+
+def step_detail(index: int, step: ReadStep, cwd: Path) -> RenderableType:
+    """One simulated read: the files it added (with why), and what it found already loaded."""
+    grid = _grid()
+    grid.add_row("target", Text(display_path(step.target, cwd), style="bold"))
+    chars = sum(f.chars for f in step.added)
+    tokens = sum(f.tokens_est for f in step.added)
+    files = "file" if len(step.added) == 1 else "files"
+    grid.add_row("adds", f"{len(step.added)} {files} · {size_text(chars, tokens)}" if step.added else Text("nothing new", style="italic"))
+    parts: list[RenderableType] = [grid]
+    for entry in step.added:
+        parts.append(Text.assemble(("\n+ ", "bold #98c379"), (display_path(entry.path, cwd), "bold"), "\n", ("  " + entry.reason, MUTED)))
+    if step.considered:
+        parts.append(Text("\nmatched but not added", style=MUTED))
+        for entry in step.considered:
+            glyph, style = marker(entry.status)
+            parts.append(Text.assemble((f"{glyph} ", style), display_path(entry.path, cwd), "\n", ("  " + entry.reason, MUTED)))
+    if step.diagnostics:
+        parts += [Text(""), diagnostics_table(step.diagnostics, cwd)]
+    return Group(*parts)
+
+
+# ----- what a tree node holds ---------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class LayerNode:
+    """A run of consecutive files of one layer (Project and Local alternate per directory)."""
+
+    layer: Layer
+    files: tuple[CascadeFile, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class FileNode:
+    """One file; ``read`` is the index of the read step that added it (``None``: startup)."""
+
+    entry: CascadeFile
+    read: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class StepNode:
+    """One simulated read."""
+
+    index: int
+
+
+NodeData = LayerNode | FileNode | StepNode | None
+
+
+def node_key(data: NodeData) -> tuple[object, ...] | None:
+    """A key that finds the same node again after the tree is rebuilt."""
+    if isinstance(data, FileNode):
+        return ("file", data.read, data.entry.path, data.entry.parent)
+    if isinstance(data, LayerNode):
+        return ("layer", data.layer, data.files[0].path if data.files else "")
+    if isinstance(data, StepNode):
+        return ("step", data.index)
+    return None
+
+
+def layer_runs(files: Iterable[CascadeFile]) -> list[tuple[Layer, list[CascadeFile]]]:
+    """Files in load order, cut into runs of one layer; layers with no file get an empty run
+    in their place so the tree always names all six."""
+    runs: list[tuple[Layer, list[CascadeFile]]] = []
+    for f in files:
+        if runs and runs[-1][0] == f.layer:
+            runs[-1][1].append(f)
+        else:
+            runs.append((f.layer, [f]))
+    present = {layer for layer, _ in runs}
+    out: list[tuple[Layer, list[CascadeFile]]] = []
+    emitted: set[Layer] = set()
+    for layer, run in runs:
+        for empty in LAYER_ORDER[: LAYER_ORDER.index(layer)]:
+            if empty not in present and empty not in emitted:
+                out.append((empty, []))
+                emitted.add(empty)
+        out.append((layer, run))
+        emitted.add(layer)
+    out += [(layer, []) for layer in LAYER_ORDER if layer not in present and layer not in emitted]
+    return out
