@@ -43,6 +43,7 @@ from memtui.core.edits import (
     trash,
     undo_plan,
 )
+from memtui.core.inbox import Inbox
 from memtui.core.journal import Journal
 from memtui.core.locations import Locations, other_flavor_memory_dir
 from memtui.core.memories import MEMORY_TYPES, Memory, MemoryType, read_memory
@@ -139,6 +140,8 @@ class MemoriesPane(Widget):
         Binding("u", "undo", "Undo", id="memories.undo", tooltip="Undo the last change"),
         Binding("z", "trash", "Trash", show=False, id="memories.trash", tooltip="Deleted memories; restore one"),
         Binding("D", "doctor", "Doctor", id="memories.doctor", tooltip="Every check of the lint catalog, with safe fixes"),
+        Binding("I", "inbox", "Inbox", id="memories.inbox", tooltip="Memories proposed by extraction: accept, edit, reject"),
+        Binding("o", "source", "Source", show=False, id="memories.source", tooltip="The conversation this memory came from (originSessionId)"),
     ]
 
     type_filter: reactive[str] = reactive("all")
@@ -146,9 +149,10 @@ class MemoriesPane(Widget):
 
     @dataclass
     class CatalogLoaded(Message):
-        """A scan finished: the new catalog."""
+        """A scan finished: the new catalog, and how many proposals wait in the inbox."""
 
         catalog: Catalog
+        inbox: int = 0
 
     @dataclass
     class CatalogFailed(Message):
@@ -184,16 +188,17 @@ class MemoriesPane(Widget):
         table = self.query_one("#memories-table", DataTable)
         for label, key, width in COLUMNS:
             table.add_column(label, key=key, width=width)
-        self.query_one("#memories-location", Static).update(self._location_text(0))
+        self.query_one("#memories-location", Static).update(self._location_text(0, 0))
         self.action_reload()
 
-    def _location_text(self, strays: int) -> Text:
+    def _location_text(self, strays: int, inbox: int) -> Text:
         loc = self.locations
         return Text.assemble(
             ("memory dir ", "#5c6370"),
             (shorten_home(loc.memory_dir), "bold"),
             (f"  ({loc.memory_dir_source})", "#5c6370"),
             (f"  · {strays} file(s) the agent never reads (see memtui ls)" if strays else "", "#e5c07b"),
+            (f"  · {inbox} in the inbox (I)" if inbox else "", "bold #1e1e1e on #e5c07b"),
             ("" if loc.auto_memory_enabled else "  auto memory is OFF for this project", "bold #e06c75"),
         )
 
@@ -218,7 +223,12 @@ class MemoriesPane(Widget):
                     reason += f".\n\nThe {found[0]} flavor has a memory dir for this project:\n{found[1]}\nRun memtui --flavor {found[0]}"
             self.post_message(self.CatalogFailed(memory_dir, reason))
             return
-        self.post_message(self.CatalogLoaded(load_catalog(memory_dir, system_now())))
+        catalog = load_catalog(memory_dir, system_now())
+        try:
+            waiting = Inbox(self.locations.state_dir, memory_dir).count()
+        except OSError:
+            waiting = 0
+        self.post_message(self.CatalogLoaded(catalog, waiting))
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """A scan that raised shows why, in the pane (Worker.StateChanged does not bubble)."""
@@ -236,7 +246,7 @@ class MemoriesPane(Widget):
         self.refresh_table()
         self.call_after_refresh(self.refresh_table)  # again once the table has its real width
         strays = len(message.catalog.diagnostics)
-        self.query_one("#memories-location", Static).update(self._location_text(strays))
+        self.query_one("#memories-location", Static).update(self._location_text(strays, message.inbox))
         if self.watch_files and not any(w.group == "memories-watch" for w in self.workers):
             self.watch_memory_dir()
 
@@ -613,6 +623,25 @@ class MemoriesPane(Widget):
                 self.action_reload()
 
         self.app.push_screen(DoctorScreen(self.locations), closed)
+
+    def action_inbox(self) -> None:
+        from memtui.tui.inbox import InboxScreen
+
+        def closed(changed: bool | None) -> None:
+            self.action_reload()
+
+        self.app.push_screen(InboxScreen(self.locations), closed)
+
+    def action_source(self) -> None:
+        entry = self._need_selection()
+        if entry is None:
+            return
+        from memtui.core.extract import memory_excerpt
+        from memtui.tui.inbox import SourceDialog
+
+        loc = self.locations
+        excerpt = memory_excerpt(entry.memory, Inbox(loc.state_dir, loc.memory_dir), loc.sessions_dir)
+        self.app.push_screen(SourceDialog(f"Where {entry.relpath} came from", excerpt))
 
     # ----- live reload -----------------------------------------------------------------------
 

@@ -1,0 +1,664 @@
+"""The Recall pane: a playground for what the agent would recall for a prompt, and why (SPEC §6).
+
+Type a prompt: the lexical selector answers as you type (debounced); the claude and hybrid
+selectors cost a request, so they run on Enter (Esc cancels). Recent tools come from the
+tools box or a session transcript (which also brings the memories that session already
+surfaced, and its budget). The results: the picks with type and age badges and the reason
+for each, the near misses, what the reference would have sent against what was used, the
+exact manifest and request, and the exact injected text.
+
+The corpus is scanned (and its lexical index built) in a worker each time the pane is shown
+or reloaded, and reused for every keystroke.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from rich.console import Group
+from rich.text import Text
+from textual import events, on, work
+from textual.app import ComposeResult, SystemCommand
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.css.query import NoMatches
+from textual.message import Message
+from textual.timer import Timer
+from textual.widget import Widget
+from textual.widgets import (
+    Collapsible,
+    Input,
+    Select,
+    Static,
+    TabbedContent,
+    TabPane,
+    TextArea,
+)
+from textual.worker import get_current_worker
+
+from memtui.core.age import age_days, age_label
+from memtui.core.clock import system_now
+from memtui.core.locations import Locations
+from memtui.core.recall import (
+    SELECTOR_NAMES,
+    RecallCorpus,
+    RecallResult,
+    SelectorName,
+    choose_model,
+    load_corpus,
+    recall,
+    resolve_selector,
+)
+from memtui.core.recall.manifest import SESSION_BUDGET
+from memtui.core.transcripts import (
+    SessionFile,
+    list_sessions,
+    read_transcript,
+    recently_used_tools,
+    surfaced_memories,
+)
+from memtui.tui.widgets.history_input import HistoryInput
+from memtui.tui.widgets.recall_view import (
+    MUTED,
+    SOFT,
+    compare_view,
+    manifest_text,
+    manifest_title,
+    near_misses_view,
+    picks_view,
+    request_text,
+    request_title,
+)
+
+if TYPE_CHECKING:
+    import anthropic
+
+# memtui's choice: the pause after the last keystroke before lexical recall runs.
+DEBOUNCE_S = 0.25
+# Below this many columns the results and the injected text share the space by turns.
+NARROW_WIDTH = 100
+# Below this many rows (of the pane) the decorative blank lines go.
+SHORT_HEIGHT = 26
+SELECTOR_OPTIONS: list[tuple[str, str]] = [(name, name) for name in SELECTOR_NAMES]
+SELECTOR_HELP = {
+    "auto": "claude with an API key, else lexical",
+    "lexical": "BM25 over every memory, offline, as you type",
+    "claude": "the reference's request over the 200 newest (Enter)",
+    "hybrid": "BM25 prefilter of all memories to 200, then Claude (Enter)",
+}
+INTRO = Text.assemble(
+    ("Type a prompt of two words or more.\n\n", "bold"),
+    (
+        (
+            "The agent recalls at most 5 memories for each prompt: it sends a manifest of its 200 newest"
+            " memories to a small model and injects the ones picked. The lexical selector (BM25, offline)"
+            " answers as you type; claude and hybrid send one request when you press Enter."
+        ),
+        SOFT,
+    ),
+)
+
+
+def split_tools(value: str) -> list[str]:
+    """A comma-separated tools box as names, blanks dropped, first occurrence kept."""
+    return list(dict.fromkeys(v.strip() for v in value.split(",") if v.strip()))
+
+
+@dataclass(frozen=True, slots=True)
+class RecallRun:
+    """Everything one recall needs (read on the UI thread, used in the worker)."""
+
+    seq: int
+    query: str
+    selector: str
+    recent_tools: tuple[str, ...]
+    surfaced: tuple[str, ...]
+    surfaced_units: int | None
+    model: str
+    send: bool
+
+
+@dataclass(frozen=True, slots=True)
+class TranscriptContext:
+    """What a session transcript brings: its recently used tools and already-surfaced memories
+    (paths and UTF-16 units against the 60 KiB budget)."""
+
+    session_id: str
+    tools: tuple[str, ...]
+    surfaced: tuple[str, ...]
+    units: int
+
+
+class RecallPane(Widget):
+    """Type a prompt, see what the agent would recall and inject."""
+
+    BINDINGS = [
+        Binding("slash", "focus_query", "Query", show=False, id="recall.query", tooltip="Focus the query box"),
+        Binding("ctrl+o", "cycle_selector", "Selector", id="recall.selector", tooltip="Cycle the selector: auto → claude → lexical → hybrid"),
+        Binding("ctrl+t", "pick_transcript", "Transcript", id="recall.transcript", tooltip="Take recent tools and surfaced memories from a session"),
+        Binding("ctrl+g", "toggle_sent", "Manifest+request", id="recall.sent", tooltip="Show or hide the exact manifest and request"),
+        Binding("ctrl+n", "toggle_injected", "Injected text", id="recall.injected", tooltip="Focus (or, when narrow, show) the injected text; again to go back"),
+        Binding("ctrl+r", "reload", "Reload", id="recall.reload", tooltip="Re-scan the memory dir and the sessions"),
+        Binding("escape", "cancel", "Cancel", show=False, id="recall.cancel", tooltip="Cancel a running Claude request"),
+    ]
+
+    # ----- messages (posted by workers; handled below on the UI thread) ----------------------
+
+    @dataclass
+    class CorpusLoaded(Message):
+        """The memory dir was scanned and indexed; ``sessions``: its transcripts, newest first."""
+
+        corpus: RecallCorpus
+        sessions: list[SessionFile]
+        exists: bool
+
+    @dataclass
+    class TranscriptRead(Message):
+        """A session transcript was read."""
+
+        context: TranscriptContext
+
+    @dataclass
+    class TranscriptFailed(Message):
+        """A session transcript could not be read."""
+
+        path: Path
+        reason: str
+
+    @dataclass
+    class RecallDone(Message):
+        """One recall finished (``seq`` tells stale results from the latest)."""
+
+        seq: int
+        result: RecallResult
+        send: bool
+
+    def __init__(
+        self,
+        locations: Locations,
+        *,
+        client: anthropic.Anthropic | None = None,
+        environ: Mapping[str, str] | None = None,
+        id: str | None = None,
+    ) -> None:
+        super().__init__(id=id)
+        self.locations = locations
+        # ``client``/``environ``: for the claude selectors (tests inject a mock-transport client).
+        self.client = client
+        self.environ = environ
+        self.corpus: RecallCorpus | None = None
+        self.sessions: list[SessionFile] = []
+        self.transcript: TranscriptContext | None = None
+        self.result: RecallResult | None = None
+        self._descriptions: dict[str, str | None] = {}
+        self._seq = 0
+        self._pending: RecallRun | None = None
+        self._debounce: Timer | None = None
+        self._running = False
+        self._show_injected = False
+        self._token = 0
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="recall-query-bar", classes="recall-bar"):
+            yield HistoryInput(placeholder="Type a prompt — recall runs as you type  (↑ history · Enter sends)", id="recall-query")
+            yield Select(SELECTOR_OPTIONS, value="auto", allow_blank=False, id="recall-selector", compact=True)
+        with Horizontal(id="recall-context-bar", classes="recall-bar"):
+            yield Input(placeholder="Recently used tools, comma-separated: Bash, Edit", id="recall-tools")
+            yield Select([], prompt="from transcript…", id="recall-transcript", compact=True)
+        yield Static(id="recall-status")
+        with Horizontal(id="recall-body"):
+            with VerticalScroll(id="recall-results"):
+                yield Static(id="recall-notice")
+                yield Static(id="recall-picks")
+                yield Static(id="recall-near")
+                yield Static(id="recall-compare")
+                with Collapsible(title="Manifest", id="recall-manifest"):
+                    yield Static(id="recall-manifest-text", markup=False)
+                with Collapsible(title="Request", id="recall-request"):
+                    yield Static(id="recall-request-text", markup=False)
+            yield TextArea(
+                "", read_only=True, soft_wrap=True, show_cursor=False, id="recall-injected",
+                placeholder="The exact text the agent would inject appears here.",
+            )
+
+    def on_mount(self) -> None:
+        self.query_one("#recall-injected").border_title = "injected text"
+        self._show_intro()
+        self._update_badge()
+        self._watch_activation()
+
+    def _watch_activation(self) -> None:
+        """Each activation of the pane's tab re-scans (memories may have changed in another
+        pane); a pane not in tabs loads at once."""
+        try:
+            tabs = self.query_ancestor(TabbedContent)
+            tab_id = self.query_ancestor(TabPane).id
+        except NoMatches:
+            self.action_reload()
+            return
+
+        def switched(active: str) -> None:
+            if active == tab_id:
+                self.action_reload()
+                self.call_after_refresh(self.action_focus_query)
+
+        self.watch(tabs, "active", switched, init=True)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.set_class(event.size.width < NARROW_WIDTH, "-narrow")
+        self.set_class(event.size.height < SHORT_HEIGHT, "-short")
+        self._title_results()
+
+    # ----- properties read by the app and the tests ------------------------------------------
+
+    def use_client(self, client: anthropic.Anthropic | None, environ: Mapping[str, str] | None = None) -> None:
+        """Use ``client`` (and ``environ`` for the credential check) for claude/hybrid; tests
+        pass a client built on an ``httpx2.MockTransport``."""
+        self.client = client
+        self.environ = environ
+        self._update_badge()
+
+    @property
+    def selector(self) -> str:
+        """The selector chosen in the Select (``auto``, ``lexical``, ``claude``, ``hybrid``)."""
+        value = self.query_one("#recall-selector", Select).value
+        return value if isinstance(value, str) else "auto"
+
+    @property
+    def model(self) -> str:
+        """The model for claude/hybrid: settings ``model`` or the default."""
+        settings_model, _ = self.locations.settings.get("model")
+        return choose_model(None, settings_model)
+
+    def costs_a_request(self, selector: str | None = None) -> bool:
+        """Whether running ``selector`` now would send a request (claude/hybrid with a
+        credential or an injected client); such runs wait for Enter."""
+        chosen, offline = resolve_selector(self._selector_name(selector), model=self.model, client=self.client, environ=self.environ)
+        return chosen.name != "lexical" and offline is None
+
+    def _selector_name(self, selector: str | None) -> SelectorName:
+        name = selector or self.selector
+        return next((n for n in SELECTOR_NAMES if n == name), "auto")
+
+    # ----- loading ---------------------------------------------------------------------------
+
+    def action_reload(self) -> None:
+        """Re-scan the memory dir and list the sessions, in a worker."""
+        if self.corpus is None:
+            self._status(Text("scanning the memory dir…", style=MUTED))
+        self.load()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="recall-load")
+    def load(self) -> None:
+        """Scan and index off the UI thread (20,000 memories take seconds); only posts."""
+        memory_dir = self.locations.memory_dir
+        corpus = load_corpus(memory_dir)
+        corpus.lexical_index()  # built here, once, so keystrokes only query it
+        sessions = list_sessions(self.locations.sessions_dir)
+        if not get_current_worker().is_cancelled:
+            self.post_message(self.CorpusLoaded(corpus, sessions, memory_dir.is_dir()))
+
+    @on(CorpusLoaded)
+    def _on_loaded(self, message: CorpusLoaded) -> None:
+        self.corpus = message.corpus
+        self._descriptions = {d.relpath: d.header.description for d in message.corpus.docs}
+        self._set_sessions(message.sessions)
+        if not message.exists:
+            self._notice(Text.assemble(("No memory dir yet. ", "bold #e5c07b"), (f"{self.locations.memory_dir} does not exist.", SOFT)))
+        self._update_badge()
+        self._schedule(delay=0)
+
+    def _set_sessions(self, sessions: list[SessionFile]) -> None:
+        if [s.path for s in sessions] == [s.path for s in self.sessions]:
+            return
+        self.sessions = sessions
+        now = system_now()
+        select = self.query_one("#recall-transcript", Select)
+        current = select.value
+        options = [(f"{age_label(age_days(s.mtime, now))} · {s.session_id[:8]}", str(s.path)) for s in sessions]
+        with select.prevent(Select.Changed):
+            select.set_options(options)
+            if isinstance(current, str) and any(v == current for _, v in options):
+                select.value = current
+        select.disabled = not options
+        if not options:
+            select.prompt = "no transcripts"
+
+    # ----- inputs ----------------------------------------------------------------------------
+
+    @on(Input.Changed, "#recall-query")
+    @on(Input.Changed, "#recall-tools")
+    def _on_typed(self) -> None:
+        self._schedule()
+
+    @on(Input.Submitted, "#recall-query")
+    def _on_submit(self, event: Input.Submitted) -> None:
+        self.query_one(HistoryInput).remember(event.value)
+        self._schedule(delay=0, send=True)
+
+    @on(Input.Submitted, "#recall-tools")
+    def _on_tools_submit(self) -> None:
+        self._schedule(delay=0, send=True)
+
+    @on(Select.Changed, "#recall-selector")
+    def _on_selector(self) -> None:
+        self._update_badge()
+        self._schedule(delay=0)
+
+    @on(Select.Changed, "#recall-transcript")
+    def _on_transcript(self, event: Select.Changed) -> None:
+        if isinstance(event.value, str):
+            self.read_session(Path(event.value))
+            return
+        self.transcript = None
+        self.query_one("#recall-tools", Input).value = ""
+        self._update_badge()
+        self._schedule(delay=0)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="recall-transcript")
+    def read_session(self, path: Path) -> None:
+        """Read one transcript: recent tools, surfaced memories and their size."""
+        try:
+            transcript = read_transcript(path)
+        except OSError as exc:
+            self.post_message(self.TranscriptFailed(path, exc.strerror or str(exc)))
+            return
+        paths, units = surfaced_memories(transcript)
+        context = TranscriptContext(path.stem, recently_used_tools(transcript), paths, units)
+        self.post_message(self.TranscriptRead(context))
+
+    @on(TranscriptRead)
+    def _on_transcript_read(self, message: TranscriptRead) -> None:
+        self.transcript = message.context
+        # Setting the box schedules a run through Input.Changed; run now if it did not change.
+        tools = self.query_one("#recall-tools", Input)
+        value = ", ".join(message.context.tools)
+        self._update_badge()
+        if tools.value != value:
+            tools.value = value
+        else:
+            self._schedule(delay=0)
+
+    @on(TranscriptFailed)
+    def _on_transcript_failed(self, message: TranscriptFailed) -> None:
+        self.transcript = None
+        self.notify(f"{message.path.name}: {message.reason}", title="Cannot read the transcript", severity="warning")
+        self._update_badge()
+
+    # ----- running recall --------------------------------------------------------------------
+
+    def _schedule(self, *, delay: float = DEBOUNCE_S, send: bool = False) -> None:
+        """Run recall for the current inputs after ``delay`` (restarted by each keystroke).
+        ``send``: allowed to send a request (Enter)."""
+        if self._debounce is not None:
+            self._debounce.stop()
+            self._debounce = None
+        # A stopped timer may already have queued its callback: only the latest token runs.
+        self._token += 1
+        token = self._token
+        if delay <= 0:
+            self._run(send)
+        else:
+
+            def fire() -> None:
+                if token == self._token:
+                    self._run(send)
+
+            self._debounce = self.set_timer(delay, fire)
+
+    def _run(self, send: bool) -> None:
+        self._debounce = None
+        query = self.query_one("#recall-query", Input).value
+        if not query.strip():
+            self._cancel_running()
+            self._show_intro()
+            return
+        if self.corpus is None:
+            return  # runs when the corpus arrives
+        if self.costs_a_request() and not send:
+            self._cancel_running()
+            self._notice(Text.assemble(
+                ("Enter ", "bold"), (f"asks {self.model} (one request). ", SOFT),
+                (f"Results below are for: {self.result.query}" if self.result else "", MUTED),
+            ))
+            return
+        transcript = self.transcript
+        self._seq += 1
+        run = RecallRun(
+            self._seq,
+            query,
+            self._selector_name(None),
+            tuple(split_tools(self.query_one("#recall-tools", Input).value)),
+            transcript.surfaced if transcript else (),
+            transcript.units if transcript else None,
+            self.model,
+            send,
+        )
+        if self.costs_a_request():
+            self._running = True
+            self._notice(Text.assemble(("Asking ", SOFT), (run.model, "bold"), ("…  Esc cancels", SOFT)))
+            self._update_badge()
+        self.run_recall(run, self.corpus)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="recall-run")
+    def run_recall(self, run: RecallRun, corpus: RecallCorpus) -> None:
+        """One recall over the cached corpus; never touches widgets."""
+        result = recall(
+            run.query,
+            corpus,
+            now=system_now(),
+            selector=run.selector,  # type: ignore[arg-type]
+            recent_tools=run.recent_tools,
+            surfaced=run.surfaced,
+            surfaced_units=run.surfaced_units,
+            model=run.model,
+            client=self.client,
+            environ=self.environ,
+        )
+        if not get_current_worker().is_cancelled:
+            self.post_message(self.RecallDone(run.seq, result, run.send))
+
+    @on(RecallDone)
+    def _on_recall(self, message: RecallDone) -> None:
+        if message.seq != self._seq:
+            return  # a newer run is on its way
+        self._running = False
+        self.result = message.result
+        self.show_result(message.result)
+
+    def _cancel_running(self) -> None:
+        for worker in self.workers:
+            if worker.group == "recall-run" and worker.is_running:
+                worker.cancel()
+        if self._running:
+            self._running = False
+            self._seq += 1  # whatever comes back now is stale
+            self._update_badge()
+
+    def action_cancel(self) -> None:
+        """Cancel a running Claude request (its answer, if it still comes, is ignored)."""
+        if self._running:
+            self._cancel_running()
+            self._notice(Text("Cancelled: the request's answer will be ignored.", style="#e5c07b"))
+        elif self.app.focused is not self.query_one("#recall-query"):
+            self.action_focus_query()
+
+    # ----- showing ---------------------------------------------------------------------------
+
+    def _status(self, text: Text) -> None:
+        self.query_one("#recall-status", Static).update(text)
+
+    def _notice(self, text: Text | Group | None) -> None:
+        notice = self.query_one("#recall-notice", Static)
+        notice.update(text or "")
+        notice.display = text is not None
+
+    def _update_badge(self) -> None:
+        """The online/offline badge with its reason, the memory count and the transcript."""
+        chosen, offline = resolve_selector(self._selector_name(None), model=self.model, client=self.client, environ=self.environ)
+        result = self.result if self.result is not None and self.result.selector == chosen.name else None
+        facts: list[str] = []
+        if self.corpus is not None:
+            facts.append(f"{len(self.corpus.docs):,} memories")
+        if self.transcript is not None:
+            t = self.transcript
+            facts.append(
+                f"session {t.session_id[:8]}: {len(t.tools)} tool{'s' if len(t.tools) != 1 else ''},"
+                f" {len(t.surfaced)} surfaced ({t.units:,} of {SESSION_BUDGET:,} units)"
+            )
+        status = Text()
+        if result is not None and result.error and result.online:
+            status.append(" ERROR ", "bold #1e1e1e on #e06c75")
+            status.append(f" {chosen.name} · {self.model}", "bold")
+            facts.append(result.error)
+        elif offline is None:
+            status.append(" ONLINE ", "bold #1e1e1e on #98c379")
+            status.append(f" {chosen.name} · {self.model}", "bold")
+            facts.insert(0, "asking…" if self._running else "Enter sends one request")
+        else:
+            status.append(" OFFLINE ", "bold #1e1e1e on #e5c07b")
+            status.append(f" {chosen.name} (BM25) as you type", "bold")
+            if offline.startswith("offline: "):
+                facts.append(offline.removeprefix("offline: "))
+            else:
+                facts.append("by choice: an API key is set")
+        for fact in facts:
+            status.append("  ·  ", MUTED)
+            status.append(fact, "#e06c75" if result is not None and fact == result.error else SOFT)
+        self._status(status)
+
+    def _show_intro(self) -> None:
+        self.result = None
+        self._notice(INTRO)
+        for widget_id in ("#recall-picks", "#recall-near", "#recall-compare"):
+            self.query_one(widget_id, Static).update("")
+        for widget_id in ("#recall-manifest", "#recall-request"):
+            self.query_one(widget_id).display = False
+        self._title_results()
+        self._set_injected("")
+        self._update_badge()
+
+    def show_result(self, result: RecallResult) -> None:
+        """Render ``result`` in every section."""
+        self._title_results()
+        self._update_badge()
+        notice: list[Text] = []
+        if result.skipped:
+            notice.append(Text.assemble(("Skipped — ", "bold #e5c07b"), (result.skipped, "#e5c07b")))
+            notice.append(Text("The agent would not recall anything for this prompt.", style=SOFT))
+        if result.error:
+            notice.append(Text.assemble((f"{result.selector} failed — ", "bold #e06c75"), (result.error, "#e06c75")))
+            notice.append(Text("No memories recalled; the near misses below are lexical.", style=SOFT))
+        for note in result.notes:
+            notice.append(Text.assemble(("note: ", "bold #e5c07b"), (note, SOFT)))
+        if result.dropped_surfaced:
+            notice.append(Text(f"{len(result.dropped_surfaced)} memories already surfaced in this session are left out.", style=MUTED))
+        self._notice(Group(*notice) if notice else None)
+        picks = self.query_one("#recall-picks", Static)
+        near = self.query_one("#recall-near", Static)
+        compare = self.query_one("#recall-compare", Static)
+        manifest = self.query_one("#recall-manifest", Collapsible)
+        request = self.query_one("#recall-request", Collapsible)
+        if result.skipped:
+            for widget in (picks, near, compare):
+                widget.update("")
+            manifest.display = request.display = False
+        else:
+            picks.update(picks_view(result))
+            near.update(near_misses_view(result, self._descriptions.get))
+            compare.update(compare_view(result))
+            manifest.display = request.display = True
+            manifest.title = manifest_title(result)
+            self.query_one("#recall-manifest-text", Static).update(manifest_text(result))
+            request.title = request_title(result)
+            self.query_one("#recall-request-text", Static).update(request_text(result))
+        self._set_injected(result.injected_text, len(result.injected))
+
+    def _title_results(self) -> None:
+        title = "results" if self.result is None else f"results · {self.result.selector}"
+        if self.has_class("-narrow"):
+            title += " · ^n injected text"
+        self.query_one("#recall-results").border_title = title
+
+    def _set_injected(self, text: str, count: int = 0) -> None:
+        area = self.query_one("#recall-injected", TextArea)
+        area.load_text(text)
+        size = len(text.encode("utf-8"))
+        area.border_title = f"injected text · {count} memor{'y' if count == 1 else 'ies'} · {size:,} bytes" if text else "injected text · none"
+
+    # ----- actions ---------------------------------------------------------------------------
+
+    def system_commands(self) -> Iterable[SystemCommand]:
+        """The pane's palette commands: each switches to the pane, then acts."""
+
+        def there(action: Callable[[], object]) -> Callable[[], None]:
+            def run() -> None:
+                self.query_ancestor(TabbedContent).active = self.query_ancestor(TabPane).id or ""
+                self.call_after_refresh(action)
+
+            return run
+
+        yield SystemCommand("Recall: open", "Switch to the Recall pane and type a prompt ( 3 )", there(self.action_focus_query))
+        yield SystemCommand("Recall: cycle selector", "auto → claude → lexical → hybrid ( ctrl+o )", there(self.action_cycle_selector))
+        for name in SELECTOR_NAMES:
+            yield SystemCommand(f"Recall: selector {name}", SELECTOR_HELP[name], there(partial(self.set_selector, name)))
+        yield SystemCommand("Recall: from transcript", "Recent tools and surfaced memories from a session ( ctrl+t )", there(self.action_pick_transcript))
+        yield SystemCommand("Recall: manifest and request", "Show or hide the exact manifest and request ( ctrl+g )", there(self.action_toggle_sent))
+        yield SystemCommand("Recall: injected text", "Focus the exact injected text ( ctrl+n )", there(self.action_toggle_injected))
+        yield SystemCommand("Recall: reload", "Re-scan the memory dir and the sessions ( ctrl+r )", there(self.action_reload))
+        yield SystemCommand("Recall: cancel request", "Cancel a running Claude request ( esc )", there(self.action_cancel))
+
+    def set_selector(self, name: str) -> None:
+        """Choose the selector ``name`` (one of ``SELECTOR_NAMES``)."""
+        self.query_one("#recall-selector", Select).value = self._selector_name(name)
+
+    def action_focus_query(self) -> None:
+        """Focus the query box."""
+        if self._show_injected:
+            self._toggle_narrow_view(False)
+        self.query_one("#recall-query", Input).focus()
+
+    def action_cycle_selector(self) -> None:
+        """auto → claude → lexical → hybrid → auto (the core's order)."""
+        select = self.query_one("#recall-selector", Select)
+        names = list(SELECTOR_NAMES)
+        select.value = names[(names.index(self._selector_name(None)) + 1) % len(names)]
+
+    def action_pick_transcript(self) -> None:
+        """Open the transcript list."""
+        select = self.query_one("#recall-transcript", Select)
+        if select.disabled:
+            self.notify(f"No session transcripts in {self.locations.sessions_dir}.", severity="warning")
+            return
+        select.focus()
+        select.action_show_overlay()
+
+    def action_toggle_sent(self) -> None:
+        """Expand or collapse the manifest and the request together."""
+        manifest = self.query_one("#recall-manifest", Collapsible)
+        request = self.query_one("#recall-request", Collapsible)
+        expand = manifest.collapsed
+        request.collapsed = not expand
+        manifest.collapsed = not expand  # last: each expanding Collapsible scrolls itself into view
+        if expand:
+            results = self.query_one("#recall-results", VerticalScroll)
+            self.call_after_refresh(lambda: self.call_after_refresh(results.scroll_to_widget, manifest, top=True, animate=False))
+
+    def action_toggle_injected(self) -> None:
+        """Focus the injected text (narrow: show it instead of the results); again to go back."""
+        area = self.query_one("#recall-injected", TextArea)
+        if area.has_focus:
+            self.action_focus_query()
+            return
+        if self.has_class("-narrow"):
+            self._toggle_narrow_view(True)
+        area.focus()
+
+    def _toggle_narrow_view(self, injected: bool) -> None:
+        self._show_injected = injected
+        self.set_class(injected, "-show-injected")
+

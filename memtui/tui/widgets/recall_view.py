@@ -1,0 +1,135 @@
+"""How the Recall pane draws one ``RecallResult``: picks as cards, near misses, the
+reference-versus-this-recall comparison, and the exact manifest and request texts.
+
+Pure functions from core results to rich renderables / strings, so the pane module only holds
+state and workers, and these can be tested without an app.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from memtui.core.age import age_band
+from memtui.core.recall import MANIFEST_CAP, RecallResult
+from memtui.tui.badges import age_badge, type_badge
+
+MUTED = "#5c6370"
+SOFT = "#abb2bf"
+OUTSIDE = "bold #c678dd"
+OUTSIDE_MARK = "✦"
+
+Describe = Callable[[str], "str | None"]
+
+
+def heading(title: str, detail: str = "") -> Text:
+    """A section heading: bold title, muted detail."""
+    return Text.assemble((title, "bold"), (f"  {detail}" if detail else "", MUTED))
+
+
+def picks_view(result: RecallResult) -> RenderableType:
+    """The picks as compact cards: rank, type badge, path and age on the first line, then the
+    description (one line) and the reason, and a mark on picks the reference could not have
+    made (outside its 200-newest window)."""
+    if not result.picks:
+        why = "the model chose none" if result.online and not result.error else "nothing matched well enough"
+        if result.error:
+            why = "see the error above"
+        return Group(heading("Picks", "none"), Text(f"No memory recalled — {why}.", style=SOFT))
+    grid = Table.grid(padding=(0, 1), expand=True)
+    grid.add_column(width=1, justify="right", style="bold")
+    grid.add_column(ratio=1)
+    for rank, pick in enumerate(result.picks, 1):
+        header = pick.doc.header
+        top = Table.grid(padding=(0, 1), expand=True)
+        top.add_column(no_wrap=True)
+        top.add_column(ratio=1, no_wrap=True, overflow="ellipsis")
+        top.add_column(no_wrap=True, justify="right")
+        top.add_row(type_badge(header.type, None), Text(pick.relpath, style="bold"), age_badge(pick.age_label, age_band(pick.age_days)))
+        lines: list[RenderableType] = [top]
+        if header.description:
+            lines.append(Text(header.description, style=SOFT, no_wrap=True, overflow="ellipsis"))
+        lines.append(Text(pick.reason, style=f"italic {MUTED}", no_wrap=True, overflow="ellipsis"))
+        if not pick.in_reference_window:
+            lines.append(Text(f"{OUTSIDE_MARK} outside the reference's {MANIFEST_CAP}-newest window", style=OUTSIDE))
+        grid.add_row(f"{rank}", Group(*lines))
+    return Group(heading("Picks", f"{len(result.picks)} of at most 5"), grid)
+
+
+def near_misses_view(result: RecallResult, describe: Describe) -> RenderableType:
+    """The near misses, best first: BM25 score, path and the description (cut to one line)."""
+    if not result.near_misses:
+        return Group(heading("Near misses", "none"))
+    grid = Table.grid(padding=(0, 1), expand=True)
+    grid.add_column(width=5, justify="right", style="#e5c07b")
+    grid.add_column(no_wrap=True, style="bold")
+    grid.add_column(ratio=1, no_wrap=True, overflow="ellipsis", style=SOFT)
+    for near in result.near_misses:
+        grid.add_row(f"{near.score:.2f}", near.relpath, describe(near.relpath) or "")
+    return Group(heading("Near misses", "BM25 score"), grid)
+
+
+def compare_view(result: RecallResult) -> RenderableType:
+    """What the reference would have sent (the 200 newest) versus what this recall used, and
+    the picks that lie outside the reference's window."""
+    ref = result.manifest
+    grid = Table.grid(padding=(0, 2))
+    grid.add_column(style=MUTED, no_wrap=True)
+    grid.add_column(overflow="fold")
+    grid.add_row("reference sends", f"the {ref.count} newest of {ref.total} memories")
+    sent = result.sent
+    if sent is None:
+        used = Text(f"no request — {result.selector} ranks all {ref.total} memories here", style=SOFT)
+    else:
+        window = {h.relpath for h in ref.headers}
+        outside = sum(1 for h in sent.headers if h.relpath not in window)
+        verb = "sent" if result.online else "would send"
+        what = "BM25 best" if result.selector == "hybrid" else "newest"
+        used = Text.assemble(f"{verb} the {sent.count} {what} of {sent.total}")
+        if outside:
+            used.append(f" · {outside} outside the reference's window", style=OUTSIDE)
+        elif result.selector == "hybrid":
+            used.append(" · the same memories as the reference", style=SOFT)
+    grid.add_row(f"{result.selector} used", used)
+    misses = result.reference_window_misses
+    if misses:
+        grid.add_row("picks outside", Text("\n".join(f"{OUTSIDE_MARK} {m}" for m in misses), style=OUTSIDE))
+    else:
+        grid.add_row("picks outside", Text("none — the reference could have made every pick", style=SOFT))
+    return Group(heading("Reference vs this recall"), grid)
+
+
+def manifest_title(result: RecallResult) -> str:
+    """The manifest section's title: which manifest it is and its size."""
+    if result.sent is not None:
+        verb = "sent" if result.online else "that would be sent"
+        return f"Manifest {verb} · {result.sent.count} lines"
+    return f"Manifest the reference would send · {result.manifest.count} lines"
+
+
+def manifest_text(result: RecallResult) -> str:
+    """The exact manifest (the one sent, else the reference's), one memory a line."""
+    manifest = result.sent if result.sent is not None else result.manifest
+    return manifest.text or "(empty: no memories)"
+
+
+def request_title(result: RecallResult) -> str:
+    """The request section's title."""
+    if result.request is None:
+        return "Request · none (lexical runs locally)"
+    return f"Request {'sent' if result.online else 'that would be sent'} · {result.request.model}"
+
+
+def request_text(result: RecallResult) -> str:
+    """The exact request: model, max_tokens, system prompt and user message."""
+    req = result.request
+    if req is None:
+        return "The lexical selector sends nothing. Choose claude or hybrid to see the request."
+    return (
+        f"model: {req.model}\nmax_tokens: {req.max_tokens}\n"
+        f"output: {{\"selected_memories\": [string]}}\n\n"
+        f"── system ──\n{req.system}\n\n── user ──\n{req.user}"
+    )
