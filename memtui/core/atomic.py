@@ -15,16 +15,18 @@ from pathlib import Path
 def atomic_write_bytes(path: Path, data: bytes, *, mode: int | None = None) -> None:
     """Replace ``path`` with ``data`` atomically, creating parent directories.
 
-    ``mode``: permission bits for a new file (default: those of the file being replaced, else
-    0o644). Raises ``OSError`` (the original, if any, is untouched and the temp file removed).
+    ``mode``: permission bits to give the file (default: those of the file being replaced, else
+    0o666 less the umask, as a plain ``open`` would). The temp file's name does not derive from
+    ``path``, so a long legitimate name never overflows NAME_MAX. Raises ``OSError`` (the
+    original, if any, is untouched and the temp file removed).
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     if mode is None:
         try:
             mode = os.stat(path).st_mode & 0o777
         except FileNotFoundError:
-            mode = 0o644
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".memtui-tmp", dir=path.parent)
+            mode = 0o666 & ~_umask()
+    fd, tmp_name = tempfile.mkstemp(prefix=".memtui-", suffix=".tmp", dir=path.parent)
     tmp = Path(tmp_name)
     try:
         with os.fdopen(fd, "wb") as fh:
@@ -38,6 +40,12 @@ def atomic_write_bytes(path: Path, data: bytes, *, mode: int | None = None) -> N
             tmp.unlink()
         raise
     _fsync_dir(path.parent)
+
+
+def _umask() -> int:
+    current = os.umask(0o022)
+    os.umask(current)
+    return current
 
 
 def _fsync_dir(directory: Path) -> None:

@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
 import stat
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from memtui.core.atomic import atomic_write_bytes
 from memtui.core.memories import TEAM_DIR
 from memtui.core.safepath import UnsafePathError, validate_team_key
 from memtui.core.secretscan import find_secrets
@@ -305,7 +305,7 @@ def _write_all(planned: list[_Planned], team_dir: Path) -> None:
         for p in planned:
             current = p.key
             _make_parents(os.path.dirname(p.path), created_dirs)
-            _atomic_write(p.path, p.data, None if p.before is None else p.before.mode)
+            atomic_write_bytes(Path(p.path), p.data, mode=None if p.before is None else p.before.mode)
             written.append(p)
     except BaseException as exc:
         failures = _restore(written, created_dirs)
@@ -328,50 +328,6 @@ def _make_parents(directory: str, created: list[str]) -> None:
         created.append(path)
 
 
-def _atomic_write(path: str, data: bytes, mode: int | None) -> None:
-    """Temp file in the same dir, write, fsync, ``os.replace`` onto ``path``, fsync the dir.
-
-    ``mode`` is kept for an existing file; a new one gets ``0o666`` less the umask. The temp
-    name does not derive from ``path``, so a long legitimate name never overflows NAME_MAX.
-    The temp file is removed if anything fails.
-    """
-    directory = os.path.dirname(path)
-    tmp = os.path.join(directory, f".memtui-{secrets.token_hex(6)}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o666)
-    try:
-        try:
-            if mode is not None:
-                os.fchmod(fd, mode)
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    _fsync_dir(directory)
-
-
-def _fsync_dir(directory: str) -> None:
-    """Make a rename durable; platforms that cannot open a dir for fsync are skipped."""
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
 def _restore(written: list[_Planned], created_dirs: list[str]) -> list[str]:
     """Undo ``written`` (newest first) from the before-images and remove the folders the import
     created; returns the paths that could not be put back."""
@@ -381,7 +337,7 @@ def _restore(written: list[_Planned], created_dirs: list[str]) -> list[str]:
             if p.before is None:
                 os.unlink(p.path)
             else:
-                _atomic_write(p.path, p.before.data, p.before.mode)
+                atomic_write_bytes(Path(p.path), p.before.data, mode=p.before.mode)
                 os.utime(p.path, ns=(p.before.atime_ns, p.before.mtime_ns))
         except OSError:
             failures.append(p.path)

@@ -133,7 +133,7 @@ async def test_in_app_edit_saves_atomically(make_app: Callable[..., MemtuiApp]) 
         await pilot.press("ctrl+s")
         await settle(app, pilot)
         assert "panel p99" in (memory_dir(app) / "reference_grafana.md").read_text()
-        assert not [p for p in memory_dir(app).iterdir() if p.name.endswith(".memtui-tmp")]
+        assert not [p for p in memory_dir(app).iterdir() if p.name.startswith(".memtui-")]
 
 
 async def test_saving_over_an_external_change_asks_and_keep_mine_keeps_a_backup(make_app: Callable[..., MemtuiApp]) -> None:
