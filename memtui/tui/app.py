@@ -18,6 +18,7 @@ from memtui.commands.common import CliContext
 from memtui.core.locations import Locations, resolve_locations
 from memtui.tui.cascade import CascadePane
 from memtui.tui.memories import MemoriesPane, shorten_home
+from memtui.tui.recall import RecallPane
 from memtui.tui.styles import stylesheets
 
 
@@ -28,13 +29,14 @@ class MemtuiApp(App[None]):
     # Narrow terminals stack the panes' side-by-side parts; short ones drop decorative margins.
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
     VERTICAL_BREAKPOINTS = [(0, "-short"), (30, "-tall")]
-    CSS_PATH = stylesheets("app", "cascade", "memories", "dialogs")  # type: ignore[assignment]
+    CSS_PATH = stylesheets("app", "cascade", "memories", "recall", "dialogs")  # type: ignore[assignment]
     BINDINGS = [
         Binding("q", "quit", "Quit", id="app.quit", tooltip="Quit memtui"),
         Binding("question_mark", "toggle_help", "Keys", id="app.help", tooltip="Show the keys of the focused pane", key_display="?"),
         Binding("f1", "toggle_help", "Keys", show=False, id="app.help-f1", tooltip="Show the keys of the focused pane"),
         Binding("1", "show_pane('cascade')", "Cascade", show=False, id="app.pane-cascade", tooltip="Switch to the Cascade pane"),
         Binding("2", "show_pane('memories')", "Memories", show=False, id="app.pane-memories", tooltip="Switch to the Memories pane"),
+        Binding("3", "show_pane('recall')", "Recall", show=False, id="app.pane-recall", tooltip="Switch to the Recall pane"),
     ]
 
     def __init__(self, locations: Locations, *, watch: bool = True) -> None:
@@ -57,6 +59,8 @@ class MemtuiApp(App[None]):
                 yield CascadePane(self.locations, id="cascade-pane")
             with TabPane("Memories", id="memories"):
                 yield MemoriesPane(self.locations, watch=self.watch, id="memories-pane")
+            with TabPane("Recall", id="recall"):
+                yield RecallPane(self.locations, id="recall-pane")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -86,6 +90,7 @@ class MemtuiApp(App[None]):
         for type_name in ("all", "user", "feedback", "project", "reference", "none"):
             label = "untyped" if type_name == "none" else type_name
             yield SystemCommand(f"Memories: show {label}", f"Filter the list to {label} memories", lambda t=type_name: setattr(pane, "type_filter", t))
+        yield from self.query_one(RecallPane).system_commands()
 
     @on(Worker.StateChanged)
     def _on_worker_state(self, event: Worker.StateChanged) -> None:
