@@ -39,6 +39,7 @@ from memtui.core.edits import (
     suggest_filename,
     validate_relpath,
 )
+from memtui.core.frontmatter import parse_frontmatter
 from memtui.core.journal import Journal, JournalEntry, read_or_none, sha256_hex
 from memtui.core.memories import MEMORY_TYPES, MemoryType
 from memtui.core.rewrite import set_top_level_key
@@ -319,6 +320,29 @@ class Inbox:
         updated = replace(proposal, edited=True, **changes)
         self._save(updated)
         return updated
+
+    def update_from_text(self, ident: str, text: str) -> Proposal:
+        """Edit a pending proposal from the whole file text a person edited (the editor shows
+        the file accepting would write): an ``update`` proposal takes the text as is; a
+        ``create`` proposal takes ``name``/``description``/``type`` from the frontmatter (a type
+        outside the four is refused) and the body after it. Raises ``InboxError``, ``EditError``."""
+        proposal = self._pending(ident)
+        if proposal.kind == "update":
+            return self.update(ident, text=text)
+        fm = parse_frontmatter(text)
+        if not fm.present or fm.error is not None:
+            raise InboxError("the edited text needs its frontmatter (name, description, type)")
+        data = fm.data
+        mem_type = data.get("type")
+        if mem_type is not None and mem_type not in MEMORY_TYPES:
+            raise InboxError(f"type {mem_type!r} is not one of {', '.join(MEMORY_TYPES)}")
+        return self.update(
+            ident,
+            type=mem_type,
+            name=str(data["name"]) if data.get("name") is not None else None,
+            description=str(data["description"]) if data.get("description") is not None else None,
+            body=fm.body.lstrip("\r\n"),
+        )
 
     def plan(self, ident: str) -> Plan:
         """The plan accepting ``ident`` would apply (for a preview). See ``proposal_plan``."""

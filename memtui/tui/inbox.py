@@ -15,11 +15,9 @@ from textual.widgets.option_list import Option
 from memtui.core.clock import system_now
 from memtui.core.edits import ApplyError, ConflictError, EditError
 from memtui.core.extract import SourceExcerpt, proposal_excerpt
-from memtui.core.frontmatter import parse_frontmatter
 from memtui.core.inbox import Inbox, InboxError, Proposal
 from memtui.core.journal import Journal
 from memtui.core.locations import Locations
-from memtui.core.memories import MEMORY_TYPES
 from memtui.tui.badges import type_badge
 from memtui.tui.dialogs import EditorScreen, PlanPreview
 from memtui.tui.styles import stylesheets
@@ -183,19 +181,7 @@ class InboxScreen(Screen[bool]):
             if text is None:
                 return
             try:
-                if p.kind == "create":
-                    fm = parse_frontmatter(text)
-                    data = fm.data
-                    mem_type = data.get("type")
-                    self.inbox.update(
-                        p.id,
-                        type=mem_type if mem_type in MEMORY_TYPES else None,
-                        name=str(data["name"]) if data.get("name") else None,
-                        description=str(data["description"]) if data.get("description") else None,
-                        body=fm.body.lstrip("\n"),
-                    )
-                else:
-                    self.inbox.update(p.id, text=text)
+                self.inbox.update_from_text(p.id, text)
             except (InboxError, EditError) as exc:
                 self.notify(str(exc), title="Not saved", severity="error")
                 return

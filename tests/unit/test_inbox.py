@@ -181,3 +181,27 @@ def test_plan_create_extra_frontmatter(tmp_path: Path) -> None:
     with pytest.raises(EditError):
         plan_create(tmp_path, "user", "Role", "d", extra={"bad key": "v"})
     assert b"originSessionId" not in plan_create(tmp_path, "user", "Role", "d").changes[0].after
+
+
+def test_edit_from_the_whole_text_the_editor_shows(box: tuple[Inbox, Path, Path, Path]) -> None:
+    inbox, memory, state, _ = box
+    (p,) = inbox.pending()
+    text = (
+        "---\nname: Friday freeze\ndescription: No deploys on Fridays, ever\ntype: project\n---\n\n"
+        "No deploys on Fridays.\n\n**Why:** weekend on-call.\n\n**How to apply:** ship by Thursday.\n"
+    )
+    inbox.update_from_text(p.id, text)
+    result = inbox.accept(p.id, Journal(state, memory), NOW)
+    assert (memory / result.relpath).read_text(encoding="utf-8") == (
+        "---\nname: Friday freeze\ndescription: No deploys on Fridays, ever\ntype: project\n"
+        f"originSessionId: {SESSION}\n---\n\nNo deploys on Fridays.\n\n**Why:** weekend on-call.\n\n**How to apply:** ship by Thursday.\n"
+    )
+
+
+def test_edit_from_text_refuses_a_type_the_agent_would_not_read(box: tuple[Inbox, Path, Path, Path]) -> None:
+    inbox, _, _, _ = box
+    (p,) = inbox.pending()
+    with pytest.raises(InboxError):
+        inbox.update_from_text(p.id, "---\nname: x\ndescription: y\ntype: Feedback\n---\nbody\n")
+    with pytest.raises(InboxError):
+        inbox.update_from_text(p.id, "no frontmatter at all\n")
