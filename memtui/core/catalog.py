@@ -54,14 +54,22 @@ class Catalog:
     team_index: IndexReport | None
     diagnostics: tuple[Diagnostic, ...]
     now: datetime
+    total: int = -1  # memory files in the dir (``len(entries)`` unless partial)
+
+    @property
+    def complete(self) -> bool:
+        """Every memory was read (``False`` for the quick first batch of ``newest=N``)."""
+        return self.total < 0 or self.total == len(self.entries)
 
 
-def load_catalog(memory_dir: Path, now: datetime) -> Catalog:
+def load_catalog(memory_dir: Path, now: datetime, *, newest: int | None = None) -> Catalog:
     """Scan ``memory_dir`` and audit its indexes at time ``now``.
 
-    Raises ``MemoryDirError`` (an ``OSError``) when the dir is missing; never for a bad file.
+    ``newest``: only the ``newest`` most recent memories (a UI's first screenful of a large
+    dir; the index's ``unindexed`` list then covers only those). Raises ``MemoryDirError``
+    (an ``OSError``) when the dir is missing; never for a bad file.
     """
-    scan = scan_memories(memory_dir)
+    scan = scan_memories(memory_dir, newest=newest)
     main_rel = [m.relpath for m in scan.memories if not m.team]
     team_rel = [m.relpath for m in scan.memories if m.team]
     index = read_index(memory_dir, main_rel)
@@ -76,7 +84,7 @@ def load_catalog(memory_dir: Path, now: datetime) -> Catalog:
             where = "team/MEMORY.md" if mem.team else "MEMORY.md"
             diags = (*diags, Diagnostic("not-indexed", "info", f"not linked from {where}", str(mem.path)))
         entries.append(MemoryEntry(mem, days, age_label(days), age_band(days), stale_caveat(days), in_index, diags))
-    return Catalog(memory_dir, tuple(entries), index, team_index, scan.diagnostics, now)
+    return Catalog(memory_dir, tuple(entries), index, team_index, scan.diagnostics, now, scan.total)
 
 
 def iso_utc(epoch: float) -> str:

@@ -349,21 +349,42 @@ class MemoryScan:
     memory_dir: Path
     memories: tuple[Memory, ...]
     diagnostics: tuple[Diagnostic, ...] = ()
+    total: int = -1  # memory files in the dir; more than len(memories) for a partial scan
+
+    @property
+    def complete(self) -> bool:
+        """Every memory file was read."""
+        return self.total < 0 or self.total == len(self.memories)
 
 
 class MemoryDirError(OSError):
     """The memory dir does not exist or is not a directory."""
 
 
-def scan_memories(memory_dir: Path) -> MemoryScan:
+def _stat_mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0
+
+
+def scan_memories(memory_dir: Path, *, newest: int | None = None) -> MemoryScan:
     """Read and parse every memory below ``memory_dir``; newest mtime first (ties by relpath).
 
-    Raises ``MemoryDirError`` when ``memory_dir`` is missing or not a directory; a bad file
-    never raises (it is listed with diagnostics).
+    ``newest``: read only the ``newest`` most recently modified files (by ``stat``) — a quick
+    first batch for a UI with thousands of memories; ``MemoryScan.total`` still counts all,
+    and dir-level findings are left out. Raises ``MemoryDirError`` when ``memory_dir`` is
+    missing or not a directory; a bad file never raises (it is listed with diagnostics).
     """
     if not memory_dir.is_dir():
         what = "does not exist" if not memory_dir.exists() else "is not a directory"
         raise MemoryDirError(2, f"memory dir {what}", str(memory_dir))
-    memories = [read_memory(path, memory_dir) for path, _ in iter_memory_paths(memory_dir)]
+    paths = list(iter_memory_paths(memory_dir))
+    total = len(paths)
+    if newest is not None and newest < total:
+        stamped = sorted(((_stat_mtime(path), rel, path) for path, rel in paths), key=lambda t: (-t[0], t[1]))
+        paths = [(path, rel) for _, rel, path in stamped[:newest]]
+    memories = [read_memory(path, memory_dir) for path, _ in paths]
     memories.sort(key=lambda m: (-m.mtime, m.relpath))
-    return MemoryScan(memory_dir, tuple(memories), tuple(stray_files(memory_dir)))
+    strays = stray_files(memory_dir) if len(paths) == total else []
+    return MemoryScan(memory_dir, tuple(memories), tuple(strays), total)

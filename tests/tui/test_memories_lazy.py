@@ -47,3 +47,23 @@ async def test_a_kept_selection_past_the_first_chunk_is_rendered(make_app: Calla
         pane.refresh_table()  # a reload or a filter change rebuilds the rows
         await pilot.pause()
         assert pane.selected_entry() is not None and pane.selected_entry().relpath == chosen.relpath  # type: ignore[union-attr]
+
+
+async def test_a_large_dir_shows_its_newest_memories_first_then_all(make_app: Callable[[], MemtuiApp], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(memories, "FIRST_BATCH", 2)
+    app = make_app()
+    seen: list[tuple[int, int]] = []
+    ids: set[int] = set()
+
+    def hook(message: object) -> None:  # called once per node the message bubbles through
+        if isinstance(message, MemoriesPane.CatalogLoaded) and id(message) not in ids:
+            ids.add(id(message))
+            seen.append((len(message.catalog.entries), message.catalog.total))
+
+    async with app.run_test(size=(120, 36), message_hook=hook) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        # the two newest first (of five), then the whole dir
+        assert seen == [(2, 5), (5, 5)]
+        assert [e.relpath for e in app.query_one(MemoriesPane).shown][:2] == ["user_role.md", "feedback_terse.md"]
+        assert app.query_one("#memories-table", DataTable).border_title == "5 of 5 memories"

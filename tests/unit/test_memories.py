@@ -374,3 +374,18 @@ def test_missing_memory_dir_raises_an_oserror(tmp_path: Path) -> None:
     (tmp_path / "file").write_text("x")
     with pytest.raises(OSError):
         scan_memories(tmp_path / "file")
+
+
+def test_a_quick_first_batch_reads_only_the_newest_files(tmp_path: Path) -> None:
+    for i in range(10):
+        path = tmp_path / f"m{i}.md"
+        path.write_text(f"---\ndescription: m{i}\ntype: user\n---\nx\n")
+        os.utime(path, (1_000_000 + i * 100, 1_000_000 + i * 100))  # m9 newest
+    (tmp_path / "notes.txt").write_text("stray")
+    first = scan_memories(tmp_path, newest=3)
+    assert [m.relpath for m in first.memories] == ["m9.md", "m8.md", "m7.md"]
+    assert first.total == 10 and not first.complete
+    assert first.diagnostics == ()  # dir-level findings wait for the full scan
+    full = scan_memories(tmp_path)
+    assert len(full.memories) == 10 and full.complete
+    assert [d.code for d in full.diagnostics] == ["not-a-memory"]
