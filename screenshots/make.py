@@ -55,7 +55,20 @@ async def cascade(pilot: Pilot[None]) -> None:
     await pilot.press("escape")
 
 
-SHOTS: dict[str, Callable[[Pilot[None]], Awaitable[None]]] = {"cascade": cascade, "memories": memories, "recall": recall}
+async def dream(pilot: Pilot[None]) -> None:
+    """The Dream pane after a dry run of the offline consolidator on the demo: the gates (all
+    open: five sessions since a dream that never ran), the four phases done, the plan (a
+    relative date made absolute, a dangling index link dropped, missing entries added) with the
+    diff of the index change, and the streaming log."""
+    await pilot.press("4")
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+    await pilot.press("d")
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause(0.3)
+
+
+SHOTS: dict[str, Callable[[Pilot[None]], Awaitable[None]]] = {"cascade": cascade, "memories": memories, "recall": recall, "dream": dream}
 
 
 async def shoot(name: str, drive: Callable[[Pilot[None]], Awaitable[None]], project: Path) -> None:

@@ -17,6 +17,7 @@ from textual.worker import Worker, WorkerState
 from memtui.commands.common import CliContext
 from memtui.core.locations import Locations, resolve_locations
 from memtui.tui.cascade import CascadePane
+from memtui.tui.dream import DreamPane
 from memtui.tui.memories import MemoriesPane, shorten_home
 from memtui.tui.recall import RecallPane
 from memtui.tui.styles import stylesheets
@@ -29,7 +30,7 @@ class MemtuiApp(App[None]):
     # Narrow terminals stack the panes' side-by-side parts; short ones drop decorative margins.
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
     VERTICAL_BREAKPOINTS = [(0, "-short"), (30, "-tall")]
-    CSS_PATH = stylesheets("app", "cascade", "memories", "recall", "dialogs")  # type: ignore[assignment]
+    CSS_PATH = stylesheets("app", "cascade", "memories", "recall", "dream", "dialogs")  # type: ignore[assignment]
     BINDINGS = [
         Binding("q", "quit", "Quit", id="app.quit", tooltip="Quit memtui"),
         Binding("question_mark", "toggle_help", "Keys", id="app.help", tooltip="Show the keys of the focused pane", key_display="?"),
@@ -37,6 +38,7 @@ class MemtuiApp(App[None]):
         Binding("1", "show_pane('cascade')", "Cascade", show=False, id="app.pane-cascade", tooltip="Switch to the Cascade pane"),
         Binding("2", "show_pane('memories')", "Memories", show=False, id="app.pane-memories", tooltip="Switch to the Memories pane"),
         Binding("3", "show_pane('recall')", "Recall", show=False, id="app.pane-recall", tooltip="Switch to the Recall pane"),
+        Binding("4", "show_pane('dream')", "Dream", show=False, id="app.pane-dream", tooltip="Switch to the Dream pane"),
     ]
 
     def __init__(self, locations: Locations, *, watch: bool = True) -> None:
@@ -61,6 +63,8 @@ class MemtuiApp(App[None]):
                 yield MemoriesPane(self.locations, watch=self.watch, id="memories-pane")
             with TabPane("Recall", id="recall"):
                 yield RecallPane(self.locations, id="recall-pane")
+            with TabPane("Dream", id="dream"):
+                yield DreamPane(self.locations, id="dream-pane")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -91,6 +95,7 @@ class MemtuiApp(App[None]):
             label = "untyped" if type_name == "none" else type_name
             yield SystemCommand(f"Memories: show {label}", f"Filter the list to {label} memories", lambda t=type_name: setattr(pane, "type_filter", t))
         yield from self.query_one(RecallPane).system_commands()
+        yield from self.query_one(DreamPane).system_commands()
 
     @on(Worker.StateChanged)
     def _on_worker_state(self, event: Worker.StateChanged) -> None:

@@ -1,0 +1,643 @@
+"""The Dream pane: the consolidation console (SPEC §8, §12).
+
+The gates with what blocks and when it opens, the lock holder; a dry run (``d``), a run through
+the gates (``R``) or a forced one (``F``) with the four phases as live progress bars and a
+streaming log; the plan as a list of changes with the diff of the highlighted one; apply
+(``a``), discard (``x``), undo the last dream (``u``, after a preview of what it restores);
+cancel while running (``escape``: the core's cancel event is set and the lock rolled back).
+
+Nothing is written before apply. A real run holds the lock while its plan is open (the core's
+``DreamSession``); applying a dry-run plan takes the lock then (no gates: the user reviewed
+the exact diff), and the conflict check refuses it when a file changed since. The core does
+every step; workers only post messages and the ``@on`` handlers own the state.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
+from typing import ClassVar, Literal
+
+from rich.console import Group
+from rich.syntax import Syntax
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult, SystemCommand
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.events import Resize, Show
+from textual.message import Message
+from textual.widget import Widget
+from textual.widgets import OptionList, RichLog, Static
+from textual.widgets.option_list import Option
+from textual.worker import Worker, WorkerState, get_current_worker
+
+from memtui.core.clock import system_now
+from memtui.core.dream import (
+    PHASES,
+    Consolidator,
+    DreamBlocked,
+    DreamCancelled,
+    DreamContext,
+    DreamError,
+    DreamEvent,
+    DreamPlan,
+    DreamSession,
+    Finding,
+    GateStatus,
+    LockError,
+    Phase,
+    PhaseFinished,
+    PhaseStarted,
+    Progress,
+    ProposedChange,
+    check_gates,
+    dream_entries,
+    plan_dream,
+    undo_last_dream,
+)
+from memtui.core.edits import ApplyError, ConflictError, EditError, undo_plan
+from memtui.core.journal import Journal, JournalEntry
+from memtui.core.locations import Locations
+from memtui.core.memories import MemoryDirError
+from memtui.core.recall.claude import has_credentials
+from memtui.tui.dialogs import PlanPreview
+from memtui.tui.memories import MemoriesPane, shorten_home
+from memtui.tui.widgets.dream_view import (
+    MUTED,
+    PhaseRow,
+    change_prompt,
+    event_line,
+    finding_prompt,
+    gate_text,
+    last_dream_text,
+)
+
+RunKind = Literal["dry", "run", "force"]
+RUN_LABELS: dict[str, str] = {"dry": "dry run", "run": "run", "force": "forced run"}
+# The streaming log keeps this many lines (a claude run on a big store logs thousands).
+LOG_LINES = 2_000
+# Below these sizes the gates are drawn compact and the log gets fewer lines.
+COMPACT_WIDTH = 100
+COMPACT_HEIGHT = 26
+
+
+class DreamPane(Widget):
+    """Run, preview, apply and undo the dream of ``locations.memory_dir``."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("d", "dry_run", "Dry run", id="dream.dry-run", tooltip="Plan a dream without gates, lock or writes: the diff of every change"),
+        Binding("R", "run", "Run", id="dream.run", tooltip="Run through the gates: take the lock and plan (nothing written before apply)"),
+        Binding("F", "force", "Force", id="dream.force", tooltip="Run now, skipping the gates (the lock is still taken)"),
+        Binding("a", "apply", "Apply", id="dream.apply", tooltip="Apply the plan as one transaction (undo with u)"),
+        Binding("x", "discard", "Discard", id="dream.discard", tooltip="Drop the plan; a held lock goes back to how it was"),
+        Binding("u", "undo", "Undo dream", id="dream.undo", tooltip="Undo the last applied dream, after a preview of what it restores"),
+        Binding("escape", "cancel", "Cancel", id="dream.cancel", tooltip="Stop the running dream; the lock is rolled back"),
+        Binding("c", "toggle_consolidator", "Consolidator", show=False, id="dream.consolidator", tooltip="Offline or claude (claude needs an API key)"),
+        Binding("r", "refresh", "Gates", show=False, id="dream.refresh", tooltip="Check the gates and the lock again"),
+    ]
+
+    # ----- messages (posted by the workers; the pane's own ones do not bubble, applied and
+    # undone do: the memory dir changed) ------------------------------------------------------
+
+    @dataclass
+    class GatesChecked(Message, bubble=False):
+        """The gates as they are now, and the applied dream ``u`` would undo (or ``None``)."""
+
+        status: GateStatus
+        last_dream: JournalEntry | None
+
+    @dataclass
+    class Streamed(Message, bubble=False):
+        """One event of a running dream (every kind but progress counts)."""
+
+        event: DreamEvent
+
+    @dataclass
+    class PhaseProgress(Message, bubble=False):
+        """``done`` of ``total`` steps of ``phase``. Frequent: a newer one for the same phase
+        replaces one still queued, so the queue never floods."""
+
+        phase: Phase
+        done: int
+        total: int
+
+        def can_replace(self, message: Message) -> bool:
+            return isinstance(message, DreamPane.PhaseProgress) and message.phase == self.phase
+
+    @dataclass
+    class Planned(Message, bubble=False):
+        """A run finished with a plan; ``session`` holds the lock (``None`` for a dry run)."""
+
+        kind: RunKind
+        plan: DreamPlan
+        session: DreamSession | None
+
+    @dataclass
+    class Stopped(Message, bubble=False):
+        """A run ended without a plan: cancelled, blocked by a gate, or failed."""
+
+        kind: RunKind
+        outcome: Literal["cancelled", "blocked", "failed"]
+        reason: str
+        status: GateStatus | None = None
+
+    @dataclass
+    class Applied(Message):
+        """The plan was applied (``entry``: its journal entry; ``None``: nothing to change,
+        the consolidation still recorded)."""
+
+        entry: JournalEntry | None
+
+    @dataclass
+    class Undone(Message):
+        """The last dream was undone (``entry``: the undo's journal entry)."""
+
+        entry: JournalEntry
+
+    @dataclass
+    class Failed(Message, bubble=False):
+        """Apply or undo did not happen; nothing was written."""
+
+        title: str
+        reason: str
+
+    def __init__(self, locations: Locations, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.locations = locations
+        self.ctx = DreamContext.from_locations(locations, current_session=None)
+        # "offline" or "claude"; a ``Consolidator`` callable may be set instead (tests).
+        self.consolidator: str | Consolidator = "offline"
+        self.status: GateStatus | None = None
+        self.last_dream: JournalEntry | None = None
+        self.running: str | None = None  # "dry" / "run" / "force" / "apply" / "undo"
+        self.plan: DreamPlan | None = None
+        self.plan_kind: RunKind | None = None
+        self.session: DreamSession | None = None
+        self._cancel = threading.Event()
+        self._pending: list[ProposedChange] = []
+        self._compact = False
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="dream-top"):
+            yield Static(id="dream-gates")
+            with Vertical(id="dream-phases"):
+                for phase in PHASES:
+                    yield PhaseRow(phase, id=f"phase-{phase}")
+        yield Static(id="dream-status")
+        with Horizontal(id="dream-body"):
+            with Vertical(id="dream-left"):
+                yield OptionList(id="dream-changes")
+                yield RichLog(max_lines=LOG_LINES, min_width=20, wrap=True, markup=False, highlight=False, id="dream-log")
+            with VerticalScroll(id="dream-diff"):
+                yield Static(id="dream-diff-text")
+
+    def on_mount(self) -> None:
+        self.query_one("#dream-gates", Static).border_title = "gates"
+        self.query_one("#dream-gates", Static).border_subtitle = shorten_home(self.locations.memory_dir)
+        self.query_one("#dream-phases", Vertical).border_title = "phases"
+        self.query_one("#dream-changes", OptionList).border_title = "plan"
+        self.query_one("#dream-log", RichLog).border_title = "log"
+        self.query_one("#dream-diff", VerticalScroll).border_title = "diff"
+        self.query_one("#dream-gates", Static).update(Text("checking the gates…", style=MUTED))
+        self._show_help()
+        self._show_status()
+        self.action_refresh()
+
+    def on_show(self, event: Show) -> None:
+        """Coming into view: keys go to the plan list; the gates are checked again (time moves,
+        sessions arrive)."""
+        self.query_one("#dream-changes", OptionList).focus()
+        if self.running is None:
+            self.action_refresh()
+
+    def on_resize(self, event: Resize) -> None:
+        compact = event.size.width < COMPACT_WIDTH or event.size.height < COMPACT_HEIGHT
+        self.set_class(event.size.width < COMPACT_WIDTH, "-narrow")
+        self.set_class(event.size.height < COMPACT_HEIGHT, "-short")
+        if compact != self._compact:
+            self._compact = compact
+            self._show_gates()
+
+    def on_unmount(self) -> None:
+        """Leaving with a plan open: the lock goes back to how it was."""
+        self._cancel.set()
+        if self.session is not None:
+            self.session.discard()
+            self.session = None
+
+    @property
+    def consolidator_name(self) -> str:
+        """``offline`` or ``claude`` (a test's callable counts as offline)."""
+        return "claude" if self.consolidator == "claude" else "offline"
+
+    # ----- workers: they only post messages -------------------------------------------------
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="dream-gates")
+    def check(self) -> None:
+        """Evaluate the gates (writes nothing) and find the last applied dream."""
+        status = check_gates(self.ctx, system_now())
+        entries = dream_entries(self.ctx)
+        self.post_message(self.GatesChecked(status, entries[-1] if entries else None))
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="dream-run")
+    def dream(self, kind: RunKind, consolidator: str | Consolidator, cancel: threading.Event) -> None:
+        """Plan a dream: dry (no gates, no lock) or through a ``DreamSession`` (gates unless
+        forced, the lock held until apply or discard). Events become messages as they come;
+        a cancelled worker sets the core's cancel event at the next one."""
+        worker = get_current_worker()
+
+        def emit(event: DreamEvent) -> None:
+            if worker.is_cancelled:
+                cancel.set()
+            if isinstance(event, Progress):
+                self.post_message(self.PhaseProgress(event.phase, event.done, event.total))
+            else:
+                self.post_message(self.Streamed(event))
+
+        now = system_now()
+        session: DreamSession | None = None
+        try:
+            if kind == "dry":
+                dp = plan_dream(self.ctx, now, consolidator, emit=emit, cancel=cancel)  # type: ignore[arg-type]
+            else:
+                session = DreamSession.start(self.ctx, now, force=kind == "force")
+                dp = session.plan(consolidator, now, emit=emit, cancel=cancel)  # type: ignore[arg-type]
+        except DreamBlocked as exc:
+            self.post_message(self.Stopped(kind, "blocked", str(exc), exc.status))
+            return
+        except DreamCancelled:
+            self.post_message(self.Stopped(kind, "cancelled", "cancelled; nothing was written" + ("" if kind == "dry" else ", the lock is as it was")))
+            return
+        except (DreamError, LockError, MemoryDirError, OSError) as exc:
+            self.post_message(self.Stopped(kind, "failed", str(exc)))
+            return
+        if worker.is_cancelled or cancel.is_set():  # cancelled after the last step
+            if session is not None:
+                session.discard()
+            self.post_message(self.Stopped(kind, "cancelled", "cancelled; nothing was written"))
+            return
+        self.post_message(self.Planned(kind, dp, session))
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="dream-apply")
+    def apply_worker(self, dp: DreamPlan, session: DreamSession | None) -> None:
+        """Apply ``dp`` through ``session`` (a dry run's plan: take the lock now, no gates)."""
+        now = system_now()
+        try:
+            if session is None:
+                session = DreamSession.start(self.ctx, now, force=True)
+            entry = session.apply(dp, now)
+        except (LockError, ConflictError, ApplyError, DreamError, OSError) as exc:
+            self.post_message(self.Failed("Dream not applied", f"{exc} — nothing was written"))
+            return
+        self.post_message(self.Applied(entry))
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="dream-apply")
+    def undo_worker(self) -> None:
+        """Undo the last applied dream (files, mtimes and the lock as they were)."""
+        try:
+            entry = undo_last_dream(self.ctx, system_now())
+        except (EditError, ConflictError, ApplyError, OSError) as exc:
+            self.post_message(self.Failed("Dream not undone", str(exc)))
+            return
+        self.post_message(self.Undone(entry))
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """A worker that raised becomes a readable message, and the pane leaves its running
+        state (Worker.StateChanged does not bubble to the app)."""
+        if event.state != WorkerState.ERROR:
+            return
+        error = event.worker.error
+        reason = f"{type(error).__name__}: {error}"
+        if event.worker.group == "dream-gates":
+            self.query_one("#dream-gates", Static).update(Text(f"the gates could not be checked: {reason}", style="#e06c75"))
+        elif event.worker.group in ("dream-run", "dream-apply"):
+            self.post_message(self.Failed(f"{event.worker.name} failed", reason))
+
+    # ----- handlers: they own the state --------------------------------------------------------
+
+    @on(GatesChecked)
+    def _on_gates(self, message: GatesChecked) -> None:
+        self.status = message.status
+        self.last_dream = message.last_dream
+        self._show_gates()
+        self._show_status()
+
+    @on(Streamed)
+    def _on_event(self, message: Streamed) -> None:
+        event = message.event
+        line = event_line(event)
+        if line is not None:
+            self.query_one("#dream-log", RichLog).write(line)
+        if isinstance(event, PhaseStarted):
+            self._row(event.phase).state = event.title
+        elif isinstance(event, PhaseFinished):
+            row = self._row(event.phase)
+            row.total = row.total or 1.0
+            row.done = row.total
+            row.state = event.summary
+        elif isinstance(event, ProposedChange):
+            self._pending.append(event)
+            self.query_one("#dream-changes", OptionList).add_option(Option(change_prompt(event.path, event.action, event.reason, pending=True)))
+
+    @on(PhaseProgress)
+    def _on_progress(self, message: PhaseProgress) -> None:
+        row = self._row(message.phase)
+        row.total = max(message.total, 1)
+        row.done = min(message.done, message.total)
+
+    @on(Planned)
+    def _on_planned(self, message: Planned) -> None:
+        self.running = None
+        if self._cancel.is_set():  # escape reached us after the plan was posted
+            if message.session is not None:
+                message.session.discard()
+            self._stopped("cancelled; nothing was written")
+            return
+        self.plan, self.plan_kind, self.session = message.plan, message.kind, message.session
+        self._fill_plan()
+        self._show_status()
+        self.action_refresh()  # the lock holder is this memtui now (a real run)
+
+    @on(Stopped)
+    def _on_stopped(self, message: Stopped) -> None:
+        self.running = None
+        if message.outcome == "blocked" and message.status is not None:
+            self.status = message.status
+            self._show_gates()
+            self.notify(f"{message.reason}", title="Gate closed", severity="warning", timeout=8)
+        elif message.outcome == "failed":
+            self.notify(message.reason, title=f"The {RUN_LABELS[message.kind]} failed", severity="error", timeout=10)
+        for phase in PHASES:
+            row = self._row(phase)
+            if row.state != "waiting" and row.done < (row.total or 1):
+                row.total = row.total or 1.0
+                row.state = message.outcome
+        self._stopped(message.reason)
+        self.action_refresh()
+
+    @on(Applied)
+    def _on_applied(self, message: Applied) -> None:
+        self.running = None
+        self.plan = self.session = self.plan_kind = None
+        self._clear_plan()
+        entry = message.entry
+        text = f"Applied {len(entry.changes)} change(s) as {entry.id}; u undoes it." if entry else "Nothing to change; the consolidation is recorded."
+        self._log(Text(f"applied: {text}", style="bold #98c379"))
+        self.notify(text, title="Dream applied", timeout=6)
+        self._memories_changed()
+
+    @on(Undone)
+    def _on_undone(self, message: Undone) -> None:
+        self.running = None
+        self._log(Text(f"undone: {message.entry.title}", style="bold #98c379"))
+        self.notify(f"{message.entry.title} — every file as it was.", title="Dream undone", timeout=6)
+        self._memories_changed()
+
+    @on(Failed)
+    def _on_failed(self, message: Failed) -> None:
+        if self.running in ("apply", "undo") and self.session is not None:
+            self.session = None  # the core rolled the lock back
+        if self.running == "apply":
+            self.plan = self.plan_kind = None
+            self._clear_plan()
+        self.running = None
+        self._log(Text(f"{message.title}: {message.reason}", style="bold #e06c75"))
+        self.notify(message.reason, title=message.title, severity="error", timeout=10)
+        self._show_status()
+        self.action_refresh()
+
+    @on(OptionList.OptionHighlighted, "#dream-changes")
+    def _on_highlight(self, event: OptionList.OptionHighlighted) -> None:
+        self._show_selected(event.option_index)
+
+    # ----- actions ------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Keys that cannot act now are shown dimmed (``None``) in the footer."""
+        idle = self.running is None
+        if action in ("dry_run", "run", "force", "toggle_consolidator"):
+            return True if idle and self.session is None else None
+        if action == "apply":
+            return True if idle and self.plan is not None and (self.session is not None or not self.plan.empty) else None
+        if action == "discard":
+            return True if idle and self.plan is not None else None
+        if action == "undo":
+            return True if idle and self.session is None and self.last_dream is not None else None
+        if action == "cancel":
+            return True if self.running in ("dry", "run", "force") else None
+        return True
+
+    def action_dry_run(self) -> None:
+        self._start("dry")
+
+    def action_run(self) -> None:
+        self._start("run")
+
+    def action_force(self) -> None:
+        self._start("force")
+
+    def action_apply(self) -> None:
+        if self.plan is None or self.running is not None:
+            return
+        self.running = "apply"
+        self._show_status()
+        self.apply_worker(self.plan, self.session)
+
+    def action_discard(self) -> None:
+        if self.plan is None or self.running is not None:
+            return
+        held = self.session is not None
+        if self.session is not None:
+            self.session.discard()
+        self.plan = self.session = self.plan_kind = None
+        self._clear_plan()
+        self._log(Text("plan discarded" + ("; the lock is back as it was" if held else ""), style=MUTED))
+        self._show_status()
+        self.action_refresh()
+
+    def action_undo(self) -> None:
+        if self.running is not None or self.session is not None:
+            return
+        entries = dream_entries(self.ctx)
+        if not entries:
+            self.notify("No applied dream to undo.", timeout=4)
+            return
+        try:
+            plan = undo_plan(self.ctx.memory_dir, Journal(self.ctx.state_dir, self.ctx.memory_dir), entries[-1].id)
+        except (EditError, ConflictError) as exc:
+            self.notify(str(exc), title="Cannot undo the dream", severity="error", timeout=10)
+            return
+
+        def confirmed(yes: bool | None) -> None:
+            if yes:
+                self.running = "undo"
+                self._show_status()
+                self.undo_worker()
+
+        preview = replace(plan, title=f"Undo the dream of {entries[-1].time[:16].replace('T', ' ')}: {plan.title}")
+        self.app.push_screen(PlanPreview(preview, confirm_label="Undo"), confirmed)
+
+    def action_cancel(self) -> None:
+        if self.running not in ("dry", "run", "force"):
+            return
+        self._cancel.set()
+        for worker in self.workers:
+            if worker.group == "dream-run":
+                worker.cancel()
+        self._log(Text("cancelling…", style="#e5c07b"))
+
+    def action_toggle_consolidator(self) -> None:
+        if self.consolidator_name == "claude":
+            self.consolidator = "offline"
+        elif has_credentials():
+            self.consolidator = "claude"
+        else:
+            self.notify("No API key (ANTHROPIC_API_KEY): the dream stays offline.", timeout=5)
+        self._show_status()
+
+    def action_refresh(self) -> None:
+        self.check()
+
+    def _start(self, kind: RunKind) -> None:
+        if self.running is not None or self.session is not None:
+            return
+        self.running = kind
+        self._cancel = threading.Event()
+        self.plan = self.plan_kind = None
+        self._pending = []
+        self._clear_plan()
+        self.query_one("#dream-log", RichLog).clear()
+        for phase in PHASES:
+            self._row(phase).reset()
+        self._log(Text(f"{RUN_LABELS[kind]} with the {self.consolidator_name} consolidator", style="bold"))
+        self._show_status()
+        self.dream(kind, self.consolidator, self._cancel)
+
+    # ----- drawing -------------------------------------------------------------------------
+
+    def _row(self, phase: str) -> PhaseRow:
+        return self.query_one(f"#phase-{phase}", PhaseRow)
+
+    def _log(self, line: Text) -> None:
+        self.query_one("#dream-log", RichLog).write(line)
+
+    def _stopped(self, reason: str) -> None:
+        self._log(Text(reason, style="#e5c07b"))
+        self._show_status()
+
+    def _memories_changed(self) -> None:
+        """Files changed: the Memories pane re-scans; the gates are checked again."""
+        for pane in self.app.query(MemoriesPane):
+            pane.action_reload()
+        self._show_status()
+        self.action_refresh()
+
+    def _show_gates(self) -> None:
+        if self.status is None:
+            return
+        text = gate_text(self.status, os.getpid(), compact=self._compact)
+        if not self._compact:
+            text = Text.assemble(text, "\n", last_dream_text(self.last_dream))
+        self.query_one("#dream-gates", Static).update(text)
+
+    def _badge(self) -> Text:
+        if self.consolidator_name == "claude":
+            return Text(" claude · online ", style="bold #1e1e1e on #c678dd")
+        return Text(" offline ", style="bold #1e1e1e on #98c379")
+
+    def _show_status(self) -> None:
+        """The badge and one line: what the pane is doing and which keys act now."""
+        if self.running in ("dry", "run", "force"):
+            what = f"{RUN_LABELS[self.running]}… esc cancels" + ("" if self.running == "dry" else " (the lock goes back)")
+        elif self.running == "apply":
+            what = "applying…"
+        elif self.running == "undo":
+            what = "undoing the last dream…"
+        elif self.plan is not None:
+            n, notes = len(self.plan.plan.changes), len(self.plan.findings)
+            counts = f"{n} change{'s' if n != 1 else ''}, {notes} note{'s' if notes != 1 else ''}"
+            if self.session is not None:
+                what = f"{RUN_LABELS[self.plan_kind or 'run']}: {counts} — a apply · x discard (the lock goes back) · this memtui holds the lock"
+            elif self.plan.empty:
+                what = f"dry run: nothing to change ({counts}) — x clears"
+            else:
+                what = f"dry run: {counts} — a apply (takes the lock) · x discard · nothing is written before apply"
+        else:
+            what = "d dry run · R run through the gates · F force · u undo the last dream"
+        self.query_one("#dream-status", Static).update(Text.assemble(self._badge(), " ", what))
+        self.set_class(self.plan is not None, "-has-plan")
+        self.refresh_bindings()
+
+    def _clear_plan(self) -> None:
+        self.query_one("#dream-changes", OptionList).clear_options()
+        self._show_help()
+
+    def _fill_plan(self) -> None:
+        dp = self.plan
+        changes = self.query_one("#dream-changes", OptionList)
+        changes.clear_options()
+        if dp is None:
+            return
+        options = [Option(change_prompt(c.relpath, c.kind, reason), id=f"change-{i}") for i, (c, reason) in enumerate(dp.items())]
+        options += [Option(finding_prompt(f), id=f"finding-{i}") for i, f in enumerate(dp.findings)]
+        changes.add_options(options)
+        changes.border_title = f"plan · {len(dp.plan.changes)} change(s)"
+        if options:
+            changes.highlighted = 0
+            self._show_selected(0)
+        else:
+            self._show_diff("nothing to change", Text("The memory is consolidated: no duplicates, dates or index problems the dream would fix.", style=MUTED))
+
+    def _show_selected(self, index: int | None) -> None:
+        dp = self.plan
+        if dp is None:
+            return  # options of a run in progress: the plan (and its diffs) is not there yet
+        items = dp.items()
+        if index is None or index >= len(items) + len(dp.findings):
+            return
+        if index < len(items):
+            change, reason = items[index]
+            body = Group(Text(reason, style="italic"), Text(""), Syntax(change.diff() or "(no textual change)", "diff", theme="ansi_dark", word_wrap=True))
+            self._show_diff(f"{change.kind} {change.relpath}", body)
+        else:
+            f: Finding = dp.findings[index - len(items)]
+            where = f"{f.path}:{f.line}" if f.path and f.line else f.path or "the memory dir"
+            self._show_diff(f"note · {where}", Text.assemble((f"{f.code}\n\n", "bold"), f.message, ("\n\nA note changes nothing; it says what the dream left alone and why.", MUTED)))
+
+    def _show_diff(self, title: str, body: Group | Text) -> None:
+        self.query_one("#dream-diff", VerticalScroll).border_title = title
+        self.query_one("#dream-diff-text", Static).update(body)
+
+    def _show_help(self) -> None:
+        self.query_one("#dream-changes", OptionList).border_title = "plan"
+        help_text = Text.assemble(
+            ("A dream consolidates the memory dir: ", "bold"),
+            "duplicates merged into the older file, relative dates made absolute, the index brought under its cap with no dangling links.\n\n",
+            ("d", "bold"), "  dry run: the plan and its diffs, nothing written, no lock\n",
+            ("R", "bold"), "  run through the gates: takes the lock, then plans\n",
+            ("F", "bold"), "  force: skips the gates (still takes the lock)\n",
+            ("a", "bold"), "  apply the plan as one transaction · ", ("x", "bold"), " discard it\n",
+            ("u", "bold"), "  undo the last applied dream, byte for byte\n",
+            ("esc", "bold"), " cancel a running dream (the lock is rolled back)\n",
+            ("c", "bold"), "  consolidator: offline, or claude with an API key",
+        )
+        self._show_diff("diff", help_text)
+
+    def system_commands(self) -> Iterator[SystemCommand]:
+        """The palette entries reaching every action of the pane."""
+        entries: list[tuple[str, str, Callable[[], object]]] = [
+            ("Dream: dry run", "Plan a dream without writing anything ( d )", self.action_dry_run),
+            ("Dream: run through the gates", "Take the lock and plan, if every gate is open ( R )", self.action_run),
+            ("Dream: force", "Take the lock and plan, skipping the gates ( F )", self.action_force),
+            ("Dream: apply the plan", "Apply the open plan as one transaction ( a )", self.action_apply),
+            ("Dream: discard the plan", "Drop the open plan; the lock goes back ( x )", self.action_discard),
+            ("Dream: undo the last dream", "Preview, then restore the files the last dream changed ( u )", self.action_undo),
+            ("Dream: cancel", "Stop the running dream ( esc )", self.action_cancel),
+            ("Dream: consolidator", "Offline, or claude with an API key ( c )", self.action_toggle_consolidator),
+            ("Dream: check the gates", "Check the gates and the lock again ( r )", self.action_refresh),
+        ]
+        for title, help_text, callback in entries:
+            yield SystemCommand(title, help_text, callback)

@@ -1,0 +1,236 @@
+"""What the Dream pane draws: the gates and the lock holder as text, one row per phase with its
+progress bar, a change of the plan as a list option, an event as a log line.
+
+Nothing here runs a dream; ``memtui.tui.dream`` drives the core and hands these the results.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import PurePath
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.reactive import reactive
+from textual.widget import Widget
+from textual.widgets import Label, ProgressBar, Static
+
+from memtui.core.dream import (
+    DreamEvent,
+    FileRead,
+    Finding,
+    GateStatus,
+    LogLine,
+    Phase,
+    PhaseFinished,
+    PhaseStarted,
+    Progress,
+    ProposedChange,
+)
+from memtui.core.journal import JournalEntry
+
+MUTED = "#5c6370"
+OK_STYLE = "bold #98c379"
+CLOSED_STYLE = "bold #e06c75"
+PHASE_COLORS: dict[str, str] = {"orient": "#61afef", "gather": "#c678dd", "consolidate": "#e5c07b", "prune": "#56b6c2"}
+ACTION_STYLES: dict[str, str] = {
+    "create": "bold #1e1e1e on #98c379",
+    "modify": "bold #1e1e1e on #e5c07b",
+    "delete": "bold #ffffff on #be5046",
+}
+LEVEL_STYLES: dict[str, str] = {"debug": MUTED, "info": "", "warning": "#e5c07b", "error": "bold #e06c75"}
+
+
+def when(epoch: float | None, now: datetime) -> str:
+    """``2026-11-29 12:00 UTC (1.0 d ago)`` / ``… (in 3.5 h)``; ``never`` for ``None``. Shown in
+    the clock's zone (UTC: ``system_now`` is UTC), so screenshots do not depend on the host."""
+    if epoch is None:
+        return "never"
+    tz = now.tzinfo or UTC
+    stamp = datetime.fromtimestamp(epoch, tz).strftime("%Y-%m-%d %H:%M %Z").strip()
+    delta = epoch - now.timestamp()
+    return f"{stamp} ({'in ' + span(delta) if delta > 0 else span(delta) + ' ago'})"
+
+
+def span(seconds: float) -> str:
+    """A duration, either sign, as ``42 min``, ``3.5 h`` or ``1.2 d``."""
+    s = abs(seconds)
+    return f"{s / 86_400:.1f} d" if s >= 86_400 else f"{s / 3600:.1f} h" if s >= 3600 else f"{s / 60:.0f} min"
+
+
+def _mark(ok: bool) -> Text:
+    return Text("✔ ", style=OK_STYLE) if ok else Text("✘ ", style=CLOSED_STYLE)
+
+
+def lock_holder(status: GateStatus, own_pid: int) -> Text:
+    """Who holds the lock: ``free``, or the PID, whether it runs (or is this memtui, with a
+    plan open) and how long ago it took the lock; a crashed run is named as such."""
+    k = status.lock
+    if not k.exists or k.holder_pid is None:
+        return Text("free", style="bold")
+    who = "this memtui, plan open" if k.holder_pid == own_pid else "alive" if k.holder_alive else "not running"
+    age = "" if k.age_s is None else f", took it {span(k.age_s)} ago"
+    holder = Text.assemble(("PID ", ""), (str(k.holder_pid), "bold"), (f" ({who}){age}", "" if k.holder_alive else MUTED))
+    if k.crashed:
+        holder.append(" — a crashed run: the next dream rolls it back", style="#e5c07b")
+    return holder
+
+
+def _opens(status: GateStatus) -> str:
+    """When the first closed gate opens, in words."""
+    t, s, c, k = status.time, status.sessions, status.scan, status.lock
+    match status.blocking:
+        case "enabled":
+            return "it opens when autoDreamEnabled is true (settings) and auto memory is on"
+        case "time":
+            return f"opens {when(t.opens_at, status.now)}"
+        case "scan":
+            return f"opens {when(c.next_scan_at, status.now)}"
+        case "sessions":
+            more = s.min_sessions - s.count
+            return f"opens after {more} more session{'s' if more != 1 else ''}"
+        case "lock":
+            free_at = None if k.age_s is None else status.now.timestamp() - k.age_s + 3600
+            return f"opens when PID {k.holder_pid} exits, or {when(free_at, status.now)} (stale after 60 min)"
+    return ""
+
+
+def gate_text(status: GateStatus, own_pid: int, *, compact: bool = False) -> Text:
+    """The gates, cheapest first, each open (✔) or closed (✘) with its numbers; the lock
+    holder; and the verdict: would a dream run now, and if not, what blocks it and when that
+    opens. ``compact``: one short line per gate, for small terminals."""
+    if compact:
+        return _compact_gates(status)
+    t, c, s = status.time, status.scan, status.sessions
+    since = "never consolidated" if t.hours_since is None else f"{t.hours_since:.1f} h since the last dream"
+    lines: list[Text] = []
+    if not status.enabled:
+        lines.append(Text.assemble(_mark(False), ("auto-dream off", "bold"), ("  autoDreamEnabled: false, or auto memory is off", MUTED)))
+    lines.append(Text.assemble(_mark(t.ok), ("time     ", "bold"), since, (f"  (min {t.min_hours:g} h)", MUTED)))
+    scan = "no scan yet" if c.last_scan_at is None else f"last scan {when(c.last_scan_at, status.now)}"
+    lines.append(Text.assemble(_mark(c.ok), ("scan     ", "bold"), scan, ("  (one per 10 min)", MUTED)))
+    excluded = f", {s.excluded} excluded (current)" if s.excluded else ""
+    lines.append(Text.assemble(_mark(s.ok), ("sessions ", "bold"), f"{s.count} since the last dream", (f"  (min {s.min_sessions}{excluded})", MUTED)))
+    k = status.lock
+    lines.append(Text.assemble(_mark(k.ok), ("lock     ", "bold"), lock_holder(status, own_pid)))
+    lines.append(Text.assemble(("           last consolidated ", MUTED), when(k.last_consolidated_at, status.now)))
+    lines.append(_verdict(status))
+    return Text("\n").join(lines)
+
+
+def _verdict(status: GateStatus) -> Text:
+    if status.would_run:
+        return Text("▶ a dream would run now", style=OK_STYLE)
+    return Text.assemble(("■ blocked by ", CLOSED_STYLE), (status.blocking or "?", CLOSED_STYLE), (f" — {_opens(status)}", ""))
+
+
+def _compact_gates(status: GateStatus) -> Text:
+    """Four short lines: time, sessions, lock (the scan throttle only when it blocks), verdict."""
+    t, c, s, k = status.time, status.scan, status.sessions, status.lock
+    lines: list[Text] = []
+    if not status.enabled:
+        lines.append(Text.assemble(_mark(False), ("auto-dream off", "bold")))
+    since = "never consolidated" if t.hours_since is None else f"{t.hours_since:.1f} h of {t.min_hours:g}"
+    lines.append(Text.assemble(_mark(t.ok), ("time     ", "bold"), since))
+    if not c.ok:
+        lines.append(Text.assemble(_mark(False), ("scan     ", "bold"), "scanned < 10 min ago"))
+    lines.append(Text.assemble(_mark(s.ok), ("sessions ", "bold"), f"{s.count} of {s.min_sessions}"))
+    holder = "free" if k.ok and not k.holder_pid else f"PID {k.holder_pid} ({'alive' if k.holder_alive else 'gone'})"
+    lines.append(Text.assemble(_mark(k.ok), ("lock     ", "bold"), holder))
+    lines.append(_verdict(status))
+    return Text("\n").join(lines)
+
+
+def last_dream_text(entry: JournalEntry | None) -> Text:
+    """The applied dream ``u`` would undo, or that there is none."""
+    if entry is None:
+        return Text("no applied dream to undo", style=MUTED)
+    stamp = entry.time[:16].replace("T", " ")
+    return Text.assemble(("last dream ", MUTED), (stamp, "bold"), (f" · {len(entry.changes)} file(s) · u undoes it", MUTED))
+
+
+def action_badge(action: str) -> Text:
+    """A coloured ``create`` / ``modify`` / ``delete`` chip, all the same width."""
+    return Text(f" {action:<6} ", style=ACTION_STYLES.get(action, "bold reverse"))
+
+
+# A reason in the plan list is cut here (the diff view shows it whole), so that a few changes
+# fit the list at once.
+REASON_CHARS = 80
+
+
+def change_prompt(relpath: str, action: str, reason: str, *, pending: bool = False) -> Text:
+    """A change of the plan as a list option: action and path, the reason (cut to
+    ``REASON_CHARS``) under them."""
+    if len(reason) > REASON_CHARS:
+        reason = reason[: REASON_CHARS - 1].rstrip() + "…"
+    head = Text.assemble(action_badge(action), " ", (relpath, "bold" if not pending else MUTED))
+    # the reason in the default colour: a muted grey is unreadable on the highlighted row
+    return Text.assemble(head, "\n", (f"  {reason}", "" if not pending else "italic " + MUTED))
+
+
+def finding_prompt(finding: Finding) -> Text:
+    """A finding of the plan as a list option (the dream noticed it; it changes nothing)."""
+    where = finding.path or ""
+    if finding.path and finding.line:
+        where += f":{finding.line}"
+    return Text.assemble((" note   ", "bold #1e1e1e on #61afef"), " ", (where, "bold"), "\n", f"  {finding.code}: {finding.message}")
+
+
+def _show_path(path: str) -> str:
+    """A relpath as is; a transcript (absolute) by its file name, so the log does not carry
+    the user's home directory."""
+    p = PurePath(path)
+    return f"transcript {p.name}" if p.is_absolute() else path
+
+
+def event_line(event: DreamEvent) -> Text | None:
+    """One line of the streaming log for ``event`` (``None`` for progress counts, which go to
+    the bars)."""
+    phase = getattr(event, "phase", None)
+    tag = Text(f"{phase or 'dream':<11} ", style=PHASE_COLORS.get(phase or "", MUTED))
+    match event:
+        case PhaseStarted():
+            return Text.assemble(tag, ("▶ ", "bold"), (event.title, "bold"))
+        case PhaseFinished():
+            return Text.assemble(tag, (f"✔ {event.summary}", "#98c379"))
+        case FileRead():
+            return Text.assemble(tag, (f"  read {_show_path(event.path)} ({event.size:,} B)", MUTED))
+        case Finding():
+            where = f" {event.path}:{event.line}" if event.path and event.line else f" {event.path}" if event.path else ""
+            return Text.assemble(tag, ("  ● note", "#61afef"), (f"{where} ", "bold"), event.message)
+        case ProposedChange():
+            return Text.assemble(tag, "  ", action_badge(event.action), f" {event.path} — {event.reason}")
+        case LogLine():
+            return Text.assemble(tag, (f"  {event.text}", LEVEL_STYLES.get(event.level, "")))
+        case Progress():
+            return None
+    return Text.assemble(tag, str(event))
+
+
+class PhaseRow(Widget):
+    """One phase: its name, a progress bar bound to ``done`` / ``total`` (``data_bind``, as
+    Toolong binds its scan progress) and the phase's one-line state."""
+
+    done: reactive[float] = reactive(0.0)
+    total: reactive[float | None] = reactive(1.0)
+    state: reactive[str] = reactive("waiting")
+
+    def __init__(self, phase: Phase, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.phase = phase
+
+    def compose(self) -> ComposeResult:
+        yield Label(Text(self.phase, style=f"bold {PHASE_COLORS[self.phase]}"), classes="phase-name")
+        yield ProgressBar(show_eta=False, classes="phase-bar").data_bind(progress=PhaseRow.done, total=PhaseRow.total)
+        yield Static(Text(self.state, style=MUTED), classes="phase-state")
+
+    def watch_state(self, state: str) -> None:
+        if self.is_mounted:
+            self.query_one(".phase-state", Static).update(Text(state, style=MUTED if state in ("waiting", "cancelled") else ""))
+
+    def reset(self) -> None:
+        """Back to waiting, bar empty."""
+        self.total = 1.0
+        self.done = 0.0
+        self.state = "waiting"
