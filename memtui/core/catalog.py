@@ -66,14 +66,17 @@ def load_catalog(memory_dir: Path, now: datetime, *, newest: int | None = None) 
     """Scan ``memory_dir`` and audit its indexes at time ``now``.
 
     ``newest``: only the ``newest`` most recent memories (a UI's first screenful of a large
-    dir; the index's ``unindexed`` list then covers only those). Raises ``MemoryDirError``
+    dir; the index's ``unindexed`` list then covers only those, and dangling links are not
+    checked). Raises ``MemoryDirError``
     (an ``OSError``) when the dir is missing; never for a bad file.
     """
     scan = scan_memories(memory_dir, newest=newest)
     main_rel = [m.relpath for m in scan.memories if not m.team]
     team_rel = [m.relpath for m in scan.memories if m.team]
-    index = read_index(memory_dir, main_rel)
-    team_index = read_index(memory_dir, team_rel, index_dir_rel=TEAM_DIR) if (memory_dir / TEAM_DIR).is_dir() else None
+    links = scan.complete  # a quick first batch skips the dangling-link checks
+    index = read_index(memory_dir, main_rel, check_links=links)
+    team_dir = memory_dir / TEAM_DIR
+    team_index = read_index(memory_dir, team_rel, index_dir_rel=TEAM_DIR, check_links=links) if team_dir.is_dir() else None
     indexed = set(index.indexed) | (set(team_index.indexed) if team_index else set())
     entries: list[MemoryEntry] = []
     for mem in scan.memories:

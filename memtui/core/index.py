@@ -208,11 +208,12 @@ def _is_file(path: Path) -> bool:
         return False
 
 
-def read_index(memory_dir: Path, memory_relpaths: list[str], *, index_dir_rel: str = "") -> IndexReport:
+def read_index(memory_dir: Path, memory_relpaths: list[str], *, index_dir_rel: str = "", check_links: bool = True) -> IndexReport:
     """Audit ``<memory_dir>/<index_dir_rel>/MEMORY.md`` against the memories found.
 
     ``memory_relpaths``: POSIX relpaths (to ``memory_dir``) of the memories this index is
-    meant to cover. Never raises: an unreadable index is reported in ``error``.
+    meant to cover. ``check_links=False`` skips the one ``stat`` per link that finds dangling
+    links (``dangling`` is then empty). Never raises: an unreadable index is reported in ``error``.
     """
     index_path = memory_dir / index_dir_rel / INDEX_NAME if index_dir_rel else memory_dir / INDEX_NAME
     try:
@@ -224,13 +225,13 @@ def read_index(memory_dir: Path, memory_relpaths: list[str], *, index_dir_rel: s
     trunc = truncate_index(raw)
     entries = parse_entries(raw, index_dir_rel)
     dropped = split_dropped(raw, trunc, entries)
-    dangling: list[str] = []
+    dangling: dict[str, None] = {}  # ordered, each target once
     indexed: set[str] = set()
     for entry in entries:
         if entry.relpath is None:
             continue
         indexed.add(entry.relpath)
-        if not _is_file(memory_dir / entry.relpath) and entry.target not in dangling:
-            dangling.append(entry.target)
+        if check_links and entry.target not in dangling and not _is_file(memory_dir / entry.relpath):
+            dangling[entry.target] = None
     unindexed = tuple(p for p in memory_relpaths if p not in indexed)
     return IndexReport(index_path, True, trunc, tuple(entries), tuple(dropped), tuple(dangling), unindexed, None, frozenset(indexed))
