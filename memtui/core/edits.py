@@ -132,7 +132,13 @@ def _index_path_rel(index_dir_rel: str) -> str:
 
 
 def _current(memory_dir: Path, memory: Memory) -> bytes:
-    """The bytes on disk, checked against what memtui loaded (``ConflictError`` if they differ)."""
+    """The bytes on disk, checked against what memtui loaded (``ConflictError`` if they differ).
+    A symlinked memory is refused (``EditError``): an atomic replace would turn the link into a
+    copy and leave the file it pointed at behind."""
+    if memory.path.is_symlink():
+        raise EditError(f"{memory.relpath} is a symlink; edit the file it points to")
+    if memory.sha256 == "":
+        raise EditError(f"{memory.relpath} could not be read, so memtui will not rewrite it")
     data = read_or_none(memory.path)
     if sha256_hex(data) != memory.sha256:
         raise ConflictError(memory.relpath, memory.sha256, sha256_hex(data))
@@ -141,6 +147,11 @@ def _current(memory_dir: Path, memory: Memory) -> bytes:
 
 
 def _encode_like(original: bytes, text: str) -> bytes:
+    """``text`` as bytes in the original's line-end style: an editor that hands back ``\n``
+    must not turn a CRLF file into an LF one."""
+    crlf = b"\r\n" in original and original.count(b"\r\n") == original.count(b"\n")
+    if crlf:
+        text = text.replace("\r\n", "\n").replace("\n", "\r\n")
     return text.encode("utf-8")
 
 
@@ -198,9 +209,15 @@ def suggest_filename(mem_type: MemoryType, name: str) -> str:
 
 
 def plan_save(memory_dir: Path, memory: Memory, new_text: str) -> Plan:
-    """Replace a memory's whole text (a hand edit). Raises ``ConflictError``, ``EditError``."""
+    """Replace a memory's whole text (a hand edit), in the file's line-end style. A file with
+    bytes that are not UTF-8 is refused (a text editor would replace them). Raises
+    ``ConflictError``, ``EditError``."""
     before = _current(memory_dir, memory)
-    after = new_text.encode("utf-8")
+    try:
+        before.decode("utf-8")
+    except UnicodeDecodeError:
+        raise EditError(f"{memory.relpath} has bytes that are not UTF-8; an editor would replace them — fix the encoding first") from None
+    after = _encode_like(before, new_text)
     if after == before:
         raise EditError("no change to save")
     return Plan(f"Edit {memory.relpath}", (FileChange(memory.relpath, before, after),), action="edit")
@@ -217,7 +234,9 @@ def plan_retype(memory_dir: Path, memory: Memory, new_type: MemoryType) -> Plan:
     if after == before:
         raise EditError(f"{memory.relpath} is already of type {new_type}")
     old = memory.type or (memory.declared_type and f"{memory.declared_type} (not recognised)") or "untyped"
-    return Plan(f"Re-type {memory.relpath}: {old} → {new_type}", (FileChange(memory.relpath, before, after),), notes=rewrite.notes, action="retype")
+    # the content's age is unchanged: keep the mtime (the agent's age caveats and recall order)
+    change = FileChange(memory.relpath, before, after, memory.mtime)
+    return Plan(f"Re-type {memory.relpath}: {old} → {new_type}", (change,), notes=rewrite.notes, action="retype")
 
 
 def plan_rename(memory_dir: Path, memory: Memory, new_relpath: str) -> Plan:
@@ -228,7 +247,7 @@ def plan_rename(memory_dir: Path, memory: Memory, new_relpath: str) -> Plan:
     if os.path.lexists(memory_dir / new_rel):
         raise EditError(f"{new_rel} already exists")
     data = _current(memory_dir, memory)
-    changes = [FileChange(new_rel, None, data), FileChange(memory.relpath, data, None)]
+    changes = [FileChange(new_rel, None, data, memory.mtime), FileChange(memory.relpath, data, None)]
     overflow: list[IndexEntry] = []
     notes: list[str] = []
     old_index, new_index = _index_rel(memory.relpath), _index_rel(new_rel)
@@ -262,7 +281,7 @@ def plan_create(
     ``description``, ``type`` (``EditError`` otherwise)."""
     if mem_type not in MEMORY_TYPES:
         raise EditError(f"{mem_type!r} is not one of {', '.join(MEMORY_TYPES)}")
-    name, description = " ".join(name.split()), " ".join(description.split())
+    name, description = _frontmatter_value(name), _frontmatter_value(description)
     if not name:
         raise EditError("a name is required")
     if not description:
@@ -274,7 +293,7 @@ def plan_create(
     for key, value in (extra or {}).items():
         if key in ("name", "description", "type") or not re.fullmatch(r"[A-Za-z_][\w-]*", key):
             raise EditError(f"{key!r} cannot be an extra frontmatter key")
-        more += f"{key}: {_yaml_scalar(' '.join(value.split()))}\n"
+        more += f"{key}: {_yaml_scalar(_frontmatter_value(value))}\n"
     text = (
         f"---\nname: {_yaml_scalar(name)}\ndescription: {_yaml_scalar(description)}\ntype: {mem_type}\n{more}---\n\n"
         f"{body if body is not None else BODY_TEMPLATES[mem_type]}"
@@ -287,14 +306,27 @@ def plan_create(
     return Plan(f"Create {rel}", tuple(changes), tuple(overflow), tuple(notes), action="create")
 
 
+def _frontmatter_value(value: str) -> str:
+    """One line the agent's frontmatter reader reads back as written: whitespace runs and
+    control characters become one space, and ``---`` (which ends the reference's frontmatter
+    match even mid-line) becomes an em dash."""
+    flat = " ".join("".join(ch if ch.isprintable() else " " for ch in value).split())
+    while "---" in flat:
+        flat = flat.replace("---", "—")
+    return flat
+
+
 def _yaml_scalar(value: str) -> str:
-    """``value`` as a YAML plain scalar when safe, else double-quoted."""
+    """``value`` as a YAML plain scalar when the reference's parser (YAML 1.2) reads it back as
+    that same string, else double-quoted (``1e3``, ``true``, ``a: b`` are quoted)."""
     import yaml
 
+    from memtui.core import yaml12
+
     try:
-        if yaml.safe_load(f"k: {value}") == {"k": value} and not value.startswith(("'", '"')):
+        if yaml12.load(f"k: {value}") == {"k": value} and not value.startswith(("'", '"')):
             return value
-    except yaml.YAMLError:
+    except (yaml.YAMLError, ValueError, TypeError, RecursionError):
         pass
     escaped = value.replace("\\", "\\\\").replace('"', '\\"')
     return f'"{escaped}"'
@@ -340,42 +372,58 @@ def _mtime(path: Path) -> float | None:
 def apply_plan(memory_dir: Path, plan: Plan, journal: Journal, now: datetime) -> JournalEntry:
     """Apply ``plan`` as one transaction and record it. Returns the journal entry.
 
-    Raises ``ConflictError`` (nothing written), ``ApplyError`` (a write failed; everything was
-    restored), ``OSError`` (the journal itself could not be written; nothing was touched).
+    Under the memory dir's write lock (other memtui processes wait), every file is checked
+    against the plan's ``before`` bytes, the before-images are journaled, then the files are
+    written. Raises ``ConflictError`` (nothing written), ``ApplyError`` (a write failed or the
+    run was interrupted: every file was restored — or the message names those that could not
+    be), ``OSError`` (the journal could not be written; nothing was touched).
     """
     if not plan.changes:
         raise EditError("nothing to apply")
-    _check(memory_dir, plan.changes)
-    entry = journal.new_entry(
-        plan.title,
-        now,
-        [
-            JournalChange(c.relpath, c.kind, sha256_hex(c.before), sha256_hex(c.after), _mtime(memory_dir / c.relpath))
-            for c in plan.changes
-        ],
-        {c.relpath: c.before for c in plan.changes if c.before is not None},
-        action=plan.action,
-    )
-    entry.undoes, entry.restores = plan.undoes, plan.restores
-    ordered = sorted(plan.changes, key=lambda c: c.kind == "delete")  # deletes last
-    done: list[FileChange] = []
-    try:
-        for change in ordered:
-            done.append(change)
-            _write(memory_dir, change.relpath, change.after, change.after_mtime)
-    except OSError as exc:
-        mtimes = {jc.relpath: jc.before_mtime for jc in entry.changes}
-        for change in reversed(done):
+    with journal.write_lock():
+        _check(memory_dir, plan.changes)
+        entry = journal.new_entry(
+            plan.title,
+            now,
+            [
+                JournalChange(c.relpath, c.kind, sha256_hex(c.before), sha256_hex(c.after), _mtime(memory_dir / c.relpath))
+                for c in plan.changes
+            ],
+            {c.relpath: c.before for c in plan.changes if c.before is not None},
+            action=plan.action,
+        )
+        entry.undoes, entry.restores = plan.undoes, plan.restores
+        ordered = sorted(plan.changes, key=lambda c: c.kind == "delete")  # deletes last
+        done: list[FileChange] = []
+        try:
+            for change in ordered:
+                done.append(change)
+                _write(memory_dir, change.relpath, change.after, change.after_mtime)
+        except BaseException as exc:  # OSError, and Ctrl-C / kill mid-way too
+            mtimes = {jc.relpath: jc.before_mtime for jc in entry.changes}
+            lost: list[str] = []
+            for change in reversed(done):
+                try:
+                    _write(memory_dir, change.relpath, change.before, mtimes.get(change.relpath))
+                except OSError:
+                    lost.append(change.relpath)
+            entry.status = "failed"
             try:
-                _write(memory_dir, change.relpath, change.before, mtimes.get(change.relpath))
+                journal.save(entry)
             except OSError:
                 pass
-        entry.status = "failed"
+            if not isinstance(exc, OSError):
+                raise
+            cause = exc.strerror or str(exc)
+            if lost:
+                where = journal.root / entry.id / "before"
+                outcome = f"could not restore {', '.join(lost)} — their previous bytes are in {where}"
+            else:
+                outcome = "every file was restored"
+            raise ApplyError(exc.errno or 0, f"{plan.title} failed ({cause}); {outcome}") from exc
+        entry.status = "applied"
         journal.save(entry)
-        raise ApplyError(exc.errno or 0, f"{plan.title} failed ({exc.strerror or exc}); every file was restored", exc.filename) from exc
-    entry.status = "applied"
-    journal.save(entry)
-    journal.prune()
+        journal.prune()
     return entry
 
 
@@ -397,7 +445,10 @@ def undo_plan(memory_dir: Path, journal: Journal, entry_id: str | None = None) -
         current = read_or_none(memory_dir / jc.relpath)
         if sha256_hex(current) != jc.after_sha:
             raise ConflictError(jc.relpath, jc.after_sha, sha256_hex(current))
-        changes.append(FileChange(jc.relpath, current, journal.before_image(entry.id, jc.relpath), jc.before_mtime))
+        before = journal.before_image(entry.id, jc.relpath)
+        if sha256_hex(before) != jc.before_sha:  # a lost or altered copy must never mean "delete"
+            raise EditError(f"the journal's copy of {jc.relpath} for “{entry.title}” is missing or damaged; not undoing")
+        changes.append(FileChange(jc.relpath, current, before, jc.before_mtime))
     return Plan(f"Undo: {entry.title}", tuple(changes), action="undo", undoes=entry.id)
 
 
@@ -417,16 +468,19 @@ class TrashItem:
 
 
 def trash(journal: Journal) -> list[TrashItem]:
-    """Deleted memories, newest first — minus those brought back (restored, or the delete undone)."""
+    """Deleted memories, newest first: every file a delete, a dream or any other change removed
+    (a rename moves, it does not delete) — minus those brought back by an undo or a restore
+    that is itself still in effect."""
     entries = journal.entries()
     applied = [e for e in entries if e.status == "applied"]
-    back = {e.undoes for e in applied if e.undoes} | {e.restores for e in applied if e.restores}
+    undone = {e.undoes for e in applied if e.undoes}
+    back = undone | {e.restores for e in applied if e.restores and e.id not in undone}
     items: list[TrashItem] = []
     for entry in reversed(applied):
-        if entry.action != "delete" or entry.id in back:
+        if entry.id in back or entry.action in ("rename", "undo", "restore"):
             continue
         for jc in entry.changes:
-            if jc.kind == "delete":
+            if jc.kind == "delete" and not jc.relpath.endswith(INDEX_NAME):
                 data = journal.before_image(entry.id, jc.relpath)
                 if data is not None:
                     items.append(TrashItem(entry.id, jc.relpath, entry.time, len(data)))
@@ -441,7 +495,9 @@ def restore_plan(memory_dir: Path, journal: Journal, item: TrashItem) -> Plan:
         raise EditError(f"{item.relpath} is no longer in the trash")
     if os.path.lexists(memory_dir / item.relpath):
         raise EditError(f"{item.relpath} exists again; rename it first")
-    changes = [FileChange(item.relpath, None, data)]
+    deleted = next((e for e in journal.entries() if e.id == item.entry_id), None)
+    mtime = next((c.before_mtime for c in deleted.changes if c.relpath == item.relpath), None) if deleted else None
+    changes = [FileChange(item.relpath, None, data, mtime)]
     index_rel = _index_path_rel(_index_rel(item.relpath))
     old_index = journal.before_image(item.entry_id, index_rel)
     overflow: list[IndexEntry] = []

@@ -43,7 +43,7 @@ from memtui.core.frontmatter import parse_frontmatter
 from memtui.core.journal import Journal, JournalEntry, read_or_none, sha256_hex
 from memtui.core.memories import MEMORY_TYPES, MemoryType
 from memtui.core.rewrite import set_top_level_key
-from memtui.core.slug import slugify
+from memtui.core.statedir import memdir_state
 
 ProposalKind = Literal["create", "update"]
 ProposalStatus = Literal["pending", "accepted", "rejected"]
@@ -216,7 +216,7 @@ class Inbox:
 
     def __init__(self, state_dir: Path, memory_dir: Path) -> None:
         self.memory_dir = memory_dir
-        self.root = state_dir / "memdirs" / slugify(str(memory_dir.resolve())) / "inbox"
+        self.root = memdir_state(state_dir, memory_dir) / "inbox"
 
     def _file(self, ident: str) -> Path:
         return self.root / f"{ident}.json"

@@ -521,10 +521,14 @@ class MemoriesPane(Widget):
         try:
             plan = plan_save(self.locations.memory_dir, mem, text)
         except EditError as exc:
-            self.notify(str(exc))
+            self.notify(str(exc), severity="warning")
             return
         except ConflictError:
             self._resolve_conflict(mem, text)
+            return
+        except OSError as exc:  # the file became unreadable (a folder, no permission): keep the text
+            self.notify(f"{exc.strerror or exc} — your text is still in the editor", title="Not saved", severity="error")
+            self.app.push_screen(EditorScreen(mem.relpath, text), lambda t: t is not None and self._save_text(mem, t))
             return
         self.apply(plan, select=mem.relpath)
 
@@ -556,14 +560,14 @@ class MemoriesPane(Widget):
         scratch_dir = self.locations.state_dir / "editing"
         scratch_dir.mkdir(parents=True, exist_ok=True)
         scratch = scratch_dir / Path(mem.relpath).name
-        scratch.write_text(mem.text, encoding="utf-8")
+        scratch.write_bytes(mem.text.encode("utf-8", errors="surrogateescape"))
         try:
             with self.app.suspend():
                 subprocess.run([*shlex.split(editor), str(scratch)], check=False)
         except (OSError, ValueError) as exc:
             self.notify(f"cannot run {editor!r}: {exc}", title="Editor", severity="error")
             return
-        text = scratch.read_text(encoding="utf-8")
+        text = scratch.read_bytes().decode("utf-8", errors="surrogateescape")  # no newline translation
         scratch.unlink(missing_ok=True)
         if text != mem.text:
             self._save_text(mem, text)

@@ -67,7 +67,7 @@ def test_apply_is_gated_then_forced_then_undone(mem: Path) -> None:
     code, out = run("dream", "apply", "--force", "--json", "--consolidator", "offline", "--memory-dir", str(mem))
     assert code == 0
     data = json.loads(out)
-    assert data["run_id"].startswith("20260310T120000-")
+    assert data["run_id"].endswith("-20260310T120000")  # <sequence>-<frozen clock>
     assert {c["path"] for c in data["changes"]} == {"MEMORY.md", "user_a.md", "user_b.md"}
     assert not (mem / "user_b.md").exists()
     code, out = run("dream", "status", "--json", "--memory-dir", str(mem))

@@ -27,7 +27,7 @@ from memtui.core.diagnostics import Diagnostic
 from memtui.core.dream.lock import LockInfo, read_lock
 from memtui.core.locations import Locations
 from memtui.core.settings import SettingsLayers
-from memtui.core.slug import slugify
+from memtui.core.statedir import memdir_state
 from memtui.core.transcripts import list_sessions
 
 # SPEC §8 defaults (the reference's).
@@ -59,7 +59,7 @@ class DreamContext:
     @property
     def dream_state_dir(self) -> Path:
         """``<state>/memdirs/<slug of the memory dir>/dream`` (next to the edit journal)."""
-        return self.state_dir / "memdirs" / slugify(str(self.memory_dir.resolve())) / "dream"
+        return memdir_state(self.state_dir, self.memory_dir) / "dream"
 
 
 @dataclass(frozen=True, slots=True)

@@ -36,6 +36,7 @@ from memtui.core.journal import sha256_hex
 from memtui.core.memories import MEMORY_TYPES, iter_memory_paths, parse_memory_type
 from memtui.core.recall.manifest import build_manifest
 from memtui.core.slug import slugify
+from memtui.core.statedir import memdir_state
 from memtui.core.transcripts import Entry, is_human_turn
 
 if TYPE_CHECKING:
@@ -232,7 +233,7 @@ class ClaudeExtractor:
 
     def staging_dir(self, request: ExtractionRequest, now: datetime) -> Path:
         """Where this run's staging copy lives (inside memtui's state dir, never the memory dir)."""
-        root = self.state_dir / "memdirs" / slugify(str(request.memory_dir.resolve())) / "extract" / "staging"
+        root = memdir_state(self.state_dir, request.memory_dir) / "extract" / "staging"
         return root / f"{slugify(request.session_id or 'session')}-{now.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}"
 
     def run(self, request: ExtractionRequest) -> tuple[list[Draft], list[str]]:

@@ -22,6 +22,7 @@ from typing import Self
 
 from memtui.core.atomic import atomic_write_bytes
 from memtui.core.slug import slugify
+from memtui.core.statedir import memdir_state
 from memtui.core.transcripts import Transcript
 
 # memtui's choice: a lock older than this is stale and is taken over. An extraction is at most
@@ -60,7 +61,7 @@ class CursorStore:
     """The cursors (and locks) of one memory dir."""
 
     def __init__(self, state_dir: Path, memory_dir: Path) -> None:
-        self.root = state_dir / "memdirs" / slugify(str(memory_dir.resolve())) / "extract"
+        self.root = memdir_state(state_dir, memory_dir) / "extract"
 
     def _path(self, session_id: str) -> Path:
         return self.root / "cursors" / f"{slugify(session_id)}.json"
