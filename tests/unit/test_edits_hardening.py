@@ -235,3 +235,15 @@ def test_files_a_dream_deleted_are_in_the_trash(mem: Path, journal: Journal) -> 
 def test_no_state_is_written_inside_the_memory_dir(mem: Path) -> None:
     with pytest.raises(StateDirInsideMemoryDirError):
         Journal(mem / ".memtui", mem)
+
+
+def test_a_doctor_fix_keeps_the_memory_age_so_its_other_dates_keep_their_base(mem: Path, journal: Journal) -> None:
+    from memtui.core.doctor import fix_plan, run_doctor
+
+    monday = datetime(2026, 3, 2, 9, 0, tzinfo=UTC).timestamp()
+    make(mem, "project_m.md", b"---\nname: M\ndescription: d\ntype: project\n---\n\nBackup tomorrow, migration next Thursday.\n\n**Why:** x\n\n**How to apply:** y\n", monday)
+    report = run_doctor(mem, NOW)
+    (tomorrow,) = [f for f in report.findings if f.code == "relative-date" and f.fix]
+    apply_plan(mem, fix_plan(mem, tomorrow), journal, NOW)
+    assert (mem / "project_m.md").stat().st_mtime == monday
+    assert b"2026-03-03" in (mem / "project_m.md").read_bytes()

@@ -32,6 +32,13 @@ class FixError(EditError):
     """A finding has no safe fix, or the file no longer looks as the finding describes."""
 
 
+def _mtime(path: Path) -> float | None:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return None
+
+
 class _Files:
     """The files a plan touches: loaded from disk once, edited as text (surrogateescape keeps
     non-UTF-8 bytes), turned into ``FileChange``s at the end."""
@@ -63,7 +70,10 @@ class _Files:
         for rel, text in self.text.items():
             after = None if text is None else text.encode("utf-8", errors="surrogateescape")
             if after != self.before[rel]:
-                out.append(FileChange(rel, self.before[rel], after))
+                # a fix changes a memory's form, not its age: keep its mtime (the base of its
+                # relative dates, its age caveat, its recall order); an index's mtime means nothing
+                keep = None if rel.endswith("MEMORY.md") else _mtime(self.memory_dir / rel)
+                out.append(FileChange(rel, self.before[rel], after, keep))
         return out
 
 
