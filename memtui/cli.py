@@ -25,6 +25,9 @@ class MemtuiGroup(click.Group):
             return super().main(*args, **kwargs)
         except click.exceptions.Exit as exc:
             sys.exit(exc.exit_code)
+        except click.exceptions.NoArgsIsHelpError as exc:  # `memtui dream` alone: its help, as --help
+            click.echo(exc.ctx.get_help() if exc.ctx is not None else exc.format_message())
+            sys.exit(0)
         except click.UsageError as exc:
             hint = f" (see `{exc.ctx.command_path} --help`)" if exc.ctx is not None else ""
             fail(f"{exc.format_message().rstrip('.')}{hint}", 2)
