@@ -119,3 +119,11 @@ def common_options(func: Callable[P, R]) -> Callable[P, R]:
     for deco in decorators:
         func = deco(func)
     return func
+
+
+def rich_console() -> Any:
+    """A rich ``Console`` for readable output: the terminal's width, or wide (no 80-column
+    wrapping) when piped."""
+    from rich.console import Console
+
+    return Console(highlight=False, width=None if sys.stdout.isatty() else 240)

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import click
-from rich.console import Console
 from rich.markup import escape
 
 from memtui.commands.common import (
@@ -14,6 +12,7 @@ from memtui.commands.common import (
     common_options,
     emit_json,
     fail,
+    rich_console,
     user_errors,
 )
 from memtui.core.catalog import Catalog, entry_to_json, index_to_json, load_catalog
@@ -28,11 +27,6 @@ def other_flavor_hint(loc: Locations) -> str:
     """`` — but <dir> exists: try --flavor claude`` when the other flavor has memories."""
     found = other_flavor_memory_dir(loc)
     return f" — but {found[1]} exists: try `--flavor {found[0]}`" if found else ""
-
-
-def _console() -> Console:
-    """Rich output: the terminal's width, or wide and unwrapped when piped."""
-    return Console(highlight=False, width=None if sys.stdout.isatty() else 240)
 
 
 def _catalog(obj: CliContext) -> Catalog:
@@ -85,7 +79,7 @@ def ls(obj: CliContext, type_: str | None, as_json: bool) -> None:
             escape(mem.description) if mem.description else "[dim]—[/]",
             f"[yellow]{len(problems)}[/]" if problems else "",
         )
-    console = _console()
+    console = rich_console()
     console.print(table)
     for d in catalog.diagnostics:
         console.print(f"[yellow]{d.severity}[/] {escape(d.path or '')} [bold]{d.code}[/]: {escape(d.message)}", highlight=False)
@@ -114,7 +108,7 @@ def index(obj: CliContext, team: bool, as_json: bool) -> None:
     if as_json:
         emit_json(data)
         return
-    console = _console()
+    console = rich_console()
     if not data["exists"]:
         console.print(f"[yellow]no index[/] at {escape(data['path'])}")
     else:

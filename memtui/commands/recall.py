@@ -6,10 +6,21 @@ from pathlib import Path
 
 import click
 
-from memtui.commands.common import CliContext, common_options, emit_json, fail, user_errors
+from memtui.commands.common import (
+    CliContext,
+    common_options,
+    emit_json,
+    fail,
+    rich_console,
+    user_errors,
+)
 from memtui.core.recall import SELECTOR_NAMES, choose_model, load_corpus, recall
 from memtui.core.recall.engine import RecallResult, surfaced_size
-from memtui.core.transcripts import read_transcript, recently_used_tools, surfaced_memories
+from memtui.core.transcripts import (
+    read_transcript,
+    recently_used_tools,
+    surfaced_memories,
+)
 
 
 def _split(value: str | None) -> list[str]:
@@ -80,10 +91,9 @@ def recall_cmd(
 
 
 def _print(result: RecallResult) -> None:
-    from rich.console import Console
     from rich.markup import escape
 
-    console = Console(highlight=False)
+    console = rich_console()
     badge = "[green]online[/]" if result.online else "[yellow]offline[/]"
     console.print(f"[bold]recall[/] selector [bold]{result.selector}[/] {badge}"
                   + (f" [dim]({escape(result.offline_reason)})[/]" if result.offline_reason else ""))
@@ -111,4 +121,4 @@ def _print(result: RecallResult) -> None:
         console.print("near misses: " + ", ".join(f"{escape(n.relpath)} ({n.score:.2f})" for n in result.near_misses))
     if result.injected_text:
         console.print("\n[bold]injected text[/]")
-        console.print(escape(result.injected_text))
+        click.echo(result.injected_text)  # exact bytes: no wrapping, no markup
