@@ -248,3 +248,18 @@ def test_unreadable_transcript_raises_oserror(tmp_path: Path, dirs: tuple[Path, 
     memory, state = dirs
     with pytest.raises(OSError):
         extract(tmp_path / "missing.jsonl", memory, state, NOW, extractor="offline")
+
+
+def test_a_subagent_transcript_keeps_its_own_cursor(tmp_path: Path, dirs: tuple[Path, Path]) -> None:
+    memory, state = dirs
+    main_talk = Talk()  # the subagent's transcript carries its parent's sessionId
+    main_talk.human("remember that we never deploy on Fridays")
+    main = main_talk.write(tmp_path / f"{SESSION}.jsonl")
+    sub_talk = Talk()
+    sub_talk.human("Search the repo for TODOs.")
+    sub_talk.human("And the FIXMEs.")  # its cursor ends on a uuid the main transcript lacks
+    sub = sub_talk.write(tmp_path / "agent-7f3e9c21.jsonl")
+    extract(main, memory, state, NOW, extractor="offline")
+    extract(sub, memory, state, NOW, extractor="offline")
+    again = extract(main, memory, state, NOW, extractor="offline")
+    assert again.skipped == "nothing new since the cursor"  # not re-read from the start

@@ -191,13 +191,16 @@ def extract(
     transcript = read_transcript(transcript_path)
     session = _session_of(transcript, transcript_path)
     store = CursorStore(state_dir, memory_dir)
-    lock = store.lock(session)
+    # One cursor per transcript file: a subagent's agent-*.jsonl shares its parent's sessionId
+    # but is another conversation; keyed by session id, each pass would reset the other's cursor.
+    key = transcript_path.stem if transcript_path.stem.startswith("agent-") else session
+    lock = store.lock(key)
     if not lock.acquire():
-        held = store.get(session)
+        held = store.get(key)
         uuid = held.message_uuid if held else None
         return ExtractionResult(transcript_path, session, "another extraction of this session is running", uuid, uuid, 0, 0)
     with lock:
-        previous = store.get(session)  # read under the lock: another pass may just have moved it
+        previous = store.get(key)  # read under the lock: another pass may just have moved it
         before = previous.message_uuid if previous else None
         notes: list[str] = []
         start = 0
@@ -209,7 +212,7 @@ def extract(
 
         def done(**kw: Any) -> ExtractionResult:
             uuid, index = _last_position(transcript, start, end, previous)
-            store.set(Cursor(session, uuid, index, now.isoformat(), str(transcript_path)))
+            store.set(Cursor(key, uuid, index, now.isoformat(), str(transcript_path)))
             return ExtractionResult(transcript_path, session, cursor_before=before, cursor=uuid, start=start, end=end,
                                     notes=tuple(notes), **kw)
 
