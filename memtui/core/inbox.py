@@ -105,6 +105,7 @@ class Proposal:
     text: str | None = None
     before_sha256: str | None = None
     notes: tuple[str, ...] = field(default=())
+    entry: str | None = None  # the journal entry that wrote it (an undo of it reopens the proposal)
 
     def to_json(self) -> dict[str, Any]:
         """The stored (and ``--json``) shape: the issue's ``{path, type, name, description,
@@ -130,6 +131,7 @@ class Proposal:
             "text": self.text,
             "before_sha256": self.before_sha256,
             "notes": list(self.notes),
+            "entry": self.entry,
         }
 
     @classmethod
@@ -157,6 +159,7 @@ class Proposal:
             text=raw.get("text"),
             before_sha256=raw.get("before_sha256"),
             notes=tuple(raw.get("notes") or ()),
+            entry=raw.get("entry"),
         )
 
 
@@ -216,6 +219,7 @@ class Inbox:
 
     def __init__(self, state_dir: Path, memory_dir: Path) -> None:
         self.memory_dir = memory_dir
+        self.state_dir = state_dir
         self.root = memdir_state(state_dir, memory_dir) / "inbox"
 
     def _file(self, ident: str) -> Path:
@@ -236,7 +240,21 @@ class Inbox:
             except (OSError, ValueError, KeyError, TypeError):
                 continue
         found.sort(key=lambda p: (p.created, p.id))
-        return found
+        return self._reopen_undone(found)
+
+    def _reopen_undone(self, proposals: list[Proposal]) -> list[Proposal]:
+        """An accepted proposal whose write was undone (``memtui undo``) is pending again."""
+        accepted = [p for p in proposals if p.status == "accepted" and p.entry]
+        if not accepted:
+            return proposals
+        undone = {e.undoes for e in Journal(self.state_dir, self.memory_dir).entries() if e.status == "applied" and e.undoes}
+        out: list[Proposal] = []
+        for p in proposals:
+            if p.status == "accepted" and p.entry in undone:
+                p = replace(p, status="pending", decided=None, written=None, entry=None)
+                self._save(p)
+            out.append(p)
+        return out
 
     def pending(self) -> list[Proposal]:
         """The proposals waiting for a decision, oldest first (the inbox view's list)."""
@@ -358,7 +376,7 @@ class Inbox:
         plan = proposal_plan(self.memory_dir, proposal)
         entry = apply_plan(self.memory_dir, plan, journal, now)
         rel = plan.changes[0].relpath
-        done = replace(proposal, status="accepted", decided=now.isoformat(), written=rel)
+        done = replace(proposal, status="accepted", decided=now.isoformat(), written=rel, entry=entry.id)
         self._save(done)
         return AcceptResult(done, entry, rel)
 

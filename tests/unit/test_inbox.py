@@ -205,3 +205,16 @@ def test_edit_from_text_refuses_a_type_the_agent_would_not_read(box: tuple[Inbox
         inbox.update_from_text(p.id, "---\nname: x\ndescription: y\ntype: Feedback\n---\nbody\n")
     with pytest.raises(InboxError):
         inbox.update_from_text(p.id, "no frontmatter at all\n")
+
+
+def test_undoing_an_accept_puts_the_proposal_back_in_the_inbox(box: tuple[Inbox, Path, Path, Path]) -> None:
+    inbox, memory, state, _ = box
+    (p,) = inbox.pending()
+    result = inbox.accept(p.id, Journal(state, memory), NOW)
+    assert inbox.pending() == []
+    undo(memory, Journal(state, memory), NOW)
+    assert not (memory / result.relpath).exists()
+    (again,) = inbox.pending()
+    assert again.id == p.id and again.status == "pending"
+    inbox.accept(p.id, Journal(state, memory), NOW)  # and it can be accepted again
+    assert (memory / result.relpath).is_file()
