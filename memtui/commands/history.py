@@ -8,8 +8,23 @@ from pathlib import Path
 
 import click
 
-from memtui.commands.common import CliContext, common_options, emit_json, fail, user_errors
-from memtui.core.edits import ApplyError, ConflictError, EditError, apply_plan, restore_plan, trash, undo
+from memtui.commands.common import (
+    CliContext,
+    common_options,
+    emit_json,
+    fail,
+    user_errors,
+)
+from memtui.core.edits import (
+    ApplyError,
+    ConflictError,
+    EditError,
+    apply_plan,
+    restore_plan,
+    trash,
+    undo,
+    undoable_entries,
+)
 from memtui.core.journal import Journal
 
 
@@ -21,16 +36,28 @@ def _memory_dir(obj: CliContext) -> Path:
 
 
 @click.command("undo")
+@click.option("--list", "listing", is_flag=True, help="List the changes that can be undone, newest first, with their ids.")
+@click.option("--entry", "entry_id", default=None, metavar="ID", help="Undo this change (from --list) instead of the last one.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @common_options
 @click.pass_obj
 @user_errors
-def undo_cmd(obj: CliContext, as_json: bool) -> None:
+def undo_cmd(obj: CliContext, listing: bool, entry_id: str | None, as_json: bool) -> None:
     """Revert the last change memtui made to the memory dir (repeat to walk back)."""
     memory_dir = _memory_dir(obj)
     journal = Journal(obj.locations.state_dir, memory_dir)
+    if listing:
+        undoable = undoable_entries(journal)
+        if as_json:
+            emit_json([{"id": e.id, "title": e.title, "time": e.time, "action": e.action} for e in undoable])
+        else:
+            for e in undoable:
+                click.echo(f"{e.id}  {e.time[:19].replace('T', ' ')}  {e.title}")
+            if not undoable:
+                click.echo("nothing to undo")
+        return
     try:
-        entry = undo(memory_dir, journal, obj.now())
+        entry = undo(memory_dir, journal, obj.now(), entry_id)
     except (EditError, ConflictError, ApplyError) as exc:
         fail(str(exc), 1)
     if as_json:

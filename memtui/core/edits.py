@@ -63,12 +63,12 @@ class ConflictError(RuntimeError):
     ``relpath``: the file; ``expected_sha`` / ``actual_sha``: hashes (``None`` = absent).
     """
 
-    def __init__(self, relpath: str, expected_sha: str | None, actual_sha: str | None) -> None:
+    def __init__(self, relpath: str, expected_sha: str | None, actual_sha: str | None, *, since: str = "it was loaded") -> None:
         self.relpath = relpath
         self.expected_sha = expected_sha
         self.actual_sha = actual_sha
         state = "was deleted" if actual_sha is None else "was created" if expected_sha is None else "changed"
-        super().__init__(f"{relpath} {state} on disk since it was loaded; nothing was written")
+        super().__init__(f"{relpath} {state} on disk since {since}; nothing was written")
 
 
 class ApplyError(OSError):
@@ -427,24 +427,31 @@ def apply_plan(memory_dir: Path, plan: Plan, journal: Journal, now: datetime) ->
     return entry
 
 
+def undoable_entries(journal: Journal) -> list[JournalEntry]:
+    """Applied changes not yet undone (undo entries themselves excluded), newest first."""
+    entries = journal.entries()
+    undone = {e.undoes for e in entries if e.status == "applied" and e.undoes}
+    return [e for e in reversed(entries) if e.status == "applied" and e.undoes is None and e.id not in undone]
+
+
 def undo_plan(memory_dir: Path, journal: Journal, entry_id: str | None = None) -> Plan:
     """The plan that reverts an applied change: ``entry_id``, or by default the newest applied
     change not yet undone (undo entries themselves are skipped, so repeated undos walk back
     through history). Raises ``EditError`` when there is none, ``ConflictError`` when a file
     changed since that change."""
-    entries = journal.entries()
-    undone = {e.undoes for e in entries if e.status == "applied" and e.undoes}
-    candidates = [e for e in entries if e.status == "applied" and e.undoes is None and e.id not in undone]
+    candidates = undoable_entries(journal)
     if entry_id is not None:
         candidates = [e for e in candidates if e.id == entry_id]
     if not candidates:
         raise EditError("nothing to undo" if entry_id is None else f"no applied change {entry_id} left to undo")
-    entry = candidates[-1]
+    entry = candidates[0]
     changes: list[FileChange] = []
     for jc in entry.changes:
         current = read_or_none(memory_dir / jc.relpath)
-        if sha256_hex(current) != jc.after_sha:
-            raise ConflictError(jc.relpath, jc.after_sha, sha256_hex(current))
+        if sha256_hex(current) != jc.after_sha:  # the agent (or a person) changed it since
+            raise ConflictError(
+                jc.relpath, jc.after_sha, sha256_hex(current), since=f"“{entry.title}” (undoing would overwrite that; `memtui undo --list` shows the others)"
+            )
         before = journal.before_image(entry.id, jc.relpath)
         if sha256_hex(before) != jc.before_sha:  # a lost or altered copy must never mean "delete"
             raise EditError(f"the journal's copy of {jc.relpath} for “{entry.title}” is missing or damaged; not undoing")

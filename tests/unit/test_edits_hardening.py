@@ -247,3 +247,24 @@ def test_a_doctor_fix_keeps_the_memory_age_so_its_other_dates_keep_their_base(me
     apply_plan(mem, fix_plan(mem, tomorrow), journal, NOW)
     assert (mem / "project_m.md").stat().st_mtime == monday
     assert b"2026-03-03" in (mem / "project_m.md").read_bytes()
+
+
+def test_an_older_change_can_be_undone_when_the_agent_changed_the_index_since_the_last(mem: Path, journal: Journal) -> None:
+    from click.testing import CliRunner
+
+    from memtui.cli import main
+
+    make(mem, "u.md", b"---\ntype: User\n---\nx\n")
+    make(mem, "MEMORY.md", b"- [u](u.md) \xe2\x80\x94 h\n")
+    retype = apply_plan(mem, plan_retype(mem, read_memory(mem / "u.md", mem), "user"), journal, NOW)
+    apply_plan(mem, plan_create(mem, "user", "New", "n"), journal, NOW)
+    with (mem / "MEMORY.md").open("ab") as fh:  # the agent appends to the index
+        fh.write(b"- [agent](a.md) \xe2\x80\x94 by the agent\n")
+    with pytest.raises(ConflictError, match="memtui undo --list"):
+        undo_plan(mem, journal)
+    env = {"MEMTUI_STATE_DIR": str(journal.root.parent.parent.parent)}
+    listed = CliRunner().invoke(main, ["undo", "--list", "--memory-dir", str(mem)], env=env)
+    assert retype.id in listed.output
+    result = CliRunner().invoke(main, ["undo", "--entry", retype.id, "--memory-dir", str(mem)], env=env)
+    assert result.exit_code == 0, result.output
+    assert (mem / "u.md").read_bytes() == b"---\ntype: User\n---\nx\n"
