@@ -30,18 +30,23 @@ def import_(obj: CliContext, bundle: Path, dry_run: bool, as_json: bool) -> None
 
     Every key is checked for path traversal (URL-encoded, look-alike Unicode, backslashes,
     absolute paths, symlinks out of team/); every content for the 250,000-byte limit and for
-    likely secrets. Accepted files are written atomically, all or nothing. Exit 1 when any key
-    was rejected, 2 when nothing could be done (bad bundle, no memory dir, a failed write).
+    likely secrets. Rejected keys are reported with the reason and do not stop the others; the
+    accepted files (and a team/MEMORY.md line for each new memory) are written as one change:
+    atomically, nothing partial if a write fails, undone with `memtui undo`. Exit 1 when any
+    key was rejected, 2 when nothing could be done (bad bundle, no memory dir, a failed write).
     """
+    loc = obj.locations
     try:
         entries = load_bundle(bundle)
-        report = import_bundle(entries, obj.locations.memory_dir, dry_run=dry_run)
+        report = import_bundle(entries, loc.memory_dir, state_dir=loc.state_dir, now=obj.now(), dry_run=dry_run)
     except TeamImportError as exc:
         fail(exc.reason)
     if as_json:
         emit_json(report.to_json())
     else:
         _print(report)
+    for entry in report.index_overflow:
+        click.echo(f"warning: team/MEMORY.md: [{entry.title}]({entry.target}) is now past the agent's index cap", err=True)
     if report.rejected:
         raise SystemExit(1)
 

@@ -6,12 +6,15 @@ input (``../../.ssh/authorized_keys``), so every key goes through
 :func:`memtui.core.safepath.validate_team_key`; every content through the reference's
 250,000-byte per-file limit and a secret scan (:mod:`memtui.core.secretscan`).
 
-An import is all-or-nothing on disk (SPEC §10, "nothing lost"): every entry is validated
-before the first write; accepted files are written atomically (temp file in the same dir,
-fsync, ``os.replace``); if a write fails midway, the files already written are restored from
-before-images kept in memory (content, mode, timestamps), directories the import created are
-removed, and :class:`TeamWriteError` is raised — the team dir is as it was. Rejected entries do
-not stop the others: they are reported with a code and a reason.
+Rejected entries do not stop the others: they are reported with a code and a reason. Every
+entry is validated before the first write; the accepted changes are then written as ONE change
+through memtui's single write path (:func:`memtui.core.edits.apply_plan`): new and changed files
+plus ``team/MEMORY.md`` with a line for each new memory (SPEC §4.4: the index is updated in the
+same transaction). That path checks nothing changed on disk since the import looked, journals
+the before-images, writes each file atomically and, if a write fails midway, restores every file
+and raises — the import becomes :class:`TeamWriteError` and nothing is partially imported
+(folders the import created are removed too). A successful import is a journal entry like any
+edit, so ``memtui undo`` reverts it.
 
 An import only adds and updates: local team files the bundle does not name are left alone.
 """
@@ -23,10 +26,15 @@ import os
 import stat
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from memtui.core.atomic import atomic_write_bytes
+from memtui.core.edits import ApplyError, ConflictError, FileChange, Plan, apply_plan
+from memtui.core.frontmatter import parse_frontmatter
+from memtui.core.index import INDEX_NAME, IndexEntry, parse_entries
+from memtui.core.index_edit import add_entry, entry_line, newly_dropped
+from memtui.core.journal import Journal, read_or_none
 from memtui.core.memories import TEAM_DIR
 from memtui.core.safepath import UnsafePathError, validate_team_key
 from memtui.core.secretscan import find_secrets
@@ -65,17 +73,23 @@ class BundleError(TeamImportError, ValueError):
 
 
 class TeamWriteError(TeamImportError):
-    """A write failed midway (``code`` ``write-failed``). ``key`` is the entry being written;
-    ``restore_failures`` lists the paths that could not be put back (empty: the team dir is
-    exactly as before the import)."""
+    """A write failed midway (``code`` ``write-failed``) and the write path rolled the import
+    back. ``key``: the entry whose write failed, when the error names it (``None`` otherwise,
+    e.g. a disk full mid-write or the team index failing); ``restore_failures``: the paths still
+    not as before the import (empty: the team dir is exactly as it was)."""
 
-    def __init__(self, key: str, cause: OSError, restore_failures: list[str]) -> None:
+    def __init__(self, key: str | None, cause: OSError, restore_failures: list[str]) -> None:
         what = cause.strerror or str(cause)
         if restore_failures:
             after = "could not restore: " + ", ".join(restore_failures)
         else:
             after = "the team dir was restored; nothing was imported"
-        super().__init__("write-failed", f"writing team key {key!r} failed ({what}); {after}")
+        if key is not None:
+            head = f"writing team key {key!r} failed ({what})"
+        else:
+            where = f": {cause.filename}" if cause.filename else ""
+            head = f"the team import failed ({what}{where})"
+        super().__init__("write-failed", f"{head}; {after}")
         self.key = key
         self.cause = cause
         self.restore_failures = restore_failures
@@ -106,12 +120,16 @@ class RejectedKey:
 
 @dataclass(frozen=True, slots=True)
 class ImportReport:
-    """What an import did (or, with ``dry_run``, would do), entries in bundle order."""
+    """What an import did (or, with ``dry_run``, would do), entries in bundle order.
+    ``journal_entry``: the id ``memtui undo`` reverts (``None``: nothing was written);
+    ``index_overflow``: entries of ``team/MEMORY.md`` the new lines push past the agent's cap."""
 
     team_dir: Path
     dry_run: bool
     accepted: tuple[AcceptedFile, ...]
     rejected: tuple[RejectedKey, ...]
+    journal_entry: str | None = None
+    index_overflow: tuple[IndexEntry, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         """``{team_dir, dry_run, accepted: [{key, path, bytes, status}], rejected: [{key, code,
@@ -152,19 +170,30 @@ def load_bundle(path: Path) -> dict[str, object]:
     return bundle
 
 
-def import_bundle(bundle: Mapping[str, object], memory_dir: Path, *, dry_run: bool = False) -> ImportReport:
+def import_bundle(
+    bundle: Mapping[str, object],
+    memory_dir: Path,
+    *,
+    state_dir: Path,
+    now: datetime,
+    dry_run: bool = False,
+) -> ImportReport:
     """Import ``bundle`` (``{key: content}``, contents as ``str``) into ``memory_dir/team/``.
 
     Each entry is checked, in bundle order: the key with :func:`validate_team_key` (SPEC §9);
     the content is a string, encodable as UTF-8, at most :data:`MAX_TEAM_FILE_BYTES` bytes, and
     free of likely secrets; the target is not a directory or a special file; no two keys name
     the same file, and no key is both a file and a folder of another. Only then is anything
-    written: new and changed files atomically, unchanged ones not at all. ``memory_dir`` must
-    exist; ``team/`` and sub-folders are created as needed. With ``dry_run`` nothing is written
-    and the report says what would be.
+    written, as one journaled change (``state_dir``: memtui's state dir; ``now``: its time):
+    new and changed files, and ``team/MEMORY.md`` with a line for each new memory (``*.md``)
+    it does not link yet — unless the bundle brings the team index itself. Unchanged files are
+    not rewritten. ``memory_dir`` must exist; ``team/`` and sub-folders are created as needed.
+    With ``dry_run`` nothing is written and the report says what would be.
 
-    Raises :class:`TeamImportError` (``no-memory-dir``) or :class:`TeamWriteError` (a write
-    failed; everything already written was restored).
+    Raises :class:`TeamImportError` (``no-memory-dir``; ``index-unreadable``; ``conflict``: a
+    file changed while the import ran, nothing written; ``journal-failed``: memtui's journal
+    could not be written, nothing written) or :class:`TeamWriteError` (a write failed;
+    everything already written was restored).
     """
     if not memory_dir.is_dir():
         raise TeamImportError("no-memory-dir", f"no memory dir at {memory_dir}")
@@ -181,10 +210,14 @@ def import_bundle(bundle: Mapping[str, object], memory_dir: Path, *, dry_run: bo
     for position, rejection in _conflicts(candidates).items():
         rejected[position] = rejection
     planned = [p for p in candidates if p.position not in rejected]
-    if not dry_run:
-        _write_all([p for p in planned if p.status != "unchanged"], team_dir)
     accepted = tuple(AcceptedFile(p.key, Path(p.path), len(p.data), p.status) for p in planned)
-    return ImportReport(team_dir, dry_run, accepted, tuple(rejected[k] for k in sorted(rejected)))
+    refused = tuple(rejected[k] for k in sorted(rejected))
+    changed = [p for p in planned if p.status != "unchanged"]
+    if dry_run or not changed:
+        return ImportReport(team_dir, dry_run, accepted, refused)
+    plan = _plan(memory_dir, team_dir, changed, planned)
+    entry_id = _apply(memory_dir, state_dir, now, plan, changed)
+    return ImportReport(team_dir, dry_run, accepted, refused, entry_id, plan.index_overflow)
 
 
 class _Pairs(list[tuple[str, Any]]):
@@ -192,24 +225,15 @@ class _Pairs(list[tuple[str, Any]]):
 
 
 @dataclass(slots=True)
-class _Before:
-    """A file as it was before the import: enough to put it back exactly."""
-
-    data: bytes
-    mode: int
-    atime_ns: int
-    mtime_ns: int
-
-
-@dataclass(slots=True)
 class _Planned:
-    """An entry that passed the per-entry checks."""
+    """An entry that passed the per-entry checks: ``path`` the real target, ``before`` its bytes
+    now (``None``: it does not exist)."""
 
     key: str
     path: str
     data: bytes
     status: Status
-    before: _Before | None
+    before: bytes | None
     position: int = field(default=-1)
 
 
@@ -261,8 +285,7 @@ def _check(key: object, content: object, team_dir: Path) -> _Planned | RejectedK
         return RejectedKey(
             key, "unreadable", f"the existing {target} cannot be read, so it could not be restored: {exc.strerror or exc}"
         )
-    before = _Before(existing, stat.S_IMODE(st.st_mode), st.st_atime_ns, st.st_mtime_ns)
-    return _Planned(key, target, data, "unchanged" if existing == data else "updated", before)
+    return _Planned(key, target, data, "unchanged" if existing == data else "updated", existing)
 
 
 def _conflicts(planned: list[_Planned]) -> dict[int, RejectedKey]:
@@ -296,57 +319,128 @@ def _conflicts(planned: list[_Planned]) -> dict[int, RejectedKey]:
     return out
 
 
-def _write_all(planned: list[_Planned], team_dir: Path) -> None:
-    """Write every planned entry; on any failure undo what was done and raise."""
-    written: list[_Planned] = []
-    created_dirs: list[str] = []
-    current = ""
-    try:
-        for p in planned:
-            current = p.key
-            _make_parents(os.path.dirname(p.path), created_dirs)
-            atomic_write_bytes(Path(p.path), p.data, mode=None if p.before is None else p.before.mode)
-            written.append(p)
-    except BaseException as exc:
-        failures = _restore(written, created_dirs)
-        if isinstance(exc, OSError):
-            raise TeamWriteError(current, exc, failures) from exc
-        raise
+def _relpath(path: str, team_dir: Path) -> str:
+    """``team/<path inside the team dir>`` for the write path (the real target: a symlink inside
+    the team dir is written through, never replaced by a copy)."""
+    inside = Path(os.path.relpath(path, os.path.realpath(team_dir))).as_posix()
+    return f"{TEAM_DIR}/{inside}"
 
 
-def _make_parents(directory: str, created: list[str]) -> None:
-    """``mkdir -p directory``, recording each folder it creates (outermost first)."""
-    missing: list[str] = []
-    while not os.path.isdir(directory):
-        missing.append(directory)
-        parent = os.path.dirname(directory)
-        if parent == directory:
-            break
-        directory = parent
-    for path in reversed(missing):
-        os.mkdir(path)
-        created.append(path)
-
-
-def _restore(written: list[_Planned], created_dirs: list[str]) -> list[str]:
-    """Undo ``written`` (newest first) from the before-images and remove the folders the import
-    created; returns the paths that could not be put back."""
-    failures: list[str] = []
-    for p in reversed(written):
+def _plan(memory_dir: Path, team_dir: Path, changed: list[_Planned], planned: list[_Planned]) -> Plan:
+    """One plan: every new or changed file (bundle order), then the team index with a line for
+    each new memory it does not link yet. Raises :class:`TeamImportError` (``index-unreadable``)."""
+    changes = [FileChange(_relpath(p.path, team_dir), p.before, p.data) for p in changed]
+    index_rel = f"{TEAM_DIR}/{INDEX_NAME}"
+    overflow: list[IndexEntry] = []
+    notes: list[str] = []
+    if not any(_relpath(p.path, team_dir) == index_rel for p in planned):  # else the bundle's index wins
         try:
-            if p.before is None:
-                os.unlink(p.path)
-            else:
-                atomic_write_bytes(Path(p.path), p.before.data, mode=p.before.mode)
-                os.utime(p.path, ns=(p.before.atime_ns, p.before.mtime_ns))
+            before = read_or_none(memory_dir / index_rel)
+        except OSError as exc:
+            raise TeamImportError(
+                "index-unreadable", f"the team index {memory_dir / index_rel} cannot be read: {exc.strerror or exc}"
+            ) from exc
+        text = (before or b"").decode("utf-8", errors="surrogateescape")
+        linked = {e.relpath for e in parse_entries(text, TEAM_DIR)}
+        new_text = text
+        added = 0
+        for p in changed:
+            rel = _relpath(p.path, team_dir)
+            if p.status != "created" or not rel.endswith(".md") or Path(rel).name == INDEX_NAME or rel in linked:
+                continue
+            title, hook = _title_hook(p.data.decode("utf-8"), rel)
+            new_text = add_entry(new_text, entry_line(title, rel, hook, TEAM_DIR))
+            linked.add(rel)
+            added += 1
+        after = new_text.encode("utf-8", errors="surrogateescape")
+        if added:
+            changes.append(FileChange(index_rel, before, after))
+            overflow = newly_dropped(text if before is not None else None, new_text, TEAM_DIR)
+            notes.append(f"added {added} line{'' if added == 1 else 's'} to {index_rel}")
+    n = len(changed)
+    return Plan(
+        f"Team import: {n} file{'' if n == 1 else 's'}",
+        tuple(changes),
+        tuple(overflow),
+        tuple(notes),
+        action="team-import",
+    )
+
+
+def _title_hook(text: str, relpath: str) -> tuple[str, str | None]:
+    """The index title (frontmatter ``name``, else the file stem) and hook (``description``)."""
+    data = parse_frontmatter(text).data
+    name, description = data.get("name"), data.get("description")
+    title = str(name) if isinstance(name, (str, int, float)) and str(name).strip() else Path(relpath).stem
+    hook = str(description) if isinstance(description, (str, int, float)) and str(description).strip() else None
+    return title, hook
+
+
+def _apply(memory_dir: Path, state_dir: Path, now: datetime, plan: Plan, changed: list[_Planned]) -> str:
+    """Apply ``plan`` through the write path; returns the journal entry id. On a failed write,
+    checks the rollback and removes the folders the import created, then raises
+    :class:`TeamWriteError`."""
+    new_dirs = _missing_dirs(memory_dir, plan)
+    try:
+        return apply_plan(memory_dir, plan, Journal(state_dir, memory_dir), now).id
+    except ApplyError as exc:
+        cause = exc.__cause__ if isinstance(exc.__cause__, OSError) else exc
+        failures = _not_restored(memory_dir, plan) + _remove_dirs(new_dirs)
+        raise TeamWriteError(_failed_key(cause, changed), cause, failures) from exc
+    except ConflictError as exc:
+        raise TeamImportError("conflict", f"{exc}; run the import again") from exc
+    except OSError as exc:  # the journal (or its lock) in the state dir: nothing was touched
+        where = f" ({exc.filename})" if exc.filename else ""
+        raise TeamImportError(
+            "journal-failed", f"memtui's journal could not be written{where}: {exc.strerror or exc}; nothing was imported"
+        ) from exc
+
+
+def _missing_dirs(memory_dir: Path, plan: Plan) -> list[str]:
+    """Folders the plan's writes would create (``team/`` included), outermost first."""
+    out: list[str] = []
+    for change in plan.changes:
+        parts = change.relpath.split("/")[:-1]
+        for n in range(1, len(parts) + 1):
+            directory = os.path.join(memory_dir, *parts[:n])
+            if directory not in out and not os.path.lexists(directory):
+                out.append(directory)
+    return out
+
+
+def _not_restored(memory_dir: Path, plan: Plan) -> list[str]:
+    """Paths whose bytes are not what they were before the plan (the write path restores them;
+    this reports what it could not)."""
+    failures: list[str] = []
+    for change in plan.changes:
+        path = memory_dir / change.relpath
+        try:
+            ok = read_or_none(path) == change.before
         except OSError:
-            failures.append(p.path)
-    for directory in reversed(created_dirs):
+            ok = False
+        if not ok:
+            failures.append(str(path))
+    return failures
+
+
+def _remove_dirs(directories: list[str]) -> list[str]:
+    """Remove the (now empty) folders a failed import created, innermost first; returns those
+    that could not be removed."""
+    failures: list[str] = []
+    for directory in reversed(directories):
         try:
             os.rmdir(directory)
+        except FileNotFoundError:
+            pass
         except OSError:
             failures.append(directory)
     return failures
+
+
+def _failed_key(cause: OSError, changed: list[_Planned]) -> str | None:
+    """The key whose target the failed call named, if it named one."""
+    named = {os.fspath(n) for n in (cause.filename, cause.filename2) if isinstance(n, (str, os.PathLike))}
+    return next((p.key for p in changed if p.path in named), None)
 
 
 def _json_kind(value: object) -> str:

@@ -1,5 +1,6 @@
 """Team memory import (issue 4, point 4): a bundle ``{key: content}`` into ``<memory dir>/team/``
-— accepted, rejected, unchanged; the 250,000-byte limit; secrets; all-or-nothing writes; the CLI.
+— accepted, rejected, unchanged; the 250,000-byte limit; secrets; one journaled change through the
+write path (nothing partial on a failed write, undoable, the team index updated); the CLI.
 
 Expected values are worked out by hand from SPEC §9/§10 and the reference's limits."""
 
@@ -9,6 +10,7 @@ import errno
 import json
 import os
 import time
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -16,10 +18,13 @@ import pytest
 from click.testing import CliRunner
 
 from memtui.cli import main
+from memtui.core.journal import Journal
+from memtui.core.locations import state_dir
 from memtui.core.secretscan import find_secrets
 from memtui.core.team import (
     MAX_TEAM_FILE_BYTES,
     BundleError,
+    ImportReport,
     TeamImportError,
     TeamWriteError,
     import_bundle,
@@ -30,6 +35,7 @@ from memtui.core.team import (
 # in the repository for a scanner to trip on.
 FAKE_AWS_KEY = "AKIA" + "IOSFODNN7" + "EXAMPLE"
 OLD_NS = 1_700_000_000_123_456_789  # a fixed, distinctive mtime for "before" files
+NOW = datetime(2026, 3, 14, 9, 30, tzinfo=timezone.utc)
 
 
 @pytest.fixture
@@ -37,6 +43,19 @@ def mem(tmp_path: Path) -> Path:
     memory_dir = tmp_path.resolve() / "memory"
     memory_dir.mkdir()
     return memory_dir
+
+
+def state_of(mem: Path) -> Path:
+    """memtui's state dir for these tests: next to the memory dir, never inside it."""
+    return mem.parent / "state"
+
+
+def imp(bundle: dict[str, Any], mem: Path, *, dry_run: bool = False) -> ImportReport:
+    return import_bundle(bundle, mem, state_dir=state_of(mem), now=NOW, dry_run=dry_run)
+
+
+def journal_of(mem: Path) -> Journal:
+    return Journal(state_of(mem), mem)
 
 
 def put(path: Path, text: str) -> Path:
@@ -72,7 +91,7 @@ def test_accepted_rejected_unchanged(mem: Path) -> None:
     team = mem / "team"
     put(team / "old.md", "v1")
     put(team / "same.md", "same")
-    report = import_bundle(
+    report = imp(
         {
             "new.md": "hello",
             "old.md": "v2",
@@ -111,7 +130,7 @@ def test_dry_run_writes_nothing(mem: Path) -> None:
     team = mem / "team"
     put(team / "old.md", "v1")
     before = snapshot(mem)
-    report = import_bundle({"new.md": "x", "old.md": "v2", "old2/../old.md": "v3"}, mem, dry_run=True)
+    report = imp({"new.md": "x", "old.md": "v2", "old2/../old.md": "v3"}, mem, dry_run=True)
     assert snapshot(mem) == before
     assert report.dry_run is True
     # 'old.md' and 'old2/../old.md' name one file: both refused, whichever came first
@@ -121,7 +140,7 @@ def test_dry_run_writes_nothing(mem: Path) -> None:
 
 def test_content_shapes_rejected(mem: Path) -> None:
     (mem / "team" / "folder").mkdir(parents=True)
-    report = import_bundle(
+    report = imp(
         {
             "null.md": None,
             "list.md": ["a"],
@@ -152,7 +171,7 @@ def test_content_shapes_rejected(mem: Path) -> None:
 
 
 def test_file_and_folder_in_one_bundle(mem: Path) -> None:
-    report = import_bundle({"x": "1", "x/y.md": "2", "z.md": "3"}, mem)
+    report = imp({"x": "1", "x/y.md": "2", "z.md": "3"}, mem)
     assert [a.key for a in report.accepted] == ["z.md"]
     assert [(r.key, r.code) for r in report.rejected] == [("x", "file-and-folder"), ("x/y.md", "file-and-folder")]
 
@@ -167,7 +186,7 @@ def test_unsafe_keys_are_rejected_with_the_safepath_code(mem: Path) -> None:
         "笔记.md": "ok",
         "a..b.md": "ok",
     }
-    report = import_bundle(bundle, mem)
+    report = imp(bundle, mem)
     assert [a.key for a in report.accepted] == ["笔记.md", "a..b.md"]
     assert [r.code for r in report.rejected] == [
         "nul-byte",
@@ -176,7 +195,8 @@ def test_unsafe_keys_are_rejected_with_the_safepath_code(mem: Path) -> None:
         "backslash",
         "absolute-path",
     ]
-    assert sorted(p.name for p in mem.rglob("*")) == ["a..b.md", "team", "笔记.md"]
+    assert sorted(p.name for p in mem.rglob("*")) == ["MEMORY.md", "a..b.md", "team", "笔记.md"]
+    assert (mem / "team" / "MEMORY.md").read_text(encoding="utf-8") == "- [笔记](笔记.md)\n- [a..b](a..b.md)\n"
 
 
 def test_symlink_out_of_team_is_rejected_and_target_untouched(mem: Path, tmp_path: Path) -> None:
@@ -185,7 +205,7 @@ def test_symlink_out_of_team_is_rejected_and_target_untouched(mem: Path, tmp_pat
     keys = put(outside / "authorized_keys", "ssh-ed25519 AAAA me")
     (mem / "team").mkdir()
     os.symlink(keys, mem / "team" / "sprint.md")  # the chapter's example
-    report = import_bundle({"sprint.md": "attacker key"}, mem)
+    report = imp({"sprint.md": "attacker key"}, mem)
     assert [(r.key, r.code) for r in report.rejected] == [("sprint.md", "symlink-escape")]
     assert keys.read_text() == "ssh-ed25519 AAAA me"
 
@@ -194,7 +214,7 @@ def test_symlink_inside_team_is_written_through(mem: Path) -> None:
     team = mem / "team"
     put(team / "real.md", "old")
     os.symlink("real.md", team / "alias.md")
-    report = import_bundle({"alias.md": "new"}, mem)
+    report = imp({"alias.md": "new"}, mem)
     assert [(a.key, a.path, a.status) for a in report.accepted] == [("alias.md", team / "real.md", "updated")]
     assert (team / "alias.md").is_symlink()
     assert (team / "real.md").read_text() == "new"
@@ -205,7 +225,7 @@ def test_new_files_get_the_umask_mode_and_updates_keep_theirs(mem: Path) -> None
     put(team / "private.md", "v1").chmod(0o600)
     old_umask = os.umask(0o022)
     try:
-        import_bundle({"private.md": "v2", "fresh.md": "x"}, mem)
+        imp({"private.md": "v2", "fresh.md": "x"}, mem)
     finally:
         os.umask(old_umask)
     assert (team / "private.md").stat().st_mode & 0o777 == 0o600
@@ -224,7 +244,7 @@ def test_size_limit_is_exactly_250000_utf8_bytes(mem: Path) -> None:
         "two-byte-over.md": "é" * 125_000 + "a",  # 250,001
         "three-byte-over.md": "笔" * 83_334,  # only 83,334 characters, but 250,002 bytes
     }
-    report = import_bundle(bundle, mem)
+    report = imp(bundle, mem)
     assert [(a.key, a.bytes) for a in report.accepted] == [("ascii-at-limit.md", 250_000), ("two-byte-at-limit.md", 250_000)]
     assert [(r.key, r.code) for r in report.rejected] == [
         ("ascii-over.md", "too-large"),
@@ -242,7 +262,7 @@ def test_size_limit_is_exactly_250000_utf8_bytes(mem: Path) -> None:
 
 def test_a_likely_secret_is_rejected_without_echoing_it(mem: Path) -> None:
     content = f"# Deploy\nuse the key {FAKE_AWS_KEY} for the bucket\n"
-    report = import_bundle({"deploy.md": content, "fine.md": "no secrets here, the password is in the vault"}, mem)
+    report = imp({"deploy.md": content, "fine.md": "no secrets here, the password is in the vault"}, mem)
     assert [a.key for a in report.accepted] == ["fine.md"]
     [rejection] = report.rejected
     assert (rejection.key, rejection.code) == ("deploy.md", "likely-secret")
@@ -288,18 +308,20 @@ def test_secret_deep_inside_a_long_line_is_found_in_linear_time() -> None:
     assert time.monotonic() - started < 30
 
 
-# --- all or nothing ------------------------------------------------------------------------
+# --- one change through the write path: nothing partial, undoable ---------------------------
 
 
-def _fail_on_call(monkeypatch: pytest.MonkeyPatch, failing_call: int) -> list[tuple[str, str]]:
-    """Make ``os.replace`` fail with ENOSPC on its ``failing_call``-th call (1-based)."""
+def _fail_on_call(monkeypatch: pytest.MonkeyPatch, failing_call: int, root: Path) -> list[tuple[str, str]]:
+    """Make ``os.replace`` into ``root`` fail with ENOSPC on its ``failing_call``-th call
+    (1-based); replaces elsewhere (memtui's journal in the state dir) are not counted."""
     calls: list[tuple[str, str]] = []
     real_replace = os.replace
 
     def replace(src: Any, dst: Any, *args: Any, **kwargs: Any) -> None:
-        calls.append((str(src), str(dst)))
-        if len(calls) == failing_call:
-            raise OSError(errno.ENOSPC, "No space left on device", str(dst))
+        if str(dst).startswith(f"{root}{os.sep}"):
+            calls.append((str(src), str(dst)))
+            if len(calls) == failing_call:
+                raise OSError(errno.ENOSPC, "No space left on device", str(dst))
         real_replace(src, dst, *args, **kwargs)
 
     monkeypatch.setattr(os, "replace", replace)
@@ -312,23 +334,183 @@ def test_failed_second_write_leaves_team_dir_as_it_was(mem: Path, monkeypatch: p
     put(team / "keep.md", "untouched")
     (team / "a.md").chmod(0o640)
     before = snapshot(team)
-    calls = _fail_on_call(monkeypatch, 2)
+    calls = _fail_on_call(monkeypatch, 2, mem)
     with pytest.raises(TeamWriteError) as caught:
-        import_bundle({"a.md": "new a", "sub/b.md": "new b", "c.md": "new c"}, mem)
-    # a.md was replaced, sub/b.md failed; the rollback put a.md back (a third replace)
+        imp({"a.md": "new a", "sub/b.md": "new b", "c.md": "new c"}, mem)
+    # a.md was replaced, sub/b.md failed (its temp file was removed); the write path's rollback
+    # put a.md back (a third replace); c.md and team/MEMORY.md were never reached
     assert [dst for _, dst in calls] == [str(team / "a.md"), str(team / "sub/b.md"), str(team / "a.md")]
     assert caught.value.key == "sub/b.md"
     assert caught.value.restore_failures == []
     assert caught.value.code == "write-failed"
-    assert "nothing was imported" in caught.value.reason
-    assert snapshot(team) == before  # bytes, modes, mtimes; no 'sub', no temp files
+    assert caught.value.reason == (
+        "writing team key 'sub/b.md' failed (No space left on device); the team dir was restored; nothing was imported"
+    )
+    # bytes, modes, mtimes (to the microsecond: the journal keeps them as float seconds); no
+    # 'sub', no MEMORY.md, no temp files
+    assert _to_us(snapshot(team)) == _to_us(before)
+    [entry] = journal_of(mem).entries()
+    assert (entry.status, entry.action, entry.title) == ("failed", "team-import", "Team import: 3 files")
+    assert [(c.relpath, c.kind) for c in entry.changes] == [
+        ("team/a.md", "modify"),
+        ("team/sub/b.md", "create"),
+        ("team/c.md", "create"),
+        ("team/MEMORY.md", "create"),
+    ]
+
+
+def test_failed_write_via_the_write_paths_writer_rolls_back_too(mem: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from memtui.core.atomic import atomic_write_bytes as real
+
+    team = mem / "team"
+    put(team / "MEMORY.md", "- [Old](old.md) — kept\n")
+    put(team / "old.md", "v1")
+    before = snapshot(team)
+    written: list[Path] = []
+
+    def failing(path: Path, data: bytes, **kwargs: Any) -> None:
+        written.append(path)
+        if len(written) == 2:
+            raise OSError(errno.EIO, "Input/output error")
+        real(path, data, **kwargs)
+
+    monkeypatch.setattr("memtui.core.edits.atomic_write_bytes", failing)
+    with pytest.raises(TeamWriteError) as caught:
+        imp({"old.md": "v2", "new.md": "fresh"}, mem)
+    # no file name in the error: the key is not known, the message says what happened
+    assert caught.value.key is None
+    assert caught.value.reason == "the team import failed (Input/output error); the team dir was restored; nothing was imported"
+    assert written == [team / "old.md", team / "new.md", team / "old.md"]
+    assert _to_us(snapshot(team)) == _to_us(before)
+    assert [e.status for e in journal_of(mem).entries()] == ["failed"]
 
 
 def test_failed_first_write_in_a_new_team_dir_leaves_no_team_dir(mem: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    _fail_on_call(monkeypatch, 1)
+    _fail_on_call(monkeypatch, 1, mem)
     with pytest.raises(TeamWriteError):
-        import_bundle({"deep/er/x.md": "x", "y.md": "y"}, mem)
+        imp({"deep/er/x.md": "x", "y.md": "y"}, mem)
     assert list(mem.iterdir()) == []
+
+
+def test_journal_that_cannot_be_written_touches_nothing(mem: Path) -> None:
+    state_of(mem).write_text("a file where memtui's state dir should be")
+    put(mem / "team" / "a.md", "old")
+    before = snapshot(mem)
+    with pytest.raises(TeamImportError) as caught:
+        imp({"a.md": "new", "b.md": "b"}, mem)
+    assert caught.value.code == "journal-failed"
+    assert caught.value.reason.endswith("; nothing was imported")
+    assert snapshot(mem) == before
+
+
+def test_import_is_one_change_that_undo_reverts_byte_for_byte(mem: Path, tmp_path: Path) -> None:
+    team = mem / "team"
+    put(team / "MEMORY.md", "- [Release train](release.md) — ships on Tuesdays\n")
+    put(team / "release.md", "---\nname: Release train\n---\nTuesdays\n")
+    put(team / "keep.md", "untouched")
+    put(team / "notes" / "old.md", "old note")
+    before = snapshot(team)
+    bundle = {
+        "release.md": "---\nname: Release train\n---\nWednesdays now\n",
+        "freeze.md": "---\nname: Deploy freeze\ndescription: no deploys on Fridays\n---\nbody\n",
+        "notes/new.md": "a note",
+        "keep.md": "untouched",
+    }
+    result = run(mem, write_bundle(tmp_path, bundle))
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[-1] == f"2 new, 1 updated, 1 unchanged, 0 rejected -> {team}"
+    assert (team / "MEMORY.md").read_bytes() == (
+        b"- [Release train](release.md) \xe2\x80\x94 ships on Tuesdays\n"
+        b"- [Deploy freeze](freeze.md) \xe2\x80\x94 no deploys on Fridays\n"
+        b"- [new](notes/new.md)\n"
+    )
+    [entry] = Journal(state_dir(), mem).entries()
+    assert (entry.status, entry.action, entry.title) == ("applied", "team-import", "Team import: 3 files")
+
+    undone = CliRunner().invoke(main, ["--memory-dir", str(mem), "undo"])
+    assert undone.exit_code == 0, undone.output
+    assert undone.output.splitlines()[0] == "Undo: Team import: 3 files"
+    assert _to_us(snapshot(team)) == _to_us(before)  # bytes, modes, mtimes (to the µs), no new files
+    assert (team / "MEMORY.md").read_bytes() == b"- [Release train](release.md) \xe2\x80\x94 ships on Tuesdays\n"
+
+
+def _to_us(snap: dict[str, Any]) -> dict[str, Any]:
+    """A snapshot with file mtimes in microseconds: the journal keeps mtimes as float seconds,
+    so a restored mtime matches to the microsecond, not the nanosecond."""
+    return {k: (*v[:3], v[3] // 1000) if v[0] == "file" else v for k, v in snap.items()}
+
+
+def test_undo_of_an_import_that_created_the_team_index_removes_it(mem: Path, tmp_path: Path) -> None:
+    # (team/ exists already: undo deletes the files a change created, not the folders)
+    (mem / "team").mkdir()
+    assert run(mem, write_bundle(tmp_path, {"a.md": "x"})).exit_code == 0
+    assert (mem / "team" / "MEMORY.md").read_bytes() == b"- [a](a.md)\n"
+    undone = CliRunner().invoke(main, ["--memory-dir", str(mem), "undo"])
+    assert undone.exit_code == 0, undone.output
+    assert list((mem / "team").iterdir()) == []
+
+
+def test_undo_reverts_the_import_not_an_older_change(mem: Path, tmp_path: Path) -> None:
+    """The tester's report: ``memtui undo`` after an import silently reverted the change
+    before it, since the import was not journaled."""
+    from memtui.core.edits import FileChange, Plan, apply_plan
+
+    put(mem / "user_me.md", "---\nname: Me\ndescription: who I am\ntype: user\n---\nv1\n")
+    data = (mem / "user_me.md").read_bytes()
+    edit = Plan("Edit user_me.md", (FileChange("user_me.md", data, data.replace(b"v1", b"v2")),))
+    apply_plan(mem, edit, Journal(state_dir(), mem), NOW)  # an older hand edit, journaled
+    assert run(mem, write_bundle(tmp_path, {"a.md": "x"})).exit_code == 0
+    undone = CliRunner().invoke(main, ["--memory-dir", str(mem), "undo"])
+    assert undone.output.splitlines()[0] == "Undo: Team import: 1 file"
+    assert (mem / "user_me.md").read_bytes().endswith(b"v2\n")  # the older edit stays
+    assert not (mem / "team" / "a.md").exists()
+
+
+# --- the team index ------------------------------------------------------------------------
+
+
+def test_new_files_get_their_team_index_line(mem: Path) -> None:
+    team = mem / "team"
+    put(team / "MEMORY.md", "# Team\r\n\r\n- [Linked already](later.md)\r\n- [Old](old.md) \u2014 kept\r\n")
+    put(team / "old.md", "v1")
+    imp(
+        {
+            "old.md": "---\nname: Old renamed\ndescription: changed\n---\n",  # updated: no new line
+            "oncall.md": "---\nname: On-call [rota]\ndescription: who is paged, week by week\ntype: reference\n---\n",
+            "later.md": "---\nname: Later\n---\n",  # new, but the index already links it
+            "笔记.md": "no frontmatter",
+            "data.json": "{}",  # not a memory: no line
+            "sub/MEMORY.md": "an index is not a memory",
+            "list.md": "---\n- just\n- a list\n---\n",  # frontmatter that is not a mapping: the stem
+            "odd.md": "---\nname:\n  nested: x\ndescription: [a, b]\n---\n",  # no usable name or hook
+        },
+        mem,
+    )
+    assert (team / "MEMORY.md").read_bytes() == (
+        "# Team\r\n\r\n- [Linked already](later.md)\r\n- [Old](old.md) \u2014 kept\r\n"
+        "- [On-call (rota)](oncall.md) \u2014 who is paged, week by week\r\n"
+        "- [笔记](笔记.md)\r\n"
+        "- [list](list.md)\r\n"
+        "- [odd](odd.md)\r\n"
+    ).encode("utf-8")
+
+
+def test_new_file_with_no_index_yet(mem: Path) -> None:
+    imp({"notes/2026-03.md": "---\ndescription: March notes\n---\n"}, mem)
+    assert (mem / "team" / "MEMORY.md").read_bytes() == "- [2026-03](notes/2026-03.md) \u2014 March notes\n".encode()
+
+
+def test_a_bundle_that_brings_the_team_index_keeps_it_as_sent(mem: Path) -> None:
+    imp({"MEMORY.md": "- [A](a.md)\n", "a.md": "a", "b.md": "b"}, mem)
+    assert (mem / "team" / "MEMORY.md").read_bytes() == b"- [A](a.md)\n"
+
+
+def test_unchanged_bundle_writes_nothing_and_journals_nothing(mem: Path) -> None:
+    put(mem / "team" / "a.md", "a")
+    report = imp({"a.md": "a"}, mem)
+    assert report.journal_entry is None
+    assert journal_of(mem).entries() == []
+    assert not (mem / "team" / "MEMORY.md").exists()
 
 
 def test_cannot_create_team_dir(mem: Path) -> None:
@@ -337,7 +519,7 @@ def test_cannot_create_team_dir(mem: Path) -> None:
         if os.access(mem, os.W_OK):  # root ignores modes
             pytest.skip("running as root: the dir stays writable")
         with pytest.raises(TeamWriteError) as caught:
-            import_bundle({"x.md": "x"}, mem)
+            imp({"x.md": "x"}, mem)
         assert "Permission denied" in caught.value.reason
     finally:
         mem.chmod(0o700)
@@ -346,7 +528,7 @@ def test_cannot_create_team_dir(mem: Path) -> None:
 
 def test_missing_memory_dir(tmp_path: Path) -> None:
     with pytest.raises(TeamImportError) as caught:
-        import_bundle({"x.md": "x"}, tmp_path / "nowhere")
+        imp({"x.md": "x"}, tmp_path / "nowhere")
     assert caught.value.code == "no-memory-dir"
 
 
@@ -453,7 +635,7 @@ def test_cli_bad_input_exits_2_with_one_line(mem: Path, tmp_path: Path, raw: str
 
 
 def test_cli_write_failure_exits_2(mem: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    _fail_on_call(monkeypatch, 1)
+    _fail_on_call(monkeypatch, 1, mem)
     result = run(mem, write_bundle(tmp_path, {"a.md": "x"}))
     assert result.exit_code == 2
     assert result.output.strip() == "memtui: writing team key 'a.md' failed (No space left on device); the team dir was restored; nothing was imported"
