@@ -28,8 +28,10 @@ from memtui.core.index import INDEX_NAME, IndexEntry
 from memtui.core.index_edit import (
     add_entry,
     entry_line,
+    memory_type_of,
     newly_dropped,
     remove_entries,
+    restore_entry,
     retarget_entries,
 )
 from memtui.core.journal import (
@@ -161,7 +163,7 @@ def _index_change(memory_dir: Path, index_dir_rel: str, edit: str, *args: str) -
     text = (before or b"").decode("utf-8", errors="surrogateescape")
     notes: list[str] = []
     if edit == "add":
-        after_text = add_entry(text, args[0])
+        after_text = add_entry(text, args[0], args[1] if len(args) > 1 and args[1] else None)  # under its type's heading
     elif edit == "remove":
         after_text, n = remove_entries(text, args[0], index_dir_rel)
         if n == 0:
@@ -258,7 +260,7 @@ def plan_rename(memory_dir: Path, memory: Memory, new_relpath: str) -> Plan:
     else:  # moving between the main and the team memory: the entry moves between indexes
         removed, _, notes_a = _index_change(memory_dir, old_index, "remove", memory.relpath)
         line = entry_line(memory.name or Path(new_rel).stem, new_rel, memory.description, new_index)
-        added, overflow, notes_b = _index_change(memory_dir, new_index, "add", line)
+        added, overflow, notes_b = _index_change(memory_dir, new_index, "add", line, memory.type or "")
         changes[:0] = [c for c in (removed, added) if c]
         notes = notes_a + notes_b
     return Plan(f"Rename {memory.relpath} → {new_rel}", tuple(changes), tuple(overflow), tuple(notes), action="rename")
@@ -300,7 +302,7 @@ def plan_create(
     )
     changes = [FileChange(rel, None, text.encode("utf-8"))]
     index_dir = _index_rel(rel)
-    change, overflow, notes = _index_change(memory_dir, index_dir, "add", entry_line(name, rel, description, index_dir))
+    change, overflow, notes = _index_change(memory_dir, index_dir, "add", entry_line(name, rel, description, index_dir), mem_type)
     if change:
         changes.append(change)
     return Plan(f"Create {rel}", tuple(changes), tuple(overflow), tuple(notes), action="create")
@@ -514,9 +516,11 @@ def restore_plan(memory_dir: Path, journal: Journal, item: TrashItem) -> Plan:
         cur_text = current.decode("utf-8", errors="surrogateescape")
         _, removed_lines = _removed_lines(old_lines, item.relpath, _index_rel(item.relpath))
         text = cur_text
+        mem_type = memory_type_of(data.decode("utf-8", errors="replace"))
         for line in removed_lines:
             if line.strip() not in {ln.strip() for ln in cur_text.splitlines()}:
-                text = add_entry(text, line.rstrip("\r\n"))
+                # back between its old neighbours if they are still there, else under its type
+                text = restore_entry(text, line.rstrip("\r\n"), "".join(old_lines), mem_type)
         after = text.encode("utf-8", errors="surrogateescape")
         if after != current:
             changes.append(FileChange(index_rel, read_or_none(memory_dir / index_rel), after))

@@ -33,7 +33,7 @@ from typing import Any, Literal
 from memtui.core.edits import ApplyError, ConflictError, FileChange, Plan, apply_plan
 from memtui.core.frontmatter import parse_frontmatter
 from memtui.core.index import INDEX_NAME, IndexEntry, parse_entries
-from memtui.core.index_edit import add_entry, entry_line, newly_dropped
+from memtui.core.index_edit import add_entry, entry_line, memory_type_of, newly_dropped
 from memtui.core.journal import Journal, read_or_none
 from memtui.core.memories import TEAM_DIR
 from memtui.core.safepath import UnsafePathError, validate_team_key
@@ -348,8 +348,9 @@ def _plan(memory_dir: Path, team_dir: Path, changed: list[_Planned], planned: li
             rel = _relpath(p.path, team_dir)
             if p.status != "created" or not rel.endswith(".md") or Path(rel).name == INDEX_NAME or rel in linked:
                 continue
-            title, hook = _title_hook(p.data.decode("utf-8"), rel)
-            new_text = add_entry(new_text, entry_line(title, rel, hook, TEAM_DIR))
+            text_of_file = p.data.decode("utf-8")
+            title, hook = _title_hook(text_of_file, rel)
+            new_text = add_entry(new_text, entry_line(title, rel, hook, TEAM_DIR), memory_type_of(text_of_file))
             linked.add(rel)
             added += 1
         after = new_text.encode("utf-8", errors="surrogateescape")

@@ -229,12 +229,12 @@ def test_events_stream_every_phase_in_order(tmp_path: Path) -> None:
 
 
 def test_missing_entries_go_under_the_heading_of_their_type() -> None:
-    from memtui.core.dream.prune import insert_entries
+    from memtui.core.index_edit import add_entries  # the one insertion every index writer uses
 
     text = "# Memory index\r\n\r\n## User\r\n- [A](a.md) — a\r\n\r\n## Feedback notes\r\n- [B](b.md) — b\r\n"
-    out = insert_entries(text, [("user", "- [C](c.md) — c"), ("project", "- [D](d.md) — d"), ("feedback", "- [E](e.md) — e")])
+    out = add_entries(text, [("user", "- [C](c.md) — c"), ("project", "- [D](d.md) — d"), ("feedback", "- [E](e.md) — e")])
     assert out == (
         "# Memory index\r\n\r\n## User\r\n- [A](a.md) — a\r\n- [C](c.md) — c\r\n\r\n"
         "## Feedback notes\r\n- [B](b.md) — b\r\n- [E](e.md) — e\r\n- [D](d.md) — d\r\n"
     )
-    assert insert_entries("", [("user", "- [C](c.md) — c")]) == "- [C](c.md) — c\n"
+    assert add_entries("", [("user", "- [C](c.md) — c")]) == "- [C](c.md) — c\n"

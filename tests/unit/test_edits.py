@@ -193,7 +193,8 @@ def test_delete_then_restore_brings_back_bytes_and_index_line(mem: Path, journal
     assert [i.relpath for i in items] == ["a.md"]
     apply_plan(mem, restore_plan(mem, journal, items[0]), journal, NOW)
     assert (mem / "a.md").read_bytes() == b"---\nname: A\ndescription: a\ntype: user\n---\nA\n"
-    assert (mem / "MEMORY.md").read_bytes() == b"- [B](b.md) \xe2\x80\x94 b\n- [A](a.md) \xe2\x80\x94 a\n"
+    # back where it was (its neighbour B is still the first line), not appended after B
+    assert (mem / "MEMORY.md").read_bytes() == b"- [A](a.md) \xe2\x80\x94 a\n- [B](b.md) \xe2\x80\x94 b\n"
     assert trash(journal) == []
 
 

@@ -10,7 +10,7 @@ import errno
 import json
 import os
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +35,7 @@ from memtui.core.team import (
 # in the repository for a scanner to trip on.
 FAKE_AWS_KEY = "AKIA" + "IOSFODNN7" + "EXAMPLE"
 OLD_NS = 1_700_000_000_123_456_789  # a fixed, distinctive mtime for "before" files
-NOW = datetime(2026, 3, 14, 9, 30, tzinfo=timezone.utc)
+NOW = datetime(2026, 3, 14, 9, 30, tzinfo=UTC)
 
 
 @pytest.fixture

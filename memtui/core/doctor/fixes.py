@@ -20,7 +20,7 @@ from memtui.core.doctor.model import FIXES, Finding
 from memtui.core.edits import EditError, FileChange, Plan
 from memtui.core.frontmatter import parse_frontmatter
 from memtui.core.index import IndexEntry, parse_entries
-from memtui.core.index_edit import add_entry, entry_line, newly_dropped
+from memtui.core.index_edit import add_entry, entry_line, memory_type_of, newly_dropped
 from memtui.core.journal import read_or_none
 from memtui.core.memories import MEMORY_TYPES, TEAM_DIR, declared_type_of
 from memtui.core.rewrite import newline_of, set_top_level_key
@@ -190,7 +190,7 @@ def _add_index_entry(files: _Files, f: Finding) -> str:
     title = str(name) if isinstance(name, (str, int, float)) and str(name).strip() else Path(f.path).stem
     hook = str(description) if isinstance(description, (str, int, float)) else None
     line = entry_line(title, f.path, hook, index_dir)
-    files.set(index_rel, add_entry(index_text, line))
+    files.set(index_rel, add_entry(index_text, line, memory_type_of(memory_text)))  # under its type's heading
     return f"{index_rel}: added `{line}`"
 
 

@@ -5,12 +5,14 @@ In order, each step only where it has a reason:
 
 1. a line whose links all point at files that no longer exist is dropped — or, when its file
    was merged into another that has no line yet, pointed at that file;
-2. every memory no index line reaches gets ``- [name](file.md) — description`` appended;
+2. every memory no index line reaches gets ``- [name](file.md) — description``, under the
+   heading of its type when the index has one, else at the end (``index_edit.add_entries``);
 3. an entry line over 150 characters (the reference's guidance) gets its hook cut; when the
    cut text is not already in the memory, it is appended to the memory first;
 4. while the index is over 200 lines / 25,000 UTF-16 units (the reference's load cap), the
    entry lines of the largest memory type move, whole, into a **hub** file
-   ``index-<type>.md`` (a memory of that type listing them), and the index links the hub:
+   ``index-<type>.md`` (a memory of that type listing them), and the index links the hub (under
+   that type's heading, when it has one):
    detail moves into a topic file, no memory is deleted to make room.
 
 Hub files carry ``generated-by: memtui dream`` in their frontmatter; their links count as
@@ -20,7 +22,6 @@ indexed. Team memory (``team/``) and its index are never touched.
 from __future__ import annotations
 
 import os
-import re
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -39,7 +40,13 @@ from memtui.core.index import (
     parse_entries,
     truncate_index,
 )
-from memtui.core.index_edit import MAX_ENTRY_CHARS, entry_line, link_target
+from memtui.core.index_edit import (
+    MAX_ENTRY_CHARS,
+    add_entries,
+    add_entry,
+    entry_line,
+    link_target,
+)
 from memtui.core.memories import MEMORY_TYPES
 from memtui.core.rewrite import newline_of
 
@@ -168,40 +175,6 @@ def _append_lines(text: str, new_lines: list[str]) -> str:
     return text + "".join(f"{line}{nl}" for line in new_lines)
 
 
-_HEADING = re.compile(r"^#{1,6}[ \t]+(.+?)[ \t#]*$")
-
-
-def insert_entries(text: str, items: list[tuple[str, str]]) -> str:
-    """``text`` (an index) with each ``(type block, line)`` added: after the last line of the
-    section whose heading names that type (``## Feedback``, ``### Project notes``), when the
-    index has one; else at the end. The file's line ends are kept."""
-    lines = text.split("\n")
-    nl = newline_of(text) if text else "\n"
-    cr = "\r" if nl == "\r\n" else ""
-    headings = [i for i, line in enumerate(lines) if _HEADING.match(line.rstrip("\r"))]
-    where: dict[str, int] = {}
-    for k, h in enumerate(headings):
-        m = _HEADING.match(lines[h].rstrip("\r"))
-        assert m is not None
-        title = m.group(1).casefold()
-        kind = next((t for t in MEMORY_TYPES if re.search(rf"\b{t}", title)), None)
-        if kind is None or kind in where:
-            continue
-        end = headings[k + 1] if k + 1 < len(headings) else len(lines)
-        last = max([h, *(j for j in range(h + 1, end) if lines[j].strip())])
-        where[kind] = last + 1
-    placed: dict[int, list[str]] = defaultdict(list)
-    rest: list[str] = []
-    for block, line in items:
-        if block in where:
-            placed[where[block]].append(line + cr)
-        else:
-            rest.append(line)
-    for at in sorted(placed, reverse=True):
-        lines[at:at] = placed[at]
-    return _append_lines("\n".join(lines), rest) if rest else "\n".join(lines)
-
-
 def prune_index(ws: Workspace, pi: PruneInput, emit: Emit, findings: list[Finding], progress: Callable[[int, int], None]) -> None:
     """Run steps 1–4 (module doc) on ``MEMORY.md`` and the hubs, editing ``ws``."""
     index = INDEX_NAME
@@ -224,7 +197,7 @@ def prune_index(ws: Workspace, pi: PruneInput, emit: Emit, findings: list[Findin
                 hook = _hub_hook(pi.memories[rel])
             new_lines.append((pi.memories[rel], entry_line(title, rel, hook, "")))
         reason = f"added {len(missing)} entr{'y' if len(missing) == 1 else 'ies'} for memories no index line reached ({', '.join(missing[:3])}{'…' if len(missing) > 3 else ''})"
-        ws.set(index, insert_entries(ws.get(index) or "", new_lines), reason)
+        ws.set(index, add_entries(ws.get(index) or "", new_lines), reason)
         emit(ProposedChange(PHASE, index, "modify" if ws.before.get(index) is not None else "create", reason))
     progress(2, 4)
     # 3. long lines
@@ -300,7 +273,7 @@ def _fold_into_hubs(ws: Workspace, pi: PruneInput, emit: Emit, findings: list[Fi
         kept = [line for n, line in enumerate(lines, start=1) if n not in numbers]
         new_text = "\n".join(kept)
         if hub not in {r for rs in by_line.values() for r in rs}:
-            new_text = _append_lines(new_text, [entry_line(f"{block.capitalize()} memories (index)", hub, _hub_hook(block), "")])
+            new_text = add_entry(new_text, entry_line(f"{block.capitalize()} memories (index)", hub, _hub_hook(block), ""), block)
             pi.hubs.add(hub)
             pi.memories[hub] = block
         ws.set(index, new_text, f"at {trunc.lines} lines / {trunc.units:,} units it was over the agent's cap ({MAX_INDEX_LINES} / {MAX_INDEX_UNITS:,}): the {len(moved)} {block} entry lines moved into {hub}")
