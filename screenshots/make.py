@@ -68,7 +68,37 @@ async def dream(pilot: Pilot[None]) -> None:
     await pilot.pause(0.3)
 
 
-SHOTS: dict[str, Callable[[Pilot[None]], Awaitable[None]]] = {"cascade": cascade, "memories": memories, "recall": recall, "dream": dream}
+async def doctor(pilot: Pilot[None]) -> None:
+    """The doctor's findings on the demo (D in the Memories pane): grouped by file, worst
+    first, a relative date with its safe fix selected."""
+    await pilot.press("2")
+    await pilot.pause()
+    await pilot.press("D")
+    await pilot.pause()
+    await pilot.app.screen.workers.wait_for_complete()
+    await pilot.pause(0.3)
+    await pilot.press("down", "down")  # a type in the wrong case, with its safe fix
+    await pilot.pause()
+
+
+async def inbox(pilot: Pilot[None]) -> None:
+    """The inbox after `memtui extract` ran offline on a demo conversation where the user said
+    "remember that we never deploy on Fridays": the heuristic proposal and its source."""
+    from memtui.core.clock import parse_iso
+    from memtui.core.extract import extract
+    from memtui.core.transcripts import list_sessions
+
+    app = pilot.app
+    loc = app.locations  # type: ignore[attr-defined]
+    for session in list_sessions(loc.sessions_dir):
+        extract(session.path, loc.memory_dir, loc.state_dir, parse_iso(NOW), extractor="offline")
+    await pilot.press("2")
+    await pilot.pause()
+    await pilot.press("I")
+    await pilot.pause(0.3)
+
+
+SHOTS: dict[str, Callable[[Pilot[None]], Awaitable[None]]] = {"doctor": doctor, "inbox": inbox, "cascade": cascade, "memories": memories, "recall": recall, "dream": dream}
 
 
 async def shoot(name: str, drive: Callable[[Pilot[None]], Awaitable[None]], project: Path) -> None:

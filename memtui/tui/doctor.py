@@ -101,6 +101,7 @@ class DoctorScreen(Screen[bool]):
             counts[f.severity] += 1
         fixable = len(report.fixable())
         summary = Text.assemble(
+            ("Doctor  ", "bold #61afef"),
             (f"{report.memories} memories  ", "bold"),
             (f"{counts['error']} errors  ", _ICON["error"][1] if counts["error"] else "#5c6370"),
             (f"{counts['warning']} warnings  ", _ICON["warning"][1] if counts["warning"] else "#5c6370"),
@@ -135,7 +136,12 @@ class DoctorScreen(Screen[bool]):
 
     @on(Tree.NodeHighlighted, "#doctor-tree")
     def _highlight(self, event: Tree.NodeHighlighted[Finding | None]) -> None:
-        self._show(event.node.data)
+        node = event.node
+        if node.data is None and node.children:  # a file: its findings in one view
+            lines = [Text.assemble((f"{_ICON[f.severity][0]} ", _ICON[f.severity][1]), (f.code, "bold"), f"  {f.message}\n") for f in (c.data for c in node.children) if f is not None]
+            self.query_one("#doctor-finding", Static).update(Text.assemble(*lines, ("\n↓ to a finding: f fixes it when it has ⚒", "#5c6370")))
+            return
+        self._show(node.data)
 
     def _show(self, f: Finding | None) -> None:
         detail = self.query_one("#doctor-finding", Static)
