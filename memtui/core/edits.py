@@ -406,6 +406,8 @@ def apply_plan(memory_dir: Path, plan: Plan, journal: Journal, now: datetime) ->
             lost: list[str] = []
             for change in reversed(done):
                 try:
+                    if read_or_none(memory_dir / change.relpath) == change.before:
+                        continue  # untouched (an atomic write that failed leaves the original)
                     _write(memory_dir, change.relpath, change.before, mtimes.get(change.relpath))
                 except OSError:
                     lost.append(change.relpath)

@@ -268,3 +268,39 @@ def test_an_older_change_can_be_undone_when_the_agent_changed_the_index_since_th
     result = CliRunner().invoke(main, ["undo", "--entry", retype.id, "--memory-dir", str(mem)], env=env)
     assert result.exit_code == 0, result.output
     assert (mem / "u.md").read_bytes() == b"---\ntype: User\n---\nx\n"
+
+
+def test_a_read_only_memory_dir_gets_a_clear_error_and_loses_nothing(mem: Path, journal: Journal, monkeypatch: pytest.MonkeyPatch) -> None:
+    make(mem, "u.md", b"---\ntype: User\n---\nx\n")
+    plan = plan_retype(mem, read_memory(mem / "u.md", mem), "user")
+    real = os.replace
+
+    def read_only(src: str, dst: str) -> None:
+        if Path(dst).parent == mem:
+            raise PermissionError(13, "Permission denied", dst)
+        real(src, dst)
+
+    monkeypatch.setattr("memtui.core.atomic.os.replace", read_only)
+    with pytest.raises(ApplyError, match="Permission denied.*every file was restored"):
+        apply_plan(mem, plan, journal, NOW)
+    assert (mem / "u.md").read_bytes() == b"---\ntype: User\n---\nx\n"
+    assert sorted(p.name for p in mem.iterdir()) == ["u.md"]  # no temp file left
+
+
+def test_a_file_deleted_between_loading_and_saving_is_a_conflict(mem: Path, journal: Journal) -> None:
+    make(mem, "u.md", b"---\ntype: User\n---\nx\n")
+    plan = plan_retype(mem, read_memory(mem / "u.md", mem), "user")
+    (mem / "u.md").unlink()
+    with pytest.raises(ConflictError, match="was deleted"):
+        apply_plan(mem, plan, journal, NOW)
+    assert list(mem.iterdir()) == []
+
+
+@pytest.mark.parametrize("body", [b"x" * 10_000_000 + b"\n", b"y" * 50_000])  # 10 MB; one 50 KB line
+def test_big_files_and_long_lines_keep_every_byte_through_a_retype(mem: Path, journal: Journal, body: bytes) -> None:
+    data = b"---\nname: Big\ntype: Project\n---\n" + body
+    make(mem, "big.md", data)
+    apply_plan(mem, plan_retype(mem, read_memory(mem / "big.md", mem), "project"), journal, NOW)
+    assert (mem / "big.md").read_bytes() == data.replace(b"type: Project\n", b"type: project\n")
+    undo(mem, journal, NOW)
+    assert (mem / "big.md").read_bytes() == data
