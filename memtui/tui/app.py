@@ -6,6 +6,7 @@ Each pane is added by the issue that builds it; panes that do not exist yet are 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import partial
 
 from textual import on
 from textual.app import App, ComposeResult, SystemCommand
@@ -21,6 +22,9 @@ from memtui.tui.dream import DreamPane
 from memtui.tui.memories import MemoriesPane, shorten_home
 from memtui.tui.recall import RecallPane
 from memtui.tui.styles import stylesheets
+
+# (tab id, title) of each pane, in key order 1-4.
+PANES = (("cascade", "Cascade"), ("memories", "Memories"), ("recall", "Recall"), ("dream", "Dream"))
 
 
 class MemtuiApp(App[None]):
@@ -44,7 +48,7 @@ class MemtuiApp(App[None]):
     def __init__(self, locations: Locations, *, watch: bool = True) -> None:
         super().__init__()
         self.locations = locations
-        self.watch = watch
+        self.live_reload = watch  # not `watch`: that is DOMNode.watch, which Textual calls on the app
 
     @classmethod
     def from_context(cls, obj: CliContext, *, watch: bool = True) -> MemtuiApp:
@@ -60,7 +64,7 @@ class MemtuiApp(App[None]):
             with TabPane("Cascade", id="cascade"):
                 yield CascadePane(self.locations, id="cascade-pane")
             with TabPane("Memories", id="memories"):
-                yield MemoriesPane(self.locations, watch=self.watch, id="memories-pane")
+                yield MemoriesPane(self.locations, watch=self.live_reload, id="memories-pane")
             with TabPane("Recall", id="recall"):
                 yield RecallPane(self.locations, id="recall-pane")
             with TabPane("Dream", id="dream"):
@@ -73,8 +77,14 @@ class MemtuiApp(App[None]):
         self.query_one("#memories-table").focus()
 
     def action_show_pane(self, pane: str) -> None:
-        """Switch to the pane with id ``pane``."""
-        self.query_one("#panes", TabbedContent).active = pane
+        """Switch to the pane with id ``pane``; the pane shown focuses its main widget."""
+        tabs = self.query_one("#panes", TabbedContent)
+        if tabs.active == pane:
+            return
+        # Drop the focus first: a focused widget that gets hidden hands the focus to a visible
+        # sibling in its own (hidden) pane, and TabbedContent follows that focus straight back.
+        self.screen.set_focus(None)
+        tabs.active = pane
 
     def action_toggle_help(self) -> None:
         """Show or hide the key panel for the focused widget."""
@@ -86,6 +96,9 @@ class MemtuiApp(App[None]):
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         """The palette reaches every action a key reaches."""
         yield from super().get_system_commands(screen)
+        # A way out of any text box (where 1-4 are text): each pane by name.
+        for key, (pane_id, name) in enumerate(PANES, start=1):
+            yield SystemCommand(f"Go to pane: {name}", f"Switch to the {name} pane ( {key} )", partial(self.action_show_pane, pane_id))
         yield from self.query_one(CascadePane).system_commands()
         pane = self.query_one(MemoriesPane)
         yield SystemCommand("Memories: search", "Focus the search box ( / )", pane.action_focus_search)

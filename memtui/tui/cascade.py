@@ -146,12 +146,15 @@ class CascadePane(Widget):
         self._request(recompute=True)
 
     def on_show(self, event: Show) -> None:
-        """Coming into view (its tab chosen): keys go to the tree.
+        """Coming into view (its tab chosen): keys go to the tree, and the cascade is
+        recomputed (cheap) — memories, the index or rules may have changed in another pane.
 
         Always the tree: the hidden pane's focused widget hands focus to its neighbour in the
         focus chain (this pane's last widget) in an order that varies, and ``focus`` runs
         after that either way."""
         self.query_one("#cascade-tree", Tree).focus()
+        if self.cascade is not None:  # the first computation is on its way from on_mount
+            self._request(recompute=True)
 
     def on_resize(self, event: Resize) -> None:
         narrow = event.size.width < 100

@@ -15,9 +15,11 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 from textual import on, work
+from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
+from textual.events import Show
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
@@ -135,6 +137,7 @@ class MemoriesPane(Widget):
         Binding("t", "cycle_type", "Type filter", id="memories.type", tooltip="Cycle the type filter"),
         Binding("r", "reload", "Reload", id="memories.reload", tooltip="Re-scan the memory dir"),
         Binding("escape", "clear_search", "Clear", show=False, id="memories.clear", tooltip="Clear the search"),
+        Binding("down", "to_table", "List", show=False, id="memories.to-table", tooltip="From the search box to the list (the search stays)"),
         Binding("e", "edit", "Edit", id="memories.edit", tooltip="Edit the selected memory in the app"),
         Binding("E", "edit_external", "$EDITOR", show=False, id="memories.edit-external", tooltip="Edit in $VISUAL / $EDITOR"),
         Binding("y", "retype", "Re-type", id="memories.retype", tooltip="Choose one of the four types (lifts metadata.type, fixes case)"),
@@ -194,6 +197,10 @@ class MemoriesPane(Widget):
             table.add_column(label, key=key, width=width)
         self.query_one("#memories-location", Static).update(self._location_text(0, 0))
         self.action_reload()
+
+    def on_show(self, event: Show) -> None:
+        """Coming into view (its tab chosen): keys go to the table, so e, d, I act at once."""
+        self.query_one("#memories-table", DataTable).focus()
 
     def _location_text(self, strays: int, inbox: int) -> Text:
         loc = self.locations
@@ -290,6 +297,16 @@ class MemoriesPane(Widget):
         if select.value != value:
             select.value = value
         self.refresh_table()
+
+    @on(Input.Submitted, "#memories-search")
+    def _on_search_submitted(self) -> None:
+        self.query_one("#memories-table", DataTable).focus()
+
+    def action_to_table(self) -> None:
+        """Down in the search box: to the table, the search kept (elsewhere: not this key's job)."""
+        if self.app.focused is not self.query_one("#memories-search", Input):
+            raise SkipAction()
+        self.query_one("#memories-table", DataTable).focus()
 
     def action_focus_search(self) -> None:
         self.query_one("#memories-search", Input).focus()

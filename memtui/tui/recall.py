@@ -143,7 +143,7 @@ class RecallPane(Widget):
         Binding("ctrl+g", "toggle_sent", "Manifest+request", id="recall.sent", tooltip="Show or hide the exact manifest and request"),
         Binding("ctrl+n", "toggle_injected", "Injected text", id="recall.injected", tooltip="Focus (or, when narrow, show) the injected text; again to go back"),
         Binding("ctrl+r", "reload", "Reload", id="recall.reload", tooltip="Re-scan the memory dir and the sessions"),
-        Binding("escape", "cancel", "Cancel", show=False, id="recall.cancel", tooltip="Cancel a running Claude request"),
+        Binding("escape", "cancel", "Cancel", show=False, id="recall.cancel", tooltip="Cancel a running Claude request; else leave the text box for the results"),
     ]
 
     # ----- messages (posted by workers; handled below on the UI thread) ----------------------
@@ -198,7 +198,7 @@ class RecallPane(Widget):
         self._seq = 0
         self._pending: RecallRun | None = None
         self._debounce: Timer | None = None
-        self._running = False
+        self._recall_in_flight = False  # a claude/hybrid request is out (not `_running`: MessagePump owns that)
         self._show_injected = False
         self._token = 0
 
@@ -439,7 +439,7 @@ class RecallPane(Widget):
             send,
         )
         if self.costs_a_request():
-            self._running = True
+            self._recall_in_flight = True
             self._notice(Text.assemble(("Asking ", SOFT), (run.model, "bold"), ("…  Esc cancels", SOFT)))
             self._update_badge()
         self.run_recall(run, self.corpus)
@@ -466,7 +466,7 @@ class RecallPane(Widget):
     def _on_recall(self, message: RecallDone) -> None:
         if message.seq != self._seq:
             return  # a newer run is on its way
-        self._running = False
+        self._recall_in_flight = False
         self.result = message.result
         self.show_result(message.result)
 
@@ -474,17 +474,23 @@ class RecallPane(Widget):
         for worker in self.workers:
             if worker.group == "recall-run" and worker.is_running:
                 worker.cancel()
-        if self._running:
-            self._running = False
+        if self._recall_in_flight:
+            self._recall_in_flight = False
             self._seq += 1  # whatever comes back now is stale
             self._update_badge()
 
     def action_cancel(self) -> None:
-        """Cancel a running Claude request (its answer, if it still comes, is ignored)."""
-        if self._running:
+        """Cancel a running Claude request (its answer, if it still comes, is ignored); else
+        leave a text box for the results (so digits switch panes again), or from elsewhere
+        go back to the query box."""
+        if self._recall_in_flight:
             self._cancel_running()
             self._notice(Text("Cancelled: the request's answer will be ignored.", style="#e5c07b"))
-        elif self.app.focused is not self.query_one("#recall-query"):
+        elif isinstance(self.app.focused, Input):
+            if self._show_injected:
+                self._toggle_narrow_view(False)
+            self.query_one("#recall-results", VerticalScroll).focus()
+        else:
             self.action_focus_query()
 
     # ----- showing ---------------------------------------------------------------------------
@@ -518,7 +524,7 @@ class RecallPane(Widget):
         elif offline is None:
             status.append(" ONLINE ", "bold #1e1e1e on #98c379")
             status.append(f" {chosen.name} · {self.model}", "bold")
-            facts.insert(0, "asking…" if self._running else "Enter sends one request")
+            facts.insert(0, "asking…" if self._recall_in_flight else "Enter sends one request")
         else:
             status.append(" OFFLINE ", "bold #1e1e1e on #e5c07b")
             status.append(f" {chosen.name} (BM25) as you type", "bold")

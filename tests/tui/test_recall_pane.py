@@ -8,6 +8,7 @@ old: stale), ``user_role.md`` the only one with "backend", "engineer" and "go" (
 
 from __future__ import annotations
 
+import asyncio
 import fcntl
 import json
 import os
@@ -417,3 +418,40 @@ def test_recall_pane_snapshot(snap_compare: Any, isolated_env: Path, fixed_memor
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=(120, 36), run_before=run_before)
+
+
+
+# ----- as a user types (regression: the debounced run never fired) ----------------------------
+
+
+async def idle_until(predicate: Callable[[], bool], timeout: float = 3.0) -> None:
+    """Wait as a user waits: plain sleeps. (``pilot.pause()`` posts a callback to every widget,
+    which flushes a widget's queued callbacks and hides a timer that never fires on its own.)"""
+    for _ in range(int(timeout / 0.05)):
+        if predicate():
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError("condition not met in time")
+
+
+async def test_typed_query_updates_picks_after_the_debounce_without_enter(make_app: Callable[[], MemtuiApp]) -> None:
+    """A user switches to the pane, types two words and waits: the picks appear on their own.
+    (The pane once overwrote Textual's own ``MessagePump._running``: the debounce timer's
+    callback then sat in the pane's queue until some other message arrived.)"""
+    app = make_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        p = await open_recall(app, pilot)
+        # the first scan's run (empty query: the intro) has been handled
+        await wait_until(pilot, lambda: "Type a prompt" in plain(app, "#recall-notice"))
+        assert plain(app, "#recall-picks").strip() == ""
+        await type_text(pilot, "grafana board")
+        await idle_until(lambda: p.result is not None and p.result.query == "grafana board")
+        assert [pk.relpath for pk in p.result.picks] == ["reference_grafana.md"]
+        await idle_until(lambda: "reference_grafana.md" in plain(app, "#recall-picks"))
+        # a second query replaces the picks, again without Enter
+        for _ in "grafana board":
+            await pilot.press("backspace")
+        await type_text(pilot, "backend engineer")
+        await idle_until(lambda: p.result is not None and p.result.query == "backend engineer")
+        picks = plain(app, "#recall-picks")
+        assert "user_role.md" in picks and "reference_grafana.md" not in picks

@@ -1,0 +1,135 @@
+"""Focus after switching panes, leaving text boxes, and the palette's way out of a text box —
+driven with Pilot as a user would (keys only)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import DataTable, Input, TabbedContent
+
+from memtui.tui.app import MemtuiApp
+from memtui.tui.cascade import CascadePane
+from memtui.tui.memories import MemoriesPane
+
+# the widget each pane's keys start from
+PANE_FOCUS = {"1": "cascade-tree", "2": "memories-table", "4": "dream-changes"}
+
+
+async def settle(app: MemtuiApp, pilot: Pilot[None]) -> None:
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def focused_id(app: MemtuiApp) -> str | None:
+    return app.focused.id if app.focused is not None else None
+
+
+def active(app: MemtuiApp) -> str:
+    return app.query_one("#panes", TabbedContent).active
+
+
+@pytest.mark.parametrize("away", ["1", "3", "4"])
+async def test_memories_table_has_focus_after_switching_back(make_app: Callable[[], MemtuiApp], away: str) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        await pilot.press(away)
+        await settle(app, pilot)
+        if away == "3":
+            await pilot.press("escape")  # out of the query box, so the digit switches panes
+        await pilot.press("2")
+        await settle(app, pilot)
+        assert active(app) == "memories"
+        assert focused_id(app) == "memories-table"
+
+
+@pytest.mark.parametrize("key", ["1", "4"])
+async def test_each_pane_focuses_its_main_widget_when_shown(make_app: Callable[[], MemtuiApp], key: str) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("/")  # start from the Memories search box
+        await pilot.press("escape", key)
+        await settle(app, pilot)
+        assert focused_id(app) == PANE_FOCUS[key]
+
+
+async def test_escape_leaves_the_recall_query_box(make_app: Callable[[], MemtuiApp]) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("3")
+        await settle(app, pilot)
+        assert focused_id(app) == "recall-query"
+        await pilot.press("g", "o", "escape")
+        await pilot.pause()
+        assert focused_id(app) == "recall-results"
+        assert app.query_one("#recall-query", Input).value == "go"
+        await pilot.press("2")  # the digit now switches panes
+        await settle(app, pilot)
+        assert active(app) == "memories" and focused_id(app) == "memories-table"
+
+
+@pytest.mark.parametrize("pane", ["Cascade", "Memories", "Recall", "Dream"])
+async def test_palette_goes_to_each_pane_from_a_text_box(make_app: Callable[[], MemtuiApp], pane: str) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        if pane == "Memories":  # start in the Recall query box
+            await pilot.press("3")
+            await settle(app, pilot)
+            box = "#recall-query"
+        else:  # start in the Memories search box
+            await pilot.press("/")
+            box = "#memories-search"
+        await pilot.press("1")  # a digit in a text box stays text
+        assert app.focused is app.query_one(box, Input) and app.query_one(box, Input).value == "1"
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        for ch in f"go to pane: {pane}".lower():
+            await pilot.press({" ": "space", ":": "colon"}.get(ch, ch))
+        await pilot.pause(0.3)  # the palette searches in a worker
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert active(app) == pane.lower()
+        assert focused_id(app) == {"Cascade": "cascade-tree", "Memories": "memories-table", "Recall": "recall-query", "Dream": "dream-changes"}[pane]
+
+
+@pytest.mark.parametrize("key", ["enter", "down"])
+async def test_memories_search_hands_focus_to_the_table_keeping_the_filter(make_app: Callable[[], MemtuiApp], key: str) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("/", *"grafana", key)
+        await pilot.pause()
+        assert focused_id(app) == "memories-table"
+        assert app.query_one("#memories-search", Input).value == "grafana"
+        assert [e.relpath for e in app.query_one(MemoriesPane).shown] == ["reference_grafana.md"]
+        assert app.query_one("#memories-table", DataTable).cursor_row == 0
+
+
+async def test_cascade_is_recomputed_when_shown_again(make_app: Callable[[], MemtuiApp]) -> None:
+    """A memory deleted in the Memories pane leaves the index the Cascade shows at once."""
+    def index_text(app: MemtuiApp) -> str:
+        cascade = app.query_one(CascadePane).cascade
+        assert cascade is not None
+        return next(f.content for f in cascade.files if f.path.endswith("MEMORY.md"))
+
+    app = make_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("1")
+        await settle(app, pilot)
+        assert "feedback_terse.md" in index_text(app)
+        await pilot.press("2")
+        await settle(app, pilot)
+        table = app.query_one("#memories-table", DataTable)
+        table.move_cursor(row=[e.relpath for e in app.query_one(MemoriesPane).shown].index("feedback_terse.md"))
+        await pilot.press("d", "y")  # move to the trash: its index line goes too
+        await settle(app, pilot)
+        await pilot.press("1")
+        await settle(app, pilot)
+        assert "feedback_terse.md" not in index_text(app)
+        assert focused_id(app) == "cascade-tree"
