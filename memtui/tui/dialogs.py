@@ -3,6 +3,8 @@ conflict resolution, trash, and the in-app editor."""
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from rich.syntax import Syntax
 from rich.text import Text
 from textual import on
@@ -35,7 +37,11 @@ TYPE_HELP: dict[MemoryType, str] = {
 
 
 class PlanPreview(ModalScreen[bool]):
-    """Show a plan's diff, notes and index-cap warning; dismiss with ``True`` to apply."""
+    """Show a plan's diff, notes and index-cap warning; dismiss with ``True`` to apply.
+
+    The title, the warning and the buttons always show: the notes scroll in a few lines and
+    the diff scrolls in whatever height is left (a doctor's Fix-all diff runs to hundreds of
+    lines); the footer repeats the keys."""
 
     BINDINGS = [
         Binding("y", "apply", "Apply", id="plan.apply", tooltip="Apply the change (undoable with u)"),
@@ -61,16 +67,30 @@ class PlanPreview(ModalScreen[bool]):
                     ),
                     classes="dialog-warning",
                 )
-            for note in plan.notes:
-                yield Static(Text(f"• {note}", style="#abb2bf"))
-            with VerticalScroll(classes="dialog-diff"):
+            if plan.notes:
+                with VerticalScroll(classes="dialog-notes"):
+                    for note in plan.notes:
+                        yield Static(Text(f"• {note}", style="#abb2bf"))
+            with VerticalScroll(classes="dialog-diff", id="plan-diff"):
                 yield Static(Syntax(plan.diff() or "(no textual change)", "diff", theme="ansi_dark", word_wrap=True))
             with Horizontal(classes="dialog-buttons"):
                 yield Button(f"{self.confirm_label}  y", variant="primary", id="apply")
                 yield Button("Cancel  esc", id="cancel")
+        yield Footer()
 
     def on_mount(self) -> None:
         self.query_one("#apply", Button).focus()
+
+    def on_resize(self) -> None:
+        """The diff takes the height left (``1fr``), then shrinks to a diff shorter than that."""
+        self.query_one("#plan-diff", VerticalScroll).styles.height = "1fr"
+        self.call_after_refresh(self._fit_diff)
+
+    def _fit_diff(self) -> None:
+        diff = self.query_one("#plan-diff", VerticalScroll)
+        needed = sum(child.outer_size.height for child in diff.children) + diff.styles.gutter.height
+        if 0 < needed < diff.outer_size.height:
+            diff.styles.height = needed
 
     @on(Button.Pressed, "#apply")
     def action_apply(self) -> None:
@@ -148,18 +168,27 @@ class TextPrompt(ModalScreen["str | None"]):
 
 
 class NewMemoryDialog(ModalScreen["tuple[MemoryType, str, str] | None"]):
-    """Type, name and one-line description of a new memory."""
+    """Type, name and one-line description of a new memory. Create with a field left blank
+    keeps the dialog open and says, under the field, what is missing (the core's
+    ``plan_create`` requires both)."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="new.cancel", tooltip="Cancel")]
+    # field id -> what its message says when it is blank
+    REQUIRED: ClassVar[dict[str, str]] = {
+        "new-name": "A name is required: a short title.",
+        "new-description": "A description is required: one line, it is what recall matches on.",
+    }
 
     def compose(self) -> ComposeResult:
         with Vertical(id="new-dialog", classes="dialog"):
             yield Label("New memory", classes="dialog-title")
             yield Select([(f"{t} — {TYPE_HELP[t]}", t) for t in MEMORY_TYPES], value="feedback", allow_blank=False, id="new-type")
             yield Input(placeholder="Name (a short title)", id="new-name")
+            yield Static(id="new-name-error", classes="field-error")
             yield Input(placeholder="Description (one line: what recall matches on)", id="new-description")
+            yield Static(id="new-description-error", classes="field-error")
             with Horizontal(classes="dialog-buttons"):
-                yield Button("Create", variant="primary", id="create")
+                yield Button("Create  enter", variant="primary", id="create")
                 yield Button("Cancel  esc", id="cancel")
 
     def on_mount(self) -> None:
@@ -169,13 +198,29 @@ class NewMemoryDialog(ModalScreen["tuple[MemoryType, str, str] | None"]):
     def _next(self) -> None:
         self.query_one("#new-description", Input).focus()
 
+    @on(Input.Changed)
+    def _typed(self, event: Input.Changed) -> None:
+        """A field filled in loses its message."""
+        if event.input.id in self.REQUIRED and event.value.strip():
+            self._mark(event.input.id, None)
+
+    def _mark(self, field_id: str, message: str | None) -> None:
+        error = self.query_one(f"#{field_id}-error", Static)
+        error.update(message or "")
+        self.query_one(f"#{field_id}", Input).set_class(message is not None, "-invalid")
+
     @on(Input.Submitted, "#new-description")
     @on(Button.Pressed, "#create")
     def _create(self) -> None:
+        values = {field_id: self.query_one(f"#{field_id}", Input).value for field_id in self.REQUIRED}
+        missing = [field_id for field_id, value in values.items() if not value.strip()]
+        for field_id, message in self.REQUIRED.items():
+            self._mark(field_id, message if field_id in missing else None)
+        if missing:
+            self.query_one(f"#{missing[0]}", Input).focus()
+            return
         mem_type = self.query_one("#new-type", Select).value
-        name = self.query_one("#new-name", Input).value
-        description = self.query_one("#new-description", Input).value
-        self.dismiss((mem_type, name, description))  # type: ignore[arg-type]
+        self.dismiss((mem_type, values["new-name"], values["new-description"]))  # type: ignore[arg-type]
 
     @on(Button.Pressed, "#cancel")
     def action_cancel(self) -> None:
@@ -233,7 +278,9 @@ class TrashDialog(ModalScreen["TrashItem | None"]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="trash-dialog", classes="dialog"):
-            yield Label(f"Trash — {len(self.items)} deleted memories", classes="dialog-title")
+            count = len(self.items)
+            title = "empty" if count == 0 else f"{count} deleted memor{'y' if count == 1 else 'ies'}"
+            yield Label(f"Trash — {title}", classes="dialog-title")
             if self.items:
                 yield OptionList(
                     *(Option(Text.assemble((item.relpath, "bold"), (f"  deleted {item.deleted_at[:16].replace('T', ' ')} · {item.size:,} bytes", "#5c6370"))) for item in self.items),
