@@ -186,6 +186,7 @@ class RecallPane(Widget):
         id: str | None = None,
     ) -> None:
         super().__init__(id=id)
+        self._activation_pending = False
         self.locations = locations
         # ``client``/``environ``: for the claude selectors (tests inject a mock-transport client).
         self.client = client
@@ -242,9 +243,16 @@ class RecallPane(Widget):
             return
 
         def switched(active: str) -> None:
-            if active == tab_id:
+            # one re-scan per activation, even when focus moves make the tab flip back and forth
+            if active == tab_id and not self._activation_pending:
+                self._activation_pending = True
+                self.call_after_refresh(activated)
+
+        def activated() -> None:
+            self._activation_pending = False
+            if tabs.active == tab_id:
                 self.action_reload()
-                self.call_after_refresh(self.action_focus_query)
+                self.action_focus_query()
 
         self.watch(tabs, "active", switched, init=True)
 
