@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import anthropic
 import httpx2
 import pytest
 from dream_helpers import DAY, NOW, context, memory, snapshot, write
+from fake_api import MODEL, Api, client, reply, scripted, text, use
 
 from memtui.core.dream import (
     DreamCancelled,
@@ -26,45 +25,7 @@ from memtui.core.dream import (
 from memtui.core.dream.lock import LOCK_NAME
 
 T = NOW.timestamp()
-MODEL = "claude-sonnet-5-5"
 NEW_MEMORY = "---\nname: Review style\ndescription: The user wants terse code reviews\ntype: feedback\n---\n\nKeep reviews terse.\n\n**Why:** said so in session s1.\n\n**How to apply:** bullet points only.\n"
-
-
-def reply(*blocks: dict[str, Any], stop: str = "tool_use") -> dict[str, Any]:
-    return {
-        "id": "msg_test", "type": "message", "role": "assistant", "model": MODEL,
-        "content": list(blocks), "stop_reason": stop, "stop_sequence": None,
-        "usage": {"input_tokens": 100, "output_tokens": 20},
-    }
-
-
-def text(t: str) -> dict[str, Any]:
-    return {"type": "text", "text": t}
-
-
-def use(id_: str, name: str, **tool_input: Any) -> dict[str, Any]:
-    return {"type": "tool_use", "id": id_, "name": name, "input": tool_input}
-
-
-class Api:
-    """A fake Messages API answering request n with ``script(n, body)``; keeps every body."""
-
-    def __init__(self, script: Callable[[int, dict[str, Any]], httpx2.Response]) -> None:
-        self.script = script
-        self.bodies: list[dict[str, Any]] = []
-
-    def __call__(self, request: httpx2.Request) -> httpx2.Response:
-        body: dict[str, Any] = json.loads(request.content)
-        self.bodies.append(body)
-        return self.script(len(self.bodies), body)
-
-
-def scripted(*replies: dict[str, Any]) -> Api:
-    return Api(lambda n, _body: httpx2.Response(200, json=replies[n - 1]))
-
-
-def client(api: Api) -> anthropic.Anthropic:
-    return anthropic.Anthropic(api_key="test", max_retries=0, http_client=httpx2.Client(transport=httpx2.MockTransport(api)))
 
 
 def store(tmp_path: Path) -> DreamContext:
