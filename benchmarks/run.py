@@ -160,8 +160,10 @@ def m_tui(ws: generate.Workspace, args: argparse.Namespace) -> list[dict[str, An
             while table.row_count == 0:
                 await asyncio.sleep(0.002)
             elapsed = (time.perf_counter() - start) * 1000
+            # let the rest of the scan finish before this app exits: a thread worker cannot be
+            # cancelled, and one left running would slow the next timed run down
+            await app.workers.wait_for_complete()
             if scroll is not None:
-                await app.workers.wait_for_complete()
                 await pilot.pause()
                 table.focus()
                 for _ in range(10):

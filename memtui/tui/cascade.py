@@ -143,7 +143,8 @@ class CascadePane(Widget):
         self.query_one("#cascade-findings", OptionList).border_title = "findings"
         self.query_one("#cascade-detail", VerticalScroll).border_title = "detail"
         self.query_one("#cascade-summary", Static).update(Text("computing the cascade…", style=MUTED))
-        self._request(recompute=True)
+        # computed when first shown (on_show): a hidden pane must not compete with the pane the
+        # user is looking at while the app starts
 
     def on_show(self, event: Show) -> None:
         """Coming into view (its tab chosen): keys go to the tree, and the cascade is
@@ -153,8 +154,7 @@ class CascadePane(Widget):
         focus chain (this pane's last widget) in an order that varies, and ``focus`` runs
         after that either way."""
         self.query_one("#cascade-tree", Tree).focus()
-        if self.cascade is not None:  # the first computation is on its way from on_mount
-            self._request(recompute=True)
+        self._request(recompute=True)
 
     def on_resize(self, event: Resize) -> None:
         narrow = event.size.width < 100

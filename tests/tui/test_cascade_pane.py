@@ -194,9 +194,9 @@ async def test_reads_add_the_matching_rule_once(cascade_app: Callable[[], Memtui
         await read(pilot, "src/api/orders.py")
         assert [[Path(f.path).name for f in s.added] for s in pane.steps] == [["api.md"], []]
         assert pane.targets == ["src/api/users.py", "src/api/orders.py"]
-        # every computation posted its steps (on mount, again when the pane is shown, then
-        # one per read); the last has both reads
-        assert [len(m.steps) for m in computed] == [0, 0, 1, 2]
+        # every computation posted its steps (one when the pane is shown — none while it was
+        # hidden — then one per read); the last has both reads
+        assert [len(m.steps) for m in computed] == [0, 1, 2]
         lines = tree_lines(app)
         assert "  read 1 src/api/users.py  +1 file" in lines
         assert "    + .agent/rules/api.md  28 ch · ~7 tok" in lines
