@@ -648,7 +648,12 @@ class MemoriesPane(Widget):
                 if plan:
                     self.apply(plan, select=item.relpath)
 
-        self.app.push_screen(TrashDialog(trash(self.journal)), chosen)
+        try:
+            items = trash(self.journal)
+        except OSError as exc:  # the state dir: unreadable, or inside the memory dir
+            self.notify(str(exc), title="Trash", severity="error")
+            return
+        self.app.push_screen(TrashDialog(items), chosen)
 
     def action_doctor(self) -> None:
         from memtui.tui.doctor import DoctorScreen
@@ -665,7 +670,12 @@ class MemoriesPane(Widget):
         def closed(changed: bool | None) -> None:
             self.action_reload()
 
-        self.app.push_screen(InboxScreen(self.locations), closed)
+        try:
+            screen = InboxScreen(self.locations)
+        except OSError as exc:  # the state dir: unreadable, or inside the memory dir
+            self.notify(str(exc), title="Inbox", severity="error")
+            return
+        self.app.push_screen(screen, closed)
 
     def action_source(self) -> None:
         entry = self._need_selection()
@@ -675,7 +685,11 @@ class MemoriesPane(Widget):
         from memtui.tui.inbox import SourceDialog
 
         loc = self.locations
-        excerpt = memory_excerpt(entry.memory, Inbox(loc.state_dir, loc.memory_dir), loc.sessions_dir)
+        try:
+            excerpt = memory_excerpt(entry.memory, Inbox(loc.state_dir, loc.memory_dir), loc.sessions_dir)
+        except OSError as exc:
+            self.notify(str(exc), title="Source", severity="error")
+            return
         self.app.push_screen(SourceDialog(f"Where {entry.relpath} came from", excerpt))
 
     # ----- live reload -----------------------------------------------------------------------

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from textual.pilot import Pilot
@@ -187,3 +188,16 @@ async def test_live_reload_picks_up_a_memory_written_outside(make_app: Callable[
             if "project_new.md" in [e.relpath for e in pane.shown]:
                 break
         assert "project_new.md" in [e.relpath for e in pane.shown]
+
+
+async def test_a_state_dir_inside_the_memory_dir_is_a_message_not_a_crash(make_app: Callable[..., MemtuiApp]) -> None:
+    app = make_app()
+    app.locations = replace(app.locations, state_dir=app.locations.memory_dir / ".memtui")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        before = sorted(p.name for p in memory_dir(app).iterdir())
+        for key in ("z", "I", "o", "y", "2"):  # trash, inbox, source, re-type (then pick a type)
+            await pilot.press(key)
+            await pilot.pause()
+        assert app.is_running
+        assert sorted(p.name for p in memory_dir(app).iterdir()) == before  # nothing written there
