@@ -6,6 +6,7 @@ Common options (before the subcommand): ``--project DIR`` (default: cwd), ``--me
 
 from __future__ import annotations
 
+import importlib
 import sys
 from pathlib import Path
 from typing import Any
@@ -15,9 +16,47 @@ import click
 from memtui.commands.common import CliContext, fail
 from memtui.core.flavor import FLAVORS, UnknownFlavorError, get_flavor
 
+# Each subcommand's module is imported only when that subcommand runs (or for `--help`): the
+# recall and dream modules pull in numpy, bm25s and the anthropic SDK, which cost ~300 ms of
+# startup that `memtui ls` has no use for. (click's documented "lazily loading subcommands"
+# pattern.) name -> "module:attribute".
+LAZY_COMMANDS: dict[str, str] = {
+    "where": "memtui.commands.where:where",
+    "ls": "memtui.commands.memories:ls",
+    "index": "memtui.commands.memories:index",
+    "demo": "memtui.commands.demo:demo",
+    "cascade": "memtui.commands.cascade:cascade",
+    "imports": "memtui.commands.cascade:imports",
+    "recall": "memtui.commands.recall:recall_cmd",
+    "team": "memtui.commands.team:team",
+    "doctor": "memtui.commands.doctor:doctor",
+    "undo": "memtui.commands.history:undo_cmd",
+    "trash": "memtui.commands.history:trash_cmd",
+    "restore": "memtui.commands.history:restore_cmd",
+    "extract": "memtui.commands.extract:extract_cmd",
+    "inbox": "memtui.commands.extract:inbox",
+    "hook": "memtui.commands.extract:hook",
+    "dream": "memtui.commands.dream:dream",
+}
+
 
 class MemtuiGroup(click.Group):
-    """A click group whose usage errors are one line on stderr (exit 2), like every other error."""
+    """A click group whose usage errors are one line on stderr (exit 2), like every other error,
+    and whose subcommands (``LAZY_COMMANDS``) are imported on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:  # noqa: D102 - click API
+        return sorted({*super().list_commands(ctx), *LAZY_COMMANDS})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:  # noqa: D102 - click API
+        command = super().get_command(ctx, cmd_name)
+        if command is not None or cmd_name not in LAZY_COMMANDS:
+            return command
+        module_name, attr = LAZY_COMMANDS[cmd_name].split(":")
+        command = getattr(importlib.import_module(module_name), attr)
+        if not isinstance(command, click.Command):  # a wrong table entry is a bug, not user input
+            raise TypeError(f"{LAZY_COMMANDS[cmd_name]} is not a click command")
+        self.add_command(command, cmd_name)
+        return command
 
     def main(self, *args: Any, **kwargs: Any) -> Any:  # noqa: D102 - click's entry point
         kwargs["standalone_mode"] = False
@@ -75,44 +114,3 @@ def main(ctx: click.Context, project: Path | None, memory_dir: Path | None, flav
         open_app(ctx.obj)
 
 
-from memtui.commands.memories import index, ls  # noqa: E402
-from memtui.commands.where import where  # noqa: E402
-
-main.add_command(where)
-main.add_command(ls)
-main.add_command(index)
-
-from memtui.commands.demo import demo  # noqa: E402
-
-main.add_command(demo)
-
-from memtui.commands.cascade import cascade, imports  # noqa: E402
-
-main.add_command(cascade)
-main.add_command(imports)
-
-from memtui.commands.recall import recall_cmd as recall  # noqa: E402
-
-main.add_command(recall)
-
-from memtui.commands.team import team  # noqa: E402
-
-main.add_command(team)
-
-from memtui.commands.doctor import doctor  # noqa: E402
-from memtui.commands.history import restore_cmd, trash_cmd, undo_cmd  # noqa: E402
-
-main.add_command(doctor)
-main.add_command(undo_cmd)
-main.add_command(trash_cmd)
-main.add_command(restore_cmd)
-
-from memtui.commands.extract import extract_cmd, hook, inbox  # noqa: E402
-
-main.add_command(extract_cmd)
-main.add_command(inbox)
-main.add_command(hook)
-
-from memtui.commands.dream import dream  # noqa: E402
-
-main.add_command(dream)

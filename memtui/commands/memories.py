@@ -19,6 +19,7 @@ from memtui.core.catalog import Catalog, entry_to_json, index_to_json, load_cata
 from memtui.core.index import MAX_INDEX_LINES, MAX_INDEX_UNITS
 from memtui.core.locations import Locations, other_flavor_memory_dir
 from memtui.core.memories import MEMORY_TYPES
+from memtui.core.scancache import ScanCache
 
 _TYPE_STYLE = {"user": "magenta", "feedback": "yellow", "project": "green", "reference": "cyan"}
 
@@ -36,7 +37,7 @@ def _catalog(obj: CliContext) -> Catalog:
         fail(f"{memory_dir} is not a directory", 1)
     if not memory_dir.is_dir():
         fail(f"no memory dir at {memory_dir} ({loc.memory_dir_source}){other_flavor_hint(loc)}; see `memtui where`", 1)
-    return load_catalog(memory_dir, obj.now())
+    return load_catalog(memory_dir, obj.now(), cache=ScanCache.for_memory_dir(loc.state_dir, memory_dir))
 
 
 @click.command("ls")

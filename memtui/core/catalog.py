@@ -15,6 +15,7 @@ from memtui.core.age import AgeBand, age_band, age_days, age_label, stale_caveat
 from memtui.core.diagnostics import Diagnostic
 from memtui.core.index import IndexReport, read_index
 from memtui.core.memories import TEAM_DIR, Memory, MemoryType, scan_memories
+from memtui.core.scancache import ScanCache
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,21 +63,25 @@ class Catalog:
         return self.total < 0 or self.total == len(self.entries)
 
 
-def load_catalog(memory_dir: Path, now: datetime, *, newest: int | None = None) -> Catalog:
+def load_catalog(memory_dir: Path, now: datetime, *, newest: int | None = None, cache: ScanCache | None = None) -> Catalog:
     """Scan ``memory_dir`` and audit its indexes at time ``now``.
+
+    ``cache``: the memory dir's ``ScanCache`` (files unchanged since a previous scan are not
+    parsed again); ``None`` parses every file.
 
     ``newest``: only the ``newest`` most recent memories (a UI's first screenful of a large
     dir; the index's ``unindexed`` list then covers only those, and dangling links are not
     checked). Raises ``MemoryDirError``
     (an ``OSError``) when the dir is missing; never for a bad file.
     """
-    scan = scan_memories(memory_dir, newest=newest)
+    scan = scan_memories(memory_dir, newest=newest, cache=cache)
     main_rel = [m.relpath for m in scan.memories if not m.team]
     team_rel = [m.relpath for m in scan.memories if m.team]
     links = scan.complete  # a quick first batch skips the dangling-link checks
-    index = read_index(memory_dir, main_rel, check_links=links)
+    read = frozenset(m.relpath for m in scan.memories if m.sha256)  # regular files, just read
+    index = read_index(memory_dir, main_rel, check_links=links, known_files=read)
     team_dir = memory_dir / TEAM_DIR
-    team_index = read_index(memory_dir, team_rel, index_dir_rel=TEAM_DIR, check_links=links) if team_dir.is_dir() else None
+    team_index = read_index(memory_dir, team_rel, index_dir_rel=TEAM_DIR, check_links=links, known_files=read) if team_dir.is_dir() else None
     indexed = set(index.indexed) | (set(team_index.indexed) if team_index else set())
     entries: list[MemoryEntry] = []
     for mem in scan.memories:

@@ -8,8 +8,11 @@ first; capping it (the reference keeps 200) is the caller's choice.
 
 from __future__ import annotations
 
+import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from memtui.core.frontmatter import parse_frontmatter
 from memtui.core.memories import (
@@ -19,6 +22,7 @@ from memtui.core.memories import (
     parse_memory_type,
 )
 from memtui.core.safe_read import read_head_regular
+from memtui.core.scancache import ScanCache, stat_key
 
 _CHUNK = 4096
 _HEAD_CAP = 1 << 20
@@ -51,20 +55,56 @@ def read_head(path: Path, max_lines: int = HEADER_LINES) -> tuple[str, float]:
     return "\n".join(lines[:max_lines]), mtime
 
 
+def _header(path: Path, relpath: str, mtime: float, data: dict[str, Any]) -> MemoryHeader:
+    desc = data.get("description")
+    description = None if desc is None or isinstance(desc, (list, dict)) or desc == "" else str(desc)
+    return MemoryHeader(path, relpath, mtime, description, parse_memory_type(data.get("type")))
+
+
 def read_header(path: Path, relpath: str) -> MemoryHeader | None:
     """The header of one file, or ``None`` when it cannot be read."""
     try:
         head, mtime = read_head(path)
     except OSError:
         return None
-    data = parse_frontmatter(head).data
-    desc = data.get("description")
-    description = None if desc is None or isinstance(desc, (list, dict)) or desc == "" else str(desc)
-    return MemoryHeader(path, relpath, mtime, description, parse_memory_type(data.get("type")))
+    return _header(path, relpath, mtime, parse_frontmatter(head).data)
 
 
-def scan_headers(memory_dir: Path) -> list[MemoryHeader]:
-    """Headers of every memory below ``memory_dir``, newest first. A missing dir gives ``[]``."""
-    headers = [h for path, rel in iter_memory_paths(memory_dir) if (h := read_header(path, rel)) is not None]
+def _cached_header(path: Path, relpath: str, cache: ScanCache) -> MemoryHeader | None:
+    """The header of one file from ``cache`` when its ``stat`` matches an entry — a full parse
+    (``"m"``: the frontmatter, seen by recall only if it closes within 30 lines) or a header
+    (``"h"``) — else read now and stored as a header entry."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        st = None
+    if st is not None and stat.S_ISREG(st.st_mode):
+        key = stat_key(st)
+        value = cache.lookup(relpath, key)
+        try:
+            if value is not None and value[0] == "m" and isinstance(value[8], dict) and value[12] is not None:
+                return _header(path, relpath, value[1], value[8] if value[12] else {})
+            if value is not None and value[0] == "h":
+                _kind, mtime, description, mem_type = value
+                return MemoryHeader(path, relpath, mtime, description, parse_memory_type(mem_type))
+        except (IndexError, TypeError, ValueError):
+            pass  # a garbled entry: read the file
+    header = read_header(path, relpath)
+    if header is not None and st is not None and header.mtime == st.st_mtime:
+        cache.store(relpath, stat_key(st), ["h", header.mtime, header.description, header.type])
+    return header
+
+
+def scan_headers(memory_dir: Path, *, cache: ScanCache | None = None) -> list[MemoryHeader]:
+    """Headers of every memory below ``memory_dir``, newest first. A missing dir gives ``[]``.
+
+    ``cache``: the memory dir's ``ScanCache``; files whose ``stat`` is unchanged since a scan
+    (this one or ``scan_memories``) are not read again. Saved after the scan.
+    """
+    if cache is None:
+        headers = [h for path, rel in iter_memory_paths(memory_dir) if (h := read_header(path, rel)) is not None]
+    else:
+        headers = [h for path, rel in iter_memory_paths(memory_dir) if (h := _cached_header(path, rel, cache)) is not None]
+        cache.save(complete=True)
     headers.sort(key=lambda h: -h.mtime)
     return headers

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -111,11 +112,20 @@ class IndexEntry:
 _PLAIN_ENTRY = re.compile(r"[ ]{0,3}[-*+] \[([^\s\[\]\\`*_<>!&~]|[^\s\[\]\\`*_<>!&~][^\[\]\\`*_<>!&~]*[^\s\[\]\\`*_<>!&~])\]\(([A-Za-z0-9._/-]+)\)(.*)")
 
 
+_PLAIN_TARGET = re.compile(r"[A-Za-z0-9._-][A-Za-z0-9._/-]*")
+
+
 def _link_relpath(target: str, index_dir_rel: str) -> str | None:
-    parts = urlsplit(target)
-    if parts.scheme or parts.netloc or not parts.path:
-        return None
-    path = unquote(parts.path)
+    if _PLAIN_TARGET.fullmatch(target):  # no scheme, query, fragment or escape: the path as is
+        segments = target.split("/")
+        if "" not in segments and "." not in segments and ".." not in segments:  # already normal
+            return f"{index_dir_rel}/{target}" if index_dir_rel else target
+        path = target
+    else:
+        parts = urlsplit(target)
+        if parts.scheme or parts.netloc or not parts.path:
+            return None
+        path = unquote(parts.path)
     if path.startswith("/"):
         return None
     joined = posixpath.normpath(posixpath.join(index_dir_rel, path)) if index_dir_rel else posixpath.normpath(path)
@@ -208,12 +218,21 @@ def _is_file(path: Path) -> bool:
         return False
 
 
-def read_index(memory_dir: Path, memory_relpaths: list[str], *, index_dir_rel: str = "", check_links: bool = True) -> IndexReport:
+def read_index(
+    memory_dir: Path,
+    memory_relpaths: list[str],
+    *,
+    index_dir_rel: str = "",
+    check_links: bool = True,
+    known_files: AbstractSet[str] = frozenset(),
+) -> IndexReport:
     """Audit ``<memory_dir>/<index_dir_rel>/MEMORY.md`` against the memories found.
 
     ``memory_relpaths``: POSIX relpaths (to ``memory_dir``) of the memories this index is
     meant to cover. ``check_links=False`` skips the one ``stat`` per link that finds dangling
-    links (``dangling`` is then empty). Never raises: an unreadable index is reported in ``error``.
+    links (``dangling`` is then empty); ``known_files``: relpaths the caller has just read as
+    regular files (a scan's memories), whose links need no ``stat``. Never raises: an
+    unreadable index is reported in ``error``.
     """
     index_path = memory_dir / index_dir_rel / INDEX_NAME if index_dir_rel else memory_dir / INDEX_NAME
     try:
@@ -231,7 +250,7 @@ def read_index(memory_dir: Path, memory_relpaths: list[str], *, index_dir_rel: s
         if entry.relpath is None:
             continue
         indexed.add(entry.relpath)
-        if check_links and entry.target not in dangling and not _is_file(memory_dir / entry.relpath):
+        if check_links and entry.relpath not in known_files and entry.target not in dangling and not _is_file(memory_dir / entry.relpath):
             dangling[entry.target] = None
     unindexed = tuple(p for p in memory_relpaths if p not in indexed)
     return IndexReport(index_path, True, trunc, tuple(entries), tuple(dropped), tuple(dangling), unindexed, None, frozenset(indexed))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +23,7 @@ from memtui.core.frontmatter import Frontmatter, parse_frontmatter
 from memtui.core.index import INDEX_NAME
 from memtui.core.lint import find_relative_dates, missing_sections, mtime_datetime
 from memtui.core.safe_read import read_regular
+from memtui.core.scancache import ScanCache, jsonable, stat_key
 
 MemoryType = Literal["user", "feedback", "project", "reference"]
 MEMORY_TYPES: tuple[MemoryType, ...] = ("user", "feedback", "project", "reference")
@@ -82,6 +84,12 @@ class Memory:
       ``declared_type``: what the file says, nested or mis-cased included, or ``None``.
     - ``frontmatter``: the parsed mapping; ``body``: the text after it; ``body_line``: where the
       body starts (1-based); ``text``: the whole decoded file.
+
+    ``text`` and ``body`` are one string: ``body`` is ``text[body_start:]``, cut on access. A
+    record rebuilt from the scan cache (``memtui.core.scancache``) holds no text: ``text`` reads
+    the file on first access (decoded as the scan decodes it; ``""`` if it is gone). If the file
+    changed since its ``sha256`` was taken, the record's other fields describe the old bytes —
+    as they do for any record read before a change; writes check ``sha256`` against the disk.
     """
 
     path: Path
@@ -95,10 +103,30 @@ class Memory:
     type: MemoryType | None
     declared_type: str | None
     frontmatter: dict[str, Any] = field(default_factory=dict)
-    body: str = ""
+    body_start: int = 0
     body_line: int = 1
-    text: str = ""
+    loaded_text: str | None = field(default="", compare=False, repr=False)
     diagnostics: tuple[Diagnostic, ...] = ()
+
+    @property
+    def text(self) -> str:
+        """The whole decoded file (read now if this record came from the scan cache)."""
+        text = self.loaded_text
+        if text is None:
+            try:
+                data, _st = read_regular(self.path, MAX_MEMORY_BYTES)
+            except OSError:
+                data = b""
+            text = data.decode("utf-8", errors="replace")
+            if hashlib.sha256(data).hexdigest() != self.sha256:  # changed since the scan
+                object.__setattr__(self, "body_start", len(text) - len(parse_frontmatter(text).body))
+            object.__setattr__(self, "loaded_text", text)
+        return text
+
+    @property
+    def body(self) -> str:
+        """The text after the frontmatter (the whole text when there is none)."""
+        return self.text[self.body_start :]
 
 
 def parse_memory_type(raw: object) -> MemoryType | None:
@@ -276,9 +304,9 @@ def parse_memory_bytes(path: Path, relpath: str, data: bytes, mtime: float) -> M
         type=mem_type,
         declared_type=declared,
         frontmatter=meta,
-        body=fm.body,
+        body_start=len(text) - len(fm.body),
         body_line=fm.body_line,
-        text=text,
+        loaded_text=text,
         diagnostics=tuple(diags),
     )
 
@@ -300,15 +328,77 @@ def unreadable_memory(path: Path, relpath: str, error: OSError) -> Memory:
     )
 
 
-def read_memory(path: Path, memory_dir: Path) -> Memory:
-    """Read and parse the memory at ``path`` (below ``memory_dir``). Never raises: a FIFO, a
-    device, a file over ``MAX_MEMORY_BYTES`` or an unreadable file is listed with a diagnostic."""
-    relpath = Path(os.path.relpath(path, memory_dir)).as_posix()
+def _to_cache(mem: Memory) -> list[Any] | None:
+    """The scan-cache value of a parsed memory (``None`` when its frontmatter would not survive
+    JSON). Layout: ``["m", mtime, size, sha256, name, description, type, declared_type,
+    frontmatter, body_start, body_line, diagnostics, header_visible]``; ``header_visible``: the
+    frontmatter closes within the 30 lines recall reads, so recall sees the same fields (``None``:
+    not known, for a file over the header scan's 1 MiB read cap)."""
+    if not jsonable(mem.frontmatter):
+        return None
+    diags = [[d.code, d.severity, d.message, d.line] for d in mem.diagnostics]
+    # (over 1 MiB the header scan's read cap could cut the block: unknown, the header scan reads)
+    header_visible = None if mem.size > 1 << 20 else not any(d.code == "frontmatter-beyond-header" for d in mem.diagnostics)
+    return ["m", mem.mtime, mem.size, mem.sha256, mem.name, mem.description, mem.type, mem.declared_type,
+            mem.frontmatter, mem.body_start, mem.body_line, diags, header_visible]  # fmt: skip
+
+
+def _from_cache(path: Path, relpath: str, value: list[Any]) -> Memory | None:
+    """The memory a ``_to_cache`` value describes (its text read on first use), or ``None``
+    for a value of another shape (a header-only entry, a foreign file)."""
+    try:
+        kind, mtime, size, sha, name, desc, mem_type, declared, meta, body_start, body_line, raw_diags, _hv = value
+        if kind != "m" or not isinstance(meta, dict) or not isinstance(sha, str):
+            return None
+        where = str(path)
+        diags = tuple(Diagnostic(code, severity, message, where, line) for code, severity, message, line in raw_diags)
+    except (TypeError, ValueError):
+        return None
+    return Memory(
+        path=path,
+        relpath=relpath,
+        team=relpath.split("/", 1)[0] == TEAM_DIR and "/" in relpath,
+        mtime=mtime,
+        size=size,
+        sha256=sha,
+        name=name,
+        description=desc,
+        type=parse_memory_type(mem_type),
+        declared_type=declared,
+        frontmatter=meta,
+        body_start=body_start,
+        body_line=body_line,
+        loaded_text=None,
+        diagnostics=diags,
+    )
+
+
+def _read_memory(path: Path, relpath: str, cache: ScanCache | None) -> Memory:
+    """``read_memory`` with a known relpath, answered from ``cache`` when the file's ``stat``
+    matches an entry (and stored there after a parse)."""
+    if cache is not None:
+        try:
+            st = os.stat(path)
+        except OSError:
+            st = None
+        if st is not None and stat.S_ISREG(st.st_mode):
+            value = cache.lookup(relpath, stat_key(st))
+            if value is not None and (mem := _from_cache(path, relpath, value)) is not None:
+                return mem
     try:
         data, st = read_regular(path, MAX_MEMORY_BYTES)
     except OSError as exc:
         return unreadable_memory(path, relpath, exc)
-    return parse_memory_bytes(path, relpath, data, st.st_mtime)
+    mem = parse_memory_bytes(path, relpath, data, st.st_mtime)
+    if cache is not None and (value := _to_cache(mem)) is not None:
+        cache.store(relpath, stat_key(st), value)
+    return mem
+
+
+def read_memory(path: Path, memory_dir: Path) -> Memory:
+    """Read and parse the memory at ``path`` (below ``memory_dir``). Never raises: a FIFO, a
+    device, a file over ``MAX_MEMORY_BYTES`` or an unreadable file is listed with a diagnostic."""
+    return _read_memory(path, Path(os.path.relpath(path, memory_dir)).as_posix(), None)
 
 
 def iter_memory_paths(memory_dir: Path) -> Iterator[tuple[Path, str]]:
@@ -318,11 +408,12 @@ def iter_memory_paths(memory_dir: Path) -> Iterator[tuple[Path, str]]:
     for dirpath, dirnames, filenames in os.walk(memory_dir):
         dirnames.sort()
         rel_dir = os.path.relpath(dirpath, memory_dir)
+        prefix = "" if rel_dir == "." else f"{Path(rel_dir).as_posix()}/"
+        base = Path(dirpath)  # one parse per dir; `base / name` parses only the name
         for fname in sorted(filenames):
             if not fname.endswith(".md") or fname == INDEX_NAME:
                 continue
-            rel = fname if rel_dir == "." else f"{Path(rel_dir).as_posix()}/{fname}"
-            yield Path(dirpath) / fname, rel
+            yield base / fname, prefix + fname
 
 
 def stray_files(memory_dir: Path) -> list[Diagnostic]:
@@ -368,8 +459,12 @@ def _stat_mtime(path: Path) -> float:
         return 0.0
 
 
-def scan_memories(memory_dir: Path, *, newest: int | None = None) -> MemoryScan:
+def scan_memories(memory_dir: Path, *, newest: int | None = None, cache: ScanCache | None = None) -> MemoryScan:
     """Read and parse every memory below ``memory_dir``; newest mtime first (ties by relpath).
+
+    ``cache``: a ``ScanCache`` (``memtui.core.scancache``) that answers for files whose ``stat``
+    is unchanged since a previous scan (their text is then read on first use) and is saved
+    after the scan; ``None`` reads and parses every file.
 
     ``newest``: read only the ``newest`` most recently modified files (by ``stat``) — a quick
     first batch for a UI with thousands of memories; ``MemoryScan.total`` still counts all,
@@ -384,7 +479,9 @@ def scan_memories(memory_dir: Path, *, newest: int | None = None) -> MemoryScan:
     if newest is not None and newest < total:
         stamped = sorted(((_stat_mtime(path), rel, path) for path, rel in paths), key=lambda t: (-t[0], t[1]))
         paths = [(path, rel) for _, rel, path in stamped[:newest]]
-    memories = [read_memory(path, memory_dir) for path, _ in paths]
+    memories = [_read_memory(path, rel, cache) for path, rel in paths]
     memories.sort(key=lambda m: (-m.mtime, m.relpath))
+    if cache is not None:
+        cache.save(complete=len(paths) == total)
     strays = stray_files(memory_dir) if len(paths) == total else []
     return MemoryScan(memory_dir, tuple(memories), tuple(strays), total)

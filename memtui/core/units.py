@@ -11,7 +11,9 @@ def utf16_len(text: str) -> int:
     """Length of ``text`` in UTF-16 code units (what JavaScript's ``String.length`` returns)."""
     if text.isascii():
         return len(text)
-    return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
+    # UTF-16LE has two bytes per code unit; `surrogatepass` counts a lone surrogate as the one
+    # unit JavaScript counts (C speed, where a per-character count took ~0.2 s per 1.8 M chars).
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
 
 
 def utf16_prefix(text: str, units: int) -> str:

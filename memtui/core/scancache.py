@@ -1,0 +1,172 @@
+"""A persistent cache of what parsing each memory file found, keyed by the file's ``stat``.
+
+Parsing 20,000 memories (YAML frontmatter, lint, SHA-256) costs ~1.7 s; a ``stat`` of each costs
+~40 ms. The cache keeps, per file, the fields and diagnostics ``parse_memory_bytes`` derived,
+under the key ``(st_mtime_ns, st_size, st_ino, st_ctime_ns)``: any write to a file changes its
+ctime (and rename-over changes its inode), so a matching key means the same bytes — the rule
+git's index uses. Like git, it does not trust a file modified within ``RACY_SECONDS`` of being
+read (a second write in the same clock tick could keep the key): such files are parsed on every
+scan until their mtime is older.
+
+The cache lives in memtui's state dir for the memory dir (``<state>/memdirs/<key>/scan-cache.json``,
+never inside the memory dir) and is invalidated as a whole when memtui's parser changes
+(``code_fingerprint``: the version plus the size and mtime of the parsing modules). It is only a
+cache: a missing, unreadable, torn or foreign file is ignored and rewritten; failing to write
+it is silent. JSON (orjson) rather than pickle: loading it never runs code.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+# A file modified this recently when it was read is parsed again next time (git's "racy" rule).
+RACY_SECONDS = 2
+CACHE_NAME = "scan-cache.json"
+SCHEMA = 1
+# The modules whose code decides what a parse yields: a change to any invalidates the cache.
+_PARSER_MODULES = ("memories", "headers", "frontmatter", "plainyaml", "yaml12", "lint", "diagnostics", "scancache")
+
+StatKey = tuple[int, int, int, int]
+
+
+def stat_key(st: os.stat_result) -> StatKey:
+    """``(st_mtime_ns, st_size, st_ino, st_ctime_ns)`` of a ``stat`` result."""
+    return (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
+
+
+def code_fingerprint() -> str:
+    """memtui's version and the size + mtime (ns) of each parsing module's source."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        parts = [version("memtui")]
+    except PackageNotFoundError:
+        parts = ["dev"]
+    core = Path(__file__).resolve().parent
+    for name in _PARSER_MODULES:
+        try:
+            st = (core / f"{name}.py").stat()
+            parts.append(f"{name}:{st.st_size}:{st.st_mtime_ns}")
+        except OSError:
+            parts.append(f"{name}:?")
+    return ";".join(parts)
+
+
+def jsonable(value: object, depth: int = 0) -> bool:
+    """Whether ``value`` survives a JSON round trip unchanged (str keys, finite floats, 64-bit
+    ints, no tuples); frontmatter that does not is simply not cached."""
+    if value is None or isinstance(value, (str, bool)):
+        return True
+    if isinstance(value, int):
+        return -(2**63) <= value < 2**63
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if depth > 20:
+        return False
+    if isinstance(value, list):
+        return all(jsonable(v, depth + 1) for v in value)
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and jsonable(v, depth + 1) for k, v in value.items())
+    return False
+
+
+class ScanCache:
+    """The cache of one memory dir (see the module docstring). ``path`` ``None``: a disabled
+    cache (every lookup misses, ``save`` does nothing).
+
+    Entries are plain JSON lists, opaque here: ``memtui.core.memories`` writes and reads them.
+    """
+
+    def __init__(self, path: Path | None, memory_dir: Path) -> None:
+        self.path = path
+        self.memory_dir = str(memory_dir)
+        self._fingerprint = code_fingerprint() if path is not None else ""
+        self._entries: dict[str, list[Any]] = {}
+        self._seen: set[str] = set()
+        self._dirty = False
+        self.hits = 0
+        self.misses = 0
+        if path is not None:
+            self._load(path)
+
+    @classmethod
+    def for_memory_dir(cls, state_dir: Path | None, memory_dir: Path) -> ScanCache:
+        """The cache of ``memory_dir`` in ``state_dir`` (memtui's state dir); disabled when
+        ``state_dir`` is ``None`` or lies inside the memory dir. Never raises."""
+        if state_dir is None:
+            return cls(None, memory_dir)
+        from memtui.core.statedir import memdir_state
+
+        try:
+            folder = memdir_state(state_dir, memory_dir)
+        except OSError:  # StateDirInsideMemoryDirError, or a path that cannot be resolved
+            return cls(None, memory_dir)
+        return cls(folder / CACHE_NAME, memory_dir)
+
+    def _load(self, path: Path) -> None:
+        try:
+            with open(path, "rb") as fh:
+                data = orjson.loads(fh.read())
+        except (OSError, orjson.JSONDecodeError):
+            return
+        if (
+            isinstance(data, dict)
+            and data.get("schema") == SCHEMA
+            and data.get("code") == self._fingerprint
+            and data.get("memory_dir") == self.memory_dir
+            and isinstance(data.get("entries"), dict)
+        ):
+            self._entries = data["entries"]
+
+    def lookup(self, relpath: str, key: StatKey) -> list[Any] | None:
+        """The entry stored for ``relpath`` under exactly ``key``, else ``None``."""
+        self._seen.add(relpath)
+        entry = self._entries.get(relpath)
+        if isinstance(entry, list) and len(entry) == 2 and entry[0] == list(key) and isinstance(entry[1], list):
+            self.hits += 1
+            return entry[1]
+        self.misses += 1
+        return None
+
+    def store(self, relpath: str, key: StatKey, value: list[Any]) -> None:
+        """Remember ``value`` for ``relpath`` at ``key`` — unless the file is racy (modified
+        less than ``RACY_SECONDS`` ago, by the wall clock) or the cache is disabled."""
+        self._seen.add(relpath)
+        if self.path is None:
+            return
+        if key[0] > time.time_ns() - RACY_SECONDS * 1_000_000_000:
+            self._entries.pop(relpath, None)
+            return
+        self._entries[relpath] = [list(key), value]
+        self._dirty = True
+
+    def save(self, *, complete: bool) -> None:
+        """Write the cache if it changed. ``complete``: this scan saw every file, so entries of
+        files it did not see (deleted, renamed) are dropped. Never raises."""
+        if self.path is None:
+            return
+        if complete:
+            gone = [rel for rel in self._entries if rel not in self._seen]
+            for rel in gone:
+                del self._entries[rel]
+            self._dirty = self._dirty or bool(gone)
+        if not self._dirty:
+            return
+        data = {"schema": SCHEMA, "code": self._fingerprint, "memory_dir": self.memory_dir, "entries": self._entries}
+        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            tmp.write_bytes(orjson.dumps(data))
+            os.replace(tmp, self.path)
+            self._dirty = False
+        except (OSError, TypeError):  # a full disk, a read-only state dir: the cache is optional
+            try:
+                tmp.unlink()
+            except OSError:
+                pass

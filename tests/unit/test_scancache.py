@@ -1,0 +1,222 @@
+"""The scan cache: a second scan of unchanged files gives exactly what parsing gives, without
+parsing; any change to a file, a racy mtime, a torn cache or a state dir inside the memory dir
+falls back to parsing (memtui.core.scancache, memtui.core.memories.scan_memories)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from memtui.core import memories as memories_mod
+from memtui.core.memories import scan_memories
+from memtui.core.scancache import CACHE_NAME, ScanCache
+
+OLD = 1_700_000_000  # 2023-11-14: long before the racy window
+
+
+def write(path: Path, text: str | bytes, mtime: float = OLD) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text, encoding="utf-8", newline="")
+    os.utime(path, (mtime, mtime))
+    return path
+
+
+def tricky_dir(root: Path) -> Path:
+    """One file per kind of problem the parser reports (each gives a different record)."""
+    mem = root / "memory"
+    write(mem / "plain.md", "---\nname: Tabs\ndescription: Prefers tabs\ntype: user\n---\nUse tabs.\n")
+    write(mem / "crlf.md", "---\r\nname: C\r\ndescription: CRLF file\r\ntype: feedback\r\n---\r\nRule.\r\n")
+    write(mem / "nested.md", "---\nname: N\ndescription: nested\nmetadata:\n  type: project\n---\nbody\n")
+    write(mem / "case.md", "---\nname: K\ndescription: case\ntype: Feedback\n---\nx\n")
+    write(mem / "colon.md", "---\nname: Colon\ndescription: a: b {c}\ntype: reference\n---\nbody\n")
+    write(mem / "invalid.md", "---\nname: [unclosed\ndescription: x\n---\nbody\n")
+    write(mem / "bom.md", "\ufeff---\nname: B\ndescription: b\ntype: user\n---\nbody\n")
+    write(mem / "none.md", "just text, no frontmatter\n")
+    write(mem / "bytes.md", b"---\nname: Bad\ndescription: caf\xe9\ntype: user\n---\nbody \xff\n")
+    write(mem / "dates.md", "---\nname: D\ndescription: deploy\ntype: project\n---\nShip it tomorrow.\n")
+    write(mem / "team" / "shared.md", "---\nname: S\ndescription: shared\ntype: reference\n---\nbody\n")
+    write(mem / "deep" / "long.md", "---\n" + "".join(f"k{i}: v\n" for i in range(40)) + "description: late\ntype: user\n---\nbody\n")
+    return mem
+
+
+def parse_count(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Record the relpath of every file parsed from its bytes."""
+    seen: list[str] = []
+    real = memories_mod.parse_memory_bytes
+
+    def counting(path: Path, relpath: str, data: bytes, mtime: float) -> memories_mod.Memory:
+        seen.append(relpath)
+        return real(path, relpath, data, mtime)
+
+    monkeypatch.setattr(memories_mod, "parse_memory_bytes", counting)
+    return seen
+
+
+def snapshot(scan: memories_mod.MemoryScan) -> list[tuple[object, ...]]:
+    return [
+        (m.relpath, m.team, m.mtime, m.size, m.sha256, m.name, m.description, m.type, m.declared_type, m.frontmatter,
+         m.body_line, m.text, m.body, m.diagnostics)
+        for m in scan.memories
+    ]  # fmt: skip
+
+
+def test_a_warm_scan_equals_parsing_and_parses_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    mem = tricky_dir(tmp_path)
+    state = tmp_path / "state"
+    uncached = snapshot(scan_memories(mem))
+    parsed = parse_count(monkeypatch)
+    first = scan_memories(mem, cache=ScanCache.for_memory_dir(state, mem))
+    assert len(parsed) == 12  # a cold cache parses every file...
+    cache = ScanCache.for_memory_dir(state, mem)
+    second = scan_memories(mem, cache=cache)
+    assert len(parsed) == 12  # ...a warm one none
+    assert (cache.hits, cache.misses) == (12, 0)
+    assert snapshot(first) == uncached
+    assert snapshot(second) == uncached  # text, body and every diagnostic included
+
+
+def test_a_changed_file_is_parsed_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    mem = tricky_dir(tmp_path)
+    state = tmp_path / "state"
+    scan_memories(mem, cache=ScanCache.for_memory_dir(state, mem))
+    # same size, same mtime: only the ctime (and the bytes) differ — still a change
+    path = mem / "plain.md"
+    path.write_text(path.read_text().replace("Prefers tabs", "Prefers TABS"))
+    os.utime(path, (OLD, OLD))
+    parsed = parse_count(monkeypatch)
+    scan = scan_memories(mem, cache=ScanCache.for_memory_dir(state, mem))
+    assert parsed == ["plain.md"]
+    assert {m.relpath: m.description for m in scan.memories}["plain.md"] == "Prefers TABS"
+
+
+def test_a_file_modified_just_now_is_not_trusted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    mem = tmp_path / "memory"
+    write(mem / "fresh.md", "---\ndescription: fresh\ntype: user\n---\n", mtime=__import__("time").time())
+    state = tmp_path / "state"
+    scan_memories(mem, cache=ScanCache.for_memory_dir(state, mem))
+    parsed = parse_count(monkeypatch)
+    scan_memories(mem, cache=ScanCache.for_memory_dir(state, mem))
+    assert parsed == ["fresh.md"]  # racy: parsed on every scan until its mtime is 2 s old
+
+
+def test_deleted_files_leave_the_cache_and_new_ones_are_parsed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    mem = tricky_dir(tmp_path)
+    state = tmp_path / "state"
+    scan_memories(mem, cache=ScanCache.for_memory_dir(state, mem))
+    (mem / "plain.md").unlink()
+    write(mem / "new.md", "---\ndescription: new\ntype: user\n---\n")
+    parsed = parse_count(monkeypatch)
+    scan = scan_memories(mem, cache=ScanCache.for_memory_dir(state, mem))
+    assert parsed == ["new.md"]
+    assert "plain.md" not in {m.relpath for m in scan.memories}
+    cache = ScanCache.for_memory_dir(state, mem)
+    assert cache.lookup("plain.md", (0, 0, 0, 0)) is None
+    assert "plain.md" not in cache._entries
+
+
+@pytest.mark.parametrize("garbage", [b"", b"{not json", b"[1, 2]", b'{"schema": 1, "code": "other", "entries": {}}'])
+def test_a_torn_or_foreign_cache_is_ignored_and_rewritten(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, garbage: bytes) -> None:
+    mem = tricky_dir(tmp_path)
+    state = tmp_path / "state"
+    uncached = snapshot(scan_memories(mem))
+    cache = ScanCache.for_memory_dir(state, mem)
+    assert cache.path is not None
+    write(cache.path, garbage)
+    assert snapshot(scan_memories(mem, cache=ScanCache.for_memory_dir(state, mem))) == uncached
+    parsed = parse_count(monkeypatch)
+    assert snapshot(scan_memories(mem, cache=ScanCache.for_memory_dir(state, mem))) == uncached
+    assert parsed == []
+
+
+def test_garbled_entries_are_parsed_not_trusted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    mem = tricky_dir(tmp_path)
+    state = tmp_path / "state"
+    uncached = snapshot(scan_memories(mem))
+    cache = ScanCache.for_memory_dir(state, mem)
+    scan_memories(mem, cache=cache)
+    for key in cache._entries:
+        cache._entries[key][1] = ["m", "not enough fields"]
+    cache._dirty = True
+    cache.save(complete=True)
+    parsed = parse_count(monkeypatch)
+    assert snapshot(scan_memories(mem, cache=ScanCache.for_memory_dir(state, mem))) == uncached
+    assert len(parsed) == 12
+
+
+def test_no_cache_when_the_state_dir_is_inside_the_memory_dir(tmp_path: Path) -> None:
+    mem = tricky_dir(tmp_path)
+    cache = ScanCache.for_memory_dir(mem / ".state", mem)
+    assert cache.path is None
+    scan_memories(mem, cache=cache)
+    assert not (mem / ".state").exists()
+    assert not list(mem.rglob(CACHE_NAME))
+
+
+def test_frontmatter_json_cannot_hold_is_parsed_each_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    mem = tmp_path / "memory"
+    write(mem / "big.md", "---\ndescription: big\ntype: user\nsize: 123456789012345678901234567890\n---\n")
+    state = tmp_path / "state"
+    scan_memories(mem, cache=ScanCache.for_memory_dir(state, mem))
+    parsed = parse_count(monkeypatch)
+    scan = scan_memories(mem, cache=ScanCache.for_memory_dir(state, mem))
+    assert parsed == ["big.md"]
+    assert scan.memories[0].frontmatter["size"] == 123456789012345678901234567890
+
+
+def test_a_cached_record_reads_its_text_when_asked(tmp_path: Path) -> None:
+    mem = tricky_dir(tmp_path)
+    state = tmp_path / "state"
+    scan_memories(mem, cache=ScanCache.for_memory_dir(state, mem))
+    scan = scan_memories(mem, cache=ScanCache.for_memory_dir(state, mem))
+    record = next(m for m in scan.memories if m.relpath == "plain.md")
+    assert record.loaded_text is None  # not read by the scan
+    # the file changes after the scan: the text is what is on disk now, its body cut where
+    # this text's frontmatter ends (the record's sha256 still names the bytes it describes)
+    (mem / "plain.md").write_text("---\nname: Tabs\ndescription: longer description now\ntype: user\n---\nUse tabs!\n")
+    assert record.text.endswith("Use tabs!\n")
+    assert record.body == "Use tabs!\n"
+
+
+def test_ls_json_is_the_same_from_a_warm_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from click.testing import CliRunner
+
+    from memtui.cli import main
+
+    mem = tricky_dir(tmp_path)
+    write(mem / "MEMORY.md", "- [Tabs](plain.md) — tabs\n- [Gone](gone.md) — dangling\n")
+    monkeypatch.setenv("MEMTUI_NOW", "2026-11-30T12:00:00Z")
+    runner = CliRunner()
+    cold = runner.invoke(main, ["--memory-dir", str(mem), "ls", "--json"])
+    assert cold.exit_code == 0, cold.output
+    parsed = parse_count(monkeypatch)
+    warm = runner.invoke(main, ["--memory-dir", str(mem), "ls", "--json"])
+    assert warm.exit_code == 0, warm.output
+    assert parsed == []
+    assert warm.output == cold.output
+    index = runner.invoke(main, ["--memory-dir", str(mem), "index", "--json"])
+    assert '"gone.md"' in index.output.split('"dangling"')[1].split("]")[0]  # still found dangling
+
+
+def test_header_scan_from_the_cache_equals_reading_the_heads(tmp_path: Path) -> None:
+    from memtui.core.headers import scan_headers
+
+    mem = tricky_dir(tmp_path)
+    state = tmp_path / "state"
+    expected = scan_headers(mem)
+    # the long frontmatter closes after line 30: recall sees no description there
+    assert {h.relpath: h.description for h in expected}["deep/long.md"] is None
+    cold = ScanCache.for_memory_dir(state, mem)
+    assert scan_headers(mem, cache=cold) == expected  # header entries stored
+    warm = ScanCache.for_memory_dir(state, mem)
+    assert scan_headers(mem, cache=warm) == expected
+    assert (warm.hits, warm.misses) == (12, 0)
+    scan_memories(mem, cache=ScanCache.for_memory_dir(state, mem))  # full entries replace them
+    full = ScanCache.for_memory_dir(state, mem)
+    assert all(value[1][0] == "m" for value in full._entries.values())
+    assert scan_headers(mem, cache=full) == expected
+    assert (full.hits, full.misses) == (12, 0)
