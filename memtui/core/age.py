@@ -16,7 +16,12 @@ AgeBand = Literal["fresh", "recent", "aging", "stale", "old"]
 
 def age_days(mtime: float, now: datetime) -> int:
     """Whole days between ``mtime`` (epoch seconds) and ``now`` (aware datetime); ``>= 0``."""
-    return max(0, math.floor((now.timestamp() - mtime) / SECONDS_PER_DAY))
+    return age_days_at(mtime, now.timestamp())
+
+
+def age_days_at(mtime: float, now_ts: float) -> int:
+    """``age_days`` with ``now`` as epoch seconds (for a loop over many memories)."""
+    return max(0, math.floor((now_ts - mtime) / SECONDS_PER_DAY))
 
 
 def age_label(days: int) -> str:

@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from memtui.core.age import AgeBand, age_band, age_days, age_label, stale_caveat
+from memtui.core.age import AgeBand, age_band, age_days_at, age_label, stale_caveat
 from memtui.core.diagnostics import Diagnostic
 from memtui.core.index import IndexReport, read_index
 from memtui.core.memories import TEAM_DIR, Memory, MemoryType, scan_memories
@@ -84,14 +84,18 @@ def load_catalog(memory_dir: Path, now: datetime, *, newest: int | None = None, 
     team_index = read_index(memory_dir, team_rel, index_dir_rel=TEAM_DIR, check_links=links, known_files=read) if team_dir.is_dir() else None
     indexed = set(index.indexed) | (set(team_index.indexed) if team_index else set())
     entries: list[MemoryEntry] = []
+    now_ts = now.timestamp()
+    ages: dict[int, tuple[str, AgeBand, str | None]] = {}  # a few hundred distinct ages, not 20,000
     for mem in scan.memories:
-        days = age_days(mem.mtime, now)
+        days = age_days_at(mem.mtime, now_ts)
+        if (age := ages.get(days)) is None:
+            age = ages[days] = (age_label(days), age_band(days), stale_caveat(days))
         in_index = mem.relpath in indexed
         diags = mem.diagnostics
         if not in_index:
             where = "team/MEMORY.md" if mem.team else "MEMORY.md"
-            diags = (*diags, Diagnostic("not-indexed", "info", f"not linked from {where}", str(mem.path)))
-        entries.append(MemoryEntry(mem, days, age_label(days), age_band(days), stale_caveat(days), in_index, diags))
+            diags = (*diags, Diagnostic("not-indexed", "info", f"not linked from {where}", mem.file))
+        entries.append(MemoryEntry(mem, days, age[0], age[1], age[2], in_index, diags))
     return Catalog(memory_dir, tuple(entries), index, team_index, scan.diagnostics, now, scan.total)
 
 

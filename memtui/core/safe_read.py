@@ -21,7 +21,7 @@ class FileTooLargeError(OSError):
     """The file is bigger than the cap the caller set."""
 
 
-def read_regular(path: Path, max_bytes: int) -> tuple[bytes, os.stat_result]:
+def read_regular(path: str | os.PathLike[str], max_bytes: int) -> tuple[bytes, os.stat_result]:
     """The bytes of the regular file at ``path`` and its ``stat`` result.
 
     Opens with ``O_NONBLOCK`` so that a FIFO cannot block, then checks the file type on the
