@@ -75,9 +75,12 @@ class RelativeDate:
 def missing_sections(body: str) -> list[str]:
     """Which of ``"Why:"`` and ``"How to apply:"`` a feedback/project body lacks."""
     missing = []
-    if not _WHY.search(body):
+    # Both patterns need their words (case-insensitively; no other character case-folds to
+    # these letters), so a body without them is decided without running the regexes.
+    low = body.lower()
+    if "why" not in low or not _WHY.search(body):
         missing.append("Why:")
-    if not _HOW.search(body):
+    if "how to apply" not in low or not _HOW.search(body):
         missing.append("How to apply:")
     return missing
 
