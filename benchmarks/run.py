@@ -112,17 +112,19 @@ def m_scan(ws: generate.Workspace, args: argparse.Namespace) -> list[dict[str, A
     import shutil
 
     from memtui.core.headers import scan_headers
-    from memtui.core.scancache import ScanCache
+    from memtui.core.scancache import HEADER_CACHE_NAME, ScanCache
 
     state = ws.root / "bench-scan-state"
     shutil.rmtree(state, ignore_errors=True)
     expected = scan_headers(ws.memory_dir)
-    scan_headers(ws.memory_dir, cache=ScanCache.for_memory_dir(state, ws.memory_dir))  # fill it
-    assert scan_headers(ws.memory_dir, cache=ScanCache.for_memory_dir(state, ws.memory_dir)) == expected
+    def cache() -> ScanCache:
+        return ScanCache.for_memory_dir(state, ws.memory_dir, HEADER_CACHE_NAME)
+
+    scan_headers(ws.memory_dir, cache=cache())  # fill it
+    assert scan_headers(ws.memory_dir, cache=cache()) == expected
 
     a, b = alternate(lambda: scan_headers(ws.memory_dir), lambda: floor_read(ws.memory_dir), args.runs)
-    w, b2 = alternate(lambda: scan_headers(ws.memory_dir, cache=ScanCache.for_memory_dir(state, ws.memory_dir)),
-                      lambda: floor_read(ws.memory_dir), args.runs)
+    w, b2 = alternate(lambda: scan_headers(ws.memory_dir, cache=cache()), lambda: floor_read(ws.memory_dir), args.runs)
     value, base = statistics.median(a), statistics.median(b)
     warm, base2 = statistics.median(w), statistics.median(b2)
     return [

@@ -98,8 +98,9 @@ def _cached_header(path: Path, relpath: str, cache: ScanCache) -> MemoryHeader |
 def scan_headers(memory_dir: Path, *, cache: ScanCache | None = None) -> list[MemoryHeader]:
     """Headers of every memory below ``memory_dir``, newest first. A missing dir gives ``[]``.
 
-    ``cache``: the memory dir's ``ScanCache``; files whose ``stat`` is unchanged since a scan
-    (this one or ``scan_memories``) are not read again. Saved after the scan.
+    ``cache``: the memory dir's header cache (``ScanCache.for_memory_dir(state, memory_dir,
+    HEADER_CACHE_NAME)``; the full scan cache works too); files whose ``stat`` is unchanged
+    since an earlier scan are not read again. Saved after the scan.
     """
     if cache is None:
         headers = [h for path, rel in iter_memory_paths(memory_dir) if (h := read_header(path, rel)) is not None]

@@ -37,6 +37,21 @@ def _is_str(value: str, resolvers: Resolvers) -> bool:
     return True
 
 
+# Keys repeat across files (name, description, type…): their answer is remembered per loader
+# schema (a bounded memo; the answer depends only on the key and the resolvers).
+_KEY_MEMO: dict[tuple[int, str], bool] = {}
+
+
+def _key_is_str(key: str, resolvers: Resolvers) -> bool:
+    memo_key = (id(resolvers), key)
+    known = _KEY_MEMO.get(memo_key)
+    if known is None:
+        known = _is_str(key, resolvers)
+        if len(_KEY_MEMO) < 4096:
+            _KEY_MEMO[memo_key] = known
+    return known
+
+
 def simple_mapping(yaml_text: str, resolvers: Resolvers) -> dict[str, str] | None:
     """The mapping ``yaml_text`` parses to when it is flat ``key: plain text`` lines, else ``None``.
 
@@ -55,7 +70,7 @@ def simple_mapping(yaml_text: str, resolvers: Resolvers) -> dict[str, str] | Non
         key, value = m.group(1), m.group(2)
         if ": " in value or " #" in value or value.endswith((":", " ")):
             return None
-        if key in out or not _is_str(key, resolvers) or not _is_str(value, resolvers):
+        if key in out or not _key_is_str(key, resolvers) or not _is_str(value, resolvers):
             return None
         out[key] = value
     return out or None

@@ -64,12 +64,16 @@ def read_head_regular(path: Path, max_bytes: int) -> tuple[bytes, os.stat_result
             raise NotRegularFileError(errno.EINVAL, "not a regular file", str(path))
         chunks: list[bytes] = []
         remaining = max_bytes
+        got = 0
         while remaining > 0:
             chunk = os.read(fd, min(remaining, 1 << 16))
             if not chunk:
                 break
             chunks.append(chunk)
             remaining -= len(chunk)
+            got += len(chunk)
+            if got >= st.st_size:  # the whole file as it was at open: no read just to see EOF
+                break
         return b"".join(chunks), st
     finally:
         os.close(fd)

@@ -28,6 +28,9 @@ import orjson
 # A file modified this recently when it was read is parsed again next time (git's "racy" rule).
 RACY_SECONDS = 2
 CACHE_NAME = "scan-cache.json"
+# The header scan's own, much smaller cache (description and type only): loading the full one
+# (~9 MB at 20,000 memories) would cost a header scan more than the stats it saves.
+HEADER_CACHE_NAME = "header-cache.json"
 SCHEMA = 1
 # The modules whose code decides what a parse yields: a change to any invalidates the cache.
 _PARSER_MODULES = ("memories", "headers", "frontmatter", "plainyaml", "yaml12", "lint", "diagnostics", "scancache")
@@ -96,9 +99,10 @@ class ScanCache:
             self._load(path)
 
     @classmethod
-    def for_memory_dir(cls, state_dir: Path | None, memory_dir: Path) -> ScanCache:
-        """The cache of ``memory_dir`` in ``state_dir`` (memtui's state dir); disabled when
-        ``state_dir`` is ``None`` or lies inside the memory dir. Never raises."""
+    def for_memory_dir(cls, state_dir: Path | None, memory_dir: Path, name: str = CACHE_NAME) -> ScanCache:
+        """The cache of ``memory_dir`` in ``state_dir`` (memtui's state dir): ``name`` is
+        ``CACHE_NAME`` (``scan_memories``) or ``HEADER_CACHE_NAME`` (``scan_headers``).
+        Disabled when ``state_dir`` is ``None`` or lies inside the memory dir. Never raises."""
         if state_dir is None:
             return cls(None, memory_dir)
         from memtui.core.statedir import memdir_state
@@ -107,7 +111,7 @@ class ScanCache:
             folder = memdir_state(state_dir, memory_dir)
         except OSError:  # StateDirInsideMemoryDirError, or a path that cannot be resolved
             return cls(None, memory_dir)
-        return cls(folder / CACHE_NAME, memory_dir)
+        return cls(folder / name, memory_dir)
 
     def _load(self, path: Path) -> None:
         try:
