@@ -479,7 +479,7 @@ def scan_memories(memory_dir: Path, *, newest: int | None = None, cache: ScanCac
 
     ``cache``: a ``ScanCache`` (``memtui.core.scancache``) that answers for files whose ``stat``
     is unchanged since a previous scan (their text is then read on first use) and is saved
-    after the scan; ``None`` reads and parses every file.
+    after a full scan (not after a ``newest`` batch); ``None`` reads and parses every file.
 
     ``newest``: read only the ``newest`` most recently modified files (by ``stat``) — a quick
     first batch for a UI with thousands of memories; ``MemoryScan.total`` still counts all,
@@ -496,7 +496,7 @@ def scan_memories(memory_dir: Path, *, newest: int | None = None, cache: ScanCac
         paths = [(path, rel) for _, rel, path in stamped[:newest]]
     memories = [_read_memory(path, rel, cache) for path, rel in paths]
     memories.sort(key=lambda m: (-m.mtime, m.relpath))
-    if cache is not None:
-        cache.save(complete=len(paths) == total)
+    if cache is not None and len(paths) == total:  # a quick first batch leaves it to the full scan
+        cache.save(complete=True)
     strays = stray_files(memory_dir) if len(paths) == total else []
     return MemoryScan(memory_dir, tuple(memories), tuple(strays), total)
