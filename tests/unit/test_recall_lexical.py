@@ -2,12 +2,25 @@
 
 from __future__ import annotations
 
+import math
 import os
+from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
 
-from memtui.core.recall import load_corpus, recall
-from memtui.core.recall.lexical import Ranked, split_picks, tokenize
+import numpy as np
+from test_recall_eval import QUERIES, write_workspace
+
+from memtui.core.headers import MemoryHeader
+from memtui.core.recall import RecallDoc, load_corpus, recall
+from memtui.core.recall.lexical import (
+    LexicalIndex,
+    Ranked,
+    document_text,
+    split_picks,
+    token_ids,
+    tokenize,
+)
 
 NOW = datetime(2026, 3, 10, 12, 0, tzinfo=UTC)
 
@@ -61,3 +74,60 @@ def test_no_match_gives_no_picks(tmp_path: Path) -> None:
 def test_empty_memory_dir(tmp_path: Path) -> None:
     res = recall("anything at all", load_corpus(tmp_path), now=NOW, selector="lexical")
     assert res.picks == () and res.manifest.count == 0
+
+
+def doc(relpath: str, description: str | None = None, body: str = "") -> RecallDoc:
+    """A recall doc whose indexed text is only what is given (no name, no type)."""
+    return RecallDoc(MemoryHeader(Path("/m") / relpath, relpath, 0.0, description, None), None, body)
+
+
+def test_token_ids_count_every_token_of_each_text() -> None:
+    texts = ["Kafka 迁移到Kafka", "", "the and of", "x\x00y", "用 数据库"]
+    ids, vocab = token_ids(texts)
+    names = {i: t for t, i in vocab.items()}
+    got = [Counter(names[i] for i in a.tolist()) for a in ids]
+    assert got == [
+        Counter({"kafka": 2, "迁移": 1, "移到": 1}),
+        Counter(),
+        Counter(),  # stop words only
+        Counter({"x": 1, "y": 1}),  # a NUL inside a text separates words, nothing more
+        Counter({"用": 1, "数据": 1, "据库": 1}),
+    ]
+    assert sorted(vocab.values()) == list(range(len(vocab)))
+
+
+def test_bm25_score_worked_by_hand() -> None:
+    # Two one-token docs: N = 2, df = 1, tf = 1, every length 1 = the mean length.
+    # idf = ln(1 + (2 - 1 + 0.5) / (1 + 0.5)) = ln 2; tfc = 1 / (1.5 * (0.25 + 0.75 * 1/1) + 1) = 0.4.
+    index = LexicalIndex.build([doc("kafka.md"), doc("redis.md")])
+    scores = index.scores("kafka consumers")
+    assert scores.dtype == np.float32
+    assert scores[0] == np.float32(math.log(2) * 0.4) and scores[1] == 0
+
+
+def test_scores_are_those_of_bm25s_own_build(tmp_path: Path) -> None:
+    import bm25s  # type: ignore[import-untyped]
+
+    corpus = load_corpus(write_workspace(tmp_path / "memory"))
+    docs = [*corpus.docs, doc("the.md"), doc("a_b.md", "kafka kafka kafka 迁移 迁移", "x\x00y"), doc("c.md", "用")]
+    index = LexicalIndex.build(docs)
+    reference = bm25s.BM25()  # bm25s's own build: a Counter and a set per document
+    reference.index([tokenize(document_text(d)) for d in docs], show_progress=False)
+    for query, _ in QUERIES:
+        ids = [reference.vocab_dict[t] for t in tokenize(query) if t in reference.vocab_dict]
+        expected = reference.get_scores_from_ids(ids) if ids else np.zeros(len(docs), dtype=np.float32)
+        assert np.array_equal(index.scores(query), expected), query
+    assert index.scores("用 kafka")[-2:].tolist() != [0.0, 0.0]
+
+
+def test_matched_terms_in_query_order() -> None:
+    index = LexicalIndex.build([doc("a.md", "Kafka migration plan"), doc("b.md", "Redis cache plans")])
+    assert index.matched_terms("plans for the kafka migrations, kafka again", 0) == ["plan", "kafka", "migrat"]
+    assert index.matched_terms("plans for the kafka migrations", 1) == ["plan"]
+    assert index.matched_terms("nothing shared", 0) == []
+
+
+def test_a_corpus_without_any_token(tmp_path: Path) -> None:
+    (tmp_path / "a.md").write_text("---\ndescription: the\n---\n", encoding="utf-8")
+    res = recall("kafka migration plan", load_corpus(tmp_path), now=NOW, selector="lexical")
+    assert res.picks == () and res.near_misses == ()

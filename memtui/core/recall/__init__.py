@@ -10,7 +10,14 @@
 
 from __future__ import annotations
 
-from memtui.core.recall.claude import DEFAULT_MODEL, SYSTEM_PROMPT, ClaudeRequest, SelectedMemories, has_credentials, make_client
+from memtui.core.recall.claude import (
+    DEFAULT_MODEL,
+    SYSTEM_PROMPT,
+    ClaudeRequest,
+    SelectedMemories,
+    has_credentials,
+    make_client,
+)
 from memtui.core.recall.corpus import RecallCorpus, RecallDoc, load_corpus
 from memtui.core.recall.engine import (
     SELECTOR_NAMES,
@@ -28,7 +35,14 @@ from memtui.core.recall.engine import (
     resolve_selector,
 )
 from memtui.core.recall.inject import InjectedMemory
-from memtui.core.recall.manifest import MANIFEST_CAP, SESSION_BUDGET, Manifest, build_manifest, manifest_line, skip_reason
+from memtui.core.recall.manifest import (
+    MANIFEST_CAP,
+    SESSION_BUDGET,
+    Manifest,
+    build_manifest,
+    manifest_line,
+    skip_reason,
+)
 
 __all__ = [
     "DEFAULT_MODEL",

@@ -31,9 +31,19 @@ from memtui.core.recall.claude import (
     make_client,
 )
 from memtui.core.recall.corpus import RecallCorpus, RecallDoc, normalise_paths
-from memtui.core.recall.inject import InjectedMemory, inject, injected_text, read_for_injection
+from memtui.core.recall.inject import (
+    InjectedMemory,
+    inject,
+    injected_text,
+    read_for_injection,
+)
 from memtui.core.recall.lexical import MAX_PICKS, NEAR_MISSES, Ranked, split_picks
-from memtui.core.recall.manifest import MANIFEST_CAP, Manifest, build_manifest, skip_reason
+from memtui.core.recall.manifest import (
+    MANIFEST_CAP,
+    Manifest,
+    build_manifest,
+    skip_reason,
+)
 from memtui.core.units import utf16_len
 
 if TYPE_CHECKING:

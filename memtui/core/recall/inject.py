@@ -61,8 +61,7 @@ def read_for_injection(
     """Steps 1–2 for one file: ``(content, truncated_by)``. 200 lines / 4,096 bytes: the
     reference's ``MAX_MEMORY_LINES`` / ``MAX_MEMORY_BYTES``. Raises ``OSError``."""
     text = path.read_bytes().decode("utf-8", errors="replace")
-    if text.startswith("\ufeff"):
-        text = text[1:]
+    text = text.removeprefix("\ufeff")
     lines = text.replace("\r", "").split("\n")
     selected: list[str] = []
     size = 0

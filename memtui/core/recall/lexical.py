@@ -14,16 +14,30 @@ characters become overlapping character bigrams (a one-character run stays a uni
 letters and digits (``snake_case`` and ``kebab-case`` split too), minus a short English
 stop-word list, with a light suffix stemmer (``migrations``/``migrating`` → ``migrat``).
 
+**Scoring**: ``bm25s`` with its defaults (Lucene variant, k1 = 1.5, b = 0.75, float32
+scores). The index is built by ``bm25s.BM25.index`` through its documented extension point,
+``build_index_from_ids``, overridden here to do the same arithmetic on whole numpy arrays
+instead of one Python ``Counter`` and ``set`` per document; the scores are bit-for-bit those
+of bm25s's own build (tests/unit/test_recall_lexical.py). Tokens go to the index as ids
+(``token_ids``), never as one Python string per token: a thousand documents per
+regular-expression pass, each distinct word stemmed once, CJK bigrams found on the array of
+code points. At 20,000 memories (benchmarks/run.py) that took the build from 4–7 s and a
+640 MB peak to about 1.2 s and 240 MB.
+
 **Picks**: the best documents whose score is at least ``PICK_RATIO`` of the top score, at
 most 5; **near misses**: the next ones with a positive score.
 """
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import cache
+from itertools import islice
+from typing import Any
 
 import numpy as np
 
@@ -35,25 +49,40 @@ MAX_PICKS = 5
 # share of the best match; near misses are the next few positive scores.
 PICK_RATIO = 0.5
 NEAR_MISSES = 5
+# memtui's choice: documents tokenised per regular-expression pass when building the index
+# (about 1 MB of text at the ~860 characters per document of benchmarks/generate.py); bounds
+# the run strings alive at once.
+BUILD_BATCH = 1000
 
-_CJK = (
-    "\u1100-\u11ff"  # Hangul Jamo
-    "\u3040-\u309f"  # Hiragana
-    "\u30a0-\u30ff"  # Katakana
-    "\u3130-\u318f"  # Hangul compatibility Jamo
-    "\u3400-\u4dbf"  # CJK extension A
-    "\u4e00-\u9fff"  # CJK unified ideographs
-    "\uac00-\ud7af"  # Hangul syllables
-    "\uf900-\ufaff"  # CJK compatibility ideographs
-    "\uff66-\uff9f"  # half-width Katakana
+# Code point ranges whose runs are split into bigrams.
+_CJK_RANGES = (
+    (0x1100, 0x11FF),  # Hangul Jamo
+    (0x3040, 0x309F),  # Hiragana
+    (0x30A0, 0x30FF),  # Katakana
+    (0x3130, 0x318F),  # Hangul compatibility Jamo
+    (0x3400, 0x4DBF),  # CJK extension A
+    (0x4E00, 0x9FFF),  # CJK unified ideographs
+    (0xAC00, 0xD7AF),  # Hangul syllables
+    (0xF900, 0xFAFF),  # CJK compatibility ideographs
+    (0xFF66, 0xFF9F),  # half-width Katakana
 )
-_CJK_RUN = re.compile(f"[{_CJK}]+")
-_WORD = re.compile(r"[^\W_]+")
-_STOP = frozenset(
+_CJK = "".join(f"{chr(lo)}-{chr(hi)}" for lo, hi in _CJK_RANGES)
+_CJK_CHAR = re.compile(f"[{_CJK}]")
+# A run: a maximal stretch of CJK characters, or of letters and digits that are not CJK (the
+# words, ``[^\\W_]+``, of the text between CJK runs).
+_RUN = re.compile(f"[{_CJK}]+|[^\\W_{_CJK}]+")
+# For the index build: the word runs and the NUL that ends each document of a batch.
+_WORD_OR_NUL = re.compile(f"[^\\W_{_CJK}]+|\x00")
+# For the index build: is the code point (clamped to 0xFFFF, which is not CJK) CJK?
+_CJK_TABLE = np.zeros(0x10000, dtype=bool)
+for _lo, _hi in _CJK_RANGES:
+    _CJK_TABLE[_lo : _hi + 1] = True
+_STOP_WORDS = (
     "a an and are as at be but by can do does for from has have how i if in into is it its me my "
     "no not of on or our so than that the their them then there these this to was we what when "
-    "where which who why will with you your".split()
+    "where which who why will with you your"
 )
+_STOP = frozenset(_STOP_WORDS.split())
 
 
 def _stem(word: str) -> str:
@@ -74,27 +103,136 @@ def _stem(word: str) -> str:
     return word
 
 
-def _words(text: str) -> Iterable[str]:
-    for word in _WORD.findall(text):
-        if word not in _STOP:
-            yield _stem(word)
+def _normalise(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).lower()
+
+
+def _run_tokens(run: str) -> tuple[str, ...]:
+    """The tokens of one run of ``_RUN`` in normalised text: bigrams of a CJK run (a single
+    character alone), else the stemmed word, or nothing for a stop word."""
+    if _CJK_CHAR.match(run):
+        return (run,) if len(run) == 1 else tuple(run[i : i + 2] for i in range(len(run) - 1))
+    return () if run in _STOP else (_stem(run),)
 
 
 def tokenize(text: str) -> list[str]:
     """The tokens of ``text`` (see the module docstring). Order follows the text."""
-    text = unicodedata.normalize("NFKC", text).lower()
-    tokens: list[str] = []
-    pos = 0
-    for match in _CJK_RUN.finditer(text):
-        tokens.extend(_words(text[pos : match.start()]))
-        run = match.group()
-        if len(run) == 1:
-            tokens.append(run)
-        else:
-            tokens.extend(run[i : i + 2] for i in range(len(run) - 1))
-        pos = match.end()
-    tokens.extend(_words(text[pos:]))
-    return tokens
+    return [t for run in _RUN.findall(_normalise(text)) for t in _run_tokens(run)]
+
+
+def token_ids(texts: Iterable[str]) -> tuple[list[np.ndarray], dict[str, int]]:
+    """``(ids, vocab)``: for each text, the ids of the tokens of ``tokenize(text)`` (an int32
+    array holding each token as often as ``tokenize`` gives it, word tokens first, then CJK
+    ones), and the vocabulary (token → id, dense from 0).
+
+    Texts are joined ``BUILD_BATCH`` at a time with a NUL after each (a NUL inside a text is
+    read as the separator it is for ``tokenize``) and normalised at once. Words: one
+    regular-expression pass, each distinct word tokenised once. CJK: the bigrams and lone
+    characters are found on the array of code points, coded as integers (``first << 21 |
+    second``; a lone character is its code point), and only the distinct ones become strings."""
+    vocab: dict[str, int] = {}
+    word_ids: dict[str, int] = {"\x00": -1}  # a word run → its token's id, -2 for a stop word
+    cjk_keys = np.zeros(0, dtype=np.int64)  # the CJK tokens seen so far, sorted, ...
+    cjk_ids = np.zeros(0, dtype=np.int64)  # ... and their ids
+    out: list[np.ndarray] = []
+    it = iter(texts)
+    while batch := list(islice(it, BUILD_BATCH)):
+        text = _normalise("".join(t.replace("\x00", " ") + "\x00" for t in batch))
+        runs = _WORD_OR_NUL.findall(text)
+        for run in sorted(set(runs).difference(word_ids)):
+            word_ids[run] = vocab.setdefault(_stem(run), len(vocab)) if run not in _STOP else -2
+        words = np.fromiter(map(word_ids.__getitem__, runs), dtype=np.int64, count=len(runs))
+        del runs
+        ends = words == -1
+        word_docs = (np.cumsum(ends) - ends)[words >= 0]
+        words = words[words >= 0]
+
+        codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+        del text
+        cjk = _CJK_TABLE[np.minimum(codes, 0xFFFF)]
+        pair = cjk[:-1] & cjk[1:]
+        starts = np.flatnonzero(pair)
+        lone = np.flatnonzero(cjk & ~np.concatenate(([False], pair)) & ~np.concatenate((pair, [False])))
+        keys = np.concatenate(((codes[starts].astype(np.int64) << 21) | codes[starts + 1], codes[lone].astype(np.int64)))
+        cjk_docs = np.searchsorted(np.flatnonzero(codes == 0), np.concatenate((starts, lone)))
+        del codes, cjk, pair
+        unique, inverse = np.unique(keys, return_inverse=True)
+        at = np.minimum(np.searchsorted(cjk_keys, unique), max(cjk_keys.size - 1, 0))
+        known = cjk_keys[at] == unique if cjk_keys.size else np.zeros(unique.size, dtype=bool)
+        new = unique[~known]
+        new_ids = np.arange(len(vocab), len(vocab) + new.size, dtype=np.int64)
+        vocab.update(zip(map(_cjk_token, new.tolist()), new_ids.tolist(), strict=True))
+        lookup = np.empty(unique.size, dtype=np.int64)
+        lookup[known] = cjk_ids[at[known]]
+        lookup[~known] = new_ids
+        cjk_keys, cjk_ids = np.concatenate((cjk_keys, new)), np.concatenate((cjk_ids, new_ids))
+        order = np.argsort(cjk_keys)
+        cjk_keys, cjk_ids = cjk_keys[order], cjk_ids[order]
+
+        docs = np.concatenate((word_docs, cjk_docs))
+        ids = np.concatenate((words, lookup[inverse]))[np.argsort(docs, kind="stable")].astype(np.int32)
+        out.extend(np.split(ids, np.cumsum(np.bincount(docs, minlength=len(batch)))[:-1]))
+    return out, vocab
+
+
+def _cjk_token(key: int) -> str:
+    return chr(key >> 21) + chr(key & 0x1FFFFF) if key >> 21 else chr(key)
+
+
+@cache
+def _bm25_class() -> Any:
+    """``bm25s.BM25`` with a vectorised ``build_index_from_ids`` (imported on first use:
+    bm25s takes ~0.2 s to import)."""
+    import bm25s  # type: ignore[import-untyped]
+
+    class VectorBM25(bm25s.BM25):  # type: ignore[misc]
+        """bm25s's Lucene BM25; ``build_index_from_ids`` computes the same float32 score
+        matrix as bm25s's own (same formula, same float64 intermediates), on whole arrays."""
+
+        def build_index_from_ids(self, unique_token_ids: Sequence[int], corpus_token_ids: Sequence[Sequence[int]],
+                                 show_progress: bool = True, leave_progress: bool = False) -> dict[str, Any]:
+            """The score matrix (``{"data", "indices", "indptr", "num_docs"}``, CSC: one column
+            per token id, doc indices ascending within a column) for ``corpus_token_ids``, one
+            sequence of token ids (< ``len(unique_token_ids)``) per document. Other variants
+            than Lucene fall back to bm25s's own build."""
+            if self.method != "lucene" or self.idf_method != "lucene":
+                return super().build_index_from_ids(unique_token_ids, corpus_token_ids, show_progress, leave_progress)  # type: ignore[no-any-return]
+            n_docs, n_vocab = len(corpus_token_ids), len(unique_token_ids)
+            lengths = np.fromiter(map(len, corpus_token_ids), dtype=np.int64, count=n_docs)
+            # (token << 32 | doc) for every token, sorted: the CSC order; equal neighbours are
+            # repeats of one token in one doc. In place where possible (20,000 memories: 4.3
+            # million tokens, 34 MB per int64 array).
+            keys = np.concatenate([np.asarray(d, dtype=np.int32) for d in corpus_token_ids] or [np.zeros(0, np.int32)]).astype(np.int64)
+            keys <<= 32
+            keys |= np.repeat(np.arange(n_docs, dtype=np.int32), lengths)
+            keys.sort()
+            starts = np.ones(keys.size, dtype=bool)
+            np.not_equal(keys[1:], keys[:-1], out=starts[1:])
+            first = np.flatnonzero(starts)
+            del starts
+            tf = np.diff(first, append=keys.size).astype(self.dtype)
+            pairs = keys[first]
+            del keys, first
+            docs = (pairs & 0xFFFFFFFF).astype(self.int_dtype)
+            tokens = pairs
+            tokens >>= 32
+            df = np.bincount(tokens, minlength=n_vocab)
+            # bm25s (Lucene): idf = log(1 + (N - df + 0.5) / (df + 0.5)) in Python floats, kept
+            # as float32; tfc = tf / (k1 * ((1 - b) + b * l_d / l_avg) + tf) in float64, l_d the
+            # doc's token count, l_avg their mean; score = float32(idf * tfc).
+            values, which = np.unique(df, return_inverse=True)
+            idf = np.array([math.log(1 + (n_docs - v + 0.5) / (v + 0.5)) for v in values.tolist()], dtype=self.dtype)[which]
+            l_avg = lengths.mean() if tokens.size else np.float64(1)  # (no token: nothing to score)
+            den = (self.k1 * ((1 - self.b) + self.b * lengths / l_avg))[docs]
+            den += tf
+            np.divide(tf, den, out=den)
+            den *= idf[tokens]
+            indptr = np.zeros(n_vocab + 1, dtype=np.int64)
+            np.cumsum(df, out=indptr[1:])
+            self.nonoccurrence_array = None
+            return {"data": den.astype(self.dtype), "indices": docs, "indptr": indptr, "num_docs": n_docs}
+
+    return VectorBM25
 
 
 def document_text(doc: RecallDoc) -> str:
@@ -117,33 +255,30 @@ class Ranked:
 class LexicalIndex:
     """A BM25 index over a fixed list of docs (same order). Build with ``LexicalIndex.build``."""
 
-    def __init__(self, docs: Sequence[RecallDoc], token_sets: Sequence[frozenset[str]], retriever: object | None) -> None:
+    def __init__(self, docs: Sequence[RecallDoc], retriever: Any | None) -> None:
         self.docs = tuple(docs)
-        self._token_sets = tuple(token_sets)
         self._retriever = retriever
         self._positions: dict[str, int] | None = None
 
     @classmethod
     def build(cls, docs: Sequence[RecallDoc]) -> LexicalIndex:
         """Tokenise and index ``docs`` (an empty list gives an index that matches nothing)."""
-        import bm25s  # type: ignore[import-untyped]
-
-        corpus = [tokenize(document_text(d)) for d in docs]
-        retriever = None
-        if docs:
-            retriever = bm25s.BM25()
-            retriever.index(corpus, show_progress=False)
-        return cls(docs, [frozenset(t) for t in corpus], retriever)
+        if not docs:
+            return cls(docs, None)
+        ids, vocab = token_ids(document_text(d) for d in docs)
+        retriever = _bm25_class()()
+        retriever.index((ids, vocab), create_empty_token=False, show_progress=False)
+        return cls(docs, retriever)
 
     def scores(self, query: str) -> np.ndarray:
         """BM25 score of every doc for ``query`` (float array aligned with ``docs``)."""
         if self._retriever is None:
             return np.zeros(0, dtype=np.float32)
-        vocab: dict[str, int] = getattr(self._retriever, "vocab_dict")
+        vocab: dict[str, int] = self._retriever.vocab_dict
         ids = [vocab[t] for t in tokenize(query) if t in vocab]
         if not ids:
             return np.zeros(len(self.docs), dtype=np.float32)
-        result: np.ndarray = getattr(self._retriever, "get_scores_from_ids")(ids)
+        result: np.ndarray = self._retriever.get_scores_from_ids(ids)
         return result
 
     def rank(self, query: str, allowed: frozenset[str] | None = None, limit: int | None = None) -> list[Ranked]:
@@ -175,12 +310,22 @@ class LexicalIndex:
         return self._positions.get(relpath)
 
     def matched_terms(self, query: str, index: int) -> list[str]:
-        """The query tokens (deduplicated, in query order) that doc ``index`` contains."""
+        """The query tokens (deduplicated, in query order) that doc ``index`` contains: those
+        whose column of the score matrix has an entry for ``index``."""
+        if self._retriever is None:
+            return []
+        vocab: dict[str, int] = self._retriever.vocab_dict
+        matrix: dict[str, Any] = self._retriever.scores
+        indices, indptr = matrix["indices"], matrix["indptr"]
         seen: dict[str, None] = {}
-        tokens = self._token_sets[index]
         for t in tokenize(query):
-            if t in tokens:
-                seen.setdefault(t, None)
+            tid = vocab.get(t)
+            if tid is None or t in seen:
+                continue
+            column = indices[indptr[tid] : indptr[tid + 1]]
+            at = int(np.searchsorted(column, index))
+            if at < column.size and column[at] == index:
+                seen[t] = None
         return list(seen)
 
 
