@@ -10,7 +10,7 @@ from pathlib import Path
 
 import httpx2
 
-from memtui.core.recall import load_corpus, make_client, recall
+from memtui.core.recall import HybridSelector, load_corpus, make_client, recall
 
 NOW = datetime(2026, 3, 10, 12, 0, tzinfo=UTC)
 TOPICS = ["billing export", "ui colours", "docs build", "release cadence", "api pagination", "ci cache", "logging levels", "feature flags"]
@@ -33,7 +33,7 @@ def store(d: Path, n: int = 1000) -> None:
 def fake_model(request: httpx2.Request) -> httpx2.Response:
     """Picks every manifest entry whose description mentions 'tachyon' (a stand-in for Sonnet)."""
     user = json.loads(request.content)["messages"][0]["content"]
-    names = re.findall(r"^- (?:\[\w+\] )?(\S+) \(.*tachyon", user, flags=re.M)
+    names = re.findall(r"^- (?:\[\w+\] )?(\S+) \(.*tachyon", user, flags=re.MULTILINE)
     text = json.dumps({"selected_memories": names})
     return httpx2.Response(200, json={"id": "m", "type": "message", "role": "assistant", "model": "x",
                                       "content": [{"type": "text", "text": text}], "stop_reason": "end_turn",
@@ -106,3 +106,34 @@ def test_already_surfaced_are_dropped_before_selection(tmp_path: Path) -> None:
     assert res.picks == ()
     assert "feedback_tachyon_lock.md" not in seen[0] and "note_0001.md" not in seen[0]
     assert res.manifest.total == 19
+
+
+def test_the_prefilter_pads_with_the_newest_unmatched(tmp_path: Path) -> None:
+    d = tmp_path / "memory"
+    store(d)
+    corpus = load_corpus(d)
+    # Only the tachyon memory (the oldest) has "tachyon" or "flush": the other 199 places go
+    # to the newest notes, and the window stays newest first.
+    window = HybridSelector().window("tachyon flush", corpus.docs, corpus)
+    assert [w.relpath for w in window] == [f"note_{i:04d}.md" for i in range(199)] + ["feedback_tachyon_lock.md"]
+    # Without note_0000 (already surfaced): the next newest fills in.
+    rest = [doc for doc in corpus.docs if doc.relpath != "note_0000.md"]
+    window = HybridSelector().window("tachyon flush", rest, corpus)
+    assert [w.relpath for w in window] == [f"note_{i:04d}.md" for i in range(1, 200)] + ["feedback_tachyon_lock.md"]
+
+
+def test_surfaced_memories_are_dropped_counted_and_reported(tmp_path: Path) -> None:
+    d = tmp_path / "memory"
+    store(d, n=300)
+    corpus = load_corpus(d)
+    res = recall("release cadence notes", corpus, now=NOW, selector="lexical",
+                 surfaced=["note_0003.md", str(d / "note_0001.md"), "missing.md"])
+    assert res.dropped_surfaced == ("note_0001.md", "note_0003.md")
+    assert res.manifest.total == 299 and res.manifest.count == 200
+    assert [h.relpath for h in res.manifest.headers[:3]] == ["note_0000.md", "note_0002.md", "note_0004.md"]
+    # Both files hold "---\ndescription: Notes about <topic> number <i>\ntype: project\n---\nbody <i>\n"
+    # (ASCII: one UTF-16 unit per character); "missing.md" counts 0.
+    sizes = [len(f"---\ndescription: Notes about {TOPICS[i % 8]} number {i}\ntype: project\n---\nbody {i}\n") for i in (1, 3)]
+    assert res.surfaced_units == sum(sizes)
+    assert {p.relpath for p in res.picks} & {"note_0001.md", "note_0003.md"} == set()
+    assert res.picks and all(n.relpath not in {"note_0001.md", "note_0003.md"} for n in res.near_misses)

@@ -53,6 +53,14 @@ class RecallCorpus:
     memory_dir: Path
     docs: tuple[RecallDoc, ...]
     _index: LexicalIndex | None = field(default=None, repr=False)
+    _positions: dict[str, int] | None = field(default=None, repr=False)
+
+    def position(self, relpath: str) -> int | None:
+        """The index in ``docs`` of the memory at ``relpath`` (POSIX, relative to the memory
+        dir), or ``None``; the lookup table is built on first use."""
+        if self._positions is None:
+            self._positions = {d.header.relpath: i for i, d in enumerate(self.docs)}
+        return self._positions.get(relpath)
 
     def lexical_index(self) -> LexicalIndex:
         """The BM25 index over ``docs`` (built on first use)."""

@@ -194,8 +194,16 @@ class HybridSelector(ClaudeSelector):
         """The best ``MANIFEST_CAP`` by BM25, newest first."""
         if len(candidates) <= MANIFEST_CAP:
             return candidates
+        ranked = _lexical_ranking(query, candidates, corpus, MANIFEST_CAP)
+        if len(candidates) == len(corpus.docs):  # the whole corpus, in its order: by position
+            positions = {r.index for r in ranked}
+            pad = 0  # pad with the newest unmatched
+            while len(positions) < MANIFEST_CAP:
+                positions.add(pad)
+                pad += 1
+            return [candidates[i] for i in sorted(positions)]
         index = corpus.lexical_index()
-        chosen = {index.docs[r.index].relpath for r in _lexical_ranking(query, candidates, corpus, MANIFEST_CAP)}
+        chosen = {index.docs[r.index].relpath for r in ranked}
         for d in candidates:
             if len(chosen) >= MANIFEST_CAP:
                 break
@@ -316,12 +324,12 @@ class RecallResult:
 def surfaced_size(corpus: RecallCorpus, surfaced: Iterable[str]) -> int:
     """What ``surfaced`` memories would weigh against the session budget today: the UTF-16
     length of their injected content (files that do not exist count 0)."""
-    rels = normalise_paths(corpus.memory_dir, surfaced)
     total = 0
-    for d in corpus.docs:
-        if d.relpath in rels:
+    for rel in normalise_paths(corpus.memory_dir, surfaced):
+        i = corpus.position(rel)
+        if i is not None:
             try:
-                total += utf16_len(read_for_injection(d.header.path)[0])
+                total += utf16_len(read_for_injection(corpus.docs[i].header.path)[0])
             except OSError:
                 continue
     return total
@@ -359,8 +367,12 @@ def recall(
     else:
         chosen, offline = selector, None
     drop = normalise_paths(corpus.memory_dir, surfaced)
-    candidates = [d for d in corpus.docs if d.relpath not in drop]
-    reference = build_manifest([d.header for d in candidates])
+    dropped = sorted(i for rel in drop if (i := corpus.position(rel)) is not None)
+    candidates = list(corpus.docs)
+    for i in reversed(dropped):  # the corpus without the dropped docs, in corpus order
+        del candidates[i]
+    reference = build_manifest([d.header for d in candidates[:MANIFEST_CAP]])
+    reference = Manifest(reference.headers, reference.lines, len(candidates))
     units = surfaced_size(corpus, surfaced) if surfaced_units is None else surfaced_units
     tools = tuple(recent_tools)
     base: dict[str, Any] = {
@@ -370,7 +382,7 @@ def recall(
         "manifest": reference,
         "recent_tools": tools,
         "surfaced_units": units,
-        "dropped_surfaced": tuple(sorted(drop & {d.relpath for d in corpus.docs})),
+        "dropped_surfaced": tuple(sorted(corpus.docs[i].relpath for i in dropped)),
     }
     skipped = skip_reason(query, units)
     if skipped is not None:
