@@ -9,10 +9,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
+import pytest
 from test_recall_eval import QUERIES, write_workspace
 
 from memtui.core.headers import MemoryHeader
-from memtui.core.recall import RecallDoc, load_corpus, recall
+from memtui.core.recall import RecallDoc, lexical, load_corpus, recall
 from memtui.core.recall.lexical import (
     LexicalIndex,
     Ranked,
@@ -131,3 +132,18 @@ def test_a_corpus_without_any_token(tmp_path: Path) -> None:
     (tmp_path / "a.md").write_text("---\ndescription: the\n---\n", encoding="utf-8")
     res = recall("kafka migration plan", load_corpus(tmp_path), now=NOW, selector="lexical")
     assert res.picks == () and res.near_misses == ()
+
+
+def test_token_ids_across_batches(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Two texts per batch: the CJK bigrams and words of the later batches are the ones met first.
+    monkeypatch.setattr(lexical, "BUILD_BATCH", 2)
+    ids, vocab = token_ids(["迁移 kafka", "迁移计划", "", "计划 迁移 kafka", "移"])
+    names = {i: t for t, i in vocab.items()}
+    assert [Counter(names[i] for i in a.tolist()) for a in ids] == [
+        Counter({"迁移": 1, "kafka": 1}),
+        Counter({"迁移": 1, "移计": 1, "计划": 1}),
+        Counter(),
+        Counter({"计划": 1, "迁移": 1, "kafka": 1}),
+        Counter({"移": 1}),
+    ]
+    assert len(vocab) == 5 and sorted(vocab.values()) == list(range(5))
