@@ -126,6 +126,10 @@ def find_relative_dates(text: str, base: datetime, *, first_line: int = 1) -> li
     scan = text[:MAX_SCAN_CHARS]
     if scan.isascii() and not any(word in scan.lower() for word in _EN_KEYWORDS):
         return found  # no pattern can match: the CJK ones need CJK, every English phrase has a key word
+    # A match within a line is a match in the whole text (no pattern is anchored): one search
+    # each over the text rules out most bodies before the line-by-line pass.
+    if not any(p.search(scan) for p in (_RELATIVE_EN, _RELATIVE_CJK, _RELATIVE_ZH_WEEK, _RELATIVE_JA_WEEK, _RELATIVE_KO_WEEK)):
+        return found
     for offset, line in enumerate(scan.split("\n")):
         spans: list[tuple[int, RelativeDate]] = []
         for m in _RELATIVE_ZH_WEEK.finditer(line):
