@@ -82,8 +82,8 @@ def _cached_header(path: Path, relpath: str, cache: ScanCache) -> MemoryHeader |
         key = stat_key(st)
         value = cache.lookup(relpath, key)
         try:
-            if value is not None and value[0] == "m" and isinstance(value[8], dict) and value[12] is not None:
-                return _header(path, relpath, value[1], value[8] if value[12] else {})
+            if value is not None and value[0] == "m" and isinstance(value[4], dict) and value[8] is not None:
+                return _header(path, relpath, value[1], value[4] if value[8] else {})
             if value is not None and value[0] == "h":
                 _kind, mtime, description, mem_type = value
                 return MemoryHeader(path, relpath, mtime, description, parse_memory_type(mem_type))

@@ -338,8 +338,9 @@ def unreadable_memory(path: StrPath, relpath: str, error: OSError) -> Memory:
 
 def _to_cache(mem: Memory) -> list[Any] | None:
     """The scan-cache value of a parsed memory (``None`` when its frontmatter would not survive
-    JSON). Layout: ``["m", mtime, size, sha256, name, description, type, declared_type,
-    frontmatter, body_start, body_line, diagnostics, header_visible]``; ``header_visible``: the
+    JSON). Layout: ``["m", mtime, size, sha256, frontmatter, body_start, body_line, diagnostics,
+    header_visible]`` (name, description and types are derived from the frontmatter again, as
+    the parse derives them); ``header_visible``: the
     frontmatter closes within the 30 lines recall reads, so recall sees the same fields (``None``:
     not known, for a file over the header scan's 1 MiB read cap)."""
     if not jsonable(mem.frontmatter):
@@ -347,15 +348,14 @@ def _to_cache(mem: Memory) -> list[Any] | None:
     diags = [[d.code, d.severity, d.message, d.line] for d in mem.diagnostics]
     # (over 1 MiB the header scan's read cap could cut the block: unknown, the header scan reads)
     header_visible = None if mem.size > 1 << 20 else not any(d.code == "frontmatter-beyond-header" for d in mem.diagnostics)
-    return ["m", mem.mtime, mem.size, mem.sha256, mem.name, mem.description, mem.type, mem.declared_type,
-            mem.frontmatter, mem.body_start, mem.body_line, diags, header_visible]  # fmt: skip
+    return ["m", mem.mtime, mem.size, mem.sha256, mem.frontmatter, mem.body_start, mem.body_line, diags, header_visible]
 
 
 def _from_cache(path: str, relpath: str, value: list[Any]) -> Memory | None:
     """The memory a ``_to_cache`` value describes (its text read on first use), or ``None``
     for a value of another shape (a header-only entry, a foreign file)."""
     try:
-        kind, mtime, size, sha, name, desc, mem_type, declared, meta, body_start, body_line, raw_diags, _hv = value
+        kind, mtime, size, sha, meta, body_start, body_line, raw_diags, _hv = value
         if kind != "m" or not isinstance(meta, dict) or not isinstance(sha, str):
             return None
         where = path
@@ -369,10 +369,10 @@ def _from_cache(path: str, relpath: str, value: list[Any]) -> Memory | None:
         mtime=mtime,
         size=size,
         sha256=sha,
-        name=name,
-        description=desc,
-        type=parse_memory_type(mem_type),
-        declared_type=declared,
+        name=_scalar_text(meta.get("name")),
+        description=_scalar_text(meta.get("description")),
+        type=parse_memory_type(meta.get("type")),
+        declared_type=declared_type_of(meta),
         frontmatter=meta,
         body_start=body_start,
         body_line=body_line,

@@ -31,7 +31,7 @@ CACHE_NAME = "scan-cache.json"
 # The header scan's own, much smaller cache (description and type only): loading the full one
 # (~9 MB at 20,000 memories) would cost a header scan more than the stats it saves.
 HEADER_CACHE_NAME = "header-cache.json"
-SCHEMA = 1
+SCHEMA = 2
 # The modules whose code decides what a parse yields: a change to any invalidates the cache.
 _PARSER_MODULES = ("memories", "headers", "frontmatter", "plainyaml", "yaml12", "lint", "diagnostics", "scancache")
 
