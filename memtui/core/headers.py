@@ -82,11 +82,12 @@ def _cached_header(path: Path, relpath: str, cache: ScanCache) -> MemoryHeader |
         key = stat_key(st)
         value = cache.lookup(relpath, key)
         try:
-            if value is not None and value[0] == "m" and isinstance(value[4], dict) and value[8] is not None:
+            if value is not None and value[0] == "m" and isinstance(value[4], dict) and isinstance(value[1], (int, float)) and value[8] is not None:
                 return _header(path, relpath, value[1], value[4] if value[8] else {})
             if value is not None and value[0] == "h":
                 _kind, mtime, description, mem_type = value
-                return MemoryHeader(path, relpath, mtime, description, parse_memory_type(mem_type))
+                if isinstance(mtime, (int, float)) and not isinstance(mtime, bool) and (description is None or isinstance(description, str)):
+                    return MemoryHeader(path, relpath, mtime, description, parse_memory_type(mem_type))
         except (IndexError, TypeError, ValueError):
             pass  # a garbled entry: read the file
     header = read_header(path, relpath)

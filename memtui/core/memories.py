@@ -351,6 +351,13 @@ def _to_cache(mem: Memory) -> list[Any] | None:
     return ["m", mem.mtime, mem.size, mem.sha256, mem.frontmatter, mem.body_start, mem.body_line, diags, header_visible]
 
 
+_SEVERITIES = frozenset({"error", "warning", "info"})
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def _from_cache(path: str, relpath: str, value: list[Any]) -> Memory | None:
     """The memory a ``_to_cache`` value describes (its text read on first use), or ``None``
     for a value of another shape (a header-only entry, a foreign file)."""
@@ -358,8 +365,12 @@ def _from_cache(path: str, relpath: str, value: list[Any]) -> Memory | None:
         kind, mtime, size, sha, meta, body_start, body_line, raw_diags, _hv = value
         if kind != "m" or not isinstance(meta, dict) or not isinstance(sha, str):
             return None
+        if not (isinstance(mtime, (int, float)) and _is_int(size) and _is_int(body_start) and _is_int(body_line)):
+            return None  # a hand-edited or damaged cache: parse the file instead
         where = path
         diags = tuple(Diagnostic(code, severity, message, where, line) for code, severity, message, line in raw_diags)
+        if not all(isinstance(d.code, str) and d.severity in _SEVERITIES and isinstance(d.message, str) and (d.line is None or _is_int(d.line)) for d in diags):
+            return None
     except (TypeError, ValueError):
         return None
     return Memory(

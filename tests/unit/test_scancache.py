@@ -220,3 +220,38 @@ def test_header_scan_from_the_cache_equals_reading_the_heads(tmp_path: Path) -> 
     assert all(value[1][0] == "m" for value in full._entries.values())
     assert scan_headers(mem, cache=full) == expected
     assert (full.hits, full.misses) == (12, 0)
+
+
+@pytest.mark.parametrize(
+    "field, bad",
+    [(1, "yesterday"), (2, "big"), (5, "x"), (6, None), (7, [["code", "fatal", "m", None]]), (7, [["code", "error", 5, None]]), (4, ["list"])],
+)
+def test_a_cache_entry_with_wrong_types_is_parsed_not_trusted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, field: int, bad: object) -> None:
+    mem = tricky_dir(tmp_path)
+    state = tmp_path / "state"
+    uncached = snapshot(scan_memories(mem))
+    cache = ScanCache.for_memory_dir(state, mem)
+    scan_memories(mem, cache=cache)
+    for entry in cache._entries.values():
+        entry[1][field] = bad
+    cache._dirty = True
+    cache.save(complete=True)
+    parsed = parse_count(monkeypatch)
+    assert snapshot(scan_memories(mem, cache=ScanCache.for_memory_dir(state, mem))) == uncached
+    assert len(parsed) == 12
+
+
+def test_a_header_entry_with_wrong_types_is_read_again(tmp_path: Path) -> None:
+    from memtui.core.headers import scan_headers
+    from memtui.core.scancache import HEADER_CACHE_NAME
+
+    mem = tricky_dir(tmp_path)
+    state = tmp_path / "state"
+    expected = scan_headers(mem)
+    cache = ScanCache.for_memory_dir(state, mem, HEADER_CACHE_NAME)
+    scan_headers(mem, cache=cache)
+    for entry in cache._entries.values():
+        entry[1][1:3] = ["noon", 42]
+    cache._dirty = True
+    cache.save(complete=True)
+    assert scan_headers(mem, cache=ScanCache.for_memory_dir(state, mem, HEADER_CACHE_NAME)) == expected
