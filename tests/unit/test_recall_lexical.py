@@ -10,6 +10,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_recall_eval import QUERIES, write_workspace
 
 from memtui.core.headers import MemoryHeader
@@ -147,3 +149,22 @@ def test_token_ids_across_batches(monkeypatch: pytest.MonkeyPatch) -> None:
         Counter({"移": 1}),
     ]
     assert len(vocab) == 5 and sorted(vocab.values()) == list(range(5))
+
+
+def test_token_ids_beyond_the_bmp() -> None:
+    # U+20000 (CJK extension B) is a letter but outside the bigram ranges: a word; an emoji
+    # separates words; NFKC makes 𝟘 (mathematical double-struck zero) a 0.
+    ids, vocab = token_ids(["𠀀𠀀 Abc", "x😀y 𝟘"])
+    names = {i: t for t, i in vocab.items()}
+    assert [Counter(names[i] for i in a.tolist()) for a in ids] == [
+        Counter({"𠀀𠀀": 1, "abc": 1}),
+        Counter({"x": 1, "y": 1, "0": 1}),
+    ]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(alphabet="aZ9_-. \n\x00éßΣİﬁ①Ｋ𠀀😀𝟘ǅⅫ٣\u0301\u200b\x85迁移テスト・데이ｶﾞ\u3000", max_size=30), max_size=8))
+def test_token_ids_count_what_tokenize_gives(texts: list[str]) -> None:
+    ids, vocab = token_ids(texts)
+    names = {i: t for t, i in vocab.items()}
+    assert [Counter(names[i] for i in a.tolist()) for a in ids] == [Counter(tokenize(t)) for t in texts]

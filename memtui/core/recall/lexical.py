@@ -19,10 +19,11 @@ scores). The index is built by ``bm25s.BM25.index`` through its documented exten
 ``build_index_from_ids``, overridden here to do the same arithmetic on whole numpy arrays
 instead of one Python ``Counter`` and ``set`` per document; the scores are bit-for-bit those
 of bm25s's own build (tests/unit/test_recall_lexical.py). Tokens go to the index as ids
-(``token_ids``), never as one Python string per token: a thousand documents per
-regular-expression pass, each distinct word stemmed once, CJK bigrams found on the array of
-code points. At 20,000 memories (benchmarks/run.py) that took the build from 4–7 s and a
-640 MB peak to about 1.2 s and 240 MB.
+(``token_ids``), never as one Python string per token: a thousand documents at a time as one
+array of code points, words split by ``str.split`` once every other character is a space (each
+distinct word stemmed once), CJK bigrams coded as integers. At 20,000 memories
+(benchmarks/run.py) that took the build from 4–7 s and a 640 MB peak to about 1.1 s and
+230 MB.
 
 **Picks**: the best documents whose score is at least ``PICK_RATIO`` of the top score, at
 most 5; **near misses**: the next ones with a positive score.
@@ -71,8 +72,6 @@ _CJK_CHAR = re.compile(f"[{_CJK}]")
 # A run: a maximal stretch of CJK characters, or of letters and digits that are not CJK (the
 # words, ``[^\\W_]+``, of the text between CJK runs).
 _RUN = re.compile(f"[{_CJK}]+|[^\\W_{_CJK}]+")
-# For the index build: the word runs and the NUL that ends each document of a batch.
-_WORD_OR_NUL = re.compile(f"[^\\W_{_CJK}]+|\x00")
 # For the index build: is the code point (clamped to 0xFFFF, which is not CJK) CJK?
 _CJK_TABLE = np.zeros(0x10000, dtype=bool)
 for _lo, _hi in _CJK_RANGES:
@@ -120,42 +119,71 @@ def tokenize(text: str) -> list[str]:
     return [t for run in _RUN.findall(_normalise(text)) for t in _run_tokens(run)]
 
 
+@cache
+def _word_table() -> np.ndarray:
+    """For each code point of the Basic Multilingual Plane: is it a word character of ``_RUN``
+    (``[^\\W_]``, i.e. ``str.isalnum``) outside the CJK ranges? (~10 ms, once.)"""
+    alnum = np.fromiter((chr(c).isalnum() for c in range(0x10000)), dtype=bool, count=0x10000)
+    return alnum & ~_CJK_TABLE
+
+
+class _WordIds(dict[str, int]):
+    """A word run → the id in ``vocab`` of its token, -2 for a stop word, -1 for the NUL that
+    ends a document; a new word is stemmed and numbered when first looked up (so known words
+    are looked up without leaving C)."""
+
+    def __init__(self, vocab: dict[str, int]) -> None:
+        super().__init__({"\x00": -1})
+        self.vocab = vocab
+
+    def __missing__(self, run: str) -> int:
+        tid = -2 if run in _STOP else self.vocab.setdefault(_stem(run), len(self.vocab))
+        self[run] = tid
+        return tid
+
+
 def token_ids(texts: Iterable[str]) -> tuple[list[np.ndarray], dict[str, int]]:
     """``(ids, vocab)``: for each text, the ids of the tokens of ``tokenize(text)`` (an int32
     array holding each token as often as ``tokenize`` gives it, word tokens first, then CJK
     ones), and the vocabulary (token → id, dense from 0).
 
     Texts are joined ``BUILD_BATCH`` at a time with a NUL after each (a NUL inside a text is
-    read as the separator it is for ``tokenize``) and normalised at once. Words: one
-    regular-expression pass, each distinct word tokenised once. CJK: the bigrams and lone
-    characters are found on the array of code points, coded as integers (``first << 21 |
-    second``; a lone character is its code point), and only the distinct ones become strings."""
+    read as the separator it is for ``tokenize``), normalised at once and turned into an array
+    of code points. Words: every character that is not a word character (nor an end-of-document
+    NUL) becomes a space and ``str.split`` gives the runs, each distinct one stemmed once. CJK:
+    the bigrams and lone characters are coded as integers (``first << 21 | second``; a lone
+    character is its code point) and only the distinct ones become strings."""
     vocab: dict[str, int] = {}
-    word_ids: dict[str, int] = {"\x00": -1}  # a word run → its token's id, -2 for a stop word
+    word_ids = _WordIds(vocab)
     cjk_keys = np.zeros(0, dtype=np.int64)  # the CJK tokens seen so far, sorted, ...
     cjk_ids = np.zeros(0, dtype=np.int64)  # ... and their ids
     out: list[np.ndarray] = []
     it = iter(texts)
     while batch := list(islice(it, BUILD_BATCH)):
-        text = _normalise("".join(t.replace("\x00", " ") + "\x00" for t in batch))
-        runs = _WORD_OR_NUL.findall(text)
-        for run in sorted(set(runs).difference(word_ids)):
-            word_ids[run] = vocab.setdefault(_stem(run), len(vocab)) if run not in _STOP else -2
+        text = _normalise("".join(t.replace("\x00", " ") + " \x00 " for t in batch))
+        codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+        del text
+        bmp = np.minimum(codes, 0xFFFF)  # U+FFFF is neither a word character nor CJK
+        word = _word_table()[bmp]
+        beyond = np.flatnonzero(codes > 0xFFFF)
+        if beyond.size:  # letters and digits past the BMP (none is CJK for ``_CJK_RANGES``)
+            word[beyond] = [chr(c).isalnum() for c in codes[beyond].tolist()]
+        spaced = np.where(word | (codes == 0), codes, 32).tobytes().decode("utf-32-le")
+        runs = spaced.split()  # the word runs and the NULs, as ``_RUN`` finds the words
+        del spaced, word
         words = np.fromiter(map(word_ids.__getitem__, runs), dtype=np.int64, count=len(runs))
         del runs
         ends = words == -1
         word_docs = (np.cumsum(ends) - ends)[words >= 0]
         words = words[words >= 0]
 
-        codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-        del text
-        cjk = _CJK_TABLE[np.minimum(codes, 0xFFFF)]
+        cjk = _CJK_TABLE[bmp]
         pair = cjk[:-1] & cjk[1:]
         starts = np.flatnonzero(pair)
         lone = np.flatnonzero(cjk & ~np.concatenate(([False], pair)) & ~np.concatenate((pair, [False])))
         keys = np.concatenate(((codes[starts].astype(np.int64) << 21) | codes[starts + 1], codes[lone].astype(np.int64)))
         cjk_docs = np.searchsorted(np.flatnonzero(codes == 0), np.concatenate((starts, lone)))
-        del codes, cjk, pair
+        del codes, bmp, cjk, pair
         unique, inverse = np.unique(keys, return_inverse=True)
         at = np.minimum(np.searchsorted(cjk_keys, unique), max(cjk_keys.size - 1, 0))
         known = cjk_keys[at] == unique if cjk_keys.size else np.zeros(unique.size, dtype=bool)
@@ -202,7 +230,9 @@ def _bm25_class() -> Any:
             # (token << 32 | doc) for every token, sorted: the CSC order; equal neighbours are
             # repeats of one token in one doc. In place where possible (20,000 memories: 4.3
             # million tokens, 34 MB per int64 array).
-            keys = np.concatenate([np.asarray(d, dtype=np.int32) for d in corpus_token_ids] or [np.zeros(0, np.int32)]).astype(np.int64)
+            keys = np.empty(int(lengths.sum()), dtype=np.int64)
+            if n_docs:
+                np.concatenate(corpus_token_ids, out=keys)
             keys <<= 32
             keys |= np.repeat(np.arange(n_docs, dtype=np.int32), lengths)
             keys.sort()
@@ -210,7 +240,9 @@ def _bm25_class() -> Any:
             np.not_equal(keys[1:], keys[:-1], out=starts[1:])
             first = np.flatnonzero(starts)
             del starts
-            tf = np.diff(first, append=keys.size).astype(self.dtype)
+            tf = np.empty(first.size, dtype=self.dtype)
+            np.subtract(first[1:], first[:-1], out=tf[:-1])
+            tf[-1:] = keys.size - first[-1:]
             pairs = keys[first]
             del keys, first
             docs = (pairs & 0xFFFFFFFF).astype(self.int_dtype)
