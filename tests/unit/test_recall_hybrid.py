@@ -10,7 +10,14 @@ from pathlib import Path
 
 import httpx2
 
-from memtui.core.recall import HybridSelector, load_corpus, make_client, recall
+from memtui.core.recall import (
+    HybridSelector,
+    LexicalSelector,
+    load_corpus,
+    make_client,
+    recall,
+)
+from memtui.core.recall.engine import Candidates
 
 NOW = datetime(2026, 3, 10, 12, 0, tzinfo=UTC)
 TOPICS = ["billing export", "ui colours", "docs build", "release cadence", "api pagination", "ci cache", "logging levels", "feature flags"]
@@ -116,10 +123,17 @@ def test_the_prefilter_pads_with_the_newest_unmatched(tmp_path: Path) -> None:
     # to the newest notes, and the window stays newest first.
     window = HybridSelector().window("tachyon flush", corpus.docs, corpus)
     assert [w.relpath for w in window] == [f"note_{i:04d}.md" for i in range(199)] + ["feedback_tachyon_lock.md"]
-    # Without note_0000 (already surfaced): the next newest fills in.
-    rest = [doc for doc in corpus.docs if doc.relpath != "note_0000.md"]
-    window = HybridSelector().window("tachyon flush", rest, corpus)
-    assert [w.relpath for w in window] == [f"note_{i:04d}.md" for i in range(1, 200)] + ["feedback_tachyon_lock.md"]
+    # Without note_0000 and note_0002 (already surfaced): the next newest fill in, whether the
+    # candidates come as a plain list or as recall's Candidates (positions left out).
+    expected = [f"note_{i:04d}.md" for i in [1, *range(3, 201)]] + ["feedback_tachyon_lock.md"]
+    rest = [doc for doc in corpus.docs if doc.relpath not in {"note_0000.md", "note_0002.md"}]
+    assert [w.relpath for w in HybridSelector().window("tachyon flush", rest, corpus)] == expected
+    candidates = Candidates(corpus.docs, [2, 0])
+    assert candidates == rest and candidates.dropped == (0, 2)
+    assert [w.relpath for w in HybridSelector().window("tachyon flush", candidates, corpus)] == expected
+    # The lexical ranking is the same either way.
+    for query in ("release cadence tachyon", "billing export number 7"):
+        assert LexicalSelector().select(query, candidates, corpus, ()) == LexicalSelector().select(query, rest, corpus, ())
 
 
 def test_surfaced_memories_are_dropped_counted_and_reported(tmp_path: Path) -> None:

@@ -19,7 +19,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from itertools import compress
 from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+import numpy as np
 
 from memtui.core.age import age_days, age_label, stale_caveat
 from memtui.core.recall.claude import (
@@ -37,7 +40,13 @@ from memtui.core.recall.inject import (
     injected_text,
     read_for_injection,
 )
-from memtui.core.recall.lexical import MAX_PICKS, NEAR_MISSES, Ranked, split_picks
+from memtui.core.recall.lexical import (
+    MAX_PICKS,
+    NEAR_MISSES,
+    RELPATH,
+    Ranked,
+    split_picks,
+)
 from memtui.core.recall.manifest import (
     MANIFEST_CAP,
     Manifest,
@@ -91,8 +100,39 @@ class Selector(Protocol):
         ...
 
 
+class Candidates(list[RecallDoc]):
+    """What recall may pick from: ``docs`` (a corpus's, newest first) without those at the
+    positions ``dropped`` (the memories already surfaced), in the same order. A plain list to
+    any selector; the lexical ranking and the hybrid window use ``dropped`` instead of
+    looking every candidate up by relpath."""
+
+    def __init__(self, docs: Sequence[RecallDoc], dropped: Iterable[int] = ()) -> None:
+        super().__init__(docs)
+        self.dropped = tuple(sorted(set(dropped)))
+        for i in reversed(self.dropped):
+            del self[i]
+
+
+def _excluded(candidates: Sequence[RecallDoc], corpus: RecallCorpus) -> tuple[int, ...] | None:
+    """The positions in ``corpus.docs`` that ``candidates`` leaves out, when known without a
+    lookup per doc (all of the corpus, or ``Candidates`` built from it); else ``None``."""
+    if len(candidates) == len(corpus.docs):
+        return ()
+    if isinstance(candidates, Candidates) and len(candidates) + len(candidates.dropped) == len(corpus.docs):
+        return candidates.dropped
+    return None
+
+
 def _lexical_ranking(query: str, candidates: Sequence[RecallDoc], corpus: RecallCorpus, limit: int | None) -> list[Ranked]:
-    allowed = None if len(candidates) == len(corpus.docs) else frozenset(d.relpath for d in candidates)
+    excluded = _excluded(candidates, corpus)
+    allowed: np.ndarray | frozenset[str] | None
+    if excluded is None:
+        allowed = frozenset(map(RELPATH, candidates))
+    elif excluded:
+        allowed = np.ones(len(corpus.docs), dtype=bool)
+        allowed[list(excluded)] = False
+    else:
+        allowed = None
     return corpus.lexical_index().rank(query, allowed, limit)
 
 
@@ -195,20 +235,23 @@ class HybridSelector(ClaudeSelector):
         if len(candidates) <= MANIFEST_CAP:
             return candidates
         ranked = _lexical_ranking(query, candidates, corpus, MANIFEST_CAP)
-        if len(candidates) == len(corpus.docs):  # the whole corpus, in its order: by position
+        excluded = _excluded(candidates, corpus)
+        if excluded is not None:  # the corpus, in its order, without ``excluded``: by position
             positions = {r.index for r in ranked}
+            left_out = set(excluded)
             pad = 0  # pad with the newest unmatched
             while len(positions) < MANIFEST_CAP:
-                positions.add(pad)
+                if pad not in left_out:
+                    positions.add(pad)
                 pad += 1
-            return [candidates[i] for i in sorted(positions)]
+            return [corpus.docs[i] for i in sorted(positions)]
         index = corpus.lexical_index()
         chosen = {index.docs[r.index].relpath for r in ranked}
         for d in candidates:
             if len(chosen) >= MANIFEST_CAP:
                 break
             chosen.add(d.relpath)
-        return [d for d in candidates if d.relpath in chosen]
+        return list(compress(candidates, map(chosen.__contains__, map(RELPATH, candidates))))
 
     def reason(self, doc: RecallDoc, query: str, corpus: RecallCorpus) -> str:
         """As for ``claude``, saying the manifest was prefiltered."""
@@ -367,10 +410,7 @@ def recall(
     else:
         chosen, offline = selector, None
     drop = normalise_paths(corpus.memory_dir, surfaced)
-    dropped = sorted(i for rel in drop if (i := corpus.position(rel)) is not None)
-    candidates = list(corpus.docs)
-    for i in reversed(dropped):  # the corpus without the dropped docs, in corpus order
-        del candidates[i]
+    candidates = Candidates(corpus.docs, (i for rel in drop if (i := corpus.position(rel)) is not None))
     reference = build_manifest([d.header for d in candidates[:MANIFEST_CAP]])
     reference = Manifest(reference.headers, reference.lines, len(candidates))
     units = surfaced_size(corpus, surfaced) if surfaced_units is None else surfaced_units
@@ -382,7 +422,7 @@ def recall(
         "manifest": reference,
         "recent_tools": tools,
         "surfaced_units": units,
-        "dropped_surfaced": tuple(sorted(corpus.docs[i].relpath for i in dropped)),
+        "dropped_surfaced": tuple(sorted(corpus.docs[i].relpath for i in candidates.dropped)),
     }
     skipped = skip_reason(query, units)
     if skipped is not None:

@@ -35,9 +35,11 @@ import math
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from functools import cache
 from itertools import islice
+from operator import attrgetter
 from typing import Any
 
 import numpy as np
@@ -50,6 +52,8 @@ MAX_PICKS = 5
 # share of the best match; near misses are the next few positive scores.
 PICK_RATIO = 0.5
 NEAR_MISSES = 5
+# A doc's relpath without the property call (used over all docs: ``map`` stays in C).
+RELPATH = attrgetter("header.relpath")
 # memtui's choice: documents tokenised per regular-expression pass when building the index
 # (about 1 MB of text at the ~860 characters per document of benchmarks/generate.py); bounds
 # the run strings alive at once.
@@ -313,16 +317,19 @@ class LexicalIndex:
         result: np.ndarray = self._retriever.get_scores_from_ids(ids)
         return result
 
-    def rank(self, query: str, allowed: frozenset[str] | None = None, limit: int | None = None) -> list[Ranked]:
+    def rank(self, query: str, allowed: AbstractSet[str] | np.ndarray | None = None, limit: int | None = None) -> list[Ranked]:
         """Docs with a positive score, best first (ties: newer first, i.e. corpus order).
-        ``allowed``: only docs whose relpath is in it; ``limit``: at most this many (the
+        ``allowed``: only docs whose relpath is in it, or whose entry is true when it is a
+        boolean array aligned with ``docs``; ``limit``: at most this many (the
         ranking is then computed by partial sort; ties straddling the cut are broken
         arbitrarily)."""
         scores = self.scores(query)
         if scores.size == 0:
             return []
-        if allowed is not None:
-            mask = np.fromiter((d.relpath in allowed for d in self.docs), dtype=bool, count=len(self.docs))
+        if isinstance(allowed, np.ndarray):
+            scores = np.where(allowed, scores, 0)
+        elif allowed is not None:
+            mask = np.fromiter(map(allowed.__contains__, map(RELPATH, self.docs)), dtype=bool, count=len(self.docs))
             scores = np.where(mask, scores, 0)
         idx = np.flatnonzero(scores > 0)
         if idx.size == 0:
