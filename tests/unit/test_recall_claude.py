@@ -13,7 +13,13 @@ from typing import Any
 import httpx2
 import pytest
 
-from memtui.core.recall import SYSTEM_PROMPT, load_corpus, make_client, recall, resolve_selector
+from memtui.core.recall import (
+    SYSTEM_PROMPT,
+    load_corpus,
+    make_client,
+    recall,
+    resolve_selector,
+)
 from memtui.core.recall.claude import CREDENTIAL_ENV, MAX_TOKENS
 
 NOW = datetime(2026, 3, 10, 12, 0, tzinfo=UTC)
@@ -196,7 +202,7 @@ def test_http_errors(memory: Path, status: int, kind: str, expected: str) -> Non
 
 
 def test_default_client_retries_429_once_then_reports(memory: Path) -> None:
-    reply = lambda r: httpx2.Response(429, json=error_body("rate_limit_error", "busy"), headers={"retry-after-ms": "1"})  # noqa: E731
+    reply = lambda r: httpx2.Response(429, json=error_body("rate_limit_error", "busy"), headers={"retry-after-ms": "1"})
     result, api = run(memory, reply, max_retries=1)
     assert len(api.requests) == 2
     assert result.error == "rate limited (HTTP 429): busy"

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-
-from collections.abc import Sequence
 
 from memtui.core.recall import RecallCorpus, RecallDoc, Selection, load_corpus, recall
 from memtui.core.recall.inject import memory_header, read_for_injection
