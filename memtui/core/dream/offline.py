@@ -32,8 +32,8 @@ from datetime import datetime
 from memtui.core.catalog import iso_utc
 from memtui.core.doctor.dates import relative_dates
 from memtui.core.doctor.duplicates import (
-    MAX_TEXT_CHARS,
     MIN_BODY_CHARS,
+    NearTexts,
     near_duplicate_pairs,
 )
 from memtui.core.dream.events import (
@@ -125,8 +125,11 @@ class _Run:
             except OSError as exc:
                 self.memories.append(unreadable_memory(path, rel, exc))
                 continue
-            self.ws.seed(rel, data)
             mem = parse_memory_bytes(path, rel, data, mtime)
+            if mem.text.encode("utf-8", errors="surrogateescape") == data:
+                self.ws.seed_text(rel, mem.text)  # one copy of the file: the memory's own text
+            else:
+                self.ws.seed(rel, data)  # not UTF-8: the memory's text replaced bytes; keep them
             if is_hub(rel, mem.text):
                 self.hubs.add(rel)
             self.memories.append(mem)
@@ -199,7 +202,7 @@ class _Run:
 
     def duplicates(self) -> int:
         pool = [m for m in self.memories if self._editable(m)]
-        texts = [_norm(f"{m.description or ''}\n{m.body}")[:MAX_TEXT_CHARS] for m in pool]
+        texts = NearTexts(pool)
         blocks = [block_of(m) for m in pool]
         parent = list(range(len(pool)))
 

@@ -64,26 +64,49 @@ def plan_to_json(dp: DreamPlan, *, with_events: bool = True) -> dict[str, Any]:
 
 class Workspace:
     """The files a consolidator edits, in memory. Texts are decoded with ``surrogateescape``
-    so non-UTF-8 bytes survive a round trip; every edit carries a reason."""
+    so non-UTF-8 bytes survive a round trip; every edit carries a reason.
+
+    A file is loaded from bytes (``seed``, or read on first ``get``) or from its text when that
+    text is exactly its bytes decoded as UTF-8 (``seed_text``: the bytes are then re-made by
+    encoding, not kept — one copy of each memory instead of three at 20,000 memories)."""
 
     def __init__(self, memory_dir: Path) -> None:
         self.memory_dir = memory_dir
-        self.before: dict[str, bytes | None] = {}
-        self.text: dict[str, str | None] = {}
+        self._bytes: dict[str, bytes | None] = {}  # loaded from bytes (None: absent)
+        self._loaded_text: dict[str, str] = {}  # loaded from its UTF-8 text
+        self._text: dict[str, str | None] = {}  # current text of every loaded file (None: absent or deleted)
         self.reasons: dict[str, list[str]] = {}
         self.mtimes: dict[str, float | None] = {}
 
     def seed(self, relpath: str, data: bytes | None) -> None:
         """Record bytes already read for ``relpath`` (saves reading it again)."""
-        if relpath not in self.before:
-            self.before[relpath] = data
-            self.text[relpath] = None if data is None else data.decode("utf-8", errors="surrogateescape")
+        if relpath not in self._text:
+            self._bytes[relpath] = data
+            self._text[relpath] = None if data is None else data.decode("utf-8", errors="surrogateescape")
+
+    def seed_text(self, relpath: str, text: str) -> None:
+        """Record the text of ``relpath`` already read; the caller vouches that it is the file's
+        bytes decoded as UTF-8 (``text.encode("utf-8")`` gives them back exactly)."""
+        if relpath not in self._text:
+            self._loaded_text[relpath] = text
+            self._text[relpath] = text
+
+    def original(self, relpath: str) -> bytes | None:
+        """The bytes ``relpath`` had when loaded (``None``: it did not exist)."""
+        self.get(relpath)
+        if relpath in self._loaded_text:
+            return self._loaded_text[relpath].encode("utf-8")
+        return self._bytes[relpath]
+
+    def known(self, relpath: str) -> bool:
+        """Whether ``relpath`` was loaded (or edited) already."""
+        return relpath in self._text
 
     def get(self, relpath: str) -> str | None:
         """The current text of ``relpath`` (``None``: absent or deleted)."""
-        if relpath not in self.text:
+        if relpath not in self._text:
             self.seed(relpath, read_or_none(self.memory_dir / relpath))
-        return self.text[relpath]
+        return self._text[relpath]
 
     def exists(self, relpath: str) -> bool:
         """Whether ``relpath`` exists after the edits so far."""
@@ -92,23 +115,28 @@ class Workspace:
     def set(self, relpath: str, text: str, reason: str, *, mtime: float | None = None) -> None:
         """Replace the text (``mtime``: epoch s the written file gets; ``None`` = the apply time)."""
         self.get(relpath)
-        self.text[relpath] = text
+        self._text[relpath] = text
         self.reasons.setdefault(relpath, []).append(reason)
         self.mtimes[relpath] = mtime
 
     def delete(self, relpath: str, reason: str) -> None:
         """Delete ``relpath`` (its before-image in the journal is the trash)."""
         self.get(relpath)
-        self.text[relpath] = None
+        self._text[relpath] = None
         self.reasons.setdefault(relpath, []).append(reason)
         self.mtimes.pop(relpath, None)
+
+    def _after(self, relpath: str) -> bytes | None:
+        text = self._text[relpath]
+        return None if text is None else text.encode("utf-8", errors="surrogateescape")
 
     def changed(self) -> list[str]:
         """Relpaths whose bytes differ from before, sorted (deletes sort last when applied)."""
         out = []
-        for rel, text in self.text.items():
-            after = None if text is None else text.encode("utf-8", errors="surrogateescape")
-            if after != self.before[rel]:
+        for rel, text in self._text.items():
+            if rel in self._loaded_text and text is self._loaded_text[rel]:
+                continue  # untouched since loaded
+            if self._after(rel) != self.original(rel):
                 out.append(rel)
         return sorted(out)
 
@@ -117,8 +145,7 @@ class Workspace:
         changes: list[FileChange] = []
         reasons: list[str] = []
         for rel in self.changed():
-            text = self.text[rel]
-            after = None if text is None else text.encode("utf-8", errors="surrogateescape")
-            changes.append(FileChange(rel, self.before[rel], after, self.mtimes.get(rel) if after is not None else None))
+            after = self._after(rel)
+            changes.append(FileChange(rel, self.original(rel), after, self.mtimes.get(rel) if after is not None else None))
             reasons.append("; ".join(dict.fromkeys(self.reasons.get(rel, ["changed"]))))
         return DreamPlan(Plan(title, tuple(changes), action="dream"), tuple(reasons), tuple(findings), tuple(events), consolidator)

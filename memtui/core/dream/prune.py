@@ -118,8 +118,8 @@ def _title_hook(ws: Workspace, rel: str) -> tuple[str, str | None]:
 
 
 def _exists(ws: Workspace, rel: str) -> bool:
-    if rel in ws.text:
-        return ws.text[rel] is not None
+    if ws.known(rel):
+        return ws.get(rel) is not None
     return os.path.exists(ws.memory_dir / rel)
 
 
@@ -198,7 +198,7 @@ def prune_index(ws: Workspace, pi: PruneInput, emit: Emit, findings: list[Findin
             new_lines.append((pi.memories[rel], entry_line(title, rel, hook, "")))
         reason = f"added {len(missing)} entr{'y' if len(missing) == 1 else 'ies'} for memories no index line reached ({', '.join(missing[:3])}{'…' if len(missing) > 3 else ''})"
         ws.set(index, add_entries(ws.get(index) or "", new_lines), reason)
-        emit(ProposedChange(PHASE, index, "modify" if ws.before.get(index) is not None else "create", reason))
+        emit(ProposedChange(PHASE, index, "modify" if ws.original(index) is not None else "create", reason))
     progress(2, 4)
     # 3. long lines
     _shorten_lines(ws, index, emit, findings)
