@@ -64,8 +64,8 @@ _CJK = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
 # disjoint, so finding each kind on its own finds the same runs as one alternation would.
 _WORD_RUN = re.compile(rf"[^\W{_CJK}]+")
 _CJK_RUN = re.compile(rf"[{_CJK}]+")
-# Candidate pairs per numpy batch (memtui's choice: 8 MB per gathered bitset column).
-_BATCH = 1 << 15
+# Candidate pairs per numpy batch (memtui's choice: 2 MB per gathered bitset column).
+_BATCH = 1 << 13
 # Bits of the per-memory word bitset that bounds the intersection (memtui's choice; a multiple
 # of 64: 256 bytes a memory; with ~170 words a memory few words share a bit).
 _BOUND_BITS = 2048
@@ -86,6 +86,10 @@ def tokens(text: str) -> frozenset[str]:
     """The word set of ``text`` (already normalised): words of letters/digits (single letters
     dropped, single digits kept); runs of CJK characters, which have no spaces, as character
     bigrams (a lone CJK character as itself)."""
+    return frozenset(_token_set(text))
+
+
+def _token_set(text: str) -> set[str]:
     out = set(_WORD_RUN.findall(text))
     out.difference_update([t for t in out if len(t) == 1 and not t.isdigit()])
     for run in _CJK_RUN.findall(text):
@@ -93,7 +97,7 @@ def tokens(text: str) -> frozenset[str]:
             out.add(run)
         else:
             out.update(map(str.__add__, run[:-1], run[1:]))
-    return frozenset(out)
+    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,7 +154,7 @@ class _TokenTable:
         starts = array("q", [0])
         get = vocab.__getitem__
         for text in texts:
-            toks = tokens(text)
+            toks = _token_set(text)
             for t in [t for t in toks if t not in vocab]:
                 vocab[t] = len(vocab)
             ids.extend(map(get, toks))
@@ -200,11 +204,9 @@ def _block_words(ids: list[int], table: _TokenTable, hashes: Any) -> tuple[Any, 
     import numpy as np
 
     flat = np.frombuffer(table.ids, dtype=np.int32)
-    starts = np.frombuffer(table.starts, dtype=np.int64)
-    idx = np.asarray(ids, dtype=np.int64)
-    lens = starts[idx + 1] - starts[idx]
-    take = np.repeat(starts[idx] - np.concatenate([[0], np.cumsum(lens)[:-1]]), lens) + np.arange(int(lens.sum()))
-    return hashes[flat[take]], lens
+    starts = table.starts
+    lens = np.array([starts[i + 1] - starts[i] for i in ids], dtype=np.int64)
+    return hashes[np.concatenate([flat[starts[i] : starts[i + 1]] for i in ids])], lens
 
 
 def _prefix_pairs(ids: list[int], table: _TokenTable, jaccard: float) -> Any:
@@ -235,8 +237,13 @@ def _minhash_candidates(ids: list[int], words: Any, lens: Any) -> Any:
     n = len(ids)
     offsets = np.concatenate([[0], np.cumsum(lens)[:-1]])
     sig = np.empty((n, n_hashes), dtype=np.uint64)
-    for j in range(n_hashes):
-        sig[:, j] = np.minimum.reduceat((a[j] * words + b[j]) % prime, offsets)
+    buf = np.empty_like(words)
+    for j in range(n_hashes):  # (a·w + b) mod prime, in one reused buffer
+        np.multiply(words, a[j], out=buf)
+        buf += b[j]
+        np.remainder(buf, prime, out=buf)
+        sig[:, j] = np.minimum.reduceat(buf, offsets)
+    del buf
     found: list[Any] = []
     for band in range(MINHASH_BANDS):
         key = np.full(n, 0xCBF29CE484222325, dtype=np.uint64)
@@ -259,6 +266,7 @@ def _minhash_candidates(ids: list[int], words: Any, lens: Any) -> Any:
     if not found:
         return np.empty((0, 2), dtype=np.int64)
     keys = np.concatenate(found)
+    found.clear()
     keys.sort()
     keys = keys[np.r_[True, keys[1:] != keys[:-1]]]
     return np.stack([keys // n, keys % n], axis=1)
@@ -287,9 +295,12 @@ def _bounded_pairs(pairs: Any, words: Any, lens: Any, jaccard: float) -> Any:
     n = len(lens)
     if not len(pairs):
         return pairs
-    dense = np.zeros((n, _BOUND_BITS), dtype=bool)
-    dense[np.repeat(np.arange(n), lens), words % _BOUND_BITS] = True
-    bits = np.packbits(dense, axis=1).view(np.uint64)
+    dense = np.zeros(n * _BOUND_BITS, dtype=bool)  # row-major n × _BOUND_BITS
+    at = np.repeat(np.arange(0, n * _BOUND_BITS, _BOUND_BITS, dtype=np.int64), lens)
+    at += words % _BOUND_BITS
+    dense[at] = True
+    del at
+    bits = np.packbits(dense.reshape(n, _BOUND_BITS), axis=1).view(np.uint64)
     del dense
     extra = lens - _popcount(bits)
     keep: list[Any] = []
@@ -309,9 +320,7 @@ def _popcount(bits: Any) -> Any:
     """Set bits per row of a ``uint64[n, w]`` array: ``int64[n]``."""
     import numpy as np
 
-    if hasattr(np, "bitwise_count"):  # numpy ≥ 2.0
-        return np.bitwise_count(bits).sum(axis=1, dtype=np.int64)
-    return np.unpackbits(bits.view(np.uint8), axis=1).sum(axis=1, dtype=np.int64)
+    return np.bitwise_count(bits).sum(axis=1, dtype=np.int64)
 
 
 def _score_bound(pairs: Any, texts: Sequence[str], ids: list[int], threshold: float) -> Any:
@@ -332,15 +341,18 @@ def _score_bound(pairs: Any, texts: Sequence[str], ids: list[int], threshold: fl
         return pairs
     rows, where = np.unique(pairs, return_inverse=True)
     where = where.reshape(pairs.shape)
-    counts = np.zeros((len(rows), _CHAR_BUCKETS), dtype=np.int32)
     length = np.zeros(len(rows), dtype=np.int64)
     bucket: dict[int, int] = {}
+    per_row: list[tuple[Any, Any]] = []
     for r, p in enumerate(rows.tolist()):
         joined = " ".join(texts[ids[p]].split())
         chars, n = np.unique(np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), dtype=np.uint32), return_counts=True)
-        b = np.array([bucket.setdefault(c, len(bucket) % _CHAR_BUCKETS) for c in chars.tolist()], dtype=np.int64)
-        np.add.at(counts[r], b, n)
+        per_row.append((np.array([bucket.setdefault(c, len(bucket) % _CHAR_BUCKETS) for c in chars.tolist()], dtype=np.int64), n))
         length[r] = len(joined)
+    counts = np.zeros((len(rows), _CHAR_BUCKETS), dtype=np.uint16 if int(length.max()) < 1 << 16 else np.int64)
+    for r, (b, n) in enumerate(per_row):
+        np.add.at(counts[r], b, n)
+    del per_row
     keep: list[Any] = []
     step = max(1, (_BATCH * 64) // _CHAR_BUCKETS)
     for lo in range(0, len(pairs), step):
@@ -376,9 +388,12 @@ def near_duplicate_pairs(texts: Sequence[str], blocks: Sequence[str], *, thresho
         # token_sort_ratio is ratio of the texts with their words sorted (rapidfuzz's definition):
         # each text is sorted once here, not once per pair
         sorted_text: dict[int, str] = {}
-        for px, py in candidates.tolist():
+        last, sx = -1, frozenset[int]()
+        for px, py in candidates.tolist():  # sorted: the pairs of one x come together
             x, y = ids[px], ids[py]
-            sx, sy = table.set_of(x), table.set_of(y)
+            if x != last:
+                last, sx = x, table.set_of(x)
+            sy = table.set_of(y)
             inter = len(sx & sy)
             if inter < jaccard * (len(sx) + len(sy) - inter):
                 continue
