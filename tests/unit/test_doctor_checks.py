@@ -7,7 +7,15 @@ import re
 from pathlib import Path
 
 import pytest
-from doctor_helpers import CLEAN_FEEDBACK, CLEAN_INDEX, clean_dir, codes_of, doctor, only, write
+from doctor_helpers import (
+    CLEAN_FEEDBACK,
+    CLEAN_INDEX,
+    clean_dir,
+    codes_of,
+    doctor,
+    only,
+    write,
+)
 
 from memtui.core.doctor import DOCTOR_CODES, FIX_OF_CODE, FIXES
 

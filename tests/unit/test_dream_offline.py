@@ -229,7 +229,9 @@ def test_events_stream_every_phase_in_order(tmp_path: Path) -> None:
 
 
 def test_missing_entries_go_under_the_heading_of_their_type() -> None:
-    from memtui.core.index_edit import add_entries  # the one insertion every index writer uses
+    from memtui.core.index_edit import (
+        add_entries,  # the one insertion every index writer uses
+    )
 
     text = "# Memory index\r\n\r\n## User\r\n- [A](a.md) — a\r\n\r\n## Feedback notes\r\n- [B](b.md) — b\r\n"
     out = add_entries(text, [("user", "- [C](c.md) — c"), ("project", "- [D](d.md) — d"), ("feedback", "- [E](e.md) — e")])

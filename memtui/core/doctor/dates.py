@@ -18,7 +18,12 @@ import re
 from dataclasses import dataclass
 from datetime import date
 
-from memtui.core.lint import CJK_DAY_OFFSETS, RelativeDate, find_relative_dates, mtime_datetime
+from memtui.core.lint import (
+    CJK_DAY_OFFSETS,
+    RelativeDate,
+    find_relative_dates,
+    mtime_datetime,
+)
 from memtui.core.memories import Memory
 
 _EN_DAY = re.compile(r"^(?:the day (?:after tomorrow|before yesterday)|today|tonight|tomorrow|yesterday)$", re.IGNORECASE)

@@ -14,8 +14,8 @@ import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from memtui.core.doctor.index_checks import ENTRY_LINE, HEADING_ENTRY, shorten_line
 from memtui.core.doctor.content import normalize_prose
+from memtui.core.doctor.index_checks import ENTRY_LINE, HEADING_ENTRY, shorten_line
 from memtui.core.doctor.model import FIXES, Finding
 from memtui.core.edits import EditError, FileChange, Plan
 from memtui.core.frontmatter import parse_frontmatter

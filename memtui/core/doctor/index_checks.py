@@ -10,7 +10,13 @@ from pathlib import Path
 
 from memtui.core.doctor.model import Finding, finding
 from memtui.core.frontmatter import FRONTMATTER_RE
-from memtui.core.index import INDEX_NAME, MAX_INDEX_LINES, MAX_INDEX_UNITS, IndexReport, parse_entries
+from memtui.core.index import (
+    INDEX_NAME,
+    MAX_INDEX_LINES,
+    MAX_INDEX_UNITS,
+    IndexReport,
+    parse_entries,
+)
 from memtui.core.index_edit import MAX_ENTRY_CHARS
 
 # A list-line entry: ``- [Title](target)`` then the hook after a separator.

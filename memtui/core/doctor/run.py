@@ -8,11 +8,21 @@ from pathlib import Path
 
 from memtui.core.catalog import load_catalog
 from memtui.core.diagnostics import Diagnostic
-from memtui.core.doctor.content import content_findings, instruction_findings, secret_findings
+from memtui.core.doctor.content import (
+    content_findings,
+    instruction_findings,
+    secret_findings,
+)
 from memtui.core.doctor.dates import relative_dates
 from memtui.core.doctor.duplicates import NEAR_DUPLICATE_THRESHOLD, duplicate_findings
 from memtui.core.doctor.index_checks import index_findings
-from memtui.core.doctor.model import DOCTOR_CODES, DoctorReport, Finding, finding, sort_key
+from memtui.core.doctor.model import (
+    DOCTOR_CODES,
+    DoctorReport,
+    Finding,
+    finding,
+    sort_key,
+)
 from memtui.core.lint import mtime_datetime
 from memtui.core.locations import Locations
 from memtui.core.memories import MEMORY_TYPES, TEAM_DIR, Memory
