@@ -7,9 +7,13 @@ the project memories with a relative date, an index listing 90% of them. Timed, 
 ``--runs`` runs in the same process:
 
 - ``run_doctor`` (the whole catalog: scan + parse, index, content, secrets, dates, duplicates);
-- the duplicate step alone (``duplicate_findings``: exact + prefix-filtered near-duplicates);
+- the duplicate step alone (``duplicate_findings``: exact + near-duplicates, see
+  ``memtui/core/doctor/duplicates.py``);
 - baseline: ``scan_memories`` (reading and parsing every file) — the floor any doctor pays;
 - with ``--naive``: all-pairs ``rapidfuzz.process.cdist`` on the 2,000 set, the O(n²) way.
+
+Also prints the process's peak RSS (``ru_maxrss``) after each size: sizes run in the order
+given, so the figure after the largest is the whole run's peak.
 
 Run: ``python benchmarks/doctor_bench.py [--runs 3] [--sizes 2000 20000] [--naive]``.
 """
@@ -19,19 +23,22 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import resource
 import statistics
 import sys
 import tempfile
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
+from typing import cast
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from memtui.core.doctor import run_doctor  # noqa: E402
-from memtui.core.doctor.duplicates import duplicate_findings  # noqa: E402
-from memtui.core.memories import scan_memories  # noqa: E402
+from memtui.core.doctor import DoctorReport, Finding, run_doctor
+from memtui.core.doctor.duplicates import duplicate_findings
+from memtui.core.memories import MemoryScan, scan_memories
 
 TYPES = ("user", "feedback", "project", "reference")
 NOW = datetime(2026, 3, 10, 12, tzinfo=UTC)
@@ -101,19 +108,20 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         for n in args.sizes:
             memory_dir = build(Path(tmp), n)
-            scan_s, scan = timed(lambda: scan_memories(memory_dir), args.runs)
-            memories = list(scan.memories)  # type: ignore[attr-defined]
-            dup_s, dups = timed(lambda: duplicate_findings(memories), args.runs)
-            doc_s, report = timed(lambda: run_doctor(memory_dir, NOW), args.runs)
-            exact = sum(1 for f in dups if f.code == "duplicate")  # type: ignore[attr-defined]
-            near = sum(1 for f in dups if f.code == "near-duplicate")  # type: ignore[attr-defined]
-            total = len(report.findings)  # type: ignore[attr-defined]
-            print(f"{n:>6} memories: run_doctor {doc_s:6.2f} s | duplicates step {dup_s:6.2f} s ({exact} duplicate, {near} near-duplicate findings) | scan baseline {scan_s:6.2f} s | {total} findings")
+            scan_s, scan = timed(partial(scan_memories, memory_dir), args.runs)
+            memories = list(cast(MemoryScan, scan).memories)
+            dup_s, dups = timed(partial(duplicate_findings, memories), args.runs)
+            doc_s, report = timed(partial(run_doctor, memory_dir, NOW), args.runs)
+            exact = sum(1 for f in cast(list[Finding], dups) if f.code == "duplicate")
+            near = sum(1 for f in cast(list[Finding], dups) if f.code == "near-duplicate")
+            total = len(cast(DoctorReport, report).findings)
+            rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+            print(f"{n:>6} memories: run_doctor {doc_s:6.2f} s | duplicates step {dup_s:6.2f} s ({exact} duplicate, {near} near-duplicate findings) | scan baseline {scan_s:6.2f} s | {total} findings | peak RSS so far {rss:,.0f} MB")
             if args.naive and n == 2000:
                 from rapidfuzz import fuzz, process
 
                 texts = [" ".join(f"{m.description or ''}\n{m.body}".casefold().split())[:2000] for m in memories]
-                naive_s, _ = timed(lambda: process.cdist(texts, texts, scorer=fuzz.token_sort_ratio, score_cutoff=85, workers=-1), 1)
+                naive_s, _ = timed(partial(process.cdist, texts, texts, scorer=fuzz.token_sort_ratio, score_cutoff=85, workers=-1), 1)
                 print(f"{n:>6} memories: naive all-pairs cdist (token_sort_ratio) {naive_s:6.2f} s")
 
 

@@ -10,7 +10,8 @@ a MEMORY.md with one line per memory (so N lines: far past the 200-line cap), on
 with a hook over 150 characters, and 1 % dangling lines. Then times ``plan_dream`` (offline:
 Orient reads and parses every file, Gather, Consolidate with dates and duplicates, Prune with
 the hubs), median of ``--runs`` in one process, against a **baseline** in the same run: reading
-and decoding every file (the I/O floor).
+and decoding every file (the I/O floor). Also prints the process's peak RSS (``ru_maxrss``) after
+each size: sizes run in the order given, so the figure after the largest is the whole run's.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import resource
 import statistics
 import sys
 import tempfile
@@ -102,7 +104,7 @@ def bench(n: int, runs: int) -> dict[str, float]:
             kinds[c.kind] = kinds.get(c.kind, 0) + 1
         print(f"  {n:,} memories: plan {statistics.median(plans):.2f} s (runs {', '.join(f'{p:.2f}' for p in plans)}), "
               f"baseline {statistics.median(floors):.3f} s; {len(dp.plan.changes)} changes {kinds}, "
-              f"{len(dp.findings)} findings, {len(dp.events)} events")
+              f"{len(dp.findings)} findings, {len(dp.events)} events; peak RSS so far {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:,.0f} MB")
         return {"plan": statistics.median(plans), "baseline": statistics.median(floors)}
 
 
