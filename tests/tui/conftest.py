@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
-from collections.abc import Callable
+import shutil
+import unicodedata
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
+from textual import events
+from textual.keys import REPLACED_KEYS, _character_to_key, _get_unicode_name_from_key
+from textual.pilot import Pilot
+from textual.widgets import Input
 
 from memtui.commands.common import CliContext
 from memtui.core.flavor import AGENT
@@ -61,6 +70,23 @@ def write_memory_dir(memory_dir: Path) -> None:
     (memory_dir / "MEMORY.md").write_text(INDEX, encoding="utf-8")
 
 
+
+@contextmanager
+def fixed_dir(path: Path) -> Iterator[Path]:
+    """``path``, created empty and removed after, held by one test at a time. For snapshots
+    whose text depends on an absolute path (a file path, or a character count that includes
+    one): ``tmp_path`` differs in length between runs (``pytest-99`` -> ``pytest-100``), users
+    and xdist workers (``popen-gw0/``). The lock keeps concurrent runs of the suite from
+    sharing the dir."""
+    with open(f"{path}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        shutil.rmtree(path, ignore_errors=True)
+        path.mkdir(parents=True)
+        try:
+            yield path
+        finally:
+            shutil.rmtree(path, ignore_errors=True)
+
 @pytest.fixture
 def make_app(isolated_env: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[..., MemtuiApp]:
     """A factory for the app on a memory dir under the fake HOME, with the clock frozen at NOW
@@ -75,3 +101,47 @@ def make_app(isolated_env: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[..
         return MemtuiApp.from_context(CliContext(flavor=AGENT, project=project, memory_dir=memory_dir), watch=watch)
 
     return factory
+
+
+def key_event(key: str) -> events.Key:
+    """The event ``pilot.press(key)`` sends for ``key``: a character ("g", " ", ":") or a key
+    name ("backspace")."""
+    if len(key) == 1 and not key.isalnum():
+        key = _character_to_key(key)
+    try:
+        char: str | None = unicodedata.lookup(_get_unicode_name_from_key(REPLACED_KEYS.get(key, key)))
+    except KeyError:
+        char = key if len(key) == 1 else None
+    return events.Key(key, char)
+
+
+async def _send_keys(pilot: Pilot[Any], box: Input, keys: list[str], expected: str) -> None:
+    """Post ``keys`` to the app in one go, then wait until ``box`` holds ``expected``."""
+    for key in keys:
+        event = key_event(key)
+        event.set_sender(pilot.app)
+        pilot.app.post_message(event)
+    for _ in range(500):
+        if box.value == expected:
+            return
+        await pilot.pause(0.01)
+    raise AssertionError(f"typed into #{box.id}: {box.value!r}, expected {expected!r}")
+
+
+async def type_text(pilot: Pilot[Any], text: str, *, erase: int = 0) -> None:
+    """In the focused text box (cursor at the end): press backspace ``erase`` times, then type
+    ``text`` — as a fast typist does. Each key is the key event ``pilot.press`` would send and
+    the app handles it the same way, but the keys go out together and the wait is for the box
+    to hold the result, then for the app to settle. (``pilot.press`` waits for the app to go
+    idle twice after every key: >= 40 ms a key plus a repaint, seconds for a sentence.)
+
+    The backspaces go out before the characters and are waited for: a character is handled by
+    the box itself, a backspace by a binding once the key has bubbled back up to the app — in
+    one batch, a backspace would land after the characters typed behind it."""
+    box = pilot.app.focused
+    assert isinstance(box, Input), f"type_text needs a focused text box, not {box!r}"
+    if erase:
+        await _send_keys(pilot, box, ["backspace"] * erase, box.value[: len(box.value) - erase])
+    if text:
+        await _send_keys(pilot, box, list(text), box.value + text)
+    await pilot.pause()

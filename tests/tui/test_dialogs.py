@@ -15,6 +15,7 @@ from memtui.core.edits import FileChange, Plan
 from memtui.tui.app import MemtuiApp
 from memtui.tui.dialogs import NewMemoryDialog, PlanPreview, TrashDialog
 from memtui.tui.memories import MemoriesPane
+from tests.tui.conftest import type_text
 
 
 async def settle(app: MemtuiApp, pilot: Pilot[None]) -> None:
@@ -80,7 +81,8 @@ async def test_enter_in_an_empty_description_keeps_the_dialog(make_app: Callable
         await pilot.press("n")
         await pilot.pause()
         dialog = app.screen
-        await pilot.press(*"Deploy", "enter", "enter")  # name, then enter in the empty description
+        await type_text(pilot, "Deploy")
+        await pilot.press("enter", "enter")  # name, then enter in the empty description
         await pilot.pause()
         assert app.screen is dialog
         assert dialog.query_one("#new-name", Input).value == "Deploy"

@@ -6,12 +6,14 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
+from textual.command import CommandList
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, TabbedContent
 
 from memtui.tui.app import MemtuiApp
 from memtui.tui.cascade import CascadePane
 from memtui.tui.memories import MemoriesPane
+from tests.tui.conftest import type_text
 
 # the widget each pane's keys start from
 PANE_FOCUS = {"1": "cascade-tree", "2": "memories-table", "4": "dream-changes"}
@@ -28,6 +30,16 @@ def focused_id(app: MemtuiApp) -> str | None:
 
 def active(app: MemtuiApp) -> str:
     return app.query_one("#panes", TabbedContent).active
+
+
+async def palette_highlights(pilot: Pilot[None], title: str) -> None:
+    """Wait until the command palette's highlighted command is ``title``."""
+    for _ in range(250):
+        commands = pilot.app.screen.query_one(CommandList)
+        if commands.highlighted is not None and title in str(commands.get_option_at_index(commands.highlighted).prompt):
+            return
+        await pilot.pause(0.02)
+    raise AssertionError(f"the palette never highlighted {title!r}")
 
 
 @pytest.mark.parametrize("away", ["1", "3", "4"])
@@ -88,9 +100,8 @@ async def test_palette_goes_to_each_pane_from_a_text_box(make_app: Callable[[], 
         assert app.focused is app.query_one(box, Input) and app.query_one(box, Input).value == "1"
         await pilot.press("ctrl+p")
         await pilot.pause()
-        for ch in f"go to pane: {pane}".lower():
-            await pilot.press({" ": "space", ":": "colon"}.get(ch, ch))
-        await pilot.pause(0.3)  # the palette searches in a worker
+        await type_text(pilot, f"go to pane: {pane}".lower())
+        await palette_highlights(pilot, f"Go to pane: {pane}")  # the palette searches in a worker
         await pilot.press("enter")
         await settle(app, pilot)
         assert active(app) == pane.lower()
@@ -102,7 +113,9 @@ async def test_memories_search_hands_focus_to_the_table_keeping_the_filter(make_
     app = make_app()
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(app, pilot)
-        await pilot.press("/", *"grafana", key)
+        await pilot.press("/")
+        await type_text(pilot, "grafana")
+        await pilot.press(key)
         await pilot.pause()
         assert focused_id(app) == "memories-table"
         assert app.query_one("#memories-search", Input).value == "grafana"

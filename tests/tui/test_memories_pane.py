@@ -12,6 +12,7 @@ from textual.widgets import DataTable, Input, Markdown, Select, Static
 
 from memtui.tui.app import MemtuiApp
 from memtui.tui.memories import MemoriesPane
+from tests.tui.conftest import type_text
 
 
 async def settle(app: MemtuiApp, pilot: Pilot[None]) -> None:
@@ -89,17 +90,13 @@ async def test_incremental_search_over_name_description_and_body(make_app: Calla
         await settle(app, pilot)
         await pilot.press("slash")
         assert isinstance(app.focused, Input)
-        await pilot.press(*"grafana")  # in the description
-        await pilot.pause()
+        await type_text(pilot, "grafana")  # in the description
         assert listed(app) == ["reference_grafana.md"]
-        await pilot.press(*["backspace"] * 7, *"bisect")  # only in a body
-        await pilot.pause()
+        await type_text(pilot, "bisect", erase=7)  # only in a body
         assert listed(app) == ["feedback_nested.md"]
-        await pilot.press(*["backspace"] * 6, *"SQUASH pr")  # case-insensitive, all terms
-        await pilot.pause()
+        await type_text(pilot, "SQUASH pr", erase=6)  # case-insensitive, all terms
         assert listed(app) == ["feedback_nested.md"]
-        await pilot.press(*"zzz")
-        await pilot.pause()
+        await type_text(pilot, "zzz")
         assert listed(app) == []
         assert "No memory matches" in plain(app, "#preview-fields")
         await pilot.press("escape")

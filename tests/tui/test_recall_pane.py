@@ -9,10 +9,8 @@ old: stale), ``user_role.md`` the only one with "backend", "engineer" and "go" (
 from __future__ import annotations
 
 import asyncio
-import fcntl
 import json
 import os
-import shutil
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -30,14 +28,13 @@ from memtui.core.flavor import AGENT
 from memtui.core.recall import make_client
 from memtui.tui.app import MemtuiApp
 from memtui.tui.recall import RecallPane
-from tests.tui.conftest import NOW, write_memory_dir
+from tests.tui.conftest import NOW, fixed_dir, type_text, write_memory_dir
 
 STALE = (
     "This memory is 45 days old. Memories are point-in-time observations, not live state"
     " — claims about code behavior or file:line citations may be outdated."
     " Verify against current code before asserting as fact."
 )
-KEYS = {" ": "space", ",": "comma", "?": "question_mark"}
 
 
 def pane(app: MemtuiApp) -> RecallPane:
@@ -65,11 +62,6 @@ async def open_recall(app: MemtuiApp, pilot: Pilot[None]) -> RecallPane:
     await pilot.press("3")
     await wait_until(pilot, lambda: pane(app).corpus is not None)
     return pane(app)
-
-
-async def type_text(pilot: Pilot[None], text: str) -> None:
-    for ch in text:
-        await pilot.press(KEYS.get(ch, ch))
 
 
 async def result_for(app: MemtuiApp, pilot: Pilot[None], query: str, selector: str | None = None) -> Any:
@@ -385,22 +377,16 @@ async def test_narrow_terminal_shows_results_and_injected_text_by_turns(make_app
 
 # ----- snapshot --------------------------------------------------------------------------------
 
-# The injected text names files by absolute path, so the snapshot's memory dir has a fixed
-# path (a lock keeps two concurrent runs of the suite from sharing it).
+# The injected text names files by absolute path, so the snapshot's memory dir has a fixed path.
 SNAPSHOT_ROOT = Path("/tmp/memtui-snapshot-recall")
 
 
 @pytest.fixture
 def fixed_memory_dir(isolated_env: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     monkeypatch.setenv("MEMTUI_NOW", NOW.isoformat())
-    with open("/tmp/memtui-snapshot-recall.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        shutil.rmtree(SNAPSHOT_ROOT, ignore_errors=True)
-        write_memory_dir(SNAPSHOT_ROOT / "memory")
-        try:
-            yield SNAPSHOT_ROOT / "memory"
-        finally:
-            shutil.rmtree(SNAPSHOT_ROOT, ignore_errors=True)
+    with fixed_dir(SNAPSHOT_ROOT) as root:
+        write_memory_dir(root / "memory")
+        yield root / "memory"
 
 
 def test_recall_pane_snapshot(snap_compare: Any, isolated_env: Path, fixed_memory_dir: Path) -> None:
@@ -449,9 +435,7 @@ async def test_typed_query_updates_picks_after_the_debounce_without_enter(make_a
         assert [pk.relpath for pk in p.result.picks] == ["reference_grafana.md"]
         await idle_until(lambda: "reference_grafana.md" in plain(app, "#recall-picks"))
         # a second query replaces the picks, again without Enter
-        for _ in "grafana board":
-            await pilot.press("backspace")
-        await type_text(pilot, "backend engineer")
+        await type_text(pilot, "backend engineer", erase=len("grafana board"))
         await idle_until(lambda: p.result is not None and p.result.query == "backend engineer")
         picks = plain(app, "#recall-picks")
         assert "user_role.md" in picks and "reference_grafana.md" not in picks
