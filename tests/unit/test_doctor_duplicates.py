@@ -286,3 +286,29 @@ def test_near_texts_are_made_on_demand() -> None:
     assert len(texts) == 3
     assert texts[1] == near_text(mems[1]) == "terse answers 1 no recap."
     assert list(texts[1:]) == [near_text(mems[1]), near_text(mems[2])]
+
+
+def plain_lcs(a: str, b: str) -> int:
+    """The longest common subsequence by the textbook dynamic programme."""
+    row = [0] * (len(b) + 1)
+    for ca in a:
+        prev_diag = 0
+        for j, cb in enumerate(b, start=1):
+            prev_diag, row[j] = row[j], prev_diag + 1 if ca == cb else max(row[j], row[j - 1])
+    return row[-1]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet="abc d", max_size=30), st.text(alphabet="abc d", max_size=30), st.floats(0.0, 1.0))
+def test_lcs_bound_is_never_below_the_lcs(a: str, b: str, share: float) -> None:
+    assert dup._lcs_bound(a, b, share) >= plain_lcs(a, b)
+    assert dup._lcs_bound(a, b, 1.0) == plain_lcs(a, b)
+
+
+def test_lcs_bound_by_hand() -> None:
+    # "aaaa" / "bbbb": nothing in common; halves "aa" / "bb" share nothing, rests of 2 and 2: 0 + 2
+    assert dup._lcs_bound("aaaa", "bbbb", 0.5) == 2 and plain_lcs("aaaa", "bbbb") == 0
+    # "abab" / "abab": halves "ab" / "ab": 2, rests of 2: 4, the true LCS (the bound is tight)
+    assert dup._lcs_bound("abab", "abab", 0.5) == 4 == plain_lcs("abab", "abab")
+    # share 0: no prefix, only the longer text's length
+    assert dup._lcs_bound("abc", "abcde", 0.0) == 5
