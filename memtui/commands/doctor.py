@@ -13,10 +13,27 @@ from typing import Any
 
 import click
 
-from memtui.commands.common import CliContext, common_options, emit_json, fail, user_errors
-from memtui.core.doctor import DOCTOR_CODES, FIX_OF_CODE, FIXES, DoctorReport, Finding, FixError, combined_fix_plan, instruction_texts, run_doctor
+from memtui.commands.common import (
+    CliContext,
+    common_options,
+    emit_json,
+    fail,
+    user_errors,
+)
+from memtui.core.doctor import (
+    DOCTOR_CODES,
+    FIX_OF_CODE,
+    FIXES,
+    DoctorReport,
+    Finding,
+    FixError,
+    combined_fix_plan,
+    instruction_texts,
+    run_doctor,
+)
 from memtui.core.edits import ApplyError, ConflictError, Plan, apply_plan
 from memtui.core.journal import Journal
+from memtui.core.scancache import ScanCache
 
 _SEVERITY_COLOR = {"error": "red", "warning": "yellow", "info": "cyan"}
 
@@ -94,7 +111,7 @@ def doctor(obj: CliContext, as_json: bool, fix_codes: tuple[str, ...], yes: bool
     if not memory_dir.is_dir():
         fail(f"no memory dir at {memory_dir} ({obj.locations.memory_dir_source}); see `memtui where`", 1)
     instructions = _instruction_texts(obj)
-    report = run_doctor(memory_dir, obj.now(), instruction_texts=instructions)
+    report = run_doctor(memory_dir, obj.now(), instruction_texts=instructions, cache=ScanCache.for_memory_dir(obj.locations.state_dir, memory_dir))
     if not codes:
         if as_json:
             emit_json(report.to_json())
@@ -134,7 +151,7 @@ def doctor(obj: CliContext, as_json: bool, fix_codes: tuple[str, ...], yes: bool
         except (ConflictError, ApplyError) as exc:
             error = str(exc)
         else:
-            report = run_doctor(memory_dir, obj.now(), instruction_texts=instructions)
+            report = run_doctor(memory_dir, obj.now(), instruction_texts=instructions, cache=ScanCache.for_memory_dir(obj.locations.state_dir, memory_dir))
     if as_json:
         emit_json(
             {

@@ -255,3 +255,21 @@ def test_a_header_entry_with_wrong_types_is_read_again(tmp_path: Path) -> None:
     cache._dirty = True
     cache.save(complete=True)
     assert scan_headers(mem, cache=ScanCache.for_memory_dir(state, mem, HEADER_CACHE_NAME)) == expected
+
+
+def test_the_doctor_finds_the_same_from_a_warm_cache(tmp_path: Path) -> None:
+    from datetime import UTC, datetime
+
+    from memtui.core.doctor import run_doctor
+
+    mem = tricky_dir(tmp_path)
+    write(mem / "copy.md", (mem / "plain.md").read_bytes())  # an exact duplicate
+    write(mem / "MEMORY.md", "- [Tabs](plain.md) — tabs\n- [Gone](gone.md) — dangling\n")
+    now = datetime(2026, 11, 30, 12, tzinfo=UTC)
+    state = tmp_path / "state"
+    expected = run_doctor(mem, now).findings
+    assert any(f.code == "duplicate" for f in expected) or len(expected) > 5
+    run_doctor(mem, now, cache=ScanCache.for_memory_dir(state, mem))
+    warm = ScanCache.for_memory_dir(state, mem)
+    assert run_doctor(mem, now, cache=warm).findings == expected
+    assert warm.misses == 0

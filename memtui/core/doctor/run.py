@@ -26,6 +26,7 @@ from memtui.core.doctor.model import (
 from memtui.core.lint import mtime_datetime
 from memtui.core.locations import Locations
 from memtui.core.memories import MEMORY_TYPES, TEAM_DIR, Memory
+from memtui.core.scancache import ScanCache
 
 # Parser codes the doctor computes itself (richer: the index's own check, the dates with fixes).
 _RECOMPUTED = frozenset({"relative-date", "not-indexed"})
@@ -108,18 +109,20 @@ def run_doctor(
     *,
     instruction_texts: Sequence[str] = (),
     near_duplicate_threshold: float = NEAR_DUPLICATE_THRESHOLD,
+    cache: ScanCache | None = None,
 ) -> DoctorReport:
     """Audit ``memory_dir`` at time ``now`` against the whole lint catalog (SPEC §4.3).
 
     ``instruction_texts``: the text of the instruction files the agent loads (AGENT.md, rules);
     a memory repeating one is flagged ``in-instructions``. ``near_duplicate_threshold``: the
-    rapidfuzz score (0–100) from which two memories are near-duplicates.
+    rapidfuzz score (0–100) from which two memories are near-duplicates. ``cache``: the memory
+    dir's ``ScanCache`` (unchanged files are not parsed again; their text is still read).
 
     Returns every finding (codes in ``DOCTOR_CODES``), sorted by path and line. Raises
     ``MemoryDirError`` (an ``OSError``) when the dir is missing; a bad file never raises.
     Reads only; writes nothing (fixes are plans: ``fix_plan``).
     """
-    catalog = load_catalog(memory_dir, now)
+    catalog = load_catalog(memory_dir, now, cache=cache)
     memories = [e.memory for e in catalog.entries]
     findings: list[Finding] = _stray(memory_dir, catalog.diagnostics)
     for mem in memories:
