@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import shlex
 import subprocess
@@ -10,13 +11,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from rich.cells import cell_len, set_cell_size
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 from textual import on, work
 from textual.actions import SkipAction
 from textual.app import ComposeResult
+from textual.await_complete import AwaitComplete
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.events import Show
@@ -49,7 +50,7 @@ from memtui.core.inbox import Inbox
 from memtui.core.journal import Journal
 from memtui.core.locations import Locations, other_flavor_memory_dir
 from memtui.core.memories import MEMORY_TYPES, Memory, MemoryType, read_memory
-from memtui.tui.badges import age_badge, team_badge, type_badge
+from memtui.tui.badges import age_badge, type_badge
 from memtui.tui.dialogs import (
     ConflictDialog,
     EditorScreen,
@@ -60,22 +61,16 @@ from memtui.tui.dialogs import (
     TypePicker,
 )
 from memtui.tui.widgets.index_gauge import IndexGauge
+from memtui.tui.widgets.memory_table import MemoryTable
 
 TYPE_FILTERS: list[tuple[str, str]] = [("All types", "all"), *((t, t) for t in MEMORY_TYPES), ("untyped", "none")]
 # On a first load, this many newest memories are read and shown before the rest (a dir of
 # 20,000 memories shows its first rows in well under a second).
 FIRST_BATCH = 300
 
-# (label, key, width): fixed widths so the description column gets what is left.
-COLUMNS: list[tuple[str, str, int | None]] = [
-    ("type", "type", 11),
-    ("age", "age", 12),
-    ("!", "problems", 2),
-    ("memory", "memory", None),
-]
-# Table rows added at a time: enough to fill any screen and page through; more follow as the
-# cursor nears the last one (a full 20,000-row rebuild per keystroke took seconds).
-ROW_CHUNK = 400
+# From this many rows on, a complete list (catalog and rows) is kept out of Python's garbage
+# collector's full collections (`_freeze_long_lived`).
+FREEZE_AT = 2_000
 _SEVERITY_ICON = {"error": "✖", "warning": "▲", "info": "●"}
 _SEVERITY_STYLE = {"error": "bold #e06c75", "warning": "bold #e5c07b", "info": "#56b6c2"}
 
@@ -90,12 +85,6 @@ def matches(entry: MemoryEntry, type_filter: str, terms: list[str]) -> bool:
     mem = entry.memory
     haystack = "\n".join(filter(None, (mem.name, mem.description, mem.relpath, mem.body))).casefold()
     return all(term in haystack for term in terms)
-
-
-def _clip(text: str, width: int) -> str:
-    """``text`` on one line, cut to ``width`` cells with an ellipsis."""
-    flat = " ".join(text.split())
-    return flat if cell_len(flat) <= width else set_cell_size(flat, width - 1) + "…"
 
 
 # The preview renders at most this much of a body / of one field (a 5 MB memory must not freeze
@@ -118,6 +107,22 @@ def _show_value(value: object) -> str:
         return yaml.safe_dump(value, default_flow_style=True, allow_unicode=True, width=10_000).strip().removesuffix("...").strip()
     except yaml.YAMLError:
         return str(value)
+
+
+def _freeze_long_lived(*, collect: bool) -> None:
+    """Move every object alive now — the catalog, the table's rows, the widgets — out of the
+    garbage collector's full collections (``gc.freeze``).
+
+    A full collection walks every tracked object: with 20,000 memories listed that took 40-270 ms
+    and came every few page-downs, the slowest key presses of the pane. Frozen objects are still
+    freed by reference counting when dropped (an old catalog, old rows are); only reference
+    cycles (a closed dialog's widgets) wait for the next unfreeze. ``collect``: unfreeze and
+    collect first, so nothing that is garbage already stays frozen.
+    """
+    if collect:
+        gc.unfreeze()
+        gc.collect()
+    gc.freeze()
 
 
 def shorten_home(path: Path) -> str:
@@ -173,7 +178,9 @@ class MemoriesPane(Widget):
         self.locations = locations
         self.catalog: Catalog | None = None
         self._shown: list[MemoryEntry] = []
-        self._rendered = 0  # how many of `_shown` have table rows (populated lazily)
+        self._previewed: MemoryEntry | None = None  # the memory the preview shows
+        self._preview_due = False  # a preview of the cursor's memory is scheduled
+        self._frozen_catalog: Catalog | None = None  # the catalog `_freeze_long_lived` last collected for
         self._pending_select: str | None = None
         self.watch_files = watch
 
@@ -184,17 +191,13 @@ class MemoriesPane(Widget):
         yield Static(id="memories-location")
         yield IndexGauge(id="memories-gauge")
         with Horizontal(id="memories-body"):
-            table: DataTable[Text | str] = DataTable(id="memories-table", cursor_type="row", zebra_stripes=True)
-            yield table
+            yield MemoryTable(id="memories-table", zebra_stripes=True)
             with VerticalScroll(id="memories-preview"):
                 yield Static(id="preview-fields")
                 yield Static(id="preview-diagnostics")
                 yield Markdown(id="preview-body")
 
     def on_mount(self) -> None:
-        table = self.query_one("#memories-table", DataTable)
-        for label, key, width in COLUMNS:
-            table.add_column(label, key=key, width=width)
         self.query_one("#memories-location", Static).update(self._location_text(0, 0))
         self.action_reload()
 
@@ -260,18 +263,22 @@ class MemoriesPane(Widget):
         self.catalog = message.catalog
         self.query_one(IndexGauge).show_report(message.catalog.index)
         self.refresh_table()
-        self.call_after_refresh(self.refresh_table)  # again once the table has its real width
+        self.call_after_refresh(self._refit)  # again if the table's real width differs
         strays = len(message.catalog.diagnostics)
         self.query_one("#memories-location", Static).update(self._location_text(strays, message.inbox))
         if self.watch_files and not any(w.group == "memories-watch" for w in self.workers):
             self.watch_memory_dir()
+
+    def on_unmount(self) -> None:
+        gc.unfreeze()  # whatever outlives the app (a test run, a benchmark) is collectable again
 
     @on(CatalogFailed)
     def _on_failed(self, message: CatalogFailed) -> None:
         self.loading = False
         self.catalog = None
         self._shown = []
-        self.query_one("#memories-table", DataTable).clear()
+        self._previewed = None
+        self.query_one("#memories-table", MemoryTable).show_memories([])
         self.query_one(IndexGauge).show_report(None)
         title = "No memories yet." if "does not exist" in message.reason else "Cannot show the memories."
         self.query_one("#preview-fields", Static).update(
@@ -330,20 +337,15 @@ class MemoriesPane(Widget):
         selected memory selected when it is still listed."""
         if not self.is_mounted or self.catalog is None:
             return
-        table = self.query_one("#memories-table", DataTable)
+        table = self.query_one("#memories-table", MemoryTable)
         selected = self._pending_select or self._selected_relpath()
         self._pending_select = None
         scroll_y = table.scroll_y
         terms = self.search.casefold().split()
         self._shown = [e for e in self.catalog.entries if matches(e, self.type_filter, terms)]
-        table.clear()
-        self._rendered = 0
-        # Lazy population: the first chunk now (and enough to reach the kept selection); the
-        # rest follows as the cursor nears the end (`_on_highlight`). 20,000 rows rebuilt on
-        # every keystroke of a search would freeze the pane.
         rows = [e.relpath for e in self._shown]
         keep = rows.index(selected) if selected in rows else 0
-        self._render_rows(max(ROW_CHUNK, keep + 1))
+        table.show_memories(self._shown, at_once=keep + 1)
         total = len(self.catalog.entries)
         if not self.catalog.complete:
             table.border_title = f"newest {total:,} of {self.catalog.total:,} memories · reading the rest…"
@@ -351,64 +353,58 @@ class MemoriesPane(Widget):
             table.border_title = f"{len(self._shown):,} of {total:,} memories"
         else:
             table.border_title = f"no memory matches (of {total:,})"
+        self._previewed = None  # the catalog or the filter changed: show the preview again
         if self._shown:
             table.move_cursor(row=keep, scroll=False)
             table.scroll_to(y=scroll_y, animate=False, immediate=True)
             table.move_cursor(row=table.cursor_row)  # keep the cursor visible
-            self.show_preview(self._shown[table.cursor_row])
-        else:
-            self.show_preview(None)
+        self._schedule_preview()
 
-    def _render_rows(self, upto: int) -> None:
-        """Add table rows for ``self._shown`` up to index ``upto`` (exclusive)."""
-        table = self.query_one("#memories-table", DataTable)
-        desc_width = self._description_width()
-        for entry in self._shown[self._rendered : upto]:
-            mem = entry.memory
-            problems = sum(1 for d in entry.diagnostics if d.severity != "info")
-            team = team_badge() if mem.team else Text("")
-            name = _clip(mem.name or Path(mem.relpath).stem, desc_width - team.cell_len)
-            rest = desc_width - team.cell_len - cell_len(name) - 2
-            table.add_row(
-                type_badge(mem.type, mem.declared_type),
-                age_badge(entry.age_label, entry.age_band),
-                Text(f"{problems}", style="bold #e5c07b") if problems else "",
-                Text.assemble(
-                    team,
-                    (name, "bold" if mem.name else "italic #abb2bf"),
-                    ("  " + _clip(mem.description, rest) if mem.description and rest > 3 else "", "#abb2bf"),
-                ),
-                key=mem.relpath,
-            )
-        self._rendered = table.row_count
-
-    def _description_width(self) -> int:
-        table = self.query_one("#memories-table", DataTable)
-        padding = 2 * table.cell_padding * len(COLUMNS)
-        fixed = sum(w for _, _, w in COLUMNS if w) + padding + 2  # + 2: room for the scrollbar
-        return max(12, table.scrollable_content_region.width - fixed)
+    @on(MemoryTable.Filled)
+    def _on_filled(self, message: MemoryTable.Filled) -> None:
+        if message.rows >= FREEZE_AT:
+            # a full collection (~0.1-0.3 s at 20,000) once per catalog; a search only freezes
+            _freeze_long_lived(collect=self.catalog is not self._frozen_catalog)
+            self._frozen_catalog = self.catalog
 
     def on_resize(self) -> None:
-        self.call_after_refresh(self.refresh_table)
+        self.call_after_refresh(self._refit)
+
+    def _refit(self) -> None:
+        """Rebuild the rows if the memory column's width changed (a resize, the first layout)."""
+        table = self.query_one("#memories-table", MemoryTable)
+        if table.memory_width() != table.row_width:
+            self.refresh_table()
 
     def _selected_relpath(self) -> str | None:
-        table = self.query_one("#memories-table", DataTable)
-        if not self._shown or table.row_count == 0:
-            return None
-        row = min(table.cursor_row, len(self._shown) - 1)
-        return self._shown[row].relpath
+        entry = self.selected_entry()
+        return entry.relpath if entry else None
 
     # ----- preview ---------------------------------------------------------------------------
 
     @on(DataTable.RowHighlighted, "#memories-table")
-    def _on_highlight(self, event: DataTable.RowHighlighted) -> None:
-        if 0 <= event.cursor_row < len(self._shown):
-            self.show_preview(self._shown[event.cursor_row])
-        if event.cursor_row >= self._rendered - 1 - ROW_CHUNK // 4 and self._rendered < len(self._shown):
-            self._render_rows(self._rendered + ROW_CHUNK)
+    def _schedule_preview(self) -> None:
+        """The preview follows the cursor after the table is drawn: the cursor moves at once, and
+        keys pressed faster than a preview renders (a held pagedown) cost one preview, not one
+        per key."""
+        if not self._preview_due:
+            self._preview_due = True
+            self.call_after_refresh(self._preview_selected)
 
-    def show_preview(self, entry: MemoryEntry | None) -> None:
-        """Show ``entry``'s frontmatter fields, diagnostics and rendered body."""
+    async def _preview_selected(self) -> None:
+        """Show the preview of the memory under the cursor, unless it shows already: fields,
+        diagnostics and body drawn together, once the body's Markdown is ready."""
+        self._preview_due = False
+        entry = self.selected_entry()
+        if entry is not None and entry is self._previewed:
+            return
+        self._previewed = entry
+        with self.app.batch_update():
+            await self.show_preview(entry)
+
+    def show_preview(self, entry: MemoryEntry | None) -> AwaitComplete:
+        """Show ``entry``'s frontmatter fields, diagnostics and rendered body (awaitable: the
+        body's Markdown is parsed and mounted after this returns)."""
         fields = self.query_one("#preview-fields", Static)
         diags = self.query_one("#preview-diagnostics", Static)
         body = self.query_one("#preview-body", Markdown)
@@ -417,8 +413,7 @@ class MemoriesPane(Widget):
             preview.border_title = "preview"
             fields.update(Text("No memory matches the filter.", style="#abb2bf"))
             diags.update("")
-            body.update("")
-            return
+            return body.update("")
         mem = entry.memory
         preview.border_title = mem.relpath
         mtime = datetime.fromtimestamp(mem.mtime, UTC).strftime("%Y-%m-%d %H:%M")
@@ -466,7 +461,7 @@ class MemoriesPane(Widget):
         text = mem.body.strip()
         if len(text) > PREVIEW_BODY_CHARS:
             text = text[:PREVIEW_BODY_CHARS] + f"\n\n_… {len(mem.body) - PREVIEW_BODY_CHARS:,} more characters (e to see all)_"
-        body.update(text or "_(empty body)_")
+        return body.update(text or "_(empty body)_")
 
     # ----- editing (every change is a core Plan: conflict-checked, journaled, undoable) --------
 
@@ -477,8 +472,10 @@ class MemoriesPane(Widget):
 
     def selected_entry(self) -> MemoryEntry | None:
         """The memory under the cursor, or ``None``."""
-        relpath = self._selected_relpath()
-        return next((e for e in self._shown if e.relpath == relpath), None)
+        table = self.query_one("#memories-table", DataTable)
+        if not self._shown or table.row_count == 0:
+            return None
+        return self._shown[min(table.cursor_row, len(self._shown) - 1)]
 
     def _need_selection(self) -> MemoryEntry | None:
         entry = self.selected_entry()
@@ -545,9 +542,18 @@ class MemoriesPane(Widget):
             return
         except OSError as exc:  # the file became unreadable (a folder, no permission): keep the text
             self.notify(f"{exc.strerror or exc} — your text is still in the editor", title="Not saved", severity="error")
-            self.app.push_screen(EditorScreen(mem.relpath, text), lambda t: t is not None and self._save_text(mem, t))
+            self._edit_again(mem, text)
             return
         self.apply(plan, select=mem.relpath)
+
+    def _edit_again(self, mem: Memory, text: str) -> None:
+        """Back to the editor with ``text`` (not saved yet)."""
+
+        def saved(edited: str | None) -> None:
+            if edited is not None:
+                self._save_text(mem, edited)
+
+        self.app.push_screen(EditorScreen(mem.relpath, text), saved)
 
     def _resolve_conflict(self, mem: Memory, text: str, diff: str | None = None) -> None:
         disk = read_memory(mem.path, self.locations.memory_dir)
@@ -564,7 +570,7 @@ class MemoriesPane(Widget):
                 change = FileChange(mem.relpath, disk.text.encode("utf-8"), text.encode("utf-8"))
                 self._resolve_conflict(mem, text, change.diff())
             elif choice == "cancel":
-                self.app.push_screen(EditorScreen(mem.relpath, text), lambda t: t is not None and self._save_text(mem, t))
+                self._edit_again(mem, text)
 
         self.app.push_screen(ConflictDialog(mem.relpath, diff), chosen)
 
@@ -633,8 +639,14 @@ class MemoriesPane(Widget):
         if entry is None:
             return
         plan = self._make_plan(lambda: plan_delete(self.locations.memory_dir, entry.memory))
-        if plan:
-            self.app.push_screen(PlanPreview(plan, confirm_label="Move to trash"), lambda ok: ok and self.apply(plan))
+        if plan is None:
+            return
+
+        def confirmed(ok: bool | None) -> None:
+            if ok:
+                self.apply(plan)
+
+        self.app.push_screen(PlanPreview(plan, confirm_label="Move to trash"), confirmed)
 
     def action_undo(self) -> None:
         plan = self._make_plan(lambda: undo_plan(self.locations.memory_dir, self.journal))

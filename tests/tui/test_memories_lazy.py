@@ -1,39 +1,65 @@
-"""The Memories pane populates its table lazily: a first chunk of rows, more as the cursor nears
-the end — so 20,000 memories do not cost 20,000 rows on every keystroke."""
+"""The Memories pane lists a large dir without waiting for it: the first rows at once, the rest
+in chunks after them — and home / end still reach the first / last memory."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
 import pytest
-from textual.widgets import DataTable
+from textual.containers import VerticalScroll
 
-from memtui.tui import memories
 from memtui.tui.app import MemtuiApp
 from memtui.tui.memories import MemoriesPane
+from memtui.tui.widgets import memory_table
+from memtui.tui.widgets.memory_table import MemoryTable
 
 
-async def test_rows_follow_the_cursor_in_chunks(make_app: Callable[[], MemtuiApp], monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(memories, "ROW_CHUNK", 2)
+@pytest.fixture
+def small_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(memory_table, "ROW_CHUNK", 2)
+    monkeypatch.setattr(memory_table, "FILL_IDLE", 0.01)
+
+
+@pytest.mark.usefixtures("small_chunks")
+async def test_the_first_rows_at_once_the_rest_after(make_app: Callable[[], MemtuiApp]) -> None:
     app = make_app()
     async with app.run_test(size=(120, 36)) as pilot:
         await app.workers.wait_for_complete()
         await pilot.pause()
         pane = app.query_one(MemoriesPane)
-        table = app.query_one("#memories-table", DataTable)
+        table = app.query_one(MemoryTable)
         assert len(pane.shown) == 5
-        assert table.row_count < 5  # not every row up front
-        assert table.border_title == "5 of 5 memories"  # the count is of matches, not of rows
-        for _ in range(6):
-            await pilot.press("down")
+        table.show_memories(pane.shown)
+        assert table.row_count == 2  # not every row up front
+        await app.workers.wait_for_complete()
         await pilot.pause()
         assert table.row_count == 5
-        assert table.cursor_row == 4
+        assert table.border_title == "5 of 5 memories"
+
+
+@pytest.mark.usefixtures("small_chunks")
+async def test_end_and_home_reach_the_last_and_first_memory(make_app: Callable[[], MemtuiApp]) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        pane = app.query_one(MemoriesPane)
+        table = app.query_one(MemoryTable)
+        table.show_memories(pane.shown)  # as after a search: two rows so far
+        await pilot.press("end")  # before the last row is listed: it lands there once it is
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert table.row_count == 5
         assert pane.selected_entry() is pane.shown[4]
+        assert app.query_one("#memories-preview", VerticalScroll).border_title == pane.shown[4].relpath
+        await pilot.press("home")
+        await pilot.pause()
+        assert pane.selected_entry() is pane.shown[0]
+        assert app.query_one("#memories-preview", VerticalScroll).border_title == pane.shown[0].relpath
 
 
-async def test_a_kept_selection_past_the_first_chunk_is_rendered(make_app: Callable[[], MemtuiApp], monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(memories, "ROW_CHUNK", 2)
+@pytest.mark.usefixtures("small_chunks")
+async def test_a_kept_selection_past_the_first_chunk_is_listed(make_app: Callable[[], MemtuiApp]) -> None:
     app = make_app()
     async with app.run_test(size=(120, 36)) as pilot:
         await app.workers.wait_for_complete()
@@ -50,6 +76,8 @@ async def test_a_kept_selection_past_the_first_chunk_is_rendered(make_app: Calla
 
 
 async def test_a_large_dir_shows_its_newest_memories_first_then_all(make_app: Callable[[], MemtuiApp], monkeypatch: pytest.MonkeyPatch) -> None:
+    from memtui.tui import memories
+
     monkeypatch.setattr(memories, "FIRST_BATCH", 2)
     app = make_app()
     seen: list[tuple[int, int]] = []
@@ -66,4 +94,4 @@ async def test_a_large_dir_shows_its_newest_memories_first_then_all(make_app: Ca
         # the two newest first (of five), then the whole dir
         assert seen == [(2, 5), (5, 5)]
         assert [e.relpath for e in app.query_one(MemoriesPane).shown][:2] == ["user_role.md", "feedback_terse.md"]
-        assert app.query_one("#memories-table", DataTable).border_title == "5 of 5 memories"
+        assert app.query_one(MemoryTable).border_title == "5 of 5 memories"
