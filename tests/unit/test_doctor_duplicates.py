@@ -312,3 +312,20 @@ def test_lcs_bound_by_hand() -> None:
     assert dup._lcs_bound("abab", "abab", 0.5) == 4 == plain_lcs("abab", "abab")
     # share 0: no prefix, only the longer text's length
     assert dup._lcs_bound("abc", "abcde", 0.0) == 5
+
+
+def test_a_small_store_does_not_import_numpy() -> None:
+    """Blocks up to EXACT_BLOCK_MAX memories take the plain-Python path: `memtui doctor` on a
+    small store does not pay numpy's import (~0.1 s)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from memtui.core.doctor.duplicates import near_duplicate_pairs\n"
+        "texts = ['the user wants terse answers without recap paragraphs at all', 'the user wants terse answers without any recap paragraphs at all']\n"
+        "pairs = near_duplicate_pairs(texts, ['user', 'user'])\n"
+        "print(len(pairs), 'numpy' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["1", "False"]

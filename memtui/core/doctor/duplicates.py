@@ -216,18 +216,6 @@ def _block_words(ids: list[int], table: _TokenTable, hashes: Any) -> tuple[Any, 
     return hashes[np.concatenate([flat[starts[i] : starts[i + 1]] for i in ids])], lens
 
 
-def _prefix_pairs(ids: list[int], table: _TokenTable, jaccard: float) -> Any:
-    """``_prefix_candidates`` of the block ``ids`` as positions into ``ids``: ``int64[k, 2]``,
-    ``x < y``, sorted, unique."""
-    import numpy as np
-
-    toks = {i: table.set_of(i) for i in ids}
-    where = {i: p for p, i in enumerate(ids)}
-    keys = sorted({min(where[x], where[y]) * len(ids) + max(where[x], where[y]) for x, y in _prefix_candidates(ids, toks, jaccard)})
-    found = np.array(keys, dtype=np.int64)
-    return np.stack([found // len(ids), found % len(ids)], axis=1)
-
-
 def _minhash_candidates(ids: list[int], words: Any, lens: Any) -> Any:
     """Approximate candidates for large blocks: MinHash LSH, ``MINHASH_BANDS`` bands of
     ``MINHASH_ROWS`` rows (a pair with Jaccard J is a candidate with probability
@@ -389,44 +377,56 @@ def near_duplicate_pairs(texts: Sequence[str], blocks: Sequence[str], *, thresho
     ``texts``: normalised ``description + body`` per memory; each is read once to tokenise,
     then again only for the pairs the bounds keep — a lazy sequence keeps memory low.
     ``blocks``: the block key per memory. Blocks up to ``EXACT_BLOCK_MAX`` memories use the
-    exact prefix filter, larger ones MinHash LSH.
+    exact prefix filter (plain Python: a small store does not pay numpy's import), larger ones
+    MinHash LSH and the numpy bounds.
     """
     table = _TokenTable(texts)
     by_block: dict[str, list[int]] = defaultdict(list)
     for i, block in enumerate(blocks):
         if table.size(i) >= MIN_TOKENS:
             by_block[block].append(i)
-    if not by_block:
-        return []
-    hashes = _word_hashes(table)
     share = min(1.0, 1.0 - threshold / 100 + _PREFIX_MARGIN)
+    hashes = None
     pairs: list[NearPair] = []
+    # token_sort_ratio is ratio of the texts with their words sorted (rapidfuzz's definition):
+    # each text is sorted once, not once per pair
+    sorted_text: dict[int, str] = {}
+
+    def check(x: int, y: int, sx: frozenset[int], sy: frozenset[int]) -> None:
+        small, large = sorted((len(sx), len(sy)))
+        if small < jaccard * large:
+            return  # size filter: cannot reach the Jaccard bound
+        inter = len(sx & sy)
+        if inter < jaccard * (small + large - inter):
+            return
+        for i in (x, y):
+            if i not in sorted_text:
+                sorted_text[i] = " ".join(sorted(texts[i].split()))
+        sa, sb = sorted_text[x], sorted_text[y]
+        if 200.0 * _lcs_bound(sa, sb, share) / (len(sa) + len(sb)) < threshold - _SCORE_EPS:
+            return  # cannot reach the threshold (``_lcs_bound``)
+        score = fuzz.ratio(sa, sb, score_cutoff=threshold)
+        if score >= threshold:
+            pairs.append(NearPair(min(x, y), max(x, y), score))
+
     for block in sorted(by_block):
         ids = by_block[block]
+        sorted_text.clear()
+        if len(ids) <= EXACT_BLOCK_MAX:
+            toks = {i: table.set_of(i) for i in ids}
+            for x, y in _prefix_candidates(ids, toks, jaccard):
+                check(x, y, toks[x], toks[y])
+            continue
+        if hashes is None:
+            hashes = _word_hashes(table)
         words, lens = _block_words(ids, table, hashes)
-        candidates = _prefix_pairs(ids, table, jaccard) if len(ids) <= EXACT_BLOCK_MAX else _minhash_candidates(ids, words, lens)
-        candidates = _score_bound(_bounded_pairs(candidates, words, lens, jaccard), texts, ids, threshold)
-        # token_sort_ratio is ratio of the texts with their words sorted (rapidfuzz's definition):
-        # each text is sorted once here, not once per pair
-        sorted_text: dict[int, str] = {}
+        candidates = _score_bound(_bounded_pairs(_minhash_candidates(ids, words, lens), words, lens, jaccard), texts, ids, threshold)
         last, sx = -1, frozenset[int]()
         for px, py in candidates.tolist():  # sorted: the pairs of one x come together
             x, y = ids[px], ids[py]
             if x != last:
                 last, sx = x, table.set_of(x)
-            sy = table.set_of(y)
-            inter = len(sx & sy)
-            if inter < jaccard * (len(sx) + len(sy) - inter):
-                continue
-            for i in (x, y):
-                if i not in sorted_text:
-                    sorted_text[i] = " ".join(sorted(texts[i].split()))
-            sa, sb = sorted_text[x], sorted_text[y]
-            if 200.0 * _lcs_bound(sa, sb, share) / (len(sa) + len(sb)) < threshold - _SCORE_EPS:
-                continue  # cannot reach the threshold (``_lcs_bound``)
-            score = fuzz.ratio(sa, sb, score_cutoff=threshold)
-            if score >= threshold:
-                pairs.append(NearPair(x, y, score))
+            check(x, y, sx, table.set_of(y))
     pairs.sort(key=lambda p: (p.a, p.b))
     return pairs
 
