@@ -50,6 +50,7 @@ from memtui.core.inbox import Inbox
 from memtui.core.journal import Journal
 from memtui.core.locations import Locations, other_flavor_memory_dir
 from memtui.core.memories import MEMORY_TYPES, Memory, MemoryType, read_memory
+from memtui.core.scancache import ScanCache
 from memtui.tui.badges import age_badge, type_badge
 from memtui.tui.dialogs import (
     ConflictDialog,
@@ -242,12 +243,14 @@ class MemoriesPane(Widget):
         except OSError:
             waiting = 0
         now = system_now()
+        # unchanged files come from the scan cache (parsed by an earlier scan, text read on demand)
+        cache = ScanCache.for_memory_dir(self.locations.state_dir, memory_dir)
         if self.catalog is None:  # first load: the newest screenful first, then everything
-            first = load_catalog(memory_dir, now, newest=FIRST_BATCH)
+            first = load_catalog(memory_dir, now, newest=FIRST_BATCH, cache=cache)
             self.post_message(self.CatalogLoaded(first, waiting))
             if first.complete:
                 return
-        self.post_message(self.CatalogLoaded(load_catalog(memory_dir, now), waiting))
+        self.post_message(self.CatalogLoaded(load_catalog(memory_dir, now, cache=cache), waiting))
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """A scan that raised shows why, in the pane (Worker.StateChanged does not bubble)."""
