@@ -243,13 +243,14 @@ class MemoriesPane(Widget):
         except OSError:
             waiting = 0
         now = system_now()
-        # unchanged files come from the scan cache (parsed by an earlier scan, text read on demand)
-        cache = ScanCache.for_memory_dir(self.locations.state_dir, memory_dir)
         if self.catalog is None:  # first load: the newest screenful first, then everything
-            first = load_catalog(memory_dir, now, newest=FIRST_BATCH, cache=cache)
+            # (parsing 300 files costs less than loading the scan cache: the first batch reads them)
+            first = load_catalog(memory_dir, now, newest=FIRST_BATCH)
             self.post_message(self.CatalogLoaded(first, waiting))
             if first.complete:
                 return
+        # unchanged files come from the scan cache (parsed by an earlier scan, text read on demand)
+        cache = ScanCache.for_memory_dir(self.locations.state_dir, memory_dir)
         self.post_message(self.CatalogLoaded(load_catalog(memory_dir, now, cache=cache), waiting))
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
