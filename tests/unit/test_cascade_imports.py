@@ -41,11 +41,14 @@ def test_ancestor_import_from_subdirectory_cwd_is_pending_until_approved(tmp_pat
 
 
 def test_declined_external_import_is_listed_not_pending(tmp_path: Path) -> None:
-    write(tmp_path, "AGENT.md", "@../outside.md\n")
-    write(tmp_path.parent, "outside.md", "out")
-    record_decision(Path(os.environ["MEMTUI_STATE_DIR"]), project_key(tmp_path), "declined")
-    c = cascade(tmp_path)
-    assert entry(c, tmp_path.parent / "outside.md").status == "declined"
+    # the project one level down, so "outside" stays in this test's own dir (tmp_path.parent
+    # is shared: tests/unit/test_agent_*.py check that no file escaped to it)
+    project = tmp_path / "p"
+    write(project, "AGENT.md", "@../outside.md\n")
+    write(tmp_path, "outside.md", "out")
+    record_decision(Path(os.environ["MEMTUI_STATE_DIR"]), project_key(project), "declined")
+    c = cascade(project)
+    assert entry(c, tmp_path / "outside.md").status == "declined"
     assert c.pending_external_imports == []
     assert "import-external-declined" in codes(c)
 

@@ -296,7 +296,7 @@ def test_a_file_deleted_between_loading_and_saving_is_a_conflict(mem: Path, jour
     assert list(mem.iterdir()) == []
 
 
-@pytest.mark.parametrize("body", [b"x" * 10_000_000 + b"\n", b"y" * 50_000])  # 10 MB; one 50 KB line
+@pytest.mark.parametrize("body", [b"x" * 10_000_000 + b"\n", b"y" * 50_000], ids=["10MB", "50KB-line"])
 def test_big_files_and_long_lines_keep_every_byte_through_a_retype(mem: Path, journal: Journal, body: bytes) -> None:
     data = b"---\nname: Big\ntype: Project\n---\n" + body
     make(mem, "big.md", data)
