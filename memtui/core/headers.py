@@ -18,7 +18,8 @@ from memtui.core.frontmatter import parse_frontmatter
 from memtui.core.memories import (
     HEADER_LINES,
     MemoryType,
-    iter_memory_paths,
+    StrPath,
+    iter_memory_files,
     parse_memory_type,
 )
 from memtui.core.safe_read import read_head_regular
@@ -30,18 +31,29 @@ _HEAD_CAP = 1 << 20
 
 @dataclass(frozen=True, slots=True)
 class MemoryHeader:
-    """What recall knows of a memory: ``path`` (absolute), ``relpath`` (POSIX, relative to the
-    memory dir), ``mtime`` (epoch s), ``description`` (or ``None``), ``type`` (recognised or
-    ``None``)."""
+    """What recall knows of a memory: ``file`` (its path as a string, absolute when the memory
+    dir is; a ``Path`` given is kept as its string), ``relpath`` (POSIX, relative to the memory
+    dir), ``mtime`` (epoch s), ``description`` (or ``None``), ``type`` (recognised or ``None``).
+    ``path`` is ``file`` as a ``Path``, made on access (20,000 ``Path`` objects would cost a
+    header scan ~0.1 s)."""
 
-    path: Path
+    file: StrPath
     relpath: str
     mtime: float
     description: str | None
     type: MemoryType | None
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.file, str):
+            object.__setattr__(self, "file", os.fspath(self.file))
 
-def read_head(path: Path, max_lines: int = HEADER_LINES) -> tuple[str, float]:
+    @property
+    def path(self) -> Path:
+        """``file`` as a ``Path``."""
+        return Path(self.file)
+
+
+def read_head(path: StrPath, max_lines: int = HEADER_LINES) -> tuple[str, float]:
     """The first ``max_lines`` lines of ``path`` (decoded, joined with ``\\n``) and its mtime.
 
     Reads in 4 KiB chunks and stops as soon as enough lines are in (and at 1 MiB whatever
@@ -55,13 +67,13 @@ def read_head(path: Path, max_lines: int = HEADER_LINES) -> tuple[str, float]:
     return "\n".join(lines[:max_lines]), mtime
 
 
-def _header(path: Path, relpath: str, mtime: float, data: dict[str, Any]) -> MemoryHeader:
+def _header(path: StrPath, relpath: str, mtime: float, data: dict[str, Any]) -> MemoryHeader:
     desc = data.get("description")
     description = None if desc is None or isinstance(desc, (list, dict)) or desc == "" else str(desc)
     return MemoryHeader(path, relpath, mtime, description, parse_memory_type(data.get("type")))
 
 
-def read_header(path: Path, relpath: str) -> MemoryHeader | None:
+def read_header(path: StrPath, relpath: str) -> MemoryHeader | None:
     """The header of one file, or ``None`` when it cannot be read."""
     try:
         head, mtime = read_head(path)
@@ -70,7 +82,7 @@ def read_header(path: Path, relpath: str) -> MemoryHeader | None:
     return _header(path, relpath, mtime, parse_frontmatter(head).data)
 
 
-def _cached_header(path: Path, relpath: str, cache: ScanCache) -> MemoryHeader | None:
+def _cached_header(path: StrPath, relpath: str, cache: ScanCache) -> MemoryHeader | None:
     """The header of one file from ``cache`` when its ``stat`` matches an entry — a full parse
     (``"m"``: the frontmatter, seen by recall only if it closes within 30 lines) or a header
     (``"h"``) — else read now and stored as a header entry."""
@@ -104,9 +116,9 @@ def scan_headers(memory_dir: Path, *, cache: ScanCache | None = None) -> list[Me
     since an earlier scan are not read again. Saved after the scan.
     """
     if cache is None:
-        headers = [h for path, rel in iter_memory_paths(memory_dir) if (h := read_header(path, rel)) is not None]
+        headers = [h for path, rel in iter_memory_files(memory_dir) if (h := read_header(path, rel)) is not None]
     else:
-        headers = [h for path, rel in iter_memory_paths(memory_dir) if (h := _cached_header(path, rel, cache)) is not None]
+        headers = [h for path, rel in iter_memory_files(memory_dir) if (h := _cached_header(path, rel, cache)) is not None]
         cache.save(complete=True)
     headers.sort(key=lambda h: -h.mtime)
     return headers

@@ -53,7 +53,7 @@ def read_regular(path: str | os.PathLike[str], max_bytes: int) -> tuple[bytes, o
         os.close(fd)
 
 
-def read_head_regular(path: Path, max_bytes: int) -> tuple[bytes, os.stat_result]:
+def read_head_regular(path: str | os.PathLike[str], max_bytes: int) -> tuple[bytes, os.stat_result]:
     """Up to ``max_bytes`` from the start of the regular file at ``path`` (never more), and its
     ``stat``. Raises ``NotRegularFileError`` or ``OSError``."""
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
