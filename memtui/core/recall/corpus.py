@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from memtui.core.frontmatter import parse_frontmatter
 from memtui.core.headers import MemoryHeader, read_head
-from memtui.core.memories import iter_memory_paths, parse_memory_type
+from memtui.core.memories import StrPath, iter_memory_files, parse_memory_type
 
 if TYPE_CHECKING:
     from memtui.core.recall.lexical import LexicalIndex
@@ -97,7 +97,7 @@ def normalise_paths(memory_dir: Path, paths: Iterable[str]) -> set[str]:
     return out
 
 
-def _doc(path: Path, relpath: str) -> RecallDoc | None:
+def _doc(path: StrPath, relpath: str) -> RecallDoc | None:
     try:
         head, mtime = read_head(path)
     except OSError:
@@ -118,7 +118,7 @@ def load_corpus(memory_dir: Path) -> RecallCorpus:
     by absolute path, as the reference does). A missing dir gives an empty corpus; never
     raises."""
     memory_dir = Path(os.path.abspath(memory_dir))
-    docs = [d for path, rel in iter_memory_paths(memory_dir) if (d := _doc(path, rel)) is not None]
+    docs = [d for path, rel in iter_memory_files(memory_dir) if (d := _doc(path, rel)) is not None]
     docs.sort(key=lambda d: -d.header.mtime)
     return RecallCorpus(memory_dir, tuple(docs))
 
