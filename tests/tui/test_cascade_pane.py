@@ -348,11 +348,7 @@ async def test_palette_reaches_the_pane(cascade_app: Callable[[], MemtuiApp]) ->
         # from the Memories pane, a palette command brings the Cascade pane up
         command = next(c for c in app.get_system_commands(app.screen) if c.title == "Cascade: rendered context")
         command.callback()
-        for _ in range(100):  # the switch runs in callbacks of its own: wait for it, not one pause
-            await pilot.pause(0.02)
-            if app.query_one("#panes").active == "cascade":  # type: ignore[attr-defined]
-                break
-        await settle(app, pilot)
+        await pilot.pause()
         assert app.query_one("#panes").active == "cascade"  # type: ignore[attr-defined]
         assert app.query_one("#cascade-right", ContentSwitcher).current == "cascade-rendered"
 
