@@ -70,7 +70,6 @@ def write_memory_dir(memory_dir: Path) -> None:
     (memory_dir / "MEMORY.md").write_text(INDEX, encoding="utf-8")
 
 
-
 @contextmanager
 def fixed_dir(path: Path) -> Iterator[Path]:
     """``path``, created empty and removed after, held by one test at a time. For snapshots
@@ -86,6 +85,7 @@ def fixed_dir(path: Path) -> Iterator[Path]:
             yield path
         finally:
             shutil.rmtree(path, ignore_errors=True)
+
 
 @pytest.fixture
 def make_app(isolated_env: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[..., MemtuiApp]:
