@@ -430,6 +430,11 @@ class CascadePane(Widget):
         tabs = next((a for a in self.ancestors if isinstance(a, TabbedContent)), None)
         if pane is not None and tabs is not None and pane.id:
             tabs.active = pane.id
+            # keyboard focus comes along: left on a widget of the hidden pane, it would keep
+            # that pane's keys (and Textual may move the tab back to it)
+            focused = self.app.focused
+            if focused is None or self not in focused.ancestors_with_self:
+                self.query_one("#cascade-tree", Tree).focus()
 
     def action_focus_reads(self) -> None:
         self._reveal()
