@@ -5,6 +5,7 @@ falls back to parsing (memtui.core.scancache, memtui.core.memories.scan_memories
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -63,6 +64,23 @@ def snapshot(scan: memories_mod.MemoryScan) -> list[tuple[object, ...]]:
          m.body_line, m.text, m.body, m.diagnostics)
         for m in scan.memories
     ]  # fmt: skip
+
+
+def assert_damaged_entries_are_parsed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, damage: Callable[[list[object]], None]) -> None:
+    """Fill a cache, ``damage`` every stored value in place, save it: the next scan must parse
+    all 12 files and give exactly what parsing gives."""
+    mem = tricky_dir(tmp_path)
+    state = tmp_path / "state"
+    uncached = snapshot(scan_memories(mem))
+    cache = ScanCache.for_memory_dir(state, mem)
+    scan_memories(mem, cache=cache)
+    for entry in cache._entries.values():
+        damage(entry[1])
+    cache._dirty = True
+    cache.save(complete=True)
+    parsed = parse_count(monkeypatch)
+    assert snapshot(scan_memories(mem, cache=ScanCache.for_memory_dir(state, mem))) == uncached
+    assert len(parsed) == 12
 
 
 def test_a_warm_scan_equals_parsing_and_parses_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -134,18 +152,10 @@ def test_a_torn_or_foreign_cache_is_ignored_and_rewritten(tmp_path: Path, monkey
 
 
 def test_garbled_entries_are_parsed_not_trusted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    mem = tricky_dir(tmp_path)
-    state = tmp_path / "state"
-    uncached = snapshot(scan_memories(mem))
-    cache = ScanCache.for_memory_dir(state, mem)
-    scan_memories(mem, cache=cache)
-    for key in cache._entries:
-        cache._entries[key][1] = ["m", "not enough fields"]
-    cache._dirty = True
-    cache.save(complete=True)
-    parsed = parse_count(monkeypatch)
-    assert snapshot(scan_memories(mem, cache=ScanCache.for_memory_dir(state, mem))) == uncached
-    assert len(parsed) == 12
+    def damage(value: list[object]) -> None:
+        value[:] = ["m", "not enough fields"]
+
+    assert_damaged_entries_are_parsed(tmp_path, monkeypatch, damage)
 
 
 def test_no_cache_when_the_state_dir_is_inside_the_memory_dir(tmp_path: Path) -> None:
@@ -227,18 +237,10 @@ def test_header_scan_from_the_cache_equals_reading_the_heads(tmp_path: Path) -> 
     [(1, "yesterday"), (2, "big"), (5, "x"), (6, None), (7, [["code", "fatal", "m", None]]), (7, [["code", "error", 5, None]]), (4, ["list"])],
 )
 def test_a_cache_entry_with_wrong_types_is_parsed_not_trusted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, field: int, bad: object) -> None:
-    mem = tricky_dir(tmp_path)
-    state = tmp_path / "state"
-    uncached = snapshot(scan_memories(mem))
-    cache = ScanCache.for_memory_dir(state, mem)
-    scan_memories(mem, cache=cache)
-    for entry in cache._entries.values():
-        entry[1][field] = bad
-    cache._dirty = True
-    cache.save(complete=True)
-    parsed = parse_count(monkeypatch)
-    assert snapshot(scan_memories(mem, cache=ScanCache.for_memory_dir(state, mem))) == uncached
-    assert len(parsed) == 12
+    def damage(value: list[object]) -> None:
+        value[field] = bad
+
+    assert_damaged_entries_are_parsed(tmp_path, monkeypatch, damage)
 
 
 def test_a_header_entry_with_wrong_types_is_read_again(tmp_path: Path) -> None:
