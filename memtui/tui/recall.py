@@ -612,6 +612,11 @@ class RecallPane(Widget):
         def there(action: Callable[[], object]) -> Callable[[], None]:
             def run() -> None:
                 self.query_ancestor(TabbedContent).active = self.query_ancestor(TabPane).id or ""
+                # focus comes along (left on the hidden pane it keeps that pane's keys and may
+                # pull the tab back), as the Cascade pane's palette commands do
+                focused = self.app.focused
+                if focused is None or self not in focused.ancestors_with_self:
+                    self.query_one("#recall-query", Input).focus()
                 self.call_after_refresh(action)
 
             return run
