@@ -25,9 +25,13 @@ from typing import Any
 
 import orjson
 
+from memtui.core.safe_read import read_regular
+
 # A file modified this recently when it was read is parsed again next time (git's "racy" rule).
 RACY_SECONDS = 2
 CACHE_NAME = "scan-cache.json"
+# A cache bigger than this is not read (~350 bytes per memory: room for a million memories).
+MAX_CACHE_BYTES = 512 * 1024 * 1024
 # The header scan's own, much smaller cache (description and type only): loading the full one
 # (~9 MB at 20,000 memories) would cost a header scan more than the stats it saves.
 HEADER_CACHE_NAME = "header-cache.json"
@@ -114,9 +118,8 @@ class ScanCache:
         return cls(folder / name, memory_dir)
 
     def _load(self, path: Path) -> None:
-        try:
-            with open(path, "rb") as fh:
-                data = orjson.loads(fh.read())
+        try:  # a regular file only (a FIFO planted there must not hang the scan), capped
+            data = orjson.loads(read_regular(path, MAX_CACHE_BYTES)[0])
         except (OSError, orjson.JSONDecodeError):
             return
         if (

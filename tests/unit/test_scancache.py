@@ -275,3 +275,18 @@ def test_the_doctor_finds_the_same_from_a_warm_cache(tmp_path: Path) -> None:
     warm = ScanCache.for_memory_dir(state, mem)
     assert run_doctor(mem, now, cache=warm).findings == expected
     assert warm.misses == 0
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dir"])
+def test_a_cache_path_that_is_not_a_file_is_ignored(tmp_path: Path, kind: str) -> None:
+    mem = tricky_dir(tmp_path)
+    state = tmp_path / "state"
+    cache = ScanCache.for_memory_dir(state, mem)
+    assert cache.path is not None
+    cache.path.parent.mkdir(parents=True)
+    if kind == "fifo":
+        os.mkfifo(cache.path)  # opening it for reading would block forever
+    else:
+        cache.path.mkdir()
+    expected = snapshot(scan_memories(mem))
+    assert snapshot(scan_memories(mem, cache=ScanCache.for_memory_dir(state, mem))) == expected
