@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -40,6 +41,7 @@ SCHEMA = 2
 _PARSER_MODULES = ("memories", "headers", "frontmatter", "plainyaml", "yaml12", "lint", "diagnostics", "scancache")
 
 StatKey = tuple[int, int, int, int]
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def stat_key(st: os.stat_result) -> StatKey:
@@ -68,7 +70,9 @@ def code_fingerprint() -> str:
 def jsonable(value: object, depth: int = 0) -> bool:
     """Whether ``value`` survives a JSON round trip unchanged (str keys, finite floats, 64-bit
     ints, no tuples); frontmatter that does not is simply not cached."""
-    if value is None or isinstance(value, (str, bool)):
+    if isinstance(value, str):  # a lone surrogate (a YAML "\ud800" escape) has no UTF-8 form
+        return value.isascii() or _SURROGATE.search(value) is None
+    if value is None or isinstance(value, bool):
         return True
     if isinstance(value, int):
         return -(2**63) <= value < 2**63
@@ -79,7 +83,7 @@ def jsonable(value: object, depth: int = 0) -> bool:
     if isinstance(value, list):
         return all(jsonable(v, depth + 1) for v in value)
     if isinstance(value, dict):
-        return all(isinstance(k, str) and jsonable(v, depth + 1) for k, v in value.items())
+        return all(isinstance(k, str) and jsonable(k) and jsonable(v, depth + 1) for k, v in value.items())
     return False
 
 

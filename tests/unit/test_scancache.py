@@ -290,3 +290,15 @@ def test_a_cache_path_that_is_not_a_file_is_ignored(tmp_path: Path, kind: str) -
         cache.path.mkdir()
     expected = snapshot(scan_memories(mem))
     assert snapshot(scan_memories(mem, cache=ScanCache.for_memory_dir(state, mem))) == expected
+
+
+def test_only_what_json_keeps_exactly_is_cacheable() -> None:
+    from memtui.core.scancache import jsonable
+
+    assert jsonable({"name": "x", "n": 3, "f": 1.5, "ok": True, "none": None, "list": [1, "a", {"k": "v"}]})
+    # a value orjson refuses or changes would stop the whole cache from being written
+    assert not jsonable({"big": 2**64})
+    assert not jsonable({"inf": float("inf")})
+    assert not jsonable({"half": "pair \ud800"})
+    assert not jsonable({1: "int key"})
+    assert not jsonable({"t": (1, 2)})
