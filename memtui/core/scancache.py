@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 import os
 import re
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -170,7 +171,7 @@ class ScanCache:
         if not self._dirty:
             return
         data = {"schema": SCHEMA, "code": self._fingerprint, "memory_dir": self.memory_dir, "entries": self._entries}
-        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.{threading.get_ident()}.tmp")  # per writer
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             tmp.write_bytes(orjson.dumps(data))
