@@ -94,12 +94,13 @@ def _cached_header(path: StrPath, relpath: str, cache: ScanCache) -> MemoryHeade
         key = stat_key(st)
         value = cache.lookup(relpath, key)
         try:
-            if value is not None and value[0] == "m" and isinstance(value[4], dict) and isinstance(value[1], (int, float)) and value[8] is not None:
-                return _header(path, relpath, value[1], value[4] if value[8] else {})
+            # (the stored mtime must be the file's: a damaged entry is read again, not trusted)
+            if value is not None and value[0] == "m" and isinstance(value[4], dict) and value[1] == st.st_mtime and value[8] is not None:
+                return _header(path, relpath, st.st_mtime, value[4] if value[8] else {})
             if value is not None and value[0] == "h":
                 _kind, mtime, description, mem_type = value
-                if isinstance(mtime, (int, float)) and not isinstance(mtime, bool) and (description is None or isinstance(description, str)):
-                    return MemoryHeader(path, relpath, mtime, description, parse_memory_type(mem_type))
+                if mtime == st.st_mtime and not isinstance(mtime, bool) and (description is None or isinstance(description, str)):
+                    return MemoryHeader(path, relpath, st.st_mtime, description, parse_memory_type(mem_type))
         except (IndexError, TypeError, ValueError):
             pass  # a garbled entry: read the file
     header = read_header(path, relpath)

@@ -365,7 +365,7 @@ def _from_cache(path: str, relpath: str, value: list[Any]) -> Memory | None:
         kind, mtime, size, sha, meta, body_start, body_line, raw_diags, _hv = value
         if kind != "m" or not isinstance(meta, dict) or not isinstance(sha, str):
             return None
-        if not (isinstance(mtime, (int, float)) and _is_int(size) and _is_int(body_start) and _is_int(body_line)):
+        if not (isinstance(mtime, float) and _is_int(size) and _is_int(body_start) and _is_int(body_line)):
             return None  # a hand-edited or damaged cache: parse the file instead
         where = path
         diags = tuple(Diagnostic(code, severity, message, where, line) for code, severity, message, line in raw_diags)
@@ -402,7 +402,8 @@ def _read_memory(path: StrPath, relpath: str, cache: ScanCache | None) -> Memory
             st = None
         if st is not None and stat.S_ISREG(st.st_mode):
             value = cache.lookup(relpath, stat_key(st))
-            if value is not None and (mem := _from_cache(os.fspath(path), relpath, value)) is not None:
+            mem = _from_cache(os.fspath(path), relpath, value) if value is not None else None
+            if mem is not None and mem.mtime == st.st_mtime and mem.size == st.st_size:  # the entry's own
                 return mem
     try:
         data, st = read_regular(path, MAX_MEMORY_BYTES)

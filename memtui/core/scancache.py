@@ -5,8 +5,8 @@ Parsing 20,000 memories (YAML frontmatter, lint, SHA-256) costs ~1.7 s; a ``stat
 under the key ``(st_mtime_ns, st_size, st_ino, st_ctime_ns)``: any write to a file changes its
 ctime (and rename-over changes its inode), so a matching key means the same bytes — the rule
 git's index uses. Like git, it does not trust a file modified within ``RACY_SECONDS`` of being
-read (a second write in the same clock tick could keep the key): such files are parsed on every
-scan until their mtime is older.
+read — by its mtime or its ctime, so a rewrite touched back to an old mtime counts too (a second
+write in the same clock tick could keep the key): such files are parsed again until older.
 
 The cache lives in memtui's state dir for the memory dir (``<state>/memdirs/<key>/scan-cache.json``,
 never inside the memory dir) and is invalidated as a whole when memtui's parser changes
@@ -152,7 +152,7 @@ class ScanCache:
         self._seen.add(relpath)
         if self.path is None:
             return
-        if key[0] > time.time_ns() - RACY_SECONDS * 1_000_000_000:
+        if max(key[0], key[3]) > time.time_ns() - RACY_SECONDS * 1_000_000_000:
             self._entries.pop(relpath, None)
             return
         self._entries[relpath] = [list(key), value]

@@ -11,10 +11,18 @@ from pathlib import Path
 import pytest
 
 from memtui.core import memories as memories_mod
+from memtui.core import scancache
 from memtui.core.memories import scan_memories
 from memtui.core.scancache import CACHE_NAME, ScanCache
 
 OLD = 1_700_000_000  # 2023-11-14: long before the racy window
+
+
+@pytest.fixture(autouse=True)
+def no_racy_window(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Files written by a test have a ctime of now (it cannot be set back): without this every
+    one would be 'racy' and never cached. The racy test sets the window back to 2 s."""
+    monkeypatch.setattr(scancache, "RACY_SECONDS", -10)
 
 
 def write(path: Path, text: str | bytes, mtime: float = OLD) -> Path:
@@ -113,6 +121,7 @@ def test_a_changed_file_is_parsed_again(tmp_path: Path, monkeypatch: pytest.Monk
 
 
 def test_a_file_modified_just_now_is_not_trusted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(scancache, "RACY_SECONDS", 2)
     mem = tmp_path / "memory"
     write(mem / "fresh.md", "---\ndescription: fresh\ntype: user\n---\n", mtime=__import__("time").time())
     state = tmp_path / "state"
@@ -302,3 +311,22 @@ def test_only_what_json_keeps_exactly_is_cacheable() -> None:
     assert not jsonable({"half": "pair \ud800"})
     assert not jsonable({1: "int key"})
     assert not jsonable({"t": (1, 2)})
+
+
+def test_a_rewrite_touched_back_to_its_old_mtime_is_racy_by_its_ctime(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(scancache, "RACY_SECONDS", 2)
+    mem = tmp_path / "memory"
+    write(mem / "touched.md", "---\ndescription: old\ntype: user\n---\n")  # mtime set back to 2023; ctime is now
+    state = tmp_path / "state"
+    scan_memories(mem, cache=ScanCache.for_memory_dir(state, mem))
+    parsed = parse_count(monkeypatch)
+    scan_memories(mem, cache=ScanCache.for_memory_dir(state, mem))
+    assert parsed == ["touched.md"]
+
+
+@pytest.mark.parametrize("field, bad", [(1, True), (1, 1e300), (2, 999)])
+def test_an_entry_whose_mtime_or_size_is_not_the_files_is_parsed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, field: int, bad: object) -> None:
+    def damage(value: list[object]) -> None:
+        value[field] = bad
+
+    assert_damaged_entries_are_parsed(tmp_path, monkeypatch, damage)
