@@ -27,8 +27,6 @@ from textual.widgets import (
     Input,
     OptionList,
     Static,
-    TabbedContent,
-    TabPane,
     Tree,
 )
 from textual.widgets.option_list import Option
@@ -48,6 +46,7 @@ from memtui.core.cascade import (
 from memtui.core.cascade.imports import is_inside
 from memtui.core.diagnostics import Diagnostic
 from memtui.core.locations import Locations
+from memtui.tui.reveal import reveal_pane
 from memtui.tui.widgets.cascade_view import (
     MUTED,
     SEVERITY_ICON,
@@ -426,15 +425,7 @@ class CascadePane(Widget):
 
     def _reveal(self) -> None:
         """Make this pane the visible tab (palette commands run from any pane)."""
-        pane = next((a for a in self.ancestors if isinstance(a, TabPane)), None)
-        tabs = next((a for a in self.ancestors if isinstance(a, TabbedContent)), None)
-        if pane is not None and tabs is not None and pane.id:
-            tabs.active = pane.id
-            # keyboard focus comes along: left on a widget of the hidden pane, it would keep
-            # that pane's keys (and Textual may move the tab back to it)
-            focused = self.app.focused
-            if focused is None or self not in focused.ancestors_with_self:
-                self.query_one("#cascade-tree", Tree).focus()
+        reveal_pane(self)
 
     def action_focus_reads(self) -> None:
         self._reveal()

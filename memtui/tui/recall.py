@@ -61,6 +61,7 @@ from memtui.core.transcripts import (
     recently_used_tools,
     surfaced_memories,
 )
+from memtui.tui.reveal import reveal_pane
 from memtui.tui.widgets.history_input import HistoryInput
 from memtui.tui.widgets.recall_view import (
     MUTED,
@@ -611,12 +612,7 @@ class RecallPane(Widget):
 
         def there(action: Callable[[], object]) -> Callable[[], None]:
             def run() -> None:
-                self.query_ancestor(TabbedContent).active = self.query_ancestor(TabPane).id or ""
-                # focus comes along (left on the hidden pane it keeps that pane's keys and may
-                # pull the tab back), as the Cascade pane's palette commands do
-                focused = self.app.focused
-                if focused is None or self not in focused.ancestors_with_self:
-                    self.query_one("#recall-query", Input).focus()
+                reveal_pane(self)
                 self.call_after_refresh(action)
 
             return run
