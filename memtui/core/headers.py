@@ -9,7 +9,6 @@ first; capping it (the reference keeps 200) is the caller's choice.
 from __future__ import annotations
 
 import os
-import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -86,18 +85,13 @@ def _cached_header(path: StrPath, relpath: str, cache: ScanCache) -> MemoryHeade
     """The header of one file from ``cache`` when its ``stat`` matches an entry — a full parse
     (``"m"``: the frontmatter, seen by recall only if it closes within 30 lines) or a header
     (``"h"``) — else read now and stored as a header entry."""
-    try:
-        st = os.stat(path)
-    except OSError:
-        st = None
-    if st is not None and stat.S_ISREG(st.st_mode):
-        key = stat_key(st)
-        value = cache.lookup(relpath, key)
+    value, st = cache.lookup_file(path, relpath)
+    if value is not None and st is not None:
         try:
             # (the stored mtime must be the file's: a damaged entry is read again, not trusted)
-            if value is not None and value[0] == "m" and isinstance(value[4], dict) and value[1] == st.st_mtime and value[8] is not None:
+            if value[0] == "m" and isinstance(value[4], dict) and value[1] == st.st_mtime and value[8] is not None:
                 return _header(path, relpath, st.st_mtime, value[4] if value[8] else {})
-            if value is not None and value[0] == "h":
+            if value[0] == "h":
                 _kind, mtime, description, mem_type = value
                 if mtime == st.st_mtime and not isinstance(mtime, bool) and (description is None or isinstance(description, str)):
                     return MemoryHeader(path, relpath, st.st_mtime, description, parse_memory_type(mem_type))

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -396,15 +395,10 @@ def _read_memory(path: StrPath, relpath: str, cache: ScanCache | None) -> Memory
     """``read_memory`` with a known relpath, answered from ``cache`` when the file's ``stat``
     matches an entry (and stored there after a parse)."""
     if cache is not None:
-        try:
-            st = os.stat(path)
-        except OSError:
-            st = None
-        if st is not None and stat.S_ISREG(st.st_mode):
-            value = cache.lookup(relpath, stat_key(st))
-            mem = _from_cache(os.fspath(path), relpath, value) if value is not None else None
-            if mem is not None and mem.mtime == st.st_mtime and mem.size == st.st_size:  # the entry's own
-                return mem
+        value, st = cache.lookup_file(path, relpath)
+        mem = _from_cache(os.fspath(path), relpath, value) if value is not None and st is not None else None
+        if mem is not None and st is not None and mem.mtime == st.st_mtime and mem.size == st.st_size:  # the entry's own
+            return mem
     try:
         data, st = read_regular(path, MAX_MEMORY_BYTES)
     except OSError as exc:

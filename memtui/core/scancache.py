@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 import os
 import re
+import stat
 import threading
 import time
 from pathlib import Path
@@ -145,6 +146,18 @@ class ScanCache:
             return entry[1]
         self.misses += 1
         return None
+
+    def lookup_file(self, path: str | os.PathLike[str], relpath: str) -> tuple[list[Any] | None, os.stat_result | None]:
+        """``stat`` ``path`` (a regular file, following links) and look its entry up: the entry
+        (or ``None``) and the ``stat`` result (``None`` when it cannot be taken or the path is
+        not a regular file). Never raises."""
+        try:
+            st = os.stat(path)
+        except (OSError, ValueError):
+            return None, None
+        if not stat.S_ISREG(st.st_mode):
+            return None, None
+        return self.lookup(relpath, stat_key(st)), st
 
     def store(self, relpath: str, key: StatKey, value: list[Any]) -> None:
         """Remember ``value`` for ``relpath`` at ``key`` — unless the file is racy (modified
