@@ -267,7 +267,7 @@ class MemoriesPane(Widget):
         self.catalog = message.catalog
         self.query_one(IndexGauge).show_report(message.catalog.index)
         self.refresh_table()
-        self.call_after_refresh(self._refit)  # again if the table's real width differs
+        self.call_after_refresh(self.query_one("#memories-table", MemoryTable).check_width)  # the real width may differ
         strays = len(message.catalog.diagnostics)
         self.query_one("#memories-location", Static).update(self._location_text(strays, message.inbox))
         if self.watch_files and not any(w.group == "memories-watch" for w in self.workers):
@@ -371,14 +371,10 @@ class MemoriesPane(Widget):
             _freeze_long_lived(collect=self.catalog is not self._frozen_catalog)
             self._frozen_catalog = self.catalog
 
-    def on_resize(self) -> None:
-        self.call_after_refresh(self._refit)
-
+    @on(MemoryTable.Refit)
     def _refit(self) -> None:
-        """Rebuild the rows if the memory column's width changed (a resize, the first layout)."""
-        table = self.query_one("#memories-table", MemoryTable)
-        if table.memory_width() != table.row_width:
-            self.refresh_table()
+        """Rebuild the rows: the memory column's width changed (a resize, the first layout)."""
+        self.refresh_table()
 
     def _selected_relpath(self) -> str | None:
         entry = self.selected_entry()

@@ -154,6 +154,12 @@ class MemoryTable(DataTable[RenderableType]):
     ]
 
     @dataclass
+    class Refit(Message):
+        """The memory column's width changed since the rows were built: list them again."""
+
+        table: MemoryTable
+
+    @dataclass
     class Filled(Message):
         """Every memory listed has its row."""
 
@@ -176,7 +182,19 @@ class MemoryTable(DataTable[RenderableType]):
         """Cells left for the memory column at the table's current width (at least 12)."""
         padding = 2 * self.cell_padding * len(COLUMNS)
         fixed = sum(w for _, _, w in COLUMNS if w) + padding + 2  # + 2: room for the scrollbar
-        return max(12, self.scrollable_content_region.width - fixed)
+        # content_region, not scrollable_content_region: the width must not depend on whether
+        # the scrollbar happens to be shown yet when it is measured
+        return max(12, self.content_region.width - fixed)
+
+    def on_resize(self) -> None:
+        """Once laid out at a new size: ask for the rows again if their width is stale (the
+        table's own size, not its pane's: it settles after the pane's first layout)."""
+        self.call_after_refresh(self.check_width)
+
+    def check_width(self) -> None:
+        """Post ``Refit`` when the memory column is no longer as wide as the rows were built."""
+        if self._memories and self.memory_width() != self._row_width:
+            self.post_message(self.Refit(self))
 
     @property
     def row_width(self) -> int:
