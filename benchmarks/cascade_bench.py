@@ -28,8 +28,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from memtui.core.cascade import compute_cascade, new_session, simulate_read  # noqa: E402
-from memtui.core.flavor import AGENT  # noqa: E402
-from memtui.core.locations import resolve_locations  # noqa: E402
+from memtui.core.places.flavor import AGENT  # noqa: E402
+from memtui.core.places.locations import resolve_locations  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from generate import DEPTH, build_tree  # noqa: E402  (the tree of the shared workspace)

@@ -38,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from memtui.core.doctor import DoctorReport, Finding, run_doctor
 from memtui.core.doctor.duplicates import duplicate_findings
-from memtui.core.memories import MemoryScan, scan_memories
+from memtui.core.memory.memories import MemoryScan, scan_memories
 
 TYPES = ("user", "feedback", "project", "reference")
 NOW = datetime(2026, 3, 10, 12, tzinfo=UTC)

@@ -39,7 +39,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from memtui.core.slug import slugify  # noqa: E402
+from memtui.core.places.slug import slugify  # noqa: E402
 
 NOW = datetime(2026, 3, 10, 12, 0, tzinfo=UTC)
 TYPES = ("user", "feedback", "project", "reference")

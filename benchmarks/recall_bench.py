@@ -6,7 +6,7 @@ one in four in Chinese or Japanese (drawn from 60 CJK words), a type, and a shor
 mtimes one minute apart. Timed in the same process:
 
 - scan: ``load_corpus`` (first 30 lines of every file, newest first) — **baseline**:
-  ``memtui.core.headers.scan_headers`` over the same files (the reference-style header scan);
+  ``memtui.core.memory.headers.scan_headers`` over the same files (the reference-style header scan);
   the two alternate and each keeps its best of two runs;
 - lexical index build (tokenise + ``bm25s`` index): the first build (it pays the ``bm25s``
   import), then the median of ``--runs`` builds alternating with ``scan_headers`` (the same
@@ -44,7 +44,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "unit"))
 
-from memtui.core.headers import scan_headers
+from memtui.core.memory.headers import scan_headers
 from memtui.core.recall import build_manifest, load_corpus, recall
 from memtui.core.recall.engine import HybridSelector
 from memtui.core.recall.lexical import LexicalIndex

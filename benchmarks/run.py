@@ -111,8 +111,8 @@ def m_scan(ws: generate.Workspace, args: argparse.Namespace) -> list[dict[str, A
     memtui's state dir) and warm (from the scan cache, as every later scan runs)."""
     import shutil
 
-    from memtui.core.headers import scan_headers
-    from memtui.core.scancache import HEADER_CACHE_NAME, ScanCache
+    from memtui.core.memory.headers import scan_headers
+    from memtui.core.memory.scancache import HEADER_CACHE_NAME, ScanCache
 
     state = ws.root / "bench-scan-state"
     shutil.rmtree(state, ignore_errors=True)
@@ -142,8 +142,8 @@ def m_ls(ws: generate.Workspace, args: argparse.Namespace) -> list[dict[str, Any
     def run(cmd: list[str]) -> None:
         subprocess.run(cmd, env=env, cwd=ws.project, check=True, stdout=subprocess.DEVNULL)
 
-    from memtui.core.scancache import CACHE_NAME
-    from memtui.core.statedir import memdir_state
+    from memtui.core.memory.scancache import CACHE_NAME
+    from memtui.core.places.statedir import memdir_state
 
     # ws.env() points MEMTUI_STATE_DIR at the workspace's own state dir: its scan cache
     cache_file = memdir_state(Path(env["MEMTUI_STATE_DIR"]), ws.memory_dir) / CACHE_NAME
@@ -193,7 +193,7 @@ def m_tui(ws: generate.Workspace, args: argparse.Namespace) -> list[dict[str, An
     from textual.worker import WorkerState
 
     from memtui.commands.common import CliContext
-    from memtui.core.flavor import AGENT
+    from memtui.core.places.flavor import AGENT
     from memtui.tui.app import MemtuiApp
 
     os.environ.update(ws.env())
@@ -312,7 +312,7 @@ def m_tui(ws: generate.Workspace, args: argparse.Namespace) -> list[dict[str, An
 
 
 def m_recall(ws: generate.Workspace, args: argparse.Namespace) -> list[dict[str, Any]]:
-    from memtui.core.headers import scan_headers
+    from memtui.core.memory.headers import scan_headers
     from memtui.core.recall import load_corpus, recall
     from memtui.core.recall.lexical import LexicalIndex
 
@@ -357,8 +357,8 @@ def m_cascade(ws: generate.Workspace, args: argparse.Namespace) -> list[dict[str
     from cascade_bench import baseline
 
     from memtui.core.cascade import compute_cascade
-    from memtui.core.flavor import AGENT
-    from memtui.core.locations import resolve_locations
+    from memtui.core.places.flavor import AGENT
+    from memtui.core.places.locations import resolve_locations
 
     env = ws.env()
     locations = resolve_locations(AGENT, ws.deep_cwd, environ=env)
@@ -377,7 +377,7 @@ def m_doctor(ws: generate.Workspace, args: argparse.Namespace) -> list[dict[str,
         from memtui.core.doctor import run_doctor
     except ImportError:
         return [row("doctor", f"{ws.n:,} memories", 0, 0, "", "—", None, pending="memtui.core.doctor has no run_doctor yet")]
-    from memtui.core.memories import scan_memories
+    from memtui.core.memory.memories import scan_memories
 
     a, b = alternate(lambda: run_doctor(ws.memory_dir, generate.NOW), lambda: scan_memories(ws.memory_dir), max(1, args.runs // 3))
     value, base = statistics.median(a), statistics.median(b)
@@ -392,7 +392,7 @@ def m_dream(ws: generate.Workspace, args: argparse.Namespace) -> list[dict[str, 
         from memtui.core.dream.run import plan_dream
     except ImportError:
         return [row("offline dream plan", f"{ws.n:,} memories", 0, 0, "", "≤ 20 s", None, pending="memtui.core.dream has not landed")]
-    from memtui.core.memories import scan_memories
+    from memtui.core.memory.memories import scan_memories
 
     ctx = DreamContext(ws.memory_dir, ws.sessions_dir, ws.root / "state")
     changes: list[int] = []

@@ -14,7 +14,7 @@ from typing import Any
 import click
 
 from memtui.commands.common import CliContext, fail
-from memtui.core.flavor import FLAVORS, UnknownFlavorError, get_flavor
+from memtui.core.places.flavor import FLAVORS, UnknownFlavorError, get_flavor
 
 # Each subcommand's module is imported only when that subcommand runs (or for `--help`): the
 # recall and dream modules pull in numpy, bm25s and the anthropic SDK, which cost ~300 ms of

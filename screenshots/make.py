@@ -84,9 +84,9 @@ async def doctor(pilot: Pilot[None]) -> None:
 async def inbox(pilot: Pilot[None]) -> None:
     """The inbox after `memtui extract` ran offline on a demo conversation where the user said
     "remember that we never deploy on Fridays": the heuristic proposal and its source."""
-    from memtui.core.clock import parse_iso
+    from memtui.core.base.clock import parse_iso
     from memtui.core.extract import extract
-    from memtui.core.transcripts import list_sessions
+    from memtui.core.sessions.transcripts import list_sessions
 
     app = pilot.app
     loc = app.locations  # type: ignore[attr-defined]
@@ -103,7 +103,7 @@ SHOTS: dict[str, Callable[[Pilot[None]], Awaitable[None]]] = {"doctor": doctor, 
 
 async def shoot(name: str, drive: Callable[[Pilot[None]], Awaitable[None]], project: Path) -> None:
     from memtui.commands.common import CliContext
-    from memtui.core.flavor import AGENT
+    from memtui.core.places.flavor import AGENT
     from memtui.tui.app import MemtuiApp
 
     app = MemtuiApp.from_context(CliContext(flavor=AGENT, project=project, memory_dir=None), watch=False)
@@ -119,7 +119,7 @@ async def shoot(name: str, drive: Callable[[Pilot[None]], Awaitable[None]], proj
 
 def main(names: list[str]) -> None:
     from memtui.commands.demo import demo_environment
-    from memtui.core.clock import parse_iso
+    from memtui.core.base.clock import parse_iso
     from memtui.demo import materialize
 
     dest = Path(tempfile.gettempdir()) / "memtui-demo"

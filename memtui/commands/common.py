@@ -14,9 +14,9 @@ from typing import Any, NoReturn, ParamSpec, TypeVar
 
 import click
 
-from memtui.core.clock import ClockError, system_now
-from memtui.core.flavor import Flavor
-from memtui.core.locations import Locations, resolve_locations
+from memtui.core.base.clock import ClockError, system_now
+from memtui.core.places.flavor import Flavor
+from memtui.core.places.locations import Locations, resolve_locations
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -99,7 +99,7 @@ def _set_common(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
     if obj is None:
         return value
     if param.name == "flavor":
-        from memtui.core.flavor import UnknownFlavorError, get_flavor
+        from memtui.core.places.flavor import UnknownFlavorError, get_flavor
 
         try:
             obj.flavor = get_flavor(value)
@@ -118,7 +118,7 @@ def _set_common(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
 def common_options(func: Callable[P, R]) -> Callable[P, R]:
     """Accept ``--project``, ``--memory-dir`` and ``--flavor`` after the subcommand too
     (``memtui ls --memory-dir DIR`` and ``memtui --memory-dir DIR ls`` mean the same)."""
-    from memtui.core.flavor import FLAVORS
+    from memtui.core.places.flavor import FLAVORS
 
     decorators = [
         click.option("--project", type=click.Path(), default=None, expose_value=False,

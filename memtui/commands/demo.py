@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from memtui.commands.common import CliContext, fail
-from memtui.core.flavor import AGENT
+from memtui.core.places.flavor import AGENT
 
 
 def demo_environment(home: Path) -> dict[str, str]:

@@ -31,9 +31,9 @@ from memtui.core.doctor import (
     instruction_texts,
     run_doctor,
 )
-from memtui.core.edits import ApplyError, ConflictError, Plan, apply_plan
-from memtui.core.journal import Journal
-from memtui.core.scancache import ScanCache
+from memtui.core.writes.edits import ApplyError, ConflictError, Plan, apply_plan
+from memtui.core.writes.journal import Journal
+from memtui.core.memory.scancache import ScanCache
 
 _SEVERITY_COLOR = {"error": "red", "warning": "yellow", "info": "cyan"}
 

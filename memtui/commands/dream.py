@@ -40,7 +40,7 @@ from memtui.core.dream import (
     status_to_json,
     undo_last_dream,
 )
-from memtui.core.edits import ApplyError, ConflictError, EditError
+from memtui.core.writes.edits import ApplyError, ConflictError, EditError
 
 _CONSOLIDATOR = click.option(
     "--consolidator",

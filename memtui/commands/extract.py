@@ -23,10 +23,10 @@ from memtui.core.extract import (
     find_transcript,
     proposal_excerpt,
 )
-from memtui.core.inbox import Inbox, InboxError, Proposal
-from memtui.core.journal import Journal
-from memtui.core.locations import state_dir
-from memtui.core.memories import MEMORY_TYPES
+from memtui.core.extract.inbox import Inbox, InboxError, Proposal
+from memtui.core.writes.journal import Journal
+from memtui.core.places.locations import state_dir
+from memtui.core.memory.memories import MEMORY_TYPES
 
 
 def _transcript(obj: CliContext, value: str) -> Path:
@@ -49,7 +49,7 @@ def _project_from_transcript(obj: CliContext, path: Path) -> None:
     transcript belongs to the project it was recorded in."""
     if obj.project is not None or obj.memory_dir is not None:
         return
-    from memtui.core.transcripts import read_transcript
+    from memtui.core.sessions.transcripts import read_transcript
 
     try:
         cwds = read_transcript(path).cwds
@@ -249,7 +249,7 @@ def hook_stop(obj: CliContext, extractor: str, apply_: bool, wait: bool) -> None
     """The Stop hook: read {session_id, transcript_path, cwd} on stdin and extract.
 
     Always exits 0; every outcome and error goes to the hook log in memtui's state dir."""
-    from memtui.core.clock import system_now
+    from memtui.core.base.clock import system_now
     from memtui.core.extract.hook import check_hook_input, log_hook, run_stop_hook
 
     state = state_dir()

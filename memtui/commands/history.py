@@ -1,5 +1,5 @@
 """``memtui undo``, ``memtui trash`` and ``memtui restore RELPATH``: thin wrappers over the
-journal of ``memtui.core.edits`` (SPEC §10: deletes go to a trash with a restore command;
+journal of ``memtui.core.writes.edits`` (SPEC §10: deletes go to a trash with a restore command;
 every change can be undone)."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from memtui.commands.common import (
     fail,
     user_errors,
 )
-from memtui.core.edits import (
+from memtui.core.writes.edits import (
     ApplyError,
     ConflictError,
     EditError,
@@ -25,7 +25,7 @@ from memtui.core.edits import (
     undo,
     undoable_entries,
 )
-from memtui.core.journal import Journal
+from memtui.core.writes.journal import Journal
 
 
 def _memory_dir(obj: CliContext) -> Path:

@@ -15,11 +15,11 @@ from memtui.commands.common import (
     rich_console,
     user_errors,
 )
-from memtui.core.catalog import Catalog, entry_to_json, index_to_json, load_catalog
-from memtui.core.index import MAX_INDEX_LINES, MAX_INDEX_UNITS
-from memtui.core.locations import Locations, other_flavor_memory_dir
-from memtui.core.memories import MEMORY_TYPES
-from memtui.core.scancache import ScanCache
+from memtui.core.memory.catalog import Catalog, entry_to_json, index_to_json, load_catalog
+from memtui.core.memory.index import MAX_INDEX_LINES, MAX_INDEX_UNITS
+from memtui.core.places.locations import Locations, other_flavor_memory_dir
+from memtui.core.memory.memories import MEMORY_TYPES
+from memtui.core.memory.scancache import ScanCache
 
 _TYPE_STYLE = {"user": "magenta", "feedback": "yellow", "project": "green", "reference": "cyan"}
 

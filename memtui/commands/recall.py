@@ -16,7 +16,7 @@ from memtui.commands.common import (
 )
 from memtui.core.recall import SELECTOR_NAMES, choose_model, load_corpus, recall
 from memtui.core.recall.engine import RecallResult, surfaced_size
-from memtui.core.transcripts import (
+from memtui.core.sessions.transcripts import (
     read_transcript,
     recently_used_tools,
     surfaced_memories,

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from memtui.commands.common import CliContext, common_options, emit_json, fail, user_errors
-from memtui.core.team import ImportReport, TeamImportError, import_bundle, load_bundle
+from memtui.core.team.bundle import ImportReport, TeamImportError, import_bundle, load_bundle
 
 _VERB = {"created": "created", "updated": "updated", "unchanged": "unchanged"}
 _DRY_VERB = {"created": "would create", "updated": "would update", "unchanged": "unchanged"}

@@ -7,7 +7,7 @@ from typing import Any
 import click
 
 from memtui.commands.common import CliContext, common_options, emit_json, user_errors
-from memtui.core.locations import Locations, other_flavor_memory_dir
+from memtui.core.places.locations import Locations, other_flavor_memory_dir
 
 
 def locations_to_json(loc: Locations) -> dict[str, Any]:

@@ -42,7 +42,7 @@ from importlib.resources import files
 from importlib.resources.abc import Traversable
 from pathlib import Path
 
-from memtui.core.slug import slugify
+from memtui.core.places.slug import slugify
 
 __all__ = ["CRLF_FILES", "DemoWorkspace", "load_ages", "materialize"]
 

@@ -16,7 +16,7 @@ from textual.widgets import Footer, Header, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
 
 from memtui.commands.common import CliContext
-from memtui.core.locations import Locations, resolve_locations
+from memtui.core.places.locations import Locations, resolve_locations
 from memtui.tui.cascade import CascadePane
 from memtui.tui.dream import DreamPane
 from memtui.tui.memories import MemoriesPane, shorten_home

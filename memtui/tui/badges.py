@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from memtui.core.age import AgeBand
-from memtui.core.memories import MemoryType
+from memtui.core.memory.age import AgeBand
+from memtui.core.memory.memories import MemoryType
 
 TYPE_COLORS: dict[MemoryType, str] = {
     "user": "#c678dd",

@@ -44,8 +44,8 @@ from memtui.core.cascade import (
     simulate_read,
 )
 from memtui.core.cascade.imports import is_inside
-from memtui.core.diagnostics import Diagnostic
-from memtui.core.locations import Locations
+from memtui.core.base.diagnostics import Diagnostic
+from memtui.core.places.locations import Locations
 from memtui.tui.reveal import reveal_pane
 from memtui.tui.widgets.cascade_view import (
     MUTED,

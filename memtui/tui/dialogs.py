@@ -24,8 +24,8 @@ from textual.widgets import (
 )
 from textual.widgets.option_list import Option
 
-from memtui.core.edits import Plan, TrashItem
-from memtui.core.memories import MEMORY_TYPES, MemoryType
+from memtui.core.writes.edits import Plan, TrashItem
+from memtui.core.memory.memories import MEMORY_TYPES, MemoryType
 from memtui.tui.badges import type_badge
 
 TYPE_HELP: dict[MemoryType, str] = {

@@ -16,7 +16,7 @@ from textual.widgets import Footer, Static, Tree
 from textual.widgets.tree import TreeNode
 from textual.worker import Worker, WorkerState
 
-from memtui.core.clock import system_now
+from memtui.core.base.clock import system_now
 from memtui.core.doctor import (
     FIXES,
     DoctorReport,
@@ -27,10 +27,10 @@ from memtui.core.doctor import (
     instruction_texts,
     run_doctor,
 )
-from memtui.core.edits import ApplyError, ConflictError, EditError, Plan, apply_plan
-from memtui.core.journal import Journal
-from memtui.core.locations import Locations
-from memtui.core.scancache import ScanCache
+from memtui.core.writes.edits import ApplyError, ConflictError, EditError, Plan, apply_plan
+from memtui.core.writes.journal import Journal
+from memtui.core.places.locations import Locations
+from memtui.core.memory.scancache import ScanCache
 from memtui.tui.dialogs import PlanPreview
 from memtui.tui.styles import stylesheets
 

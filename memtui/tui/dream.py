@@ -34,7 +34,7 @@ from textual.widgets import OptionList, RichLog, Static
 from textual.widgets.option_list import Option
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from memtui.core.clock import system_now
+from memtui.core.base.clock import system_now
 from memtui.core.dream import (
     PHASES,
     Consolidator,
@@ -58,10 +58,10 @@ from memtui.core.dream import (
     plan_dream,
     undo_last_dream,
 )
-from memtui.core.edits import ApplyError, ConflictError, EditError, undo_plan
-from memtui.core.journal import Journal, JournalEntry
-from memtui.core.locations import Locations
-from memtui.core.memories import MemoryDirError
+from memtui.core.writes.edits import ApplyError, ConflictError, EditError, undo_plan
+from memtui.core.writes.journal import Journal, JournalEntry
+from memtui.core.places.locations import Locations
+from memtui.core.memory.memories import MemoryDirError
 from memtui.core.recall.claude import has_credentials
 from memtui.tui.dialogs import PlanPreview
 from memtui.tui.memories import MemoriesPane, shorten_home

@@ -12,12 +12,12 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
-from memtui.core.clock import system_now
-from memtui.core.edits import ApplyError, ConflictError, EditError
+from memtui.core.base.clock import system_now
+from memtui.core.writes.edits import ApplyError, ConflictError, EditError
 from memtui.core.extract import SourceExcerpt, proposal_excerpt
-from memtui.core.inbox import Inbox, InboxError, Proposal
-from memtui.core.journal import Journal
-from memtui.core.locations import Locations
+from memtui.core.extract.inbox import Inbox, InboxError, Proposal
+from memtui.core.writes.journal import Journal
+from memtui.core.places.locations import Locations
 from memtui.tui.badges import type_badge
 from memtui.tui.dialogs import EditorScreen, PlanPreview
 from memtui.tui.styles import stylesheets

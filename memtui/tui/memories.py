@@ -27,9 +27,9 @@ from textual.widget import Widget
 from textual.widgets import DataTable, Input, Markdown, Select, Static
 from textual.worker import Worker, WorkerState
 
-from memtui.core.catalog import Catalog, MemoryEntry, load_catalog
-from memtui.core.clock import system_now
-from memtui.core.edits import (
+from memtui.core.memory.catalog import Catalog, MemoryEntry, load_catalog
+from memtui.core.base.clock import system_now
+from memtui.core.writes.edits import (
     ApplyError,
     ConflictError,
     EditError,
@@ -46,11 +46,11 @@ from memtui.core.edits import (
     trash,
     undo_plan,
 )
-from memtui.core.inbox import Inbox
-from memtui.core.journal import Journal
-from memtui.core.locations import Locations, other_flavor_memory_dir
-from memtui.core.memories import MEMORY_TYPES, Memory, MemoryType, read_memory
-from memtui.core.scancache import ScanCache
+from memtui.core.extract.inbox import Inbox
+from memtui.core.writes.journal import Journal
+from memtui.core.places.locations import Locations, other_flavor_memory_dir
+from memtui.core.memory.memories import MEMORY_TYPES, Memory, MemoryType, read_memory
+from memtui.core.memory.scancache import ScanCache
 from memtui.tui.badges import age_badge, type_badge
 from memtui.tui.dialogs import (
     ConflictDialog,

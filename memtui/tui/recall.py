@@ -40,9 +40,9 @@ from textual.widgets import (
 )
 from textual.worker import get_current_worker
 
-from memtui.core.age import age_days, age_label
-from memtui.core.clock import system_now
-from memtui.core.locations import Locations
+from memtui.core.memory.age import age_days, age_label
+from memtui.core.base.clock import system_now
+from memtui.core.places.locations import Locations
 from memtui.core.recall import (
     SELECTOR_NAMES,
     RecallCorpus,
@@ -54,7 +54,7 @@ from memtui.core.recall import (
     resolve_selector,
 )
 from memtui.core.recall.manifest import SESSION_BUDGET
-from memtui.core.transcripts import (
+from memtui.core.sessions.transcripts import (
     SessionFile,
     list_sessions,
     read_transcript,

@@ -19,7 +19,7 @@ from textual.pilot import Pilot
 from textual.widgets import Input
 
 from memtui.commands.common import CliContext
-from memtui.core.flavor import AGENT
+from memtui.core.places.flavor import AGENT
 from memtui.tui.app import MemtuiApp
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)

@@ -21,7 +21,7 @@ from textual.widgets import ContentSwitcher, OptionList, Static, Tree
 
 from memtui.commands.common import CliContext
 from memtui.core.cascade import PREAMBLE
-from memtui.core.flavor import AGENT
+from memtui.core.places.flavor import AGENT
 from memtui.tui.app import MemtuiApp
 from memtui.tui.cascade import CascadePane, FileNode, ImportDecisionDialog, StepNode
 from tests.tui.conftest import fixed_dir, type_text

@@ -11,7 +11,7 @@ from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, Label, Static
 from textual.widgets._footer import FooterKey
 
-from memtui.core.edits import FileChange, Plan
+from memtui.core.writes.edits import FileChange, Plan
 from memtui.tui.app import MemtuiApp
 from memtui.tui.dialogs import NewMemoryDialog, PlanPreview, TrashDialog
 from memtui.tui.memories import MemoriesPane

@@ -34,7 +34,7 @@ from memtui.core.dream import (
     read_lock,
 )
 from memtui.core.dream.offline import consolidate_offline
-from memtui.core.flavor import AGENT
+from memtui.core.places.flavor import AGENT
 from memtui.tui.app import MemtuiApp
 from memtui.tui.dialogs import PlanPreview
 from memtui.tui.dream import DreamPane

@@ -10,7 +10,7 @@ from pathlib import Path
 from textual.widgets import TextArea
 
 from memtui.core.extract import extract
-from memtui.core.inbox import Inbox
+from memtui.core.extract.inbox import Inbox
 from memtui.tui.app import MemtuiApp
 from memtui.tui.dialogs import EditorScreen, PlanPreview
 from memtui.tui.inbox import InboxScreen

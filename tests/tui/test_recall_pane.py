@@ -24,7 +24,7 @@ from textual.pilot import Pilot
 from textual.widgets import Input, Select, Static, TextArea
 
 from memtui.commands.common import CliContext
-from memtui.core.flavor import AGENT
+from memtui.core.places.flavor import AGENT
 from memtui.core.recall import make_client
 from memtui.tui.app import MemtuiApp
 from memtui.tui.recall import RecallPane

@@ -10,8 +10,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from memtui.core.cascade import Cascade, CascadeFile, compute_cascade
-from memtui.core.flavor import AGENT, Flavor
-from memtui.core.locations import resolve_locations
+from memtui.core.places.flavor import AGENT, Flavor
+from memtui.core.places.locations import resolve_locations
 
 
 def write(root: Path, rel: str, text: str | bytes) -> Path:

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from memtui.core.age import age_days, age_label, stale_caveat
-from memtui.core.catalog import load_catalog
-from memtui.core.clock import ClockError, parse_iso, system_now
+from memtui.core.memory.age import age_days, age_label, stale_caveat
+from memtui.core.memory.catalog import load_catalog
+from memtui.core.base.clock import ClockError, parse_iso, system_now
 
 NOW = datetime(2026, 3, 10, 12, 0, 0, tzinfo=UTC)
 DAY = 86_400

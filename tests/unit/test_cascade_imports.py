@@ -10,7 +10,7 @@ from pathlib import Path
 from cascade_helpers import cascade, codes, entry, loaded, write
 
 from memtui.core.cascade import project_key, record_decision
-from memtui.core.flavor import CLAUDE
+from memtui.core.places.flavor import CLAUDE
 
 
 def test_ancestor_import_from_subdirectory_cwd_is_pending_until_approved(tmp_path: Path) -> None:

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from cascade_helpers import cascade, write
 
-from memtui.core.flavor import AGENT
-from memtui.core.locations import resolve_locations
+from memtui.core.places.flavor import AGENT
+from memtui.core.places.locations import resolve_locations
 
 PREAMBLE = (
     "Codebase and user instructions are shown below. Be sure to adhere to these instructions. "

@@ -44,7 +44,17 @@ def ui_modules_after(code: str, *args: str) -> list[str]:
 def test_core_modules_are_discovered() -> None:
     mods = core_modules()
     assert "memtui.core" in mods
-    for expected in ("slug", "gitroot", "locations", "memories", "index", "age", "catalog", "headers", "lint"):
+    for expected in (
+        "places.slug",
+        "places.gitroot",
+        "places.locations",
+        "memory.memories",
+        "memory.index",
+        "memory.age",
+        "memory.catalog",
+        "memory.headers",
+        "memory.lint",
+    ):
         assert f"memtui.core.{expected}" in mods
 
 
@@ -57,9 +67,9 @@ EXERCISE = """
 import json, os, sys
 from datetime import datetime, timezone
 from pathlib import Path
-from memtui.core.catalog import load_catalog, entry_to_json, index_to_json
-from memtui.core.flavor import AGENT
-from memtui.core.locations import resolve_locations
+from memtui.core.memory.catalog import load_catalog, entry_to_json, index_to_json
+from memtui.core.places.flavor import AGENT
+from memtui.core.places.locations import resolve_locations
 d = Path(sys.argv[1])
 (d / "p.md").write_text("---\\nname: p\\ndescription: d\\ntype: project\\n---\\nShip it tomorrow.\\n")
 (d / "MEMORY.md").write_text("- [p](p.md)\\n- [gone](gone.md)\\n")

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 import yaml
 
-from memtui.core.slug import slugify
+from memtui.core.places.slug import slugify
 from memtui.demo import DemoWorkspace, load_ages, materialize
 
 NOW = datetime(2026, 11, 30, 12, 0, 0, tzinfo=UTC)  # a Monday

@@ -21,7 +21,7 @@ from memtui.core.doctor.duplicates import (
     near_text,
     tokens,
 )
-from memtui.core.memories import parse_memory_bytes
+from memtui.core.memory.memories import parse_memory_bytes
 
 
 def fb(description: str, body: str, kind: str = "feedback") -> str:

@@ -12,8 +12,8 @@ import pytest
 from doctor_helpers import MONDAY, NOW, clean_dir, doctor, only, write
 
 from memtui.core.doctor import FixError, combined_fix_plan, fix_plan
-from memtui.core.edits import apply_plan, undo
-from memtui.core.journal import Journal
+from memtui.core.writes.edits import apply_plan, undo
+from memtui.core.writes.journal import Journal
 
 TRAPS = Path("/work/shared/fixtures/traps/memory")
 
@@ -61,7 +61,7 @@ def test_trap_fixture_findings(traps: Path) -> None:
 def apply_and_check(memory_dir: Path, plan_files: dict[str, bytes | None], plan: object) -> None:
     """Apply ``plan``, compare every touched file with ``plan_files`` (``None`` = absent), undo,
     and check the original bytes are back."""
-    from memtui.core.edits import Plan
+    from memtui.core.writes.edits import Plan
 
     assert isinstance(plan, Plan) and plan.action == "fix"
     originals = {rel: (memory_dir / rel).read_bytes() if (memory_dir / rel).exists() else None for rel in plan_files}

@@ -12,7 +12,7 @@ from dream_helpers import DAY, NOW, context, transcript, write
 from memtui.core.dream import DreamBlocked, DreamSession, check_gates, status_to_json
 from memtui.core.dream.gates import DreamContext, last_scan_at
 from memtui.core.dream.lock import LOCK_NAME
-from memtui.core.settings import SettingsLayers
+from memtui.core.places.settings import SettingsLayers
 
 T = NOW.timestamp()
 

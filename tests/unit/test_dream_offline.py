@@ -30,10 +30,10 @@ from memtui.core.dream import (
     plan_to_json,
 )
 from memtui.core.dream.prune import is_hub
-from memtui.core.edits import apply_plan
-from memtui.core.index import INDEX_NAME, parse_entries, truncate_index
-from memtui.core.journal import Journal
-from memtui.core.memories import scan_memories
+from memtui.core.writes.edits import apply_plan
+from memtui.core.memory.index import INDEX_NAME, parse_entries, truncate_index
+from memtui.core.writes.journal import Journal
+from memtui.core.memory.memories import scan_memories
 
 T = NOW.timestamp()
 MONDAY_NOON = 1772452800.0  # 2026-03-02T12:00:00Z, a Monday
@@ -229,7 +229,7 @@ def test_events_stream_every_phase_in_order(tmp_path: Path) -> None:
 
 
 def test_missing_entries_go_under_the_heading_of_their_type() -> None:
-    from memtui.core.index_edit import (
+    from memtui.core.writes.index_edit import (
         add_entries,  # the one insertion every index writer uses
     )
 

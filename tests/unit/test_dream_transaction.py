@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from dream_helpers import DAY, NOW, context, generated_body, memory, snapshot, write
 
-from memtui.core import edits
+from memtui.core.writes import edits
 from memtui.core.dream import (
     DreamCancelled,
     DreamContext,
@@ -31,8 +31,8 @@ from memtui.core.dream import (
     undo_last_dream,
 )
 from memtui.core.dream.lock import LOCK_NAME
-from memtui.core.edits import ApplyError, ConflictError, EditError, FileChange, Plan
-from memtui.core.journal import Journal
+from memtui.core.writes.edits import ApplyError, ConflictError, EditError, FileChange, Plan
+from memtui.core.writes.journal import Journal
 
 T = NOW.timestamp()
 MONDAY_NOON = 1772452800.0  # 2026-03-02T12:00:00Z

@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from memtui.core import atomic, edits
-from memtui.core.edits import (
+from memtui.core.writes import atomic
+from memtui.core.writes import edits
+from memtui.core.writes.edits import (
     ApplyError,
     ConflictError,
     EditError,
@@ -27,8 +28,8 @@ from memtui.core.edits import (
     undo,
     undo_plan,
 )
-from memtui.core.journal import Journal
-from memtui.core.memories import read_memory
+from memtui.core.writes.journal import Journal
+from memtui.core.memory.memories import read_memory
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 OLD = NOW.timestamp() - 30 * 86_400

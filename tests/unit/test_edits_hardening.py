@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from memtui.core import edits, journal as journal_mod
-from memtui.core.edits import (
+from memtui.core.writes import edits
+from memtui.core.writes import journal as journal_mod
+from memtui.core.writes.edits import (
     ApplyError,
     ConflictError,
     EditError,
@@ -28,9 +29,9 @@ from memtui.core.edits import (
     undo,
     undo_plan,
 )
-from memtui.core.journal import Journal
-from memtui.core.memories import read_memory
-from memtui.core.statedir import StateDirInsideMemoryDirError
+from memtui.core.writes.journal import Journal
+from memtui.core.memory.memories import read_memory
+from memtui.core.places.statedir import StateDirInsideMemoryDirError
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 OLD = NOW.timestamp() - 40 * 86_400
@@ -280,7 +281,7 @@ def test_a_read_only_memory_dir_gets_a_clear_error_and_loses_nothing(mem: Path, 
             raise PermissionError(13, "Permission denied", dst)
         real(src, dst)
 
-    monkeypatch.setattr("memtui.core.atomic.os.replace", read_only)
+    monkeypatch.setattr("memtui.core.writes.atomic.os.replace", read_only)
     with pytest.raises(ApplyError, match="Permission denied.*every file was restored"):
         apply_plan(mem, plan, journal, NOW)
     assert (mem / "u.md").read_bytes() == b"---\ntype: User\n---\nx\n"

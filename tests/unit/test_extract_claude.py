@@ -17,8 +17,8 @@ from extract_helpers import SESSION, Talk
 
 from memtui.core.extract import ExtractorError, extract
 from memtui.core.extract.claude import MAX_TURNS, ClaudeExtractor
-from memtui.core.inbox import Inbox
-from memtui.core.journal import Journal
+from memtui.core.extract.inbox import Inbox
+from memtui.core.writes.journal import Journal
 from memtui.core.recall import make_client
 
 NOW = datetime(2026, 3, 10, 12, 0, tzinfo=UTC)

@@ -19,7 +19,7 @@ from memtui.core.extract import (
     extract,
 )
 from memtui.core.extract.cursor import SessionLock
-from memtui.core.inbox import Inbox
+from memtui.core.extract.inbox import Inbox
 
 NOW = datetime(2026, 3, 10, 12, 0, tzinfo=UTC)
 

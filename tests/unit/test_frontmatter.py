@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from memtui.core.frontmatter import parse_frontmatter, quote_problematic_values
+from memtui.core.memory.frontmatter import parse_frontmatter, quote_problematic_values
 
 CLEAN = "---\nname: Role\ndescription: Backend engineer\ntype: user\n---\n\nThe body.\n"
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from memtui.core.gitroot import canonical_git_root, find_git_root, resolve_git_roots
+from memtui.core.places.gitroot import canonical_git_root, find_git_root, resolve_git_roots
 
 GIT = shutil.which("git")
 needs_git = pytest.mark.skipif(GIT is None, reason="git is not installed")

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from memtui.core.headers import read_head, scan_headers
+from memtui.core.memory.headers import read_head, scan_headers
 
 
 def write(root: Path, rel: str, text: str, mtime: float | None = None) -> Path:

@@ -11,9 +11,9 @@ from click.testing import CliRunner, Result
 from doctor_helpers import CLEAN_INDEX, clean_dir
 
 from memtui.cli import main
-from memtui.core.edits import apply_plan, plan_delete
-from memtui.core.journal import Journal
-from memtui.core.memories import read_memory
+from memtui.core.writes.edits import apply_plan, plan_delete
+from memtui.core.writes.journal import Journal
+from memtui.core.memory.memories import read_memory
 
 NOW = "2026-03-10T12:00:00Z"
 

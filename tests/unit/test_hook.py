@@ -14,7 +14,7 @@ from extract_helpers import SESSION, Talk
 
 from memtui.cli import main
 from memtui.core.extract.hook import HookInputError, parse_hook_input
-from memtui.core.inbox import Inbox
+from memtui.core.extract.inbox import Inbox
 
 NOW = "2026-03-10T12:00:00Z"
 

@@ -11,13 +11,13 @@ import pytest
 from click.testing import CliRunner
 
 from memtui.cli import main
-from memtui.core.flavor import AGENT
-from memtui.core.frontmatter import parse_frontmatter
-from memtui.core.gitroot import resolve_git_roots
-from memtui.core.headers import scan_headers
-from memtui.core.locations import resolve_locations
-from memtui.core.memories import scan_memories
-from memtui.core.yaml12 import load
+from memtui.core.places.flavor import AGENT
+from memtui.core.memory.frontmatter import parse_frontmatter
+from memtui.core.places.gitroot import resolve_git_roots
+from memtui.core.memory.headers import scan_headers
+from memtui.core.places.locations import resolve_locations
+from memtui.core.memory.memories import scan_memories
+from memtui.core.memory.yaml12 import load
 
 
 @pytest.mark.parametrize(

@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 from extract_helpers import SESSION, Talk
 
-from memtui.core.edits import ConflictError, EditError, plan_create, undo
+from memtui.core.writes.edits import ConflictError, EditError, plan_create, undo
 from memtui.core.extract import extract, memory_excerpt, proposal_excerpt
-from memtui.core.inbox import Inbox, InboxError, Proposal, ProposalSource
-from memtui.core.journal import Journal
-from memtui.core.memories import read_memory
+from memtui.core.extract.inbox import Inbox, InboxError, Proposal, ProposalSource
+from memtui.core.writes.journal import Journal
+from memtui.core.memory.memories import read_memory
 
 NOW = datetime(2026, 3, 10, 12, 0, tzinfo=UTC)
 BODY = (
@@ -133,7 +133,7 @@ def test_update_proposal_conflicts_when_the_file_changed(tmp_path: Path) -> None
     memory = tmp_path / "memory"
     memory.mkdir()
     (memory / "old.md").write_text("---\ndescription: d\ntype: user\n---\nv1\n", encoding="utf-8")
-    from memtui.core.journal import sha256_hex
+    from memtui.core.writes.journal import sha256_hex
 
     inbox = Inbox(tmp_path / "state", memory)
     p = Proposal("abc123abc123", "update", "old.md", "user", "old", "d", "v2\n", ProposalSource(SESSION, "u1"), "claude",

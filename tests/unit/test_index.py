@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from memtui.core.catalog import load_catalog
-from memtui.core.index import format_file_size, parse_entries, read_index, truncate_index
+from memtui.core.memory.catalog import load_catalog
+from memtui.core.memory.index import format_file_size, parse_entries, read_index, truncate_index
 
 ADVICE = "Keep index entries to one line under ~200 chars; move detail into topic files."
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from memtui.core.doctor import combined_fix_plan, run_doctor
-from memtui.core.edits import (
+from memtui.core.writes.edits import (
     apply_plan,
     plan_create,
     plan_delete,
@@ -22,16 +22,16 @@ from memtui.core.edits import (
     restore_plan,
     trash,
 )
-from memtui.core.index_edit import (
+from memtui.core.writes.index_edit import (
     add_entries,
     add_entry,
     memory_type_of,
     newly_dropped,
     restore_entry,
 )
-from memtui.core.journal import Journal
-from memtui.core.memories import read_memory
-from memtui.core.team import import_bundle
+from memtui.core.writes.journal import Journal
+from memtui.core.memory.memories import read_memory
+from memtui.core.team.bundle import import_bundle
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 NEW = "- [New](new.md) — n"

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memtui.core import index
-from memtui.core.index import parse_entries
+from memtui.core.memory import index
+from memtui.core.memory.index import parse_entries
 
 LINES = [
     "- [Role](user_role.md) — backend engineer",

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memtui.core import lint
+from memtui.core.memory import lint
 
 
 @settings(max_examples=150, deadline=None)

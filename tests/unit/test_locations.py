@@ -15,8 +15,8 @@ from pathlib import Path
 import platformdirs
 import pytest
 
-from memtui.core.flavor import AGENT, CLAUDE, get_flavor
-from memtui.core.locations import resolve_locations, state_dir, validate_memory_dir_override
+from memtui.core.places.flavor import AGENT, CLAUDE, get_flavor
+from memtui.core.places.locations import resolve_locations, state_dir, validate_memory_dir_override
 
 INVALID = "memory-dir-override-invalid"
 

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from memtui.core.catalog import load_catalog
-from memtui.core.memories import DIAGNOSTIC_CODES, MemoryDirError, read_memory, scan_memories
+from memtui.core.memory.catalog import load_catalog
+from memtui.core.memory.memories import DIAGNOSTIC_CODES, MemoryDirError, read_memory, scan_memories
 
 NOW = datetime(2026, 3, 10, 12, 0, tzinfo=UTC)
 # Monday 2026-03-02 12:00 UTC (fixtures README: Thursday → 2026-03-05, tomorrow → 2026-03-03)

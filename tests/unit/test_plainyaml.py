@@ -1,4 +1,4 @@
-"""``memtui.core.plainyaml``: the cheap path gives exactly what the YAML loader gives, or passes.
+"""``memtui.core.memory.plainyaml``: the cheap path gives exactly what the YAML loader gives, or passes.
 
 For every input, either ``simple_mapping`` answers ``None`` (the caller runs the loader) or its
 mapping equals the loader's result — for PyYAML's ``SafeLoader`` (YAML 1.1 resolvers) and for
@@ -16,11 +16,11 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memtui.core.plainyaml import simple_mapping
+from memtui.core.memory.plainyaml import simple_mapping
 
 LOADERS: list[type[Any]] = [yaml.SafeLoader]
 try:
-    LOADERS.append(importlib.import_module("memtui.core.yaml12").Yaml12Loader)
+    LOADERS.append(importlib.import_module("memtui.core.memory.yaml12").Yaml12Loader)
 except ImportError:  # pragma: no cover - the YAML 1.2 loader is optional here
     pass
 
@@ -118,7 +118,7 @@ def test_generated_inputs(lines: list[str]) -> None:
 
 @pytest.mark.parametrize("raw", TRICKY)
 def test_frontmatter_reads_the_same_with_and_without_the_cheap_path(raw: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    from memtui.core import frontmatter
+    from memtui.core.memory import frontmatter
 
     text = f"---\n{raw}---\nbody\n"
     fast = frontmatter.parse_frontmatter(text)

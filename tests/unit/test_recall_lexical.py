@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_recall_eval import QUERIES, write_workspace
 
-from memtui.core.headers import MemoryHeader
+from memtui.core.memory.headers import MemoryHeader
 from memtui.core.recall import RecallDoc, lexical, load_corpus, recall
 from memtui.core.recall.lexical import (
     LexicalIndex,

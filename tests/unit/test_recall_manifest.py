@@ -86,7 +86,7 @@ def test_session_budget_of_60_kib() -> None:
 
 def test_core_recall_imports_no_ui() -> None:
     code = (
-        "import sys, memtui.core.recall, memtui.core.recall.engine, memtui.core.transcripts;"
+        "import sys, memtui.core.recall, memtui.core.recall.engine, memtui.core.sessions.transcripts;"
         "print(sorted(m for m in ('textual', 'rich') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

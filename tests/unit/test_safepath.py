@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from memtui.core.safepath import UnsafePathError, validate_inside, validate_team_key
+from memtui.core.writes.safepath import UnsafePathError, validate_inside, validate_team_key
 
 
 @pytest.fixture

@@ -1,6 +1,6 @@
 """The scan cache: a second scan of unchanged files gives exactly what parsing gives, without
 parsing; any change to a file, a racy mtime, a torn cache or a state dir inside the memory dir
-falls back to parsing (memtui.core.scancache, memtui.core.memories.scan_memories)."""
+falls back to parsing (memtui.core.memory.scancache, memtui.core.memory.memories.scan_memories)."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from memtui.core import memories as memories_mod
-from memtui.core import scancache
-from memtui.core.memories import scan_memories
-from memtui.core.scancache import CACHE_NAME, ScanCache
+from memtui.core.memory import memories as memories_mod
+from memtui.core.memory import scancache
+from memtui.core.memory.memories import scan_memories
+from memtui.core.memory.scancache import CACHE_NAME, ScanCache
 
 OLD = 1_700_000_000  # 2023-11-14: long before the racy window
 
@@ -222,7 +222,7 @@ def test_ls_json_is_the_same_from_a_warm_cache(tmp_path: Path, monkeypatch: pyte
 
 
 def test_header_scan_from_the_cache_equals_reading_the_heads(tmp_path: Path) -> None:
-    from memtui.core.headers import scan_headers
+    from memtui.core.memory.headers import scan_headers
 
     mem = tricky_dir(tmp_path)
     state = tmp_path / "state"
@@ -253,8 +253,8 @@ def test_a_cache_entry_with_wrong_types_is_parsed_not_trusted(tmp_path: Path, mo
 
 
 def test_a_header_entry_with_wrong_types_is_read_again(tmp_path: Path) -> None:
-    from memtui.core.headers import scan_headers
-    from memtui.core.scancache import HEADER_CACHE_NAME
+    from memtui.core.memory.headers import scan_headers
+    from memtui.core.memory.scancache import HEADER_CACHE_NAME
 
     mem = tricky_dir(tmp_path)
     state = tmp_path / "state"
@@ -302,7 +302,7 @@ def test_a_cache_path_that_is_not_a_file_is_ignored(tmp_path: Path, kind: str) -
 
 
 def test_only_what_json_keeps_exactly_is_cacheable() -> None:
-    from memtui.core.scancache import jsonable
+    from memtui.core.memory.scancache import jsonable
 
     assert jsonable({"name": "x", "n": 3, "f": 1.5, "ok": True, "none": None, "list": [1, "a", {"k": "v"}]})
     # a value orjson refuses or changes would stop the whole cache from being written

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from memtui.core.slug import djb2_hash, slugify, to_base36
+from memtui.core.places.slug import djb2_hash, slugify, to_base36
 
 
 @pytest.mark.parametrize(

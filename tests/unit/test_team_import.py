@@ -18,10 +18,10 @@ import pytest
 from click.testing import CliRunner
 
 from memtui.cli import main
-from memtui.core.journal import Journal
-from memtui.core.locations import state_dir
-from memtui.core.secretscan import find_secrets
-from memtui.core.team import (
+from memtui.core.writes.journal import Journal
+from memtui.core.places.locations import state_dir
+from memtui.core.memory.secretscan import find_secrets
+from memtui.core.team.bundle import (
     MAX_TEAM_FILE_BYTES,
     BundleError,
     ImportReport,
@@ -360,7 +360,7 @@ def test_failed_second_write_leaves_team_dir_as_it_was(mem: Path, monkeypatch: p
 
 
 def test_failed_write_via_the_write_paths_writer_rolls_back_too(mem: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from memtui.core.atomic import atomic_write_bytes as real
+    from memtui.core.writes.atomic import atomic_write_bytes as real
 
     team = mem / "team"
     put(team / "MEMORY.md", "- [Old](old.md) — kept\n")
@@ -374,7 +374,7 @@ def test_failed_write_via_the_write_paths_writer_rolls_back_too(mem: Path, monke
             raise OSError(errno.EIO, "Input/output error")
         real(path, data, **kwargs)
 
-    monkeypatch.setattr("memtui.core.edits.atomic_write_bytes", failing)
+    monkeypatch.setattr("memtui.core.writes.edits.atomic_write_bytes", failing)
     with pytest.raises(TeamWriteError) as caught:
         imp({"old.md": "v2", "new.md": "fresh"}, mem)
     # no file name in the error: the key is not known, the message says what happened
@@ -453,7 +453,7 @@ def test_undo_of_an_import_that_created_the_team_index_removes_it(mem: Path, tmp
 def test_undo_reverts_the_import_not_an_older_change(mem: Path, tmp_path: Path) -> None:
     """The tester's report: ``memtui undo`` after an import silently reverted the change
     before it, since the import was not journaled."""
-    from memtui.core.edits import FileChange, Plan, apply_plan
+    from memtui.core.writes.edits import FileChange, Plan, apply_plan
 
     put(mem / "user_me.md", "---\nname: Me\ndescription: who I am\ntype: user\n---\nv1\n")
     data = (mem / "user_me.md").read_bytes()

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from memtui.core.transcripts import (
+from memtui.core.sessions.transcripts import (
     TOOL_RESULT_TEXT_CAP,
     last_human_turn,
     list_sessions,

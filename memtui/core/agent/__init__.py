@@ -16,7 +16,7 @@ Codes of a :class:`ToolOutcome` with ``is_error=True``:
 - Bash: ``bash-empty``, ``bash-syntax``, ``bash-substitution``, ``bash-redirection``,
   ``bash-chaining``, ``bash-not-allowed``, ``bash-forbidden-option``, ``bash-timeout``,
   ``bash-exit`` (ran, non-zero status), ``bash-failed`` (could not start);
-- Write/Edit: :class:`memtui.core.safepath.UnsafePathError` codes (``outside-dir``,
+- Write/Edit: :class:`memtui.core.writes.safepath.UnsafePathError` codes (``outside-dir``,
   ``symlink-escape``, ``dangling-symlink``, ``symlink-loop``, ``dir-itself``, ``nul-byte``,
   ``unresolvable``), ``is-directory``, ``too-large``, ``write-failed``; Edit also
   ``not-found``, ``not-utf8``, ``no-match``, ``ambiguous-match``, ``no-change``.

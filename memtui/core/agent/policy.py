@@ -2,7 +2,7 @@
 
 A :class:`ToolPolicy` says what the model may touch: ``Read``/``Grep``/``Glob`` anywhere (or
 below ``read_roots``), ``Bash`` only for the read-only commands of ``bash_allow``, ``Write`` and
-``Edit`` only inside ``write_root`` (checked by :func:`memtui.core.safepath.validate_inside`),
+``Edit`` only inside ``write_root`` (checked by :func:`memtui.core.writes.safepath.validate_inside`),
 nothing else. Every call produces a :class:`ToolOutcome`; a refusal is an outcome with
 ``is_error=True``, a ``code`` and a sentence — never an exception — so the model can read why.
 Each call can also be recorded as a :class:`ToolCall` for the UI's event stream.

@@ -3,8 +3,8 @@
 
 ``Read``/``Grep``/``Glob`` read anywhere (or below ``policy.read_roots``); ``Bash`` runs the
 read-only allow-list (:mod:`memtui.core.agent.bash`); ``Write``/``Edit`` change files only
-inside ``policy.write_root``, at the path :func:`memtui.core.safepath.validate_inside` returns,
-through :func:`memtui.core.atomic.atomic_write_bytes`. Any other name is refused.
+inside ``policy.write_root``, at the path :func:`memtui.core.writes.safepath.validate_inside` returns,
+through :func:`memtui.core.writes.atomic.atomic_write_bytes`. Any other name is refused.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The writing tools: ``Write`` and ``Edit``, only inside ``policy.write_root``, at the path
-:func:`memtui.core.safepath.validate_inside` returns (SPEC §9), through
-:func:`memtui.core.atomic.atomic_write_bytes` (SPEC §10)."""
+:func:`memtui.core.writes.safepath.validate_inside` returns (SPEC §9), through
+:func:`memtui.core.writes.atomic.atomic_write_bytes` (SPEC §10)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from typing import Any
 
 from memtui.core.agent.args import error, str_arg
 from memtui.core.agent.policy import ToolOutcome, ToolPolicy
-from memtui.core.atomic import atomic_write_bytes
-from memtui.core.safepath import UnsafePathError, validate_inside
+from memtui.core.writes.atomic import atomic_write_bytes
+from memtui.core.writes.safepath import UnsafePathError, validate_inside
 
 __all__ = ["edit_tool", "write_tool"]
 

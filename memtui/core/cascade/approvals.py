@@ -21,9 +21,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Literal
 
-from memtui.core.diagnostics import Diagnostic
-from memtui.core.flavor import Flavor, home_dir
-from memtui.core.gitroot import resolve_git_roots
+from memtui.core.base.diagnostics import Diagnostic
+from memtui.core.places.flavor import Flavor, home_dir
+from memtui.core.places.gitroot import resolve_git_roots
 
 from .model import ExternalApproval
 

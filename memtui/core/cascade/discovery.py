@@ -8,12 +8,12 @@ import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from memtui.core.diagnostics import Diagnostic
-from memtui.core.flavor import home_dir
-from memtui.core.gitroot import resolve_git_roots
-from memtui.core.index import INDEX_NAME, truncate_index
-from memtui.core.locations import Locations
-from memtui.core.units import estimate_tokens, utf16_len
+from memtui.core.base.diagnostics import Diagnostic
+from memtui.core.places.flavor import home_dir
+from memtui.core.places.gitroot import resolve_git_roots
+from memtui.core.memory.index import INDEX_NAME, truncate_index
+from memtui.core.places.locations import Locations
+from memtui.core.base.units import estimate_tokens, utf16_len
 
 from .approvals import resolve_approval
 from .excludes import ExcludeMatcher

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import bracex
 
-from memtui.core.diagnostics import Diagnostic
-from memtui.core.settings import SettingsLayers, SettingsSource
+from memtui.core.base.diagnostics import Diagnostic
+from memtui.core.places.settings import SettingsLayers, SettingsSource
 
 EXCLUDABLE_LAYERS = frozenset({"user", "project", "local"})
 _SETTINGS_ORDER: tuple[SettingsSource, ...] = ("user", "project", "local", "policy")

@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from memtui.core.diagnostics import Diagnostic
+from memtui.core.base.diagnostics import Diagnostic
 
 from .imports import is_inside
 from .loader import CascadeContext, Loader

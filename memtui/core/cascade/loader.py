@@ -13,11 +13,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from memtui.core.diagnostics import Diagnostic, Severity
-from memtui.core.flavor import Flavor
-from memtui.core.frontmatter import Frontmatter
-from memtui.core.locations import Locations
-from memtui.core.units import estimate_tokens, utf16_len as _utf16_len
+from memtui.core.base.diagnostics import Diagnostic, Severity
+from memtui.core.places.flavor import Flavor
+from memtui.core.memory.frontmatter import Frontmatter
+from memtui.core.places.locations import Locations
+from memtui.core.base.units import estimate_tokens, utf16_len as _utf16_len
 
 from .excludes import EXCLUDABLE_LAYERS, ExcludeMatcher
 from .imports import ImportRef, did_you_mean, expand_path, extract_import_refs, is_inside

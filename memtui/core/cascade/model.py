@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from memtui.core.diagnostics import Diagnostic
-from memtui.core.units import estimate_tokens, utf16_len
+from memtui.core.base.diagnostics import Diagnostic
+from memtui.core.base.units import estimate_tokens, utf16_len
 
 Layer = Literal["managed", "user", "project", "local", "automem", "teammem"]
 Kind = Literal["instructions", "rule", "import", "index"]

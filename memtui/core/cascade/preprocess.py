@@ -17,8 +17,8 @@ from pathlib import Path
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from memtui.core.diagnostics import Diagnostic
-from memtui.core.frontmatter import Frontmatter, parse_frontmatter
+from memtui.core.base.diagnostics import Diagnostic
+from memtui.core.memory.frontmatter import Frontmatter, parse_frontmatter
 
 # The reference's size advisory: MAX_MEMORY_CHARACTER_COUNT = 40,000 (UTF-16 units).
 MAX_FILE_CHARS = 40_000

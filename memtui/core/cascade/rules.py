@@ -19,7 +19,7 @@ from typing import Any
 import bracex
 from pathspec import GitIgnoreSpec
 
-from memtui.core.diagnostics import Diagnostic
+from memtui.core.base.diagnostics import Diagnostic
 
 RULE_SUFFIX = ".md"  # case-sensitive, like the reference's ``name.endsWith('.md')``
 

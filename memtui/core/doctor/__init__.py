@@ -2,7 +2,7 @@
 ``{code, severity, path, line, message, fix}``, and safe fixes as edit plans.
 
 ``run_doctor(memory_dir, now, instruction_texts=...)`` → ``DoctorReport``; ``fix_plan(memory_dir,
-finding)`` / ``combined_fix_plan(memory_dir, findings)`` → ``memtui.core.edits.Plan`` (apply with
+finding)`` / ``combined_fix_plan(memory_dir, findings)`` → ``memtui.core.writes.edits.Plan`` (apply with
 ``apply_plan``, undo with ``undo``). ``DOCTOR_CODES``: code → (severity, meaning); ``FIXES``:
 fix id → what it does.
 """

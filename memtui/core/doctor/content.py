@@ -22,7 +22,7 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 
 from memtui.core.doctor.model import Finding, finding
-from memtui.core.memories import Memory
+from memtui.core.memory.memories import Memory
 
 CODE_BLOCK_MIN_LINES = 10
 TRACE_MIN_FRAMES = 3
@@ -103,8 +103,8 @@ def content_findings(memory: Memory) -> list[Finding]:
 
 def secret_findings(memory: Memory) -> list[Finding]:
     """``likely-secret`` findings: detect-secrets' credential-format plugins (via
-    ``memtui.core.secretscan``) over the whole file. The secret itself is never reported."""
-    from memtui.core.secretscan import find_secrets
+    ``memtui.core.memory.secretscan``) over the whole file. The secret itself is never reported."""
+    from memtui.core.memory.secretscan import find_secrets
 
     return [
         finding("likely-secret", memory.relpath, s.line, f"a likely {s.kind}: remove it (memory is read by a model, team memory by everyone)", kind=s.kind)

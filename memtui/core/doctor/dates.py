@@ -18,13 +18,13 @@ import re
 from dataclasses import dataclass
 from datetime import date
 
-from memtui.core.lint import (
+from memtui.core.memory.lint import (
     CJK_DAY_OFFSETS,
     RelativeDate,
     find_relative_dates,
     mtime_datetime,
 )
-from memtui.core.memories import Memory
+from memtui.core.memory.memories import Memory
 
 _EN_DAY = re.compile(r"^(?:the day (?:after tomorrow|before yesterday)|today|tonight|tomorrow|yesterday)$", re.IGNORECASE)
 _EN_WEEKDAY = re.compile(r"^(?:(on|this|coming|last|past)\s+)?(monday|tuesday|wednesday|thursday|friday|saturday|sunday)$", re.IGNORECASE)

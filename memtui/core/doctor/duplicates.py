@@ -46,7 +46,7 @@ from rapidfuzz import fuzz
 from rapidfuzz.distance import LCSseq
 
 from memtui.core.doctor.model import Finding, finding
-from memtui.core.memories import Memory
+from memtui.core.memory.memories import Memory
 
 NEAR_DUPLICATE_THRESHOLD = 85.0
 PREFILTER_JACCARD = 0.5

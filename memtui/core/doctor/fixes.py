@@ -1,4 +1,4 @@
-"""Safe fixes for doctor findings, each a ``Plan`` of ``memtui.core.edits`` (``action="fix"``):
+"""Safe fixes for doctor findings, each a ``Plan`` of ``memtui.core.writes.edits`` (``action="fix"``):
 previewed as a diff, applied by ``apply_plan`` (conflict check, journal, atomic writes) and
 undone by ``undo``. No fix deletes a memory or drops memory text: the only line ever removed is
 an index line that links to a file that does not exist.
@@ -17,13 +17,13 @@ from pathlib import Path
 from memtui.core.doctor.content import normalize_prose
 from memtui.core.doctor.index_checks import ENTRY_LINE, HEADING_ENTRY, shorten_line
 from memtui.core.doctor.model import FIXES, Finding
-from memtui.core.edits import EditError, FileChange, Plan
-from memtui.core.frontmatter import parse_frontmatter
-from memtui.core.index import IndexEntry, parse_entries
-from memtui.core.index_edit import add_entry, entry_line, memory_type_of, newly_dropped
-from memtui.core.journal import read_or_none
-from memtui.core.memories import MEMORY_TYPES, TEAM_DIR, declared_type_of
-from memtui.core.rewrite import newline_of, set_top_level_key
+from memtui.core.writes.edits import EditError, FileChange, Plan
+from memtui.core.memory.frontmatter import parse_frontmatter
+from memtui.core.memory.index import IndexEntry, parse_entries
+from memtui.core.writes.index_edit import add_entry, entry_line, memory_type_of, newly_dropped
+from memtui.core.writes.journal import read_or_none
+from memtui.core.memory.memories import MEMORY_TYPES, TEAM_DIR, declared_type_of
+from memtui.core.writes.rewrite import newline_of, set_top_level_key
 
 _LEADING_TRAP = re.compile(r"^(?:\ufeff|[ \t]*\r?\n)+(?=---)")
 

@@ -9,15 +9,15 @@ import re
 from pathlib import Path
 
 from memtui.core.doctor.model import Finding, finding
-from memtui.core.frontmatter import FRONTMATTER_RE
-from memtui.core.index import (
+from memtui.core.memory.frontmatter import FRONTMATTER_RE
+from memtui.core.memory.index import (
     INDEX_NAME,
     MAX_INDEX_LINES,
     MAX_INDEX_UNITS,
     IndexReport,
     parse_entries,
 )
-from memtui.core.index_edit import MAX_ENTRY_CHARS
+from memtui.core.writes.index_edit import MAX_ENTRY_CHARS
 
 # A list-line entry: ``- [Title](target)`` then the hook after a separator.
 ENTRY_LINE = re.compile(r"^(?P<head>[ \t]*[-*+][ \t]+\[(?P<title>[^\]\n]*)\]\((?P<target>[^)\s]*)\))(?P<sep>[ \t]*(?:[—–:]|-{1,2})[ \t]*|[ \t]+)(?P<hook>\S.*?)[ \t]*$")

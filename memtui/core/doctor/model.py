@@ -2,7 +2,7 @@
 
 Every finding has a stable kebab-case ``code`` listed in ``DOCTOR_CODES`` with its severity and
 one line of meaning. The per-file codes the parser already computes (``DIAGNOSTIC_CODES`` in
-``memtui.core.memories``) are reused under the same names; the doctor adds the checks that need
+``memtui.core.memory.memories``) are reused under the same names; the doctor adds the checks that need
 the whole directory (duplicates, the index), a scanner (secrets) or heuristics (content that
 must not be saved as memory).
 """
@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memtui.core.diagnostics import Severity
-from memtui.core.memories import DIAGNOSTIC_CODES
+from memtui.core.base.diagnostics import Severity
+from memtui.core.memory.memories import DIAGNOSTIC_CODES
 
 # Codes the doctor adds to the parser's. code -> (severity, meaning).
 _DOCTOR_ONLY: dict[str, tuple[Severity, str]] = {

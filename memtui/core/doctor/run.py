@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 
-from memtui.core.catalog import load_catalog
-from memtui.core.diagnostics import Diagnostic
+from memtui.core.memory.catalog import load_catalog
+from memtui.core.base.diagnostics import Diagnostic
 from memtui.core.doctor.content import (
     content_findings,
     instruction_findings,
@@ -23,10 +23,10 @@ from memtui.core.doctor.model import (
     finding,
     sort_key,
 )
-from memtui.core.lint import mtime_datetime
-from memtui.core.locations import Locations
-from memtui.core.memories import MEMORY_TYPES, TEAM_DIR, Memory
-from memtui.core.scancache import ScanCache
+from memtui.core.memory.lint import mtime_datetime
+from memtui.core.places.locations import Locations
+from memtui.core.memory.memories import MEMORY_TYPES, TEAM_DIR, Memory
+from memtui.core.memory.scancache import ScanCache
 
 # Parser codes the doctor computes itself (richer: the index's own check, the dates with fixes).
 _RECOMPUTED = frozenset({"relative-date", "not-indexed"})

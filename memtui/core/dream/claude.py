@@ -3,7 +3,7 @@ Agent 的 Bash 被限制为只读命令，Write 只能写记忆目录").
 
 The agent (``memtui.core.agent.run_agent``) gets the SPEC §7 tool policy — Read/Grep/Glob
 anywhere, read-only Bash by allow-list, Write/Edit only inside one root through
-``memtui.core.safepath`` — but that root is a **staging copy** of the memory dir in memtui's
+``memtui.core.writes.safepath`` — but that root is a **staging copy** of the memory dir in memtui's
 state dir, never the memory dir itself. When the run ends, the difference staging → real
 becomes the plan, previewed and applied like the offline one (and undone the same way).
 
@@ -30,7 +30,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memtui.core.catalog import iso_utc
+from memtui.core.memory.catalog import iso_utc
 from memtui.core.dream.events import (
     PHASES,
     DreamCancelled,
@@ -48,9 +48,9 @@ from memtui.core.dream.events import (
 from memtui.core.dream.gates import DreamContext, sessions_since
 from memtui.core.dream.lock import LOCK_NAME, read_lock
 from memtui.core.dream.plan import DEFAULT_MAX_DELETIONS, DreamPlan, Workspace
-from memtui.core.index import MAX_INDEX_LINES, MAX_INDEX_UNITS
-from memtui.core.index_edit import MAX_ENTRY_CHARS
-from memtui.core.memories import TEAM_DIR
+from memtui.core.memory.index import MAX_INDEX_LINES, MAX_INDEX_UNITS
+from memtui.core.writes.index_edit import MAX_ENTRY_CHARS
+from memtui.core.memory.memories import TEAM_DIR
 
 if TYPE_CHECKING:
     import anthropic

@@ -21,14 +21,14 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from memtui.core.atomic import atomic_write_bytes
-from memtui.core.catalog import iso_utc
-from memtui.core.diagnostics import Diagnostic
+from memtui.core.writes.atomic import atomic_write_bytes
+from memtui.core.memory.catalog import iso_utc
+from memtui.core.base.diagnostics import Diagnostic
 from memtui.core.dream.lock import LockInfo, read_lock
-from memtui.core.locations import Locations
-from memtui.core.settings import SettingsLayers
-from memtui.core.statedir import memdir_state
-from memtui.core.transcripts import list_sessions
+from memtui.core.places.locations import Locations
+from memtui.core.places.settings import SettingsLayers
+from memtui.core.places.statedir import memdir_state
+from memtui.core.sessions.transcripts import list_sessions
 
 # SPEC §8 defaults (the reference's).
 DEFAULT_MIN_HOURS = 24.0

@@ -34,8 +34,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from memtui.core.atomic import atomic_write_bytes
-from memtui.core.memories import LOCK_FILE
+from memtui.core.writes.atomic import atomic_write_bytes
+from memtui.core.memory.memories import LOCK_FILE
 
 LOCK_NAME = LOCK_FILE
 # The reference's holder-stale rule: a lock whose mtime is older than this is reclaimed even

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from memtui.core.doctor.content import normalize_prose
-from memtui.core.rewrite import newline_of
+from memtui.core.writes.rewrite import newline_of
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])")
 _LIST_MARK = re.compile(r"^(\s*(?:[-*+]|\d+[.)])\s+)")

@@ -29,7 +29,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from datetime import datetime
 
-from memtui.core.catalog import iso_utc
+from memtui.core.memory.catalog import iso_utc
 from memtui.core.doctor.dates import relative_dates
 from memtui.core.doctor.duplicates import (
     MIN_BODY_CHARS,
@@ -54,11 +54,11 @@ from memtui.core.dream.lock import read_lock
 from memtui.core.dream.merge import append_block, missing_lines
 from memtui.core.dream.plan import DEFAULT_MAX_DELETIONS, DreamPlan, Workspace
 from memtui.core.dream.prune import PruneInput, is_hub, prune_index
-from memtui.core.frontmatter import parse_frontmatter
-from memtui.core.index import INDEX_NAME
-from memtui.core.journal import read_or_none
-from memtui.core.lint import mtime_datetime
-from memtui.core.memories import (
+from memtui.core.memory.frontmatter import parse_frontmatter
+from memtui.core.memory.index import INDEX_NAME
+from memtui.core.writes.journal import read_or_none
+from memtui.core.memory.lint import mtime_datetime
+from memtui.core.memory.memories import (
     Memory,
     iter_memory_paths,
     parse_memory_bytes,
@@ -304,7 +304,7 @@ def consolidate_offline(
     ``emit`` receives each event as it happens (from the calling thread); ``cancel`` is checked
     between steps. Raises ``DreamCancelled``, ``MemoryDirError`` (no memory dir).
     """
-    from memtui.core.memories import MemoryDirError
+    from memtui.core.memory.memories import MemoryDirError
 
     if not ctx.memory_dir.is_dir():
         raise MemoryDirError(2, "memory dir does not exist", str(ctx.memory_dir))

@@ -1,4 +1,4 @@
-"""A dream's plan: one ``memtui.core.edits.Plan`` (``action="dream"``) plus, per file, the
+"""A dream's plan: one ``memtui.core.writes.edits.Plan`` (``action="dream"``) plus, per file, the
 reason, and the findings and events of the run that made it (SPEC §8 "Transaction").
 
 Nothing here writes: ``Workspace`` holds the files a consolidator edits in memory (bytes as
@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from memtui.core.dream.events import DreamEvent, Finding, event_to_json
-from memtui.core.edits import FileChange, Plan
-from memtui.core.journal import read_or_none
+from memtui.core.writes.edits import FileChange, Plan
+from memtui.core.writes.journal import read_or_none
 
 # The issue's cap (memtui's choice): a dream deletes at most this many files per run; the
 # remaining duplicates wait for the next dream.

@@ -32,23 +32,23 @@ from memtui.core.doctor.index_checks import ENTRY_LINE, shorten_line
 from memtui.core.dream.events import Emit, Finding, Phase, ProposedChange
 from memtui.core.dream.merge import append_block
 from memtui.core.dream.plan import Workspace
-from memtui.core.frontmatter import parse_frontmatter
-from memtui.core.index import (
+from memtui.core.memory.frontmatter import parse_frontmatter
+from memtui.core.memory.index import (
     INDEX_NAME,
     MAX_INDEX_LINES,
     MAX_INDEX_UNITS,
     parse_entries,
     truncate_index,
 )
-from memtui.core.index_edit import (
+from memtui.core.writes.index_edit import (
     MAX_ENTRY_CHARS,
     add_entries,
     add_entry,
     entry_line,
     link_target,
 )
-from memtui.core.memories import MEMORY_TYPES
-from memtui.core.rewrite import newline_of
+from memtui.core.memory.memories import MEMORY_TYPES
+from memtui.core.writes.rewrite import newline_of
 
 HUB_PREFIX = "index-"
 HUB_MARK = "generated-by: memtui dream"

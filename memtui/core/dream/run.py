@@ -9,7 +9,7 @@ and undo.
     undo_last_dream(ctx, now)           # the memory files and the lock as they were
 
 ``plan_dream`` is the dry run (no gates, no lock, nothing written). ``apply`` goes through
-``memtui.core.edits.apply_plan``: the conflict check, before-images of every touched file in
+``memtui.core.writes.edits.apply_plan``: the conflict check, before-images of every touched file in
 memtui's journal (state dir), atomic writes, deletes last, and on any failure every file
 restored. Lock rules: success commits it (mtime = acquisition time); failure, a conflict,
 cancel or discard roll it back. Each applied dream also leaves a run record
@@ -27,7 +27,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal, Protocol, Self
 
-from memtui.core.atomic import atomic_write_bytes
+from memtui.core.writes.atomic import atomic_write_bytes
 from memtui.core.dream.events import DreamCancelled, Emit, EventLog
 from memtui.core.dream.gates import DreamContext, GateStatus, check_gates
 from memtui.core.dream.lock import (
@@ -38,8 +38,8 @@ from memtui.core.dream.lock import (
     read_lock,
 )
 from memtui.core.dream.plan import DEFAULT_MAX_DELETIONS, DreamPlan
-from memtui.core.edits import EditError, apply_plan, undo
-from memtui.core.journal import Journal, JournalEntry
+from memtui.core.writes.edits import EditError, apply_plan, undo
+from memtui.core.writes.journal import Journal, JournalEntry
 
 ConsolidatorName = Literal["offline", "claude"]
 CONSOLIDATORS: tuple[ConsolidatorName, ...] = ("offline", "claude")

@@ -7,7 +7,7 @@
 - ``excerpt``: the source conversation of a proposal or memory (provenance);
 - ``hook``: the agent's Stop hook input and memtui's hook log.
 
-The inbox itself is :mod:`memtui.core.inbox`.
+- ``inbox``: the proposals waiting for a person to accept, edit or reject.
 """
 
 from __future__ import annotations

@@ -9,10 +9,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Literal, Protocol
 
-from memtui.core.headers import MemoryHeader
-from memtui.core.inbox import ProposalKind
-from memtui.core.memories import MemoryType
-from memtui.core.transcripts import Entry, Transcript
+from memtui.core.memory.headers import MemoryHeader
+from memtui.core.extract.inbox import ProposalKind
+from memtui.core.memory.memories import MemoryType
+from memtui.core.sessions.transcripts import Entry, Transcript
 
 ExtractorName = Literal["offline", "claude"]
 

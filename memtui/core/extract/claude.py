@@ -3,7 +3,7 @@ memories (SPEC §7), run with the shared tool policy of :mod:`memtui.core.agent`
 
 - **Tools**: Read/Grep/Glob anywhere, Bash read-only by allow-list, Write/Edit only inside a
   *staging copy* of the memory dir (``<state>/memdirs/<slug>/extract/staging/<run>/``, checked
-  by :func:`memtui.core.safepath.validate_inside`). The agent is told the staging dir *is* its
+  by :func:`memtui.core.writes.safepath.validate_inside`). The agent is told the staging dir *is* its
   memory dir; memtui then turns what changed there into proposals (new file → ``create``,
   changed file → ``update``), which go to the inbox or, with ``apply``, through the normal write
   path. Changes to ``MEMORY.md`` are ignored: memtui writes the index entry itself.
@@ -30,14 +30,14 @@ from memtui.core.extract.base import (
     ExtractorError,
     ExtractorName,
 )
-from memtui.core.frontmatter import parse_frontmatter
-from memtui.core.index import INDEX_NAME
-from memtui.core.journal import sha256_hex
-from memtui.core.memories import MEMORY_TYPES, iter_memory_paths, parse_memory_type
+from memtui.core.memory.frontmatter import parse_frontmatter
+from memtui.core.memory.index import INDEX_NAME
+from memtui.core.writes.journal import sha256_hex
+from memtui.core.memory.memories import MEMORY_TYPES, iter_memory_paths, parse_memory_type
 from memtui.core.recall.manifest import build_manifest
-from memtui.core.slug import slugify
-from memtui.core.statedir import memdir_state
-from memtui.core.transcripts import Entry, is_human_turn
+from memtui.core.places.slug import slugify
+from memtui.core.places.statedir import memdir_state
+from memtui.core.sessions.transcripts import Entry, is_human_turn
 
 if TYPE_CHECKING:
     import anthropic

@@ -29,7 +29,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from memtui.core.memories import MemoryType
+from memtui.core.memory.memories import MemoryType
 
 CueKind = Literal["remember", "from-now-on", "never"]
 Language = Literal["en", "zh", "ja"]

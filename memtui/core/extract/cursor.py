@@ -20,10 +20,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Self
 
-from memtui.core.atomic import atomic_write_bytes
-from memtui.core.slug import slugify
-from memtui.core.statedir import memdir_state
-from memtui.core.transcripts import Transcript
+from memtui.core.writes.atomic import atomic_write_bytes
+from memtui.core.places.slug import slugify
+from memtui.core.places.statedir import memdir_state
+from memtui.core.sessions.transcripts import Transcript
 
 # memtui's choice: a lock older than this is stale and is taken over. An extraction is at most
 # 5 agent turns of at most 120 s each (``agent.REQUEST_TIMEOUT_S``) plus tools: well below 30 min.

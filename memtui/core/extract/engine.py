@@ -22,7 +22,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from memtui.core.edits import ApplyError, ConflictError, EditError, apply_plan
+from memtui.core.writes.edits import ApplyError, ConflictError, EditError, apply_plan
 from memtui.core.extract.base import (
     Draft,
     ExtractionRequest,
@@ -32,9 +32,9 @@ from memtui.core.extract.base import (
 )
 from memtui.core.extract.cursor import Cursor, CursorStore
 from memtui.core.extract.offline import OfflineExtractor
-from memtui.core.headers import scan_headers
-from memtui.core.scancache import HEADER_CACHE_NAME, ScanCache
-from memtui.core.inbox import (
+from memtui.core.memory.headers import scan_headers
+from memtui.core.memory.scancache import HEADER_CACHE_NAME, ScanCache
+from memtui.core.extract.inbox import (
     Inbox,
     Proposal,
     ProposalSource,
@@ -42,8 +42,8 @@ from memtui.core.inbox import (
     proposal_id,
     proposal_plan,
 )
-from memtui.core.journal import Journal
-from memtui.core.transcripts import Transcript, read_transcript, writes_inside
+from memtui.core.writes.journal import Journal
+from memtui.core.sessions.transcripts import Transcript, read_transcript, writes_inside
 
 if TYPE_CHECKING:
     import anthropic

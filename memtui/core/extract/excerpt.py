@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from memtui.core.inbox import ORIGIN_KEY, Inbox, Proposal
-from memtui.core.memories import Memory
-from memtui.core.transcripts import Entry, is_human_turn, read_transcript
+from memtui.core.extract.inbox import ORIGIN_KEY, Inbox, Proposal
+from memtui.core.memory.memories import Memory
+from memtui.core.sessions.transcripts import Entry, is_human_turn, read_transcript
 
 # memtui's choices: turns shown around the source message, and characters kept per turn.
 TURNS_BEFORE = 3

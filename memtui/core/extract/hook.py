@@ -19,7 +19,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from memtui.core.flavor import Flavor
+from memtui.core.places.flavor import Flavor
 
 # memtui's choices: the hook log's size before rotation, and the largest stdin accepted
 # (hook input is a few hundred bytes; anything near this is not a hook payload).
@@ -130,7 +130,7 @@ def run_stop_hook(
     ctx = {"session_id": hook.session_id, "transcript": str(hook.transcript_path)}
     try:
         from memtui.core.extract.engine import extract
-        from memtui.core.locations import resolve_locations
+        from memtui.core.places.locations import resolve_locations
 
         project = hook.cwd if hook.cwd.is_dir() else None
         if project is None and memory_dir is None:

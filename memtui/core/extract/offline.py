@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from memtui.core.extract.base import Draft, ExtractionRequest, ExtractorName
 from memtui.core.extract.cues import Cue, cue_description, cue_name, find_cues
-from memtui.core.transcripts import is_human_turn
+from memtui.core.sessions.transcripts import is_human_turn
 
 
 def cue_body(cue: Cue) -> str:

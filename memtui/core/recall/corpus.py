@@ -1,7 +1,7 @@
 """The recall corpus: one pass over the memory dir that feeds every selector.
 
 Each memory file is read once, only its **first 30 lines** (the reference's
-``FRONTMATTER_MAX_LINES``), exactly as ``memtui.core.headers.scan_headers`` does; besides the
+``FRONTMATTER_MAX_LINES``), exactly as ``memtui.core.memory.headers.scan_headers`` does; besides the
 recall header (description, type, mtime) memtui keeps the ``name`` and the head of the body
 that those 30 lines contain, for the lexical selector. Newest mtime first; ties keep path
 order. Unreadable files are dropped, as the reference drops them.
@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memtui.core.frontmatter import parse_frontmatter
-from memtui.core.headers import MemoryHeader, read_head
-from memtui.core.memories import StrPath, iter_memory_files, parse_memory_type
+from memtui.core.memory.frontmatter import parse_frontmatter
+from memtui.core.memory.headers import MemoryHeader, read_head
+from memtui.core.memory.memories import StrPath, iter_memory_files, parse_memory_type
 
 if TYPE_CHECKING:
     from memtui.core.recall.lexical import LexicalIndex

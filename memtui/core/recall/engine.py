@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import numpy as np
 
-from memtui.core.age import age_days, age_label, stale_caveat
+from memtui.core.memory.age import age_days, age_label, stale_caveat
 from memtui.core.recall.claude import (
     DEFAULT_MODEL,
     ClaudeRequest,
@@ -53,7 +53,7 @@ from memtui.core.recall.manifest import (
     build_manifest,
     skip_reason,
 )
-from memtui.core.units import utf16_len
+from memtui.core.base.units import utf16_len
 
 if TYPE_CHECKING:
     import anthropic

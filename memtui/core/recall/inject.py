@@ -10,7 +10,7 @@ attachment renderer) does:
 2. when cut, append ``\\n\\n> This memory file was truncated (4096 byte limit). Use the Read
    tool to view the complete file at: <path>`` (``first 200 lines`` when cut by lines);
 3. head it with ``memoryHeader``: for a memory older than one day the staleness caveat
-   (``memtui.core.age.stale_caveat``) + ``\\n\\nMemory: <path>:``, else
+   (``memtui.core.memory.age.stale_caveat``) + ``\\n\\nMemory: <path>:``, else
    ``Memory (saved today|yesterday): <path>:``;
 4. make one hidden user message ``<header>\\n\\n<content>`` and wrap it as a system reminder:
    ``<system-reminder>\\n…\\n</system-reminder>``.
@@ -26,10 +26,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from memtui.core.age import age_days, age_label, stale_caveat
-from memtui.core.headers import MemoryHeader
-from memtui.core.memories import RECALL_MAX_BYTES, RECALL_MAX_LINES
-from memtui.core.units import utf16_len
+from memtui.core.memory.age import age_days, age_label, stale_caveat
+from memtui.core.memory.headers import MemoryHeader
+from memtui.core.memory.memories import RECALL_MAX_BYTES, RECALL_MAX_LINES
+from memtui.core.base.units import utf16_len
 
 # The reference's FILE_READ_TOOL_NAME, named in the truncation note.
 READ_TOOL_NAME = "Read"

@@ -12,8 +12,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from memtui.core.catalog import iso_utc
-from memtui.core.headers import MemoryHeader
+from memtui.core.memory.catalog import iso_utc
+from memtui.core.memory.headers import MemoryHeader
 
 # The reference's MAX_MEMORY_FILES: only the 200 newest memories reach the manifest.
 MANIFEST_CAP = 200

@@ -13,7 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from memtui.core.cascade import LABELS, Cascade, CascadeFile, Layer, ReadStep, Status
-from memtui.core.diagnostics import Diagnostic
+from memtui.core.base.diagnostics import Diagnostic
 
 MUTED = "#5c6370"
 SEVERITY_ICON = {"error": "✖", "warning": "▲", "info": "●"}

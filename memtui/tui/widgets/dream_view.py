@@ -27,7 +27,7 @@ from memtui.core.dream import (
     Progress,
     ProposedChange,
 )
-from memtui.core.journal import JournalEntry
+from memtui.core.writes.journal import JournalEntry
 
 MUTED = "#5c6370"
 OK_STYLE = "bold #98c379"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
-from memtui.core.index import MAX_INDEX_LINES, MAX_INDEX_UNITS, IndexReport
+from memtui.core.memory.index import MAX_INDEX_LINES, MAX_INDEX_UNITS, IndexReport
 
 _BAR = 12
 

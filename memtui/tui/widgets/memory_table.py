@@ -26,9 +26,9 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import DataTable
 
-from memtui.core.age import AgeBand
-from memtui.core.catalog import MemoryEntry
-from memtui.core.memories import MemoryType
+from memtui.core.memory.age import AgeBand
+from memtui.core.memory.catalog import MemoryEntry
+from memtui.core.memory.memories import MemoryType
 from memtui.tui.badges import age_badge, team_badge, type_badge
 
 # Rows added at a time: the first chunk at once (more than any screen shows), the rest in chunks

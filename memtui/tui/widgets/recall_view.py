@@ -13,7 +13,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from memtui.core.age import age_band
+from memtui.core.memory.age import age_band
 from memtui.core.recall import MANIFEST_CAP, RecallResult
 from memtui.tui.badges import age_badge, type_badge
 

@@ -4,7 +4,7 @@ By default memtui's extractors do not write into the memory dir (the reference a
 each finding becomes a *proposal*, one JSON file in memtui's state dir
 (``<state>/memdirs/<slug of the memory dir>/inbox/<id>.json``, written atomically; never
 inside the memory dir, whose every ``*.md`` the agent recalls). Accepting one goes through
-the normal write path (:mod:`memtui.core.edits`: atomic, journaled, undoable, index entry
+the normal write path (:mod:`memtui.core.writes.edits`: atomic, journaled, undoable, index entry
 added) and records ``originSessionId`` in the new memory's frontmatter (SPEC §4.2), so the
 conversation it came from can be found again.
 
@@ -28,8 +28,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from memtui.core.atomic import atomic_write_bytes
-from memtui.core.edits import (
+from memtui.core.writes.atomic import atomic_write_bytes
+from memtui.core.writes.edits import (
     ConflictError,
     EditError,
     FileChange,
@@ -39,11 +39,11 @@ from memtui.core.edits import (
     suggest_filename,
     validate_relpath,
 )
-from memtui.core.frontmatter import parse_frontmatter
-from memtui.core.journal import Journal, JournalEntry, read_or_none, sha256_hex
-from memtui.core.memories import MEMORY_TYPES, MemoryType
-from memtui.core.rewrite import set_top_level_key
-from memtui.core.statedir import memdir_state
+from memtui.core.memory.frontmatter import parse_frontmatter
+from memtui.core.writes.journal import Journal, JournalEntry, read_or_none, sha256_hex
+from memtui.core.memory.memories import MEMORY_TYPES, MemoryType
+from memtui.core.writes.rewrite import set_top_level_key
+from memtui.core.places.statedir import memdir_state
 
 ProposalKind = Literal["create", "update"]
 ProposalStatus = Literal["pending", "accepted", "rejected"]
@@ -187,7 +187,7 @@ def proposal_plan(memory_dir: Path, proposal: Proposal) -> Plan:
     ``create``: ``plan_create`` with ``originSessionId`` in the frontmatter (and the index
     entry). ``update``: the new text, with ``originSessionId`` set, checked against
     ``before_sha256``. Raises ``EditError`` (the target exists, a bad name) or
-    ``memtui.core.edits.ConflictError`` (an update whose file changed)."""
+    ``memtui.core.writes.edits.ConflictError`` (an update whose file changed)."""
     origin = proposal.source.session_id
     if proposal.kind == "create":
         return plan_create(

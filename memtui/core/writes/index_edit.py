@@ -18,10 +18,10 @@ from collections import defaultdict
 from collections.abc import Sequence
 from urllib.parse import quote
 
-from memtui.core.frontmatter import parse_frontmatter
-from memtui.core.index import IndexEntry, dropped_entries, parse_entries
-from memtui.core.memories import MEMORY_TYPES, declared_type_of
-from memtui.core.rewrite import newline_of
+from memtui.core.memory.frontmatter import parse_frontmatter
+from memtui.core.memory.index import IndexEntry, dropped_entries, parse_entries
+from memtui.core.memory.memories import MEMORY_TYPES, declared_type_of
+from memtui.core.writes.rewrite import newline_of
 
 # The reference's guidance: one line per memory, under ~150 characters.
 MAX_ENTRY_CHARS = 150

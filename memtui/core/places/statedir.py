@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from memtui.core.slug import slugify
+from memtui.core.places.slug import slugify
 
 
 class StateDirInsideMemoryDirError(OSError):

@@ -19,8 +19,8 @@ from urllib.parse import unquote, urlsplit
 
 from markdown_it import MarkdownIt
 
-from memtui.core.safe_read import read_regular
-from memtui.core.units import JS_WHITESPACE, js_trim, utf16_len, utf16_to_index
+from memtui.core.base.safe_read import read_regular
+from memtui.core.base.units import JS_WHITESPACE, js_trim, utf16_len, utf16_to_index
 
 INDEX_NAME = "MEMORY.md"
 MAX_INDEX_LINES = 200

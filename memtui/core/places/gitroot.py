@@ -14,8 +14,8 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
-from memtui.core.diagnostics import Diagnostic
-from memtui.core.safe_read import read_regular
+from memtui.core.base.diagnostics import Diagnostic
+from memtui.core.base.safe_read import read_regular
 
 
 @dataclass(frozen=True, slots=True)

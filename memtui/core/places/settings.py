@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from memtui.core.diagnostics import Diagnostic
-from memtui.core.flavor import Flavor
-from memtui.core.safe_read import read_regular
+from memtui.core.base.diagnostics import Diagnostic
+from memtui.core.places.flavor import Flavor
+from memtui.core.base.safe_read import read_regular
 
 SettingsSource = Literal["policy", "user", "project", "local"]
 # Highest priority first, for keys merged the ordinary way.

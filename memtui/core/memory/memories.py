@@ -17,12 +17,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from memtui.core.diagnostics import Diagnostic, Severity
-from memtui.core.frontmatter import Frontmatter, parse_frontmatter
-from memtui.core.index import INDEX_NAME
-from memtui.core.lint import find_relative_dates, missing_sections, mtime_datetime
-from memtui.core.safe_read import read_regular
-from memtui.core.scancache import ScanCache, jsonable, stat_key
+from memtui.core.base.diagnostics import Diagnostic, Severity
+from memtui.core.memory.frontmatter import Frontmatter, parse_frontmatter
+from memtui.core.memory.index import INDEX_NAME
+from memtui.core.memory.lint import find_relative_dates, missing_sections, mtime_datetime
+from memtui.core.base.safe_read import read_regular
+from memtui.core.memory.scancache import ScanCache, jsonable, stat_key
 
 StrPath = str | os.PathLike[str]
 MemoryType = Literal["user", "feedback", "project", "reference"]
@@ -88,7 +88,7 @@ class Memory:
       body starts (1-based); ``text``: the whole decoded file.
 
     ``text`` and ``body`` are one string: ``body`` is ``text[body_start:]``, cut on access. A
-    record rebuilt from the scan cache (``memtui.core.scancache``) holds no text: ``text`` reads
+    record rebuilt from the scan cache (``memtui.core.memory.scancache``) holds no text: ``text`` reads
     the file on first access (decoded as the scan decodes it; ``""`` if it is gone). If the file
     changed since its ``sha256`` was taken, the record's other fields describe the old bytes —
     as they do for any record read before a change; writes check ``sha256`` against the disk.
@@ -483,7 +483,7 @@ def _stat_mtime(path: str) -> float:
 def scan_memories(memory_dir: Path, *, newest: int | None = None, cache: ScanCache | None = None) -> MemoryScan:
     """Read and parse every memory below ``memory_dir``; newest mtime first (ties by relpath).
 
-    ``cache``: a ``ScanCache`` (``memtui.core.scancache``) that answers for files whose ``stat``
+    ``cache``: a ``ScanCache`` (``memtui.core.memory.scancache``) that answers for files whose ``stat``
     is unchanged since a previous scan (their text is then read on first use) and is saved
     after a full scan (not after a ``newest`` batch); ``None`` reads and parses every file.
 

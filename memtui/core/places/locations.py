@@ -26,11 +26,11 @@ from typing import Literal
 
 import platformdirs
 
-from memtui.core.diagnostics import Diagnostic
-from memtui.core.flavor import Flavor, home_dir
-from memtui.core.gitroot import resolve_git_roots
-from memtui.core.settings import SettingsLayers, load_settings
-from memtui.core.slug import slugify
+from memtui.core.base.diagnostics import Diagnostic
+from memtui.core.places.flavor import Flavor, home_dir
+from memtui.core.places.gitroot import resolve_git_roots
+from memtui.core.places.settings import SettingsLayers, load_settings
+from memtui.core.places.slug import slugify
 
 MemoryDirSource = Literal["env", "policy", "user", "local", "default", "option"]
 # SPEC §2: the settings layers allowed to move the memory dir, in order. Never "project".
@@ -229,7 +229,7 @@ def resolve_locations(
 def other_flavor_memory_dir(loc: Locations, environ: Mapping[str, str] | None = None) -> tuple[str, Path] | None:
     """When ``loc``'s memory dir does not exist but the other flavor's does (a Claude Code
     setup opened with the default ``agent`` flavor, say), that flavor's name and dir."""
-    from memtui.core.flavor import FLAVORS
+    from memtui.core.places.flavor import FLAVORS
 
     if loc.memory_dir.is_dir() or loc.memory_dir_source == "option":
         return None

@@ -13,16 +13,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memtui.core.frontmatter import parse_frontmatter
-from memtui.core.memories import (
+from memtui.core.memory.frontmatter import parse_frontmatter
+from memtui.core.memory.memories import (
     HEADER_LINES,
     MemoryType,
     StrPath,
     iter_memory_files,
     parse_memory_type,
 )
-from memtui.core.safe_read import read_head_regular
-from memtui.core.scancache import ScanCache, stat_key
+from memtui.core.base.safe_read import read_head_regular
+from memtui.core.memory.scancache import ScanCache, stat_key
 
 _CHUNK = 4096
 _HEAD_CAP = 1 << 20

@@ -28,7 +28,7 @@ from typing import Any
 
 import orjson
 
-from memtui.core.safe_read import read_regular
+from memtui.core.base.safe_read import read_regular
 
 # A file modified this recently when it was read is parsed again next time (git's "racy" rule).
 RACY_SECONDS = 2
@@ -40,7 +40,16 @@ MAX_CACHE_BYTES = 512 * 1024 * 1024
 HEADER_CACHE_NAME = "header-cache.json"
 SCHEMA = 2
 # The modules whose code decides what a parse yields: a change to any invalidates the cache.
-_PARSER_MODULES = ("memories", "headers", "frontmatter", "plainyaml", "yaml12", "lint", "diagnostics", "scancache")
+_PARSER_MODULES = (
+    "memory/memories",
+    "memory/headers",
+    "memory/frontmatter",
+    "memory/plainyaml",
+    "memory/yaml12",
+    "memory/lint",
+    "base/diagnostics",
+    "memory/scancache",
+)
 
 StatKey = tuple[int, int, int, int]
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -59,7 +68,7 @@ def code_fingerprint() -> str:
         parts = [version("memtui")]
     except PackageNotFoundError:
         parts = ["dev"]
-    core = Path(__file__).resolve().parent
+    core = Path(__file__).resolve().parent.parent
     for name in _PARSER_MODULES:
         try:
             st = (core / f"{name}.py").stat()
@@ -93,7 +102,7 @@ class ScanCache:
     """The cache of one memory dir (see the module docstring). ``path`` ``None``: a disabled
     cache (every lookup misses, ``save`` does nothing).
 
-    Entries are plain JSON lists, opaque here: ``memtui.core.memories`` writes and reads them.
+    Entries are plain JSON lists, opaque here: ``memtui.core.memory.memories`` writes and reads them.
     """
 
     def __init__(self, path: Path | None, memory_dir: Path) -> None:
@@ -115,7 +124,7 @@ class ScanCache:
         Disabled when ``state_dir`` is ``None`` or lies inside the memory dir. Never raises."""
         if state_dir is None:
             return cls(None, memory_dir)
-        from memtui.core.statedir import memdir_state
+        from memtui.core.places.statedir import memdir_state
 
         try:
             folder = memdir_state(state_dir, memory_dir)

@@ -11,11 +11,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from memtui.core.age import AgeBand, age_band, age_days_at, age_label, stale_caveat
-from memtui.core.diagnostics import Diagnostic
-from memtui.core.index import IndexReport, read_index
-from memtui.core.memories import TEAM_DIR, Memory, MemoryType, scan_memories
-from memtui.core.scancache import ScanCache
+from memtui.core.memory.age import AgeBand, age_band, age_days_at, age_label, stale_caveat
+from memtui.core.base.diagnostics import Diagnostic
+from memtui.core.memory.index import IndexReport, read_index
+from memtui.core.memory.memories import TEAM_DIR, Memory, MemoryType, scan_memories
+from memtui.core.memory.scancache import ScanCache
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,12 +3,12 @@
 The reference agent keeps shared memory in ``<memory dir>/team/`` and syncs it as a flat map of
 keys (relative paths) to file contents (chapter 17.9, SPEC §4.5). A key is attacker-controlled
 input (``../../.ssh/authorized_keys``), so every key goes through
-:func:`memtui.core.safepath.validate_team_key`; every content through the reference's
-250,000-byte per-file limit and a secret scan (:mod:`memtui.core.secretscan`).
+:func:`memtui.core.writes.safepath.validate_team_key`; every content through the reference's
+250,000-byte per-file limit and a secret scan (:mod:`memtui.core.memory.secretscan`).
 
 Rejected entries do not stop the others: they are reported with a code and a reason. Every
 entry is validated before the first write; the accepted changes are then written as ONE change
-through memtui's single write path (:func:`memtui.core.edits.apply_plan`): new and changed files
+through memtui's single write path (:func:`memtui.core.writes.edits.apply_plan`): new and changed files
 plus ``team/MEMORY.md`` with a line for each new memory (SPEC §4.4: the index is updated in the
 same transaction). That path checks nothing changed on disk since the import looked, journals
 the before-images, writes each file atomically and, if a write fails midway, restores every file
@@ -30,14 +30,14 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from memtui.core.edits import ApplyError, ConflictError, FileChange, Plan, apply_plan
-from memtui.core.frontmatter import parse_frontmatter
-from memtui.core.index import INDEX_NAME, IndexEntry, parse_entries
-from memtui.core.index_edit import add_entry, entry_line, memory_type_of, newly_dropped
-from memtui.core.journal import Journal, read_or_none
-from memtui.core.memories import TEAM_DIR
-from memtui.core.safepath import UnsafePathError, validate_team_key
-from memtui.core.secretscan import find_secrets
+from memtui.core.writes.edits import ApplyError, ConflictError, FileChange, Plan, apply_plan
+from memtui.core.memory.frontmatter import parse_frontmatter
+from memtui.core.memory.index import INDEX_NAME, IndexEntry, parse_entries
+from memtui.core.writes.index_edit import add_entry, entry_line, memory_type_of, newly_dropped
+from memtui.core.writes.journal import Journal, read_or_none
+from memtui.core.memory.memories import TEAM_DIR
+from memtui.core.writes.safepath import UnsafePathError, validate_team_key
+from memtui.core.memory.secretscan import find_secrets
 
 __all__ = [
     "MAX_TEAM_FILE_BYTES",

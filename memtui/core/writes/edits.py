@@ -23,9 +23,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Literal
 
-from memtui.core.atomic import atomic_write_bytes
-from memtui.core.index import INDEX_NAME, IndexEntry
-from memtui.core.index_edit import (
+from memtui.core.writes.atomic import atomic_write_bytes
+from memtui.core.memory.index import INDEX_NAME, IndexEntry
+from memtui.core.writes.index_edit import (
     add_entry,
     entry_line,
     memory_type_of,
@@ -34,15 +34,15 @@ from memtui.core.index_edit import (
     restore_entry,
     retarget_entries,
 )
-from memtui.core.journal import (
+from memtui.core.writes.journal import (
     Journal,
     JournalChange,
     JournalEntry,
     read_or_none,
     sha256_hex,
 )
-from memtui.core.memories import MEMORY_TYPES, TEAM_DIR, Memory, MemoryType
-from memtui.core.rewrite import set_top_level_key
+from memtui.core.memory.memories import MEMORY_TYPES, TEAM_DIR, Memory, MemoryType
+from memtui.core.writes.rewrite import set_top_level_key
 
 ChangeKind = Literal["create", "modify", "delete"]
 
@@ -323,7 +323,7 @@ def _yaml_scalar(value: str) -> str:
     that same string, else double-quoted (``1e3``, ``true``, ``a: b`` are quoted)."""
     import yaml
 
-    from memtui.core import yaml12
+    from memtui.core.memory import yaml12
 
     try:
         if yaml12.load(f"k: {value}") == {"k": value} and not value.startswith(("'", '"')):

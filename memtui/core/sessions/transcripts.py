@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memtui.core.units import utf16_len
+from memtui.core.base.units import utf16_len
 
 # memtui's choice: the text kept from one tool_result. Results can be megabytes (a whole file
 # read, a long build log); nothing memtui computes needs more than a preview.

@@ -9,7 +9,7 @@ that fails too, the file has no frontmatter data.
 python-frontmatter is not used for reading because it strips leading whitespace before
 matching, which hides exactly the BOM / blank-line traps memtui must report. The YAML is read
 as the reference's JavaScript parser reads it (YAML 1.2 core schema, unique keys): see
-``memtui.core.yaml12``.
+``memtui.core.memory.yaml12``.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from typing import Any
 
 import yaml
 
-from memtui.core import yaml12
-from memtui.core.plainyaml import simple_mapping
+from memtui.core.memory import yaml12
+from memtui.core.memory.plainyaml import simple_mapping
 
 # The reference's frontmatter pattern (JavaScript, no flags: ``^`` is the start of the text).
 FRONTMATTER_RE = re.compile(r"^---\s*\n([\s\S]*?)---\s*\n?")

@@ -18,9 +18,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from memtui.core.atomic import atomic_write_bytes
-from memtui.core.safe_read import read_regular
-from memtui.core.statedir import memdir_state
+from memtui.core.writes.atomic import atomic_write_bytes
+from memtui.core.base.safe_read import read_regular
+from memtui.core.places.statedir import memdir_state
 
 KEEP_ENTRIES = 200
 # The largest file memtui copies into or out of the journal (a memory file is a few KB).

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from memtui.core.frontmatter import BOM, FRONTMATTER_RE
+from memtui.core.memory.frontmatter import BOM, FRONTMATTER_RE
 
 _TOP_KEY = re.compile(r"^([A-Za-z_][\w-]*)\s*:")
 

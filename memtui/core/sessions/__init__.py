@@ -1,0 +1,4 @@
+"""The agent's sessions: its JSONL transcripts, read tolerantly.
+
+May use: ``base``, ``places``, ``memory``.
+"""
