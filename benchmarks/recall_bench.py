@@ -18,7 +18,7 @@ mtimes one minute apart. Timed in the same process:
   p50/p95 — **baseline**: the reference's manifest (``build_manifest`` of the 200 newest).
 
 Also prints recall@5 / precision@5 of the lexical selector on the hand-labelled evaluation set
-of ``tests/unit/test_recall_eval.py``, and the process's peak RSS (``ru_maxrss``).
+of ``tests/core/recall/test_recall_eval.py``, and the process's peak RSS (``ru_maxrss``).
 
 Run: ``python benchmarks/recall_bench.py [--memories 20000] [--queries 200] [--runs 5]``.
 """

@@ -72,7 +72,7 @@ async def result_for(app: MemtuiApp, pilot: Pilot[None], query: str, selector: s
 
 
 class Api:
-    """A fake Messages API (see tests/unit/test_recall_claude.py): records requests, answers
+    """A fake Messages API (see tests/core/recall/test_recall_claude.py): records requests, answers
     with ``reply``."""
 
     def __init__(self, reply: Callable[[httpx2.Request], httpx2.Response]) -> None:

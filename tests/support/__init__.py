@@ -1,0 +1,1 @@
+"""Helpers shared by the tests: workspace builders, a fake Messages API, Pilot helpers."""
