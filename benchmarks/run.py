@@ -13,7 +13,7 @@ subprocess, alternating with it**, and their ratio:
 - ``ls``: ``memtui ls --json`` end to end (a fresh interpreter) vs ``python -c "import
   memtui.core"`` startup + the floor;
 - ``tui``: time from ``run_test`` entry until the Memories pane's table has rows (the app built
-  with ``MemtuiApp.from_context(CliContext(...), watch=False)``), and the p50 of one
+  with ``MemtuiApp.for_project(AGENT, project, memory_dir=..., watch=False)``), and the p50 of one
   ``pagedown`` once loaded, vs a minimal Textual app that shows one ``DataTable`` row;
 - ``recall-index``: lexical index build (tokenise + ``bm25s``) vs ``scan_headers`` of the same
   files; ``recall-query``: one lexical recall end to end, p50 / p95 over ``--queries`` queries,
@@ -192,7 +192,6 @@ def m_tui(ws: generate.Workspace, args: argparse.Namespace) -> list[dict[str, An
     from textual.widgets import DataTable
     from textual.worker import WorkerState
 
-    from memtui.commands.common import CliContext
     from memtui.core.places.flavor import AGENT
     from memtui.tui.app import MemtuiApp
 
@@ -272,7 +271,7 @@ def m_tui(ws: generate.Workspace, args: argparse.Namespace) -> list[dict[str, An
         return elapsed
 
     def make_memtui() -> App[None]:
-        return MemtuiApp.from_context(CliContext(flavor=AGENT, project=ws.project, memory_dir=ws.memory_dir), watch=False)
+        return MemtuiApp.for_project(AGENT, ws.project, memory_dir=ws.memory_dir, watch=False)
 
     def one(make: Callable[[], App[None]], selector: str, keys: Times | None, early: Times | None = None) -> float:
         elapsed = asyncio.run(first_rows(make, selector, keys, early))

@@ -14,7 +14,7 @@ from typing import Any
 import click
 
 from memtui.commands.common import CliContext, fail
-from memtui.core.places.flavor import FLAVORS, UnknownFlavorError, get_flavor
+from memtui.core.places.flavor import FLAVORS, Flavor, UnknownFlavorError, get_flavor
 
 # Each subcommand's module is imported only when that subcommand runs (or for `--help`): the
 # recall and dream modules pull in numpy, bm25s and the anthropic SDK, which cost ~300 ms of
@@ -107,10 +107,16 @@ def main(ctx: click.Context, project: Path | None, memory_dir: Path | None, flav
         fail(str(exc))
     if project is not None and not project.is_dir():
         fail(f"--project {project}: not a directory")
-    ctx.obj = CliContext(flavor=chosen, project=project, memory_dir=memory_dir)
+    ctx.obj = CliContext(flavor=chosen, project=project, memory_dir=memory_dir, open_app=open_app)
     if ctx.invoked_subcommand is None:
-        from memtui.commands.app import open_app
+        ctx.obj.run_app(chosen, project, memory_dir)
 
-        open_app(ctx.obj)
+
+def open_app(flavor: Flavor, project: Path | None, memory_dir: Path | None) -> None:
+    """Run the Textual app on ``project`` (blocks until the app exits). The one place where the
+    command line hands over to the TUI."""
+    from memtui.tui.app import MemtuiApp
+
+    MemtuiApp.for_project(flavor, project, memory_dir=memory_dir).run()
 
 

@@ -102,11 +102,10 @@ SHOTS: dict[str, Callable[[Pilot[None]], Awaitable[None]]] = {"doctor": doctor, 
 
 
 async def shoot(name: str, drive: Callable[[Pilot[None]], Awaitable[None]], project: Path) -> None:
-    from memtui.commands.common import CliContext
     from memtui.core.places.flavor import AGENT
     from memtui.tui.app import MemtuiApp
 
-    app = MemtuiApp.from_context(CliContext(flavor=AGENT, project=project, memory_dir=None), watch=False)
+    app = MemtuiApp.for_project(AGENT, project, memory_dir=None, watch=False)
     async with app.run_test(size=SIZE) as pilot:
         await app.workers.wait_for_complete()
         await pilot.pause()

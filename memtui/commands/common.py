@@ -20,6 +20,7 @@ from memtui.core.places.locations import Locations, resolve_locations
 
 P = ParamSpec("P")
 R = TypeVar("R")
+AppOpener = Callable[[Flavor, Path | None, Path | None], None]
 
 
 @dataclass
@@ -29,6 +30,9 @@ class CliContext:
     flavor: Flavor
     project: Path | None
     memory_dir: Path | None
+    # How to open the app (``flavor, project, memory_dir``), given by the ``memtui`` entry point:
+    # the commands never import the TUI.
+    open_app: AppOpener | None = field(default=None, repr=False)
     _locations: Locations | None = field(default=None, repr=False)
 
     @property
@@ -37,6 +41,12 @@ class CliContext:
         if self._locations is None:
             self._locations = resolve_locations(self.flavor, self.project, memory_dir=self.memory_dir)
         return self._locations
+
+    def run_app(self, flavor: Flavor, project: Path | None, memory_dir: Path | None = None) -> None:
+        """Open the app on ``project`` and block until it exits."""
+        if self.open_app is None:
+            fail("the app cannot be opened from here")
+        self.open_app(flavor, project, memory_dir)
 
     def now(self) -> datetime:
         """The clock (``MEMTUI_NOW`` freezes it)."""

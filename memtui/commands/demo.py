@@ -47,9 +47,7 @@ def demo(obj: CliContext, keep: bool, no_app: bool) -> None:
     os.environ.update(demo_environment(ws.home))
     os.chdir(ws.project)
     try:
-        from memtui.commands.app import open_app
-
-        open_app(CliContext(flavor=AGENT, project=ws.project, memory_dir=None))
+        obj.run_app(AGENT, ws.project)
     finally:
         if keep:
             click.echo(f"demo workspace kept at {dest}")

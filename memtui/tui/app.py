@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from functools import partial
+from pathlib import Path
 
 from textual import on
 from textual.app import App, ComposeResult, SystemCommand
@@ -15,7 +16,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
 
-from memtui.commands.common import CliContext
+from memtui.core.places.flavor import Flavor
 from memtui.core.places.locations import Locations, resolve_locations
 from memtui.tui.cascade import CascadePane
 from memtui.tui.dream import DreamPane
@@ -51,12 +52,13 @@ class MemtuiApp(App[None]):
         self.live_reload = watch  # not `watch`: that is DOMNode.watch, which Textual calls on the app
 
     @classmethod
-    def from_context(cls, obj: CliContext, *, watch: bool = True) -> MemtuiApp:
-        """The app for a CLI invocation (the same factory tests and screenshots use).
+    def for_project(cls, flavor: Flavor, project: Path | None, *, memory_dir: Path | None = None, watch: bool = True) -> MemtuiApp:
+        """The app for ``project`` (``None``: the current directory) as ``memtui`` opens it; tests
+        and screenshots build it the same way. ``memory_dir`` skips resolution.
 
         ``watch=False`` turns off live reload (snapshot tests and screenshots).
         """
-        return cls(resolve_locations(obj.flavor, obj.project, memory_dir=obj.memory_dir), watch=watch)
+        return cls(resolve_locations(flavor, project, memory_dir=memory_dir), watch=watch)
 
     def compose(self) -> ComposeResult:
         yield Header()

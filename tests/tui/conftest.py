@@ -18,7 +18,6 @@ from textual.keys import REPLACED_KEYS, _character_to_key, _get_unicode_name_fro
 from textual.pilot import Pilot
 from textual.widgets import Input
 
-from memtui.commands.common import CliContext
 from memtui.core.places.flavor import AGENT
 from memtui.tui.app import MemtuiApp
 
@@ -98,7 +97,7 @@ def make_app(isolated_env: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[..
     write_memory_dir(memory_dir)
 
     def factory(*, watch: bool = False) -> MemtuiApp:
-        return MemtuiApp.from_context(CliContext(flavor=AGENT, project=project, memory_dir=memory_dir), watch=watch)
+        return MemtuiApp.for_project(AGENT, project, memory_dir=memory_dir, watch=watch)
 
     return factory
 

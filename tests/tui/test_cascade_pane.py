@@ -19,7 +19,6 @@ from textual.message import Message
 from textual.pilot import Pilot
 from textual.widgets import ContentSwitcher, OptionList, Static, Tree
 
-from memtui.commands.common import CliContext
 from memtui.core.cascade import PREAMBLE
 from memtui.core.places.flavor import AGENT
 from memtui.tui.app import MemtuiApp
@@ -53,8 +52,7 @@ def cascade_factory(root: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[[],
         path.write_text(text, encoding="utf-8")
 
     def factory() -> MemtuiApp:
-        obj = CliContext(flavor=AGENT, project=root / "w" / "sub", memory_dir=root / "memory")
-        return MemtuiApp.from_context(obj, watch=False)
+        return MemtuiApp.for_project(AGENT, root / "w" / "sub", memory_dir=root / "memory", watch=False)
 
     return factory
 

@@ -24,7 +24,6 @@ from textual.message import Message
 from textual.pilot import Pilot
 from textual.widgets import OptionList, Static
 
-from memtui.commands.common import CliContext
 from memtui.core.dream import (
     DreamContext,
     DreamEvent,
@@ -99,7 +98,7 @@ def dream_app(isolated_env: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[.
         write(memory_dir / rel, text, age)
 
     def factory(*, sessions: int = 5, lock_age_h: float | None = None) -> MemtuiApp:
-        app = MemtuiApp.from_context(CliContext(flavor=AGENT, project=project, memory_dir=memory_dir), watch=False)
+        app = MemtuiApp.for_project(AGENT, project, memory_dir=memory_dir, watch=False)
         for i, sid in enumerate(SESSIONS[:sessions]):
             line = {"type": "user", "sessionId": sid, "cwd": str(project), "message": {"role": "user", "content": "hello"}}
             write(app.locations.sessions_dir / f"{sid}.jsonl", json.dumps(line) + "\n", 2 - i * 0.1)

@@ -23,7 +23,6 @@ from textual.message import Message
 from textual.pilot import Pilot
 from textual.widgets import Input, Select, Static, TextArea
 
-from memtui.commands.common import CliContext
 from memtui.core.places.flavor import AGENT
 from memtui.core.recall import make_client
 from memtui.tui.app import MemtuiApp
@@ -392,7 +391,7 @@ def fixed_memory_dir(isolated_env: Path, monkeypatch: pytest.MonkeyPatch) -> Ite
 def test_recall_pane_snapshot(snap_compare: Any, isolated_env: Path, fixed_memory_dir: Path) -> None:
     project = isolated_env / "project"
     project.mkdir()
-    app = MemtuiApp.from_context(CliContext(flavor=AGENT, project=project, memory_dir=fixed_memory_dir), watch=False)
+    app = MemtuiApp.for_project(AGENT, project, memory_dir=fixed_memory_dir, watch=False)
 
     async def run_before(pilot: Pilot[None]) -> None:
         await open_recall(app, pilot)

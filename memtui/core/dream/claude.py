@@ -34,6 +34,7 @@ from memtui.core.memory.catalog import iso_utc
 from memtui.core.dream.events import (
     PHASES,
     DreamCancelled,
+    DreamError,
     Emit,
     EventLog,
     FileRead,
@@ -164,8 +165,6 @@ class ClaudeConsolidator:
         """Run the agent on a staging copy and return the plan. Raises ``DreamError`` (API
         error, no credentials), ``DreamCancelled``, ``OSError`` (the staging copy failed)."""
         from memtui.core.agent import ToolPolicy, run_agent
-        from memtui.core.dream.run import DreamError
-
         log = emit if isinstance(emit, EventLog) else EventLog(emit)
         client = self.client
         if client is None:

@@ -116,6 +116,10 @@ DREAM_FINDING_CODES: dict[str, str] = {
 }
 
 
+class DreamError(RuntimeError):
+    """A dream could not be planned or applied (e.g. too many deletions, a lost lock)."""
+
+
 class DreamCancelled(Exception):
     """The dream was cancelled (the cancel event was set) before it finished a plan."""
 

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, Literal, Protocol, Self
 
 from memtui.core.writes.atomic import atomic_write_bytes
-from memtui.core.dream.events import DreamCancelled, Emit, EventLog
+from memtui.core.dream.events import DreamCancelled, DreamError, Emit, EventLog
 from memtui.core.dream.gates import DreamContext, GateStatus, check_gates
 from memtui.core.dream.lock import (
     LockHandle,
@@ -58,10 +58,6 @@ class DreamBlocked(RuntimeError):
     def __init__(self, status: GateStatus) -> None:
         super().__init__(f"the dream would not run: {status.reasons[0] if status.reasons else status.blocking} (--force skips the gates)")
         self.status = status
-
-
-class DreamError(RuntimeError):
-    """A dream could not be planned or applied (e.g. too many deletions, a lost lock)."""
 
 
 def make_consolidator(name: ConsolidatorName | Consolidator, *, max_deletions: int = DEFAULT_MAX_DELETIONS, **claude_options: Any) -> Consolidator:

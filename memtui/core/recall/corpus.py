@@ -18,28 +18,13 @@ from typing import TYPE_CHECKING
 from memtui.core.memory.frontmatter import parse_frontmatter
 from memtui.core.memory.headers import MemoryHeader, read_head
 from memtui.core.memory.memories import StrPath, iter_memory_files, parse_memory_type
+from memtui.core.recall.docs import RecallDoc
 
 if TYPE_CHECKING:
     from memtui.core.recall.lexical import LexicalIndex
 
 # memtui's choice: how much of the body (within the 30 scanned lines) the lexical index sees.
 BODY_HEAD_CHARS = 1000
-
-
-@dataclass(frozen=True, slots=True)
-class RecallDoc:
-    """One memory as recall sees it: the reference's ``header`` plus memtui's extras for the
-    lexical selector (``name`` or ``None``; ``body_head``: at most ``BODY_HEAD_CHARS``
-    characters of body found in the first 30 lines)."""
-
-    header: MemoryHeader
-    name: str | None
-    body_head: str
-
-    @property
-    def relpath(self) -> str:
-        """POSIX path relative to the memory dir (the name the manifest and the model use)."""
-        return self.header.relpath
 
 
 @dataclass(slots=True)

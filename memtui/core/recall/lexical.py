@@ -44,7 +44,7 @@ from typing import Any
 
 import numpy as np
 
-from memtui.core.recall.corpus import RecallDoc
+from memtui.core.recall.docs import RecallDoc
 
 # The reference's cap on recalled files per turn (`.slice(0, 5)` and "up to 5" in its prompt).
 MAX_PICKS = 5

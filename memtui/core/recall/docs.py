@@ -1,0 +1,23 @@
+"""One memory as every recall selector sees it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from memtui.core.memory.headers import MemoryHeader
+
+
+@dataclass(frozen=True, slots=True)
+class RecallDoc:
+    """One memory as recall sees it: the reference's ``header`` plus memtui's extras for the
+    lexical selector (``name`` or ``None``; ``body_head``: at most ``BODY_HEAD_CHARS``
+    characters of body found in the first 30 lines)."""
+
+    header: MemoryHeader
+    name: str | None
+    body_head: str
+
+    @property
+    def relpath(self) -> str:
+        """POSIX path relative to the memory dir (the name the manifest and the model use)."""
+        return self.header.relpath
