@@ -232,11 +232,15 @@ def run_dream(
         return dp, session.apply(dp, now)
 
 
+# Journal actions undone as a dream: an applied dream, and a reset of the consolidation lock.
+DREAM_ACTIONS = ("dream", "dream-lock")
+
+
 def dream_entries(ctx: DreamContext) -> list[JournalEntry]:
-    """Applied dreams not undone yet, oldest first."""
+    """Applied dreams (and lock resets) not undone yet, oldest first."""
     entries = Journal(ctx.state_dir, ctx.memory_dir).entries()
     undone = {e.undoes for e in entries if e.status == "applied" and e.undoes}
-    return [e for e in entries if e.action == "dream" and e.status == "applied" and e.id not in undone]
+    return [e for e in entries if e.action in DREAM_ACTIONS and e.status == "applied" and e.id not in undone]
 
 
 def undo_last_dream(ctx: DreamContext, now: datetime) -> JournalEntry:
