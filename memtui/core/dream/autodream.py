@@ -381,6 +381,25 @@ def verdict(status: AutoDreamStatus) -> str:
     return f"Blocked by {g.title}: {g.detail}."
 
 
+def headline(status: AutoDreamStatus) -> str:
+    """The verdict in one short line (for a narrow panel; :func:`verdict` says it whole)."""
+    g = status.blocking
+    if g is None:
+        return "dreams at the end of the next interactive turn"
+    if g.never:
+        return f"never dreams here: {g.title}"
+    if g.id == "time":
+        return f"no dream before {g.opens}"
+    if g.id == "sessions":
+        more = max(0, math.ceil(status.min_sessions - g.data["count"]))
+        return f"no dream until {more} more session{'s' if more != 1 else ''}"
+    if g.id == "throttle":
+        return f"this process scans again {g.opens}"
+    if g.id == "lock":
+        return f"a dream is running (PID {status.gate('lock').data.get('holder_pid')})"
+    return f"blocked by {g.title}"
+
+
 # ----- traps -------------------------------------------------------------------------------------
 
 # A dream's records follow its lock stamp by its run time (10 API attempts at most); this is

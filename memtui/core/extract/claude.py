@@ -166,11 +166,16 @@ def _copy_memory_dir(memory_dir: Path, staging: Path) -> dict[str, bytes]:
     return originals
 
 
-def _draft(rel: str, data: bytes, before: bytes | None, message_uuid: str | None) -> Draft | str:
-    """A draft for a staged file, or a note saying why it was left out."""
+def _draft(rel: str, data: bytes, before: bytes | None, message_uuid: str | None, *, nested_type: bool = False) -> Draft | str:
+    """A draft for a staged file, or a note saying why it was left out. ``nested_type``: a
+    ``type`` under ``metadata:`` counts (a CLI release's own memory instructions write it
+    there)."""
     text = data.decode("utf-8", errors="replace")
     fm = parse_frontmatter(text)
     mem_type = parse_memory_type(fm.data.get("type"))
+    meta = fm.data.get("metadata")
+    if mem_type is None and nested_type and isinstance(meta, dict):
+        mem_type = parse_memory_type(meta.get("type"))
     name = fm.data.get("name")
     description = fm.data.get("description")
     body = fm.body.lstrip("\n") if fm.present else text
@@ -182,7 +187,7 @@ def _draft(rel: str, data: bytes, before: bytes | None, message_uuid: str | None
         return f"{rel}: left out — no type among {', '.join(MEMORY_TYPES)}"
     if not isinstance(description, str) or not description.strip():
         return f"{rel}: left out — no one-line description"
-    extra = sorted(k for k in fm.data if k not in ("name", "description", "type"))
+    extra = sorted(k for k in fm.data if k not in ("name", "description", "type") and not (nested_type and k == "metadata"))
     notes = (f"frontmatter keys not kept: {', '.join(extra)}",) if extra else ()
     return Draft("create", mem_type, " ".join(str(name or Path(rel).stem).split()), " ".join(description.split()),
                  body, message_uuid, path=rel, notes=notes)
@@ -298,7 +303,7 @@ class ClaudeExtractor:
                 if not rel.endswith(".md"):
                     notes.append(f"ignored {rel}: not a memory file (.md)")
                     continue
-                made = _draft(rel, data, before, message_uuid)
+                made = _draft(rel, data, before, message_uuid, nested_type=self.release is not None)
                 if isinstance(made, str):
                     notes.append(made)
                 else:

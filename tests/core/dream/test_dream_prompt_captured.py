@@ -126,3 +126,12 @@ def test_the_consolidator_sends_the_clis_dream_and_applies_its_permission_rules(
     assert plan["project_release_schedule.md"] == "create" and plan["MEMORY.md"] == "modify"
     assert {p.name: p.read_bytes() for p in ctx.memory_dir.iterdir()} == real_before  # nothing applied
     assert dp.request is not None and dp.request.memory_dir == staging["dir"]
+
+
+@pytest.mark.parametrize("run", ["dream1", "extract_p"])
+def test_the_system_prompts_memory_section_is_the_clis(run: str) -> None:
+    """The ``# Memory`` section of the dream's and of the extraction's system prompt (the same
+    text: both forks carry the main loop's system prompt). The capture runs to the blank line
+    before the next heading."""
+    cap_mem, _ = captured_paths(runs()[run])
+    assert RELEASE.memory_section(cap_mem) == prompt(runs()[run]["files"]["memory_section"]).rstrip("\n")

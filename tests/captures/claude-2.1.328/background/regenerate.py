@@ -19,8 +19,8 @@ order, on a tmux socket of their own; around each run this script records:
 - the CLI's verdict: the requests it sent (``kinds``: main/dream/extract, with the time of each
   relative to ``before``), its ``[autoDream]`` / ``[extractMemories]`` debug lines (time
   relative to ``before``), and for the requests themselves the dream prompt, the extraction
-  prompts, the ``memory_update`` notices of the next main request and the dream's tool
-  exchange (``prompts/``);
+  prompts, the ``memory_update`` notices of the next main request, the dream's tool exchange
+  and the system prompt's ``# Memory`` section of a dream and of an extraction (``prompts/``);
 - the CLI's own session transcripts written during the runs that kept one
   (``transcripts/<run>.<session>.jsonl.gz``, gzipped: each holds the request bodies and is
   ~170 KB).
@@ -52,7 +52,9 @@ SOCKET = f"memtui-bgcap-{os.getpid()}"
 DREAM = {"tengu_onyx_plover": {"enabled": True, "available": True}}
 # The CLI's own transcripts are kept for these runs (test input for the transcript reader and
 # for the failed-dream trap).
-KEEP_TRANSCRIPTS = ("gate_fail", "both", "x_tmux", "extract_p")
+KEEP_TRANSCRIPTS = ("gate_fail", "both", "x_tmux", "extract_p", "x_p_prose", "x_p_three", "x_p_direct")
+# The system prompt's "# Memory" section is kept for these (the one of a dream, of an extraction).
+KEEP_MEMORY_SECTION = ("dream1", "extract_p")
 
 
 class Harness:
@@ -182,7 +184,7 @@ def snapshot(spec: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-_DEBUG = re.compile(r"^(\d{4}-\d\d-\d\dT[\d:.]+Z) \[DEBUG\] (\[(?:autoDream|extractMemories)\].*)$")
+_DEBUG = re.compile(r"^(\d{4}-\d\d-\d\dT[\d:.]+Z) \[DEBUG\] (\[(?:autoDream|extractMemories|autoMem)\].*)$")
 
 
 def _texts(message: dict[str, Any]) -> list[str]:
@@ -190,6 +192,26 @@ def _texts(message: dict[str, Any]) -> list[str]:
     if isinstance(c, str):
         return [c]
     return [b.get("text", "") for b in c or [] if isinstance(b, dict) and b.get("type") == "text"]
+
+
+def tool_exchange(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every tool call of a fork's conversation with the result the CLI gave it, after the
+    fork's prompt (the main conversation's own calls come before it)."""
+    start = max((i for i, m in enumerate(messages) if m.get("role") == "user" and any(
+        mark in t for t in _texts(m) for mark in ("# Dream: Memory Consolidation", "You are now acting as the memory extraction subagent"))), default=0)
+    exchange = []
+    uses: dict[str, dict[str, Any]] = {}
+    for m in messages[start:]:
+        if not isinstance(m.get("content"), list):
+            continue
+        for b in m["content"]:
+            if b.get("type") == "tool_use":
+                uses[b["id"]] = {"name": b["name"], "input": b["input"]}
+            elif b.get("type") == "tool_result" and b.get("tool_use_id") in uses:
+                c = b.get("content")
+                text = c if isinstance(c, str) else "\n".join(x.get("text", "") for x in c or [] if isinstance(x, dict))
+                exchange.append({**uses[b["tool_use_id"]], "is_error": b.get("is_error") is True, "result": text})
+    return exchange
 
 
 def outcome(run: str, out: Path, t0: float, spec: dict[str, Any], prompts_dir: Path) -> dict[str, Any]:
@@ -225,24 +247,31 @@ def outcome(run: str, out: Path, t0: float, spec: dict[str, Any], prompts_dir: P
             "n_messages": len(first["messages"]),
             "requests": len(dreams),
         }
-        last = dreams[-1]["body"]["messages"]
-        exchange = []
-        uses: dict[str, dict[str, Any]] = {}
-        for m in last:
-            if not isinstance(m.get("content"), list):
-                continue
-            for b in m["content"]:
-                if b.get("type") == "tool_use":
-                    uses[b["id"]] = {"name": b["name"], "input": b["input"]}
-                elif b.get("type") == "tool_result" and b.get("tool_use_id") in uses:
-                    c = b.get("content")
-                    text = c if isinstance(c, str) else "\n".join(x.get("text", "") for x in c or [] if isinstance(x, dict))
-                    exchange.append({**uses[b["tool_use_id"]], "is_error": b.get("is_error") is True, "result": text})
+        exchange = tool_exchange(dreams[-1]["body"]["messages"])
         if exchange:
             name = f"{run}.dream_tools.json"
             (prompts_dir / name).write_text(json.dumps(exchange, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
             files["dream_tools"] = name
+    forks = [r for r in reqs if r.get("kind") in ("dream", "extract")]
+    if forks and run in KEEP_MEMORY_SECTION:
+        system = forks[0]["body"].get("system")
+        text = "\n".join(b.get("text", "") for b in system if isinstance(b, dict)) if isinstance(system, list) else str(system or "")
+        start = text.find("# Memory\n")
+        if start != -1:
+            end = text.find("\n# ", start + 1)
+            name = f"{run}.memory_section.txt"
+            (prompts_dir / name).write_text(text[start : end if end != -1 else None], encoding="utf-8")
+            files["memory_section"] = name
     extracts = [r for r in reqs if r.get("kind") == "extract" and r.get("step") == 0]
+    passes = [r for r in reqs if r.get("kind") == "extract"]
+    if passes and run in KEEP_MEMORY_SECTION:
+        first_pass = passes[: next((i for i, r in enumerate(passes[1:], 1) if r.get("step") == 0), len(passes))]
+        exchange = tool_exchange(first_pass[-1]["body"]["messages"])
+        if exchange:
+            name = f"{run}.extract_tools.json"
+            (prompts_dir / name).write_text(json.dumps(exchange, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+            files["extract_tools"] = name
+        files["extract_request"] = {"model": passes[0]["body"].get("model"), "max_tokens": passes[0]["body"].get("max_tokens")}
     for i, r in enumerate(extracts):
         name = f"{run}.extract_prompt.{i}.txt"
         (prompts_dir / name).write_text(_texts(r["body"]["messages"][-1])[-1], encoding="utf-8")
