@@ -303,7 +303,8 @@ def apply_cmd(obj: CliContext, force: bool, consolidator: str, model: str | None
         dp, entry = run_dream(ctx, obj.now(), name, force=force, max_deletions=max_deletions, **_claude_options(name, model))  # type: ignore[arg-type]
     except DreamBlocked as exc:
         if as_json:
-            emit_json({"run_id": None, "blocked": True, **status_to_json(exc.status)})
+            blocked = autodream_to_json(exc.status) if isinstance(exc.status, AutoDreamStatus) else status_to_json(exc.status)
+            emit_json({"run_id": None, "blocked": True, **blocked})
             raise SystemExit(1) from exc
         fail(str(exc), 1)
     except (LockError, ConflictError, ApplyError, DreamError) as exc:

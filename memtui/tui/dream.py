@@ -172,7 +172,7 @@ class DreamPane(Widget):
         kind: RunKind
         outcome: Literal["cancelled", "blocked", "failed"]
         reason: str
-        status: GateStatus | None = None
+        status: GateStatus | AutoDreamStatus | None = None
 
     @dataclass
     class Applied(Message):
@@ -435,7 +435,10 @@ class DreamPane(Widget):
     def _on_stopped(self, message: Stopped) -> None:
         self.running = None
         if message.outcome == "blocked" and message.status is not None:
-            self.status = message.status
+            if isinstance(message.status, AutoDreamStatus):
+                self.auto = message.status
+            else:
+                self.status = message.status
             self._show_gates()
             self.notify(f"{message.reason}", title="Gate closed", severity="warning", timeout=8)
         elif message.outcome == "failed":

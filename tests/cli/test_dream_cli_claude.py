@@ -95,3 +95,20 @@ def test_extract_explain(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
     code, out = run("--flavor", "claude", "extract", "--explain", "--project", str(s.project), str(s.project_dir / name))
     assert "prose            CLOSED no user message since the cursor has 3 words or more" in out
     assert out.rstrip().endswith("Claude Code would not extract: no user message since the cursor has 3 words or more.")
+
+
+def test_apply_through_the_gates_follows_the_clis(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """memtui's own gated run is one more process of the CLI: its gates decide."""
+    s = scene(tmp_path / "off", monkeypatch, "v_setting_false", "before")
+    monkeypatch.setenv("MEMTUI_NOW", s.now(5).isoformat())
+    code, out = run("--flavor", "claude", "dream", "apply", "--consolidator", "offline", "--json", "--project", str(s.project))
+    data = json.loads(out)
+    assert code == 1 and data["blocked"] and data["blocking"] == "flag"
+    assert not (s.memory_dir / ".consolidate-lock").exists()
+    s = scene(tmp_path / "on", monkeypatch, "v_enabled_setting_unset", "before")
+    monkeypatch.setenv("MEMTUI_NOW", s.now(5).isoformat())
+    code, out = run("--flavor", "claude", "dream", "apply", "--consolidator", "offline", "--json", "--project", str(s.project))
+    assert code == 0, out
+    assert (s.memory_dir / ".consolidate-lock").exists()
+    code, out = run("--flavor", "claude", "dream", "apply", "--consolidator", "offline", "--json", "--project", str(s.project))
+    assert code == 1 and json.loads(out)["blocking"] == "time"  # just consolidated

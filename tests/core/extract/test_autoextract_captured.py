@@ -150,3 +150,21 @@ def test_the_claude_extractor_sends_the_clis_extraction(tmp_path: Path, monkeypa
             assert not got["is_error"], got
     assert result.extractor == "claude" and [p.path for p in result.proposals] == ["project_deploy_fridays.md"]
     assert Inbox(tmp_path / "state", scene.memory_dir).pending()[0].description == "The team deploys on Fridays"
+
+
+def test_the_hooks_log_says_what_claude_code_itself_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Stop hook on the x_p_prose session ("hello there"): memtui's offline extraction runs,
+    and its log line says Claude Code's own would not (the prose gate)."""
+    from memtui.core.extract.hook import hook_log_path, run_stop_hook
+
+    record = runs()["x_p_prose"]
+    scene = build(tmp_path, "x_p_prose", "after")
+    monkeypatch.setenv("HOME", str(scene.home))
+    path = own_transcript("x_p_prose", scene.project_dir)
+    payload = json.dumps({"session_id": path.stem, "transcript_path": str(path), "cwd": str(scene.project)}).encode()
+    state = tmp_path / "state"
+    run_stop_hook(payload, flavor=CLAUDE, state_dir=state, now=scene.now(60), extractor="offline")
+    (logged,) = [json.loads(x) for x in hook_log_path(state).read_text().splitlines()]
+    assert logged["cli"]["would_extract"] is False
+    assert logged["cli"]["gates"]["prose"] is False and logged["cli"]["gates"]["flag"] is True
+    assert record["before"]["flags"]["tengu_passport_quail"] is True
