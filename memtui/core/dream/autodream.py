@@ -441,7 +441,7 @@ def dream_stamp_session(stamp: float, activities: list[SessionActivity]) -> Sess
     whose lines reach from before the stamp to within ``SPAN_SLACK_S`` of it, the latest-ending
     first."""
     candidates = [a for a in activities if a.spans(stamp, SPAN_SLACK_S)]
-    return max(candidates, key=lambda a: a.times[-1]) if candidates else None
+    return max(candidates, key=lambda a: a.last_time or 0.0) if candidates else None
 
 
 def failed_dream(ctx: DreamContext, status: AutoDreamStatus, activities: list[SessionActivity]) -> Trap | None:

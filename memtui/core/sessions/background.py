@@ -104,12 +104,14 @@ class BackgroundRecord:
 @dataclass(frozen=True, slots=True)
 class SessionActivity:
     """What one transcript says: ``entrypoint`` (the first one found; ``None`` when no line
-    has one), ``times`` (every line timestamp, epoch s, sorted), ``records`` in file order."""
+    has one), ``first_time`` / ``last_time`` (epoch s of its first and last line timestamps:
+    the CLI appends in time order), ``records`` in file order."""
 
     path: Path
     session_id: str
     entrypoint: str | None
-    times: tuple[float, ...] = ()
+    first_time: float | None = None
+    last_time: float | None = None
     records: tuple[BackgroundRecord, ...] = ()
 
     def interactive(self, sdk_entrypoints: tuple[str, ...]) -> bool | None:
@@ -121,9 +123,9 @@ class SessionActivity:
     def spans(self, when: float, slack: float = 0.0) -> bool:
         """Whether the session has lines from before ``when`` and up to ``when - slack`` or
         later (it was running at ``when``, give or take ``slack`` seconds)."""
-        if not self.times:
+        if self.first_time is None or self.last_time is None:
             return False
-        return self.times[0] <= when + slack and self.times[-1] >= when - slack
+        return self.first_time <= when + slack and self.last_time >= when - slack
 
 
 def parse_time(value: object) -> float | None:
@@ -177,7 +179,8 @@ class _Progress:
     offset: int  # bytes consumed (whole lines)
     lines: int
     entrypoint: str | None
-    times: list[float] = field(default_factory=list)
+    first_time: float | None = None
+    last_time: float | None = None
     records: list[BackgroundRecord] = field(default_factory=list)
 
 
@@ -202,7 +205,7 @@ def read_activity(path: Path) -> SessionActivity:
     if prev is None or st.st_size < prev.offset:
         prev = _Progress(key, 0, 0, None)
     elif prev.key != key:
-        prev = _Progress(key, prev.offset, prev.lines, prev.entrypoint, list(prev.times), list(prev.records))
+        prev = _Progress(key, prev.offset, prev.lines, prev.entrypoint, prev.first_time, prev.last_time, list(prev.records))
     if prev.offset < st.st_size:
         try:
             _read_from(path, prev)
@@ -213,29 +216,34 @@ def read_activity(path: Path) -> SessionActivity:
         if len(_CACHE) >= _CACHE_MAX:
             _CACHE.clear()
         _CACHE[path] = prev
-    return SessionActivity(path, stem, prev.entrypoint, tuple(sorted(prev.times)), tuple(prev.records))
+    return SessionActivity(path, stem, prev.entrypoint, prev.first_time, prev.last_time, tuple(prev.records))
+
+
+# How far back from the end of what was read the last timestamp is looked for (a request blob
+# line can be ~100 KB; a file whose last timestamped line is further back keeps the one before).
+_TAIL_BYTES = 256 * 1024
 
 
 def _read_from(path: Path, progress: _Progress) -> None:
+    """Read whole lines from ``progress.offset``: the entrypoint and the first timestamp from
+    the first lines that have them, every marked line parsed, then the last timestamp from the
+    tail of what was read."""
     with open(path, "rb") as fh:
         fh.seek(progress.offset)
+        start = progress.offset
         for raw in fh:
             if not raw.endswith(b"\n"):
                 break  # a line still being written: read it next time, whole
             progress.offset += len(raw)
             progress.lines += 1
-            # the line's own keys come before any nested copy: look near its start first
-            head = raw[:4096]
-            if progress.entrypoint is None:
-                m = _ENTRYPOINT.search(head)
-                if m:
+            if progress.entrypoint is None or progress.first_time is None:
+                # the line's own keys come before any nested copy: look near its start first
+                head = raw[:4096]
+                if progress.entrypoint is None and (m := _ENTRYPOINT.search(head)):
                     progress.entrypoint = m.group(1).decode("ascii", "replace")
-            t = _TIMESTAMP.search(head) or (_TIMESTAMP.search(raw[-4096:]) if len(raw) > 4096 else None)
-            if t:
-                when = parse_time(t.group(1).decode("ascii", "replace"))
-                if when is not None:
-                    progress.times.append(when)
-            if not any(marker in raw for marker in _MARKERS):
+                if progress.first_time is None and (t := _TIMESTAMP.search(head) or (_TIMESTAMP.search(raw[-4096:]) if len(raw) > 4096 else None)):
+                    progress.first_time = parse_time(t.group(1).decode("ascii", "replace"))
+            if b'"memory_' not in raw or not any(marker in raw for marker in _MARKERS):
                 continue
             try:
                 obj = json.loads(raw)
@@ -245,6 +253,16 @@ def _read_from(path: Path, progress: _Progress) -> None:
                 rec = _record(obj, path, progress.lines)
                 if rec is not None:
                     progress.records.append(rec)
+        if progress.offset > start:
+            tail_from = max(start, progress.offset - _TAIL_BYTES)
+            fh.seek(tail_from)
+            tail = fh.read(progress.offset - tail_from)
+            at = len(tail)
+            while (at := tail.rfind(b'"timestamp"', 0, at)) != -1:
+                m = _TIMESTAMP.match(tail, at) if at == 0 or tail[at - 1] != 0x5C else None  # 0x5C: a backslash (an escaped copy)
+                if m is not None:
+                    progress.last_time = parse_time(m.group(1).decode("ascii", "replace")) or progress.last_time
+                    break
 
 
 def project_activity(project_dir: Path) -> list[SessionActivity]:
