@@ -281,7 +281,9 @@ class DreamPane(Widget):
         if self.release is not None:
             remember_files(self.ctx, now)
             auto = check_autodream(self.ctx, now, self.release)
-        self.post_message(self.GatesChecked(status, entries[-1] if entries else None, auto, dream_history(self.ctx)))
+        # the seed design's transcripts record no background work: its history is memtui's own
+        history = dream_history(self.ctx, None if self.release is not None else [])
+        self.post_message(self.GatesChecked(status, entries[-1] if entries else None, auto, history))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="dream-request")
     def fetch_request(self) -> None:
