@@ -258,7 +258,12 @@ def check_autodream(
     flag_sources = (cache_where, _where(settings, setting_src, facts.setting) if setting_set else f"{facts.setting} (not set)")
     flag_data = {"flag": facts.flag, "cached": cached, "value": flag, "setting": setting if setting_set else None, "setting_set": setting_set, "setting_source": setting_src}
     if not (enabled or available):
-        why = "the flag cache has no entry for it" if not cached else "neither enabled nor available"
+        if cfg.flag_cache is None:
+            why = (f"{shorten(cfg.path)} holds no flag cache ({release.flag_cache_key}), where the CLI keeps the flags it fetched; "
+                   "with no flag it does not dream (with telemetry off it reads that cache only when "
+                   "CLAUDE_CODE_GB_DISK_CACHE_WHEN_TELEMETRY_OFF is set)")
+        else:
+            why = "the flag cache has no entry for it" if not cached else "neither enabled nor available"
         gates.append(Gate("flag", False, f"{facts.flag} {flag_desc}: {why}; {facts.setting} cannot turn the dream on", flag_sources,
                           opens="only a flag change on Anthropic's side (the CLI refreshes the cache when it starts online)", never=True, data=flag_data))
     elif setting_set:
