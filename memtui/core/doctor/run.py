@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from pathlib import Path
 
@@ -11,6 +11,7 @@ from memtui.core.base.diagnostics import Diagnostic
 from memtui.core.doctor.content import (
     content_findings,
     instruction_findings,
+    second_block_findings,
     secret_findings,
 )
 from memtui.core.doctor.dates import relative_dates
@@ -27,6 +28,13 @@ from memtui.core.memory.lint import mtime_datetime
 from memtui.core.places.locations import Locations
 from memtui.core.memory.memories import MEMORY_TYPES, TEAM_DIR, Memory
 from memtui.core.memory.scancache import ScanCache
+from memtui.core.verify.check import VerifyReport, verify_memories
+from memtui.core.verify.conflicts import Conflict, find_conflicts
+from memtui.core.verify.grep import DEFAULT_TIMEOUT_S
+
+# Claude's judgement of conflicts (``memtui.core.verify.judge``): given the memories and the
+# offline rule's conflicts, the conflicts to report and a note (an error, the model's count).
+ConflictJudge = Callable[[Sequence[Memory], Sequence[Conflict]], tuple[list[Conflict], str | None]]
 
 # Parser codes the doctor computes itself (richer: the index's own check, the dates with fixes).
 _RECOMPUTED = frozenset({"relative-date", "not-indexed"})
@@ -110,6 +118,9 @@ def run_doctor(
     instruction_texts: Sequence[str] = (),
     near_duplicate_threshold: float = NEAR_DUPLICATE_THRESHOLD,
     cache: ScanCache | None = None,
+    project_root: Path | None = None,
+    verify_timeout: float = DEFAULT_TIMEOUT_S,
+    judge: ConflictJudge | None = None,
 ) -> DoctorReport:
     """Audit ``memory_dir`` at time ``now`` against the whole lint catalog (SPEC §4.3).
 
@@ -117,6 +128,10 @@ def run_doctor(
     a memory repeating one is flagged ``in-instructions``. ``near_duplicate_threshold``: the
     rapidfuzz score (0–100) from which two memories are near-duplicates. ``cache``: the memory
     dir's ``ScanCache`` (unchanged files are not parsed again; their text is still read).
+    ``project_root``: the directory the memories' claims about the code are checked against
+    (``memtui.core.verify``: ``stale-*`` findings; ``None`` skips the check), each identifier
+    search bounded by ``verify_timeout`` seconds. ``judge``: Claude's judgement of conflicts
+    (else the offline rule's ``possible-conflict`` findings stand).
 
     Returns every finding (codes in ``DOCTOR_CODES``), sorted by path and line. Raises
     ``MemoryDirError`` (an ``OSError``) when the dir is missing; a bad file never raises.
@@ -137,8 +152,42 @@ def run_doctor(
     findings.extend(duplicate_findings(memories, threshold=near_duplicate_threshold))
     if instruction_texts:
         findings.extend(instruction_findings(memories, instruction_texts))
+    findings.extend(second_block_findings(memories))
+    conflicts = find_conflicts(memories)
+    notes: list[str] = []
+    if judge is not None:
+        conflicts, note = judge(memories, conflicts)
+        if note:
+            notes.append(note)
+    findings.extend(conflict_findings(conflicts))
+    verification: VerifyReport | None = None
+    if project_root is not None:
+        verification = verify_memories(memories, project_root, exclude=[memory_dir], timeout=verify_timeout)
+        findings.extend(verify_findings(verification))
     findings.sort(key=sort_key)
-    return DoctorReport(memory_dir, tuple(findings), len(memories))
+    return DoctorReport(memory_dir, tuple(findings), len(memories), verification=verification, notes=tuple(notes))
+
+
+def verify_findings(report: VerifyReport) -> list[Finding]:
+    """The ``stale-*`` (and ``verify-incomplete``) findings of a verification."""
+    return [finding(v.code, v.relpath, v.line, v.message, **v.data) for v in report.findings()]
+
+
+def _age_words(older: float, newer: float) -> str:
+    days = int((newer - older) // 86_400)
+    return "the same day" if days < 1 else f"{days} day{'s' if days != 1 else ''} newer"
+
+
+def conflict_findings(conflicts: Iterable[Conflict]) -> list[Finding]:
+    """One ``possible-conflict`` finding per conflict, on the older memory, naming both files
+    and the differing values; its fix marks the older one superseded."""
+    out: list[Finding] = []
+    for c in conflicts:
+        line = c.values[0].older_line if c.values else None
+        by = " (Claude's judgement)" if c.source == "claude" else ""
+        message = f"may contradict {c.newer} ({_age_words(c.older_mtime, c.newer_mtime)}){by}: {c.describe()}. If the newer one is right, mark this one superseded"
+        out.append(finding("possible-conflict", c.older, line, message, fix="mark-superseded", other=c.newer, conflict=c.to_json()))
+    return out
 
 
 def instruction_texts(locations: Locations, cwd: Path | None = None) -> list[str]:
