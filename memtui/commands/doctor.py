@@ -34,6 +34,8 @@ from memtui.core.doctor import (
 from memtui.core.writes.edits import ApplyError, ConflictError, Plan, apply_plan
 from memtui.core.writes.journal import Journal
 from memtui.core.memory.scancache import ScanCache
+from memtui.core.verify import verify_root
+from memtui.core.verify.judge import auto_judge
 
 _SEVERITY_COLOR = {"error": "red", "warning": "yellow", "info": "cyan"}
 
@@ -74,6 +76,11 @@ def _print_report(report: DoctorReport) -> None:
         click.echo(click.style(path or "(memory dir)", bold=True))
         for f in findings:
             click.echo(_finding_line(f))
+    for note in report.notes:
+        click.echo(click.style(f"\nnote: {note}", dim=True))
+    if report.verification is not None:
+        v = report.verification.counts()
+        click.echo(f"\nclaims about the code: {v['verified']} verified, {v['stale']} stale, {v['unchecked']} unchecked ({report.verification.source}, {report.verification.root})")
     counts = report.counts()
     fixable = len(report.fixable())
     summary = f"{counts['error']} errors, {counts['warning']} warnings, {counts['info']} notes"
@@ -96,10 +103,11 @@ def _plan_json(plan: Plan) -> dict[str, Any]:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.option("--fix", "fix_codes", multiple=True, metavar="CODE", help="Fix the findings of this code or fix id (repeatable, or comma-separated; `all` = every safe fix). Without --yes: show the diffs only.")
 @click.option("--yes", is_flag=True, help="Apply the --fix changes (undo with `memtui undo`).")
+@click.option("--judge", type=click.Choice(["auto", "offline", "claude"]), default="auto", show_default=True, help="Conflicts between memories: the offline rule, or Claude's judgement (auto: when an API key is set).")
 @common_options
 @click.pass_obj
 @user_errors
-def doctor(obj: CliContext, as_json: bool, fix_codes: tuple[str, ...], yes: bool) -> None:
+def doctor(obj: CliContext, as_json: bool, fix_codes: tuple[str, ...], yes: bool, judge: str) -> None:
     """Check the memories and the index against the lint catalog; preview or apply safe fixes.
 
     Exits 1 when an error-severity finding remains, else 0.
@@ -111,7 +119,8 @@ def doctor(obj: CliContext, as_json: bool, fix_codes: tuple[str, ...], yes: bool
     if not memory_dir.is_dir():
         fail(f"no memory dir at {memory_dir} ({obj.locations.memory_dir_source}); see `memtui where`", 1)
     instructions = _instruction_texts(obj)
-    report = run_doctor(memory_dir, obj.now(), instruction_texts=instructions, cache=ScanCache.for_memory_dir(obj.locations.state_dir, memory_dir))
+    checks = {"project_root": verify_root(obj.locations), "judge": auto_judge(mode=judge)}
+    report = run_doctor(memory_dir, obj.now(), instruction_texts=instructions, cache=ScanCache.for_memory_dir(obj.locations.state_dir, memory_dir), **checks)
     if not codes:
         if as_json:
             emit_json(report.to_json())
@@ -151,7 +160,7 @@ def doctor(obj: CliContext, as_json: bool, fix_codes: tuple[str, ...], yes: bool
         except (ConflictError, ApplyError) as exc:
             error = str(exc)
         else:
-            report = run_doctor(memory_dir, obj.now(), instruction_texts=instructions, cache=ScanCache.for_memory_dir(obj.locations.state_dir, memory_dir))
+            report = run_doctor(memory_dir, obj.now(), instruction_texts=instructions, cache=ScanCache.for_memory_dir(obj.locations.state_dir, memory_dir), **checks)
     if as_json:
         emit_json(
             {

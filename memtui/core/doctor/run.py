@@ -14,7 +14,7 @@ from memtui.core.doctor.content import (
     second_block_findings,
     secret_findings,
 )
-from memtui.core.doctor.dates import relative_dates
+from memtui.core.doctor.dates import memory_date_base, relative_dates
 from memtui.core.doctor.duplicates import NEAR_DUPLICATE_THRESHOLD, duplicate_findings
 from memtui.core.doctor.index_checks import index_findings
 from memtui.core.doctor.model import (
@@ -24,7 +24,6 @@ from memtui.core.doctor.model import (
     finding,
     sort_key,
 )
-from memtui.core.memory.lint import mtime_datetime
 from memtui.core.places.locations import Locations
 from memtui.core.memory.memories import MEMORY_TYPES, TEAM_DIR, Memory
 from memtui.core.memory.scancache import ScanCache
@@ -76,14 +75,14 @@ def _parser_findings(memory: Memory) -> list[Finding]:
 
 def _date_findings(memory: Memory) -> list[Finding]:
     out: list[Finding] = []
-    base = mtime_datetime(memory.mtime).date().isoformat()
+    base = memory_date_base(memory)
     for dp in relative_dates(memory):
         if dp.resolved is None:
             meant = "cannot be resolved to a date"
         else:
             meant = f"meant {dp.resolved.isoformat()}"
         where = " in the description" if dp.where == "description" else ""
-        message = f"relative date “{dp.phrase}”{where} {meant} (from the file's mtime, {base}); write the absolute date"
+        message = f"relative date “{dp.phrase}”{where} {meant} (from {base.describe()}); write the absolute date"
         out.append(
             finding(
                 "relative-date",
@@ -96,6 +95,7 @@ def _date_findings(memory: Memory) -> list[Finding]:
                 resolved=dp.resolved.isoformat() if dp.resolved else None,
                 replacement=dp.replacement,
                 where=dp.where,
+                base=base.source,
             )
         )
     return out

@@ -33,7 +33,7 @@ from collections.abc import Callable
 from datetime import datetime
 
 from memtui.core.memory.catalog import iso_utc
-from memtui.core.doctor.dates import relative_dates
+from memtui.core.doctor.dates import memory_date_base, relative_dates
 from memtui.core.doctor.duplicates import (
     MIN_BODY_CHARS,
     NearTexts,
@@ -63,7 +63,6 @@ from memtui.core.places.release import release_of
 from memtui.core.memory.frontmatter import parse_frontmatter
 from memtui.core.memory.index import INDEX_NAME
 from memtui.core.writes.journal import read_or_none
-from memtui.core.memory.lint import mtime_datetime
 from memtui.core.memory.memories import (
     Memory,
     iter_memory_paths,
@@ -194,13 +193,12 @@ class _Run:
                 line = lines[p.line - 1] if p.line - 1 < len(lines) else ""
                 if p.replacement is None or line[p.column : p.column + len(p.phrase)] != p.phrase:
                     meant = f"dateparser reads {p.resolved.isoformat()}" if p.resolved else "no date can be read from it"
-                    self.finding(Finding("consolidate", "relative-date-kept", m.relpath, f"“{p.phrase}” names no exact day ({meant}, from the mtime): left as written", p.line))
+                    self.finding(Finding("consolidate", "relative-date-kept", m.relpath, f"“{p.phrase}” names no exact day ({meant}, from {memory_date_base(m).describe()}): left as written", p.line))
                     continue
                 lines[p.line - 1] = line[: p.column] + p.replacement + line[p.column + len(p.phrase) :]
                 done.append(f"“{p.phrase}” → “{p.replacement}”")
             if done:
-                base = mtime_datetime(m.mtime).date().isoformat()
-                reason = f"relative dates made absolute against the file's mtime ({base}): {', '.join(reversed(done))}"
+                reason = f"relative dates made absolute against {memory_date_base(m).describe()}: {', '.join(reversed(done))}"
                 self.ws.set(m.relpath, "\n".join(lines), reason, mtime=m.mtime)
                 self.log(ProposedChange("consolidate", m.relpath, "modify", reason))
                 changed += 1
