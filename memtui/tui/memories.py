@@ -51,6 +51,7 @@ from memtui.core.writes.journal import Journal
 from memtui.core.places.locations import Locations, other_flavor_memory_dir
 from memtui.core.memory.memories import MEMORY_TYPES, Memory, MemoryType, read_memory
 from memtui.core.memory.scancache import ScanCache
+from memtui.core.verify import MemoryVerification, VerifyReport, verify_memories, verify_root
 from memtui.tui.badges import age_badge, type_badge
 from memtui.tui.dialogs import (
     ConflictDialog,
@@ -168,6 +169,13 @@ class MemoriesPane(Widget):
         inbox: int = 0
 
     @dataclass
+    class Verified(Message):
+        """The claims of a catalog's memories, checked against the project."""
+
+        catalog: Catalog
+        report: VerifyReport
+
+    @dataclass
     class CatalogFailed(Message):
         """A scan could not run (the memory dir is missing or unreadable)."""
 
@@ -184,6 +192,7 @@ class MemoriesPane(Widget):
         self._frozen_catalog: Catalog | None = None  # the catalog `_freeze_long_lived` last collected for
         self._pending_select: str | None = None
         self.watch_files = watch
+        self.verification: VerifyReport | None = None  # filled in by the verify worker
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="memories-toolbar"):
@@ -272,6 +281,31 @@ class MemoriesPane(Widget):
         self.query_one("#memories-location", Static).update(self._location_text(strays, message.inbox))
         if self.watch_files and not any(w.group == "memories-watch" for w in self.workers):
             self.watch_memory_dir()
+        if message.catalog.complete:
+            self.verify_claims(message.catalog)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="memories-verify")
+    def verify_claims(self, catalog: Catalog) -> None:
+        """Check the memories' claims about the code off the UI thread (git ls-files, one
+        bounded grep); the preview's "claims" line fills in when it is done."""
+        memories = [e.memory for e in catalog.entries]
+        report = verify_memories(memories, verify_root(self.locations), exclude=[self.locations.memory_dir])
+        self.post_message(self.Verified(catalog, report))
+
+    @on(Verified)
+    def _on_verified(self, message: Verified) -> None:
+        if message.catalog is not self.catalog:
+            return  # a newer scan is on its way, with its own check
+        self.verification = message.report
+        if self._previewed is not None and self._claims_of(self._previewed) is not None:
+            self._previewed = None
+            self._schedule_preview()
+
+    def _claims_of(self, entry: MemoryEntry) -> MemoryVerification | None:
+        if self.verification is None:
+            return None
+        mv = self.verification.memories.get(entry.relpath)
+        return mv if mv is not None and mv.results else None
 
     def on_unmount(self) -> None:
         gc.unfreeze()  # whatever outlives the app (a test run, a benchmark) is collectable again
@@ -439,6 +473,12 @@ class MemoriesPane(Widget):
         for key, value in mem.frontmatter.items():
             if key not in ("name", "description", "type"):
                 grid.add_row(Text(key), Text(_cap(_show_value(value))))
+        claims = self._claims_of(entry)
+        if claims is not None:
+            ok = not claims.stale and claims.checked
+            lines = [Text(claims.summary(), style="#98c379" if ok else "#e5c07b" if claims.stale else "#5c6370")]
+            lines.extend(Text(f"line {r.claim.line}: {r.message}", style="#abb2bf") for r in claims.stale[:5])
+            grid.add_row("claims", Text("\n").join(lines))
         parts: list[RenderableType] = [grid]
         if entry.stale_caveat:
             parts.append(Text("\n" + entry.stale_caveat, style="italic #d19a66"))

@@ -53,7 +53,10 @@ from memtui.core.recall import (
     recall,
     resolve_selector,
 )
+from memtui.core.memory.memories import scan_memories
+from memtui.core.memory.scancache import ScanCache
 from memtui.core.recall.manifest import SESSION_BUDGET
+from memtui.core.verify.conflicts import Conflict, find_conflicts, newer_conflicts
 from memtui.core.sessions.transcripts import (
     SessionFile,
     list_sessions,
@@ -196,6 +199,7 @@ class RecallPane(Widget):
         self.sessions: list[SessionFile] = []
         self.transcript: TranscriptContext | None = None
         self.result: RecallResult | None = None
+        self.newer: dict[str, list[Conflict]] = {}  # memories a newer one contradicts (the picks' mark)
         self._descriptions: dict[str, str | None] = {}
         self._seq = 0
         self._pending: RecallRun | None = None
@@ -301,6 +305,28 @@ class RecallPane(Widget):
             self._status(Text("scanning the memory dir…", style=MUTED))
         self.load()
 
+    @dataclass
+    class ConflictsFound(Message):
+        """Memories a newer memory contradicts: relpath → those conflicts."""
+
+        newer: dict[str, list[Conflict]]
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="recall-conflicts")
+    def check_conflicts(self) -> None:
+        """The conflicts between memories (full text: a scan through the scan cache), for the
+        picks' mark; the picks show without it until it is done."""
+        memory_dir = self.locations.memory_dir
+        if not memory_dir.is_dir():
+            return
+        scan = scan_memories(memory_dir, cache=ScanCache.for_memory_dir(self.locations.state_dir, memory_dir))
+        self.post_message(self.ConflictsFound(newer_conflicts(find_conflicts(scan.memories))))
+
+    @on(ConflictsFound)
+    def _on_conflicts(self, message: ConflictsFound) -> None:
+        self.newer = message.newer
+        if self.result is not None and not self.result.skipped and any(p.relpath in self.newer for p in self.result.picks):
+            self.query_one("#recall-picks", Static).update(picks_view(self.result, self.newer))
+
     @work(thread=True, exclusive=True, exit_on_error=False, group="recall-load")
     def load(self) -> None:
         """Scan and index off the UI thread (20,000 memories take seconds); only posts."""
@@ -320,6 +346,7 @@ class RecallPane(Widget):
             self._notice(Text.assemble(("No memory dir yet. ", "bold #e5c07b"), (f"{self.locations.memory_dir} does not exist.", SOFT)))
         self._update_badge()
         self._schedule(delay=0)
+        self.check_conflicts()
 
     def _set_sessions(self, sessions: list[SessionFile]) -> None:
         if [s.path for s in sessions] == [s.path for s in self.sessions]:
@@ -583,7 +610,7 @@ class RecallPane(Widget):
                 widget.update("")
             manifest.display = request.display = False
         else:
-            picks.update(picks_view(result))
+            picks.update(picks_view(result, self.newer))
             near.update(near_misses_view(result, self._descriptions.get))
             compare.update(compare_view(result))
             manifest.display = request.display = True

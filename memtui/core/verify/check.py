@@ -310,7 +310,7 @@ def verify_memories(
     checker = _Checker(tree)
     notes: list[str] = []
     if not tree.complete:
-        notes.append(f"the project lists over {len(tree.files):,} files: only those were checked")
+        notes.append(f"the listing of the project stopped at {len(tree.files):,} files (a size or time limit): paths outside it may show as stale")
     per_memory: dict[str, list[ClaimResult | Claim]] = {}
     symbols: dict[str, None] = {}
     for mem in memories:

@@ -6,7 +6,8 @@ repository git cannot read (no ``git`` on PATH, an unsafe owner, an empty ``.git
 directory are walked instead, skipping what the ``.gitignore`` files say (``pathspec``'s
 ``GitIgnoreSpec``, one per directory that has one) and ``.git`` itself.
 
-Both stop at ``MAX_FILES`` files (memtui's bound; a listing cut there is ``complete=False``).
+Both stop at ``MAX_FILES`` files, the walk also after ``WALK_TIMEOUT_S`` (memtui's bounds; a
+listing cut short is ``complete=False``).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import os
 import posixpath
 import re
 import subprocess
+import time
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -25,9 +27,11 @@ from pathspec import GitIgnoreSpec
 
 from memtui.core.base.safe_read import read_regular
 
-# memtui's bounds: files listed, seconds a git command may take, bytes read to count lines.
+# memtui's bounds: files listed, seconds a git command or the walk may take, bytes read to
+# count lines.
 MAX_FILES = 2_000_000
 GIT_TIMEOUT_S = 30.0
+WALK_TIMEOUT_S = 20.0
 MAX_READ_BYTES = 16 * 1024 * 1024
 _HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
 _HTML_ANCHOR = re.compile(r"<a\s+(?:name|id)=[\"']([^\"']+)[\"']", re.IGNORECASE)
@@ -218,7 +222,7 @@ def list_tree(root: Path, *, exclude: Iterable[Path] = (), max_files: int = MAX_
             files = [p for p in dict.fromkeys(listed) if p not in deleted and _outside(p, excluded)]
             complete = len(files) <= max_files
             return ProjectTree(root, frozenset(files[:max_files]), "git", complete, excluded)
-    files, complete = _walk(root, excluded, max_files)
+    files, complete = _walk(root, excluded, max_files, time.monotonic() + WALK_TIMEOUT_S)
     return ProjectTree(root, frozenset(files), "walk", complete, excluded)
 
 
@@ -230,14 +234,16 @@ def _read_ignore(path: Path) -> GitIgnoreSpec | None:
     return GitIgnoreSpec.from_lines(data.decode("utf-8", errors="replace").splitlines())
 
 
-def _walk(root: Path, excluded: tuple[str, ...], max_files: int) -> tuple[list[str], bool]:
+def _walk(root: Path, excluded: tuple[str, ...], max_files: int, deadline: float) -> tuple[list[str], bool]:
     """Walk ``root`` skipping ``.git`` and what each directory's ``.gitignore`` hides
     (patterns relative to their own directory, as git reads them). Symlinked directories are
-    not followed."""
+    not followed. Stops (incomplete) at ``max_files`` files or at ``deadline``."""
     files: list[str] = []
     specs: list[tuple[str, GitIgnoreSpec]] = []
     top = os.fspath(root)
     for dirpath, dirnames, filenames in os.walk(top):
+        if time.monotonic() > deadline:
+            return files, False
         rel_dir = os.path.relpath(dirpath, top)
         rel_dir = "" if rel_dir == "." else Path(rel_dir).as_posix()
         specs = [(d, s) for d, s in specs if rel_dir == d or rel_dir.startswith(d + "/") or d == ""]

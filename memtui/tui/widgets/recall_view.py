@@ -7,7 +7,7 @@ state and workers, and these can be tested without an app.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 
 from rich.console import Group, RenderableType
 from rich.table import Table
@@ -15,6 +15,7 @@ from rich.text import Text
 
 from memtui.core.memory.age import age_band
 from memtui.core.recall import MANIFEST_CAP, RecallResult
+from memtui.core.verify.conflicts import Conflict
 from memtui.tui.badges import age_badge, type_badge
 
 MUTED = "#5c6370"
@@ -30,10 +31,15 @@ def heading(title: str, detail: str = "") -> Text:
     return Text.assemble((title, "bold"), (f"  {detail}" if detail else "", MUTED))
 
 
-def picks_view(result: RecallResult) -> RenderableType:
+CONFLICT = "bold #e5c07b"
+CONFLICT_MARK = "⚠"
+
+
+def picks_view(result: RecallResult, newer: Mapping[str, Sequence[Conflict]] | None = None) -> RenderableType:
     """The picks as compact cards: rank, type badge, path and age on the first line, then the
-    description (one line) and the reason, and a mark on picks the reference could not have
-    made (outside its 200-newest window)."""
+    description (one line) and the reason, a mark on picks the reference could not have made
+    (outside its 200-newest window), and one on picks a newer memory contradicts (``newer``:
+    relpath → the conflicts in which it is the older memory)."""
     if not result.picks:
         why = "the model chose none" if result.online and not result.error else "nothing matched well enough"
         if result.error:
@@ -55,6 +61,8 @@ def picks_view(result: RecallResult) -> RenderableType:
         lines.append(Text(pick.reason, style=f"italic {MUTED}", no_wrap=True, overflow="ellipsis"))
         if not pick.in_reference_window:
             lines.append(Text(f"{OUTSIDE_MARK} outside the reference's {MANIFEST_CAP}-newest window", style=OUTSIDE))
+        for conflict in (newer or {}).get(pick.relpath, ())[:2]:
+            lines.append(Text(f"{CONFLICT_MARK} a newer memory disagrees: {conflict.newer} — {conflict.describe()}", style=CONFLICT, no_wrap=True, overflow="ellipsis"))
         grid.add_row(f"{rank}", Group(*lines))
     return Group(heading("Picks", f"{len(result.picks)} of at most 5"), grid)
 
