@@ -50,7 +50,7 @@ _STOP = frozenset(
 _WORD = re.compile(r"[^\W\d_][\w-]*[^\W_]|[^\W\d_]{3,}", re.UNICODE)
 _SENTENCE = re.compile(r"(?<=[.;!?])\s+|\n\s*\n|\n(?=\s*(?:[-*+]|\d+[.)])\s)")
 _DATE = re.compile(r"\b(\d{4}-\d{2}-\d{2})\b")
-_VERSION = re.compile(r"(?<![\w.])(v\d+(?:\.\d+){0,3}|\d+\.\d+\.\d+)(?![\w.])", re.IGNORECASE)
+_VERSION = re.compile(r"(?<![\w.])(v\d+(?:\.\d+){0,3}|\d+\.\d+\.\d+)(?!\w|\.\d)", re.IGNORECASE)
 _UNITS = {
     "%": "%", "percent": "%", "k": "k", "m": "m",
     "ms": "ms", "millisecond": "ms", "milliseconds": "ms",
