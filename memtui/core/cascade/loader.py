@@ -24,7 +24,7 @@ from .excludes import EXCLUDABLE_LAYERS, ExcludeMatcher
 from .imports import ImportRef, did_you_mean, expand_path, extract_import_refs, is_inside
 from .model import CascadeFile, ExternalApproval, Kind, Layer, PendingImport, Status
 from .preprocess import MAX_FILE_CHARS, ParsedFile, has_binary_extension, js_trim, preprocess, read_text
-from .rules import RulePaths, brace_split, ignored_path_keys, list_rule_files, rule_paths, suggested_paths
+from .rules import RulePaths, brace_split, flow_list_braces, ignored_path_keys, list_rule_files, rule_paths, suggested_paths
 
 # The reference's MAX_INCLUDE_DEPTH: a file at this depth is not processed.
 MAX_INCLUDE_DEPTH = 5
@@ -371,7 +371,8 @@ class Loader:
                         _key_line(fm, key),
                     )
                 )
-            for glob, pieces in brace_split(fm.data.get("paths")):
+            split = brace_split(fm.data.get("paths")) or flow_list_braces(fm.raw, entry.patterns)
+            for glob, pieces in split:
                 shown = ", ".join(f"`{p}`" for p in pieces)
                 entry.diagnostics.append(
                     Diagnostic(

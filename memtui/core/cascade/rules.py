@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -102,6 +103,22 @@ def brace_split(value: Any) -> list[tuple[str, list[str]]]:
             out.append((",".join(pieces), pieces))
         i = j
     return out
+
+
+_FLOW_PATHS = re.compile(r"^paths:[ \t]*\[(?P<items>.*)\][ \t]*$", re.MULTILINE)
+_BRACE_GLOB = re.compile(r"""[^\s,\[\]"']*\{[^{}"']*,[^{}"']*\}[^\s,\[\]"']*""")
+
+
+def flow_list_braces(raw: str, patterns: Sequence[str] | None) -> list[tuple[str, list[str]]]:
+    """Unquoted brace globs with commas inside a ``paths: [...]`` flow list of the raw
+    frontmatter ``raw`` (YAML cannot read them as one item: the list is cut at the commas, or
+    the line fails and the quoting retry reads the whole ``[...]`` as one string), each with
+    the patterns the agent ended up with (``patterns``)."""
+    m = _FLOW_PATHS.search(raw)
+    if m is None:
+        return []
+    items = m.group("items")
+    return [(g.group(0), list(patterns or ())) for g in _BRACE_GLOB.finditer(items) if items[g.start() - 1 : g.start()] not in ('"', "'")]
 
 
 @dataclass(frozen=True, slots=True)
