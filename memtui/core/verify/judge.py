@@ -159,6 +159,10 @@ def auto_judge(
     def judge(memories: Sequence[Memory], offline: Sequence[Conflict]) -> tuple[list[Conflict], str | None]:
         import anthropic as sdk
 
+        from memtui.core.recall.claude import CREDENTIAL_ENV
+
+        if client is None and not has_credentials(environ):
+            return list(offline), f"Claude's judgement is not available (no API key: set one of {', '.join(CREDENTIAL_ENV)}): the offline rule's conflicts are shown"
         try:
             use = client if client is not None else make_client()
         except sdk.AnthropicError as exc:
