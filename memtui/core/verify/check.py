@@ -11,7 +11,7 @@ Each claim (``memtui.core.verify.claims``) ends ``verified``, ``stale`` or ``unc
   (``stale-line``); an **anchor** (``#part``) when no heading of the file has it (``stale-line``,
   with the closest heading);
 - a **symbol** is verified when every part of it occurs as a whole word in the project
-  (``memtui.core.verify.grep``: one bounded search for all symbols); else ``stale-symbol``, with
+  (``memtui.core.verify.grep``: one bounded read of the project for all symbols); else ``stale-symbol``, with
   the project's identifier closest to the missing part; ``unchecked`` when the search did not
   finish in time;
 - a **command**'s task-runner target (``just vendor``, ``make build``, ``npm run lint``) is
@@ -38,7 +38,7 @@ from memtui.core.base.diagnostics import Severity
 from memtui.core.base.safe_read import read_regular
 from memtui.core.memory.memories import Memory
 from memtui.core.verify.claims import Claim, memory_claims
-from memtui.core.verify.grep import DEFAULT_TIMEOUT_S, close_identifiers, find_words, word_parts
+from memtui.core.verify.grep import DEFAULT_TIMEOUT_S, close_identifiers, find_words, read_vocabulary, word_parts
 from memtui.core.verify.tree import ProjectTree, list_tree
 
 ClaimStatus = Literal["verified", "stale", "unchecked"]
@@ -303,7 +303,7 @@ def verify_memories(
 ) -> VerifyReport:
     """Check the claims of ``memories`` against the project at ``root`` (the canonical git
     root, else the project dir). ``exclude``: paths left out of the project (the memory dir
-    when it lies inside it); ``timeout``: seconds each identifier search may take; ``tree``: a
+    when it lies inside it); ``timeout``: seconds the read of the project for identifiers may take; ``tree``: a
     listing made earlier. Never raises for a bad file or a failing git; reads only."""
     started = time.monotonic()
     tree = tree if tree is not None else list_tree(root, exclude=exclude)
@@ -329,11 +329,12 @@ def verify_memories(
     # stale paths: an ignore rule may hide them (then they are not the memory's fault)
     stale_paths = sorted({r.claim.path for items in per_memory.values() for r in items if isinstance(r, ClaimResult) and r.code == "stale-path" and r.claim.path})
     ignored = tree.ignored(stale_paths)
-    search = find_words(tree, symbols, timeout=timeout)
+    vocabulary = read_vocabulary(tree, timeout=timeout) if symbols else None
+    search = find_words(tree, symbols, timeout=timeout, vocabulary=vocabulary)
     if not search.complete:
-        notes.append(f"the symbol search ({search.how}) {search.error or 'stopped'} after {timeout:g} s: symbols not found by then are unchecked")
+        notes.append(f"the symbol search {search.error or 'stopped early'}: symbols not found by then are unchecked")
     missing = {w for w in symbols if w not in search.found} if search.complete else set()
-    candidates: set[str] = close_identifiers(tree, missing, timeout=timeout) - missing if missing else set()
+    candidates = _CloseIndex(close_identifiers(vocabulary, missing) - missing if missing and vocabulary is not None else ())
     out: dict[str, MemoryVerification] = {}
     for rel, items in per_memory.items():
         results: list[ClaimResult] = []
@@ -359,25 +360,35 @@ def _stale_path(checker: _Checker, claim: Claim, ignored: set[str]) -> ClaimResu
     return ClaimResult(claim, "stale", "stale-path", f"`{claim.text}`: no such {what} in the project{hint}", instead)
 
 
-def _closest_identifier(word: str, candidates: set[str]) -> str | None:
-    """What ``word`` may have become: an identifier containing it (same case first, then any
-    case; the shortest), else the closest by rapidfuzz among those sharing a part with it."""
-    low = word.lower()
-    for pool in ([c for c in candidates if word in c], [c for c in candidates if low in c.lower()]):
-        if pool:
-            return min(pool, key=lambda c: (len(c), c))
-    parts = set(word_parts(word))
-    return _closest(word, sorted(c for c in candidates if parts & set(word_parts(c))))
+class _CloseIndex:
+    """Close-match candidates by part (``word_parts``), built once per run."""
+
+    def __init__(self, candidates: Iterable[str]) -> None:
+        self.by_part: dict[str, list[str]] = {}
+        for c in candidates:
+            for part in word_parts(c):
+                self.by_part.setdefault(part, []).append(c)
+
+    def closest(self, word: str) -> str | None:
+        """What ``word`` may have become: an identifier containing it (same case first, then
+        any case; the shortest), else the closest by rapidfuzz among those sharing a part."""
+        parts = word_parts(word)
+        pool = sorted({c for p in parts for c in self.by_part.get(p, ())})
+        low = word.lower()
+        for subset in ([c for c in pool if word in c], [c for c in pool if low in c.lower()]):
+            if subset:
+                return min(subset, key=lambda c: (len(c), c))
+        return _closest(word, pool)
 
 
-def _symbol_result(claim: Claim, found: frozenset[str], complete: bool, candidates: set[str]) -> ClaimResult:
+def _symbol_result(claim: Claim, found: frozenset[str], complete: bool, candidates: _CloseIndex) -> ClaimResult:
     absent = [w for w in claim.words if w not in found]
     if not absent:
         return ClaimResult(claim, "verified")
     if not complete:
         return ClaimResult(claim, "unchecked", None, "the symbol search stopped before finding it")
     word = absent[0]
-    close = _closest_identifier(word, candidates)
+    close = candidates.closest(word)
     also = f"; closest: `{close}`" if close else ""
     what = f"`{word}` (in `{claim.text}`)" if len(claim.words) > 1 else f"`{claim.text}`"
     return ClaimResult(claim, "stale", "stale-symbol", f"{what} occurs nowhere in the project{also}", close)

@@ -80,6 +80,8 @@ _LOCATION = re.compile(r"^(?P<path>.+?)(?::(?P<line>\d+)(?:[-:]\d+)?|#L(?P<lline
 _PROSE_PATH = re.compile(
     r"(?<![\w/.@:-])((?:\.{1,2}/)?(?:[\w.-]+/)*[\w-][\w.-]*\.([A-Za-z0-9]{1,10})(?::\d+(?:-\d+)?|#L\d+(?:-L?\d+)?|#[\w-]+)?)(?![\w/])"
 )
+# Every prose path has a name character right before the dot of its extension.
+_PROSE_HINT = re.compile(r"[\w-]\.[A-Za-z0-9]")
 _URL_LIKE = re.compile(r"^[a-z][a-z0-9+.-]*://|^www\.|^mailto:", re.IGNORECASE)
 _NOT_PATH_CHARS = re.compile(r"[\s*?{}\[\]<>|$`\"'(),;=]")
 _VERSIONISH = re.compile(r"^v?\d+(?:\.\d+)+$")
@@ -252,7 +254,7 @@ def claims_in_text(text: str, first_line: int) -> Iterator[Claim]:
     pos = 0
     for start, end in [*spans, (len(masked), len(masked))]:
         chunk = masked[pos:start]
-        if "." in chunk:
+        if "." in chunk and _PROSE_HINT.search(chunk):
             for m in _PROSE_PATH.finditer(chunk):
                 token = m.group(1).rstrip(".")
                 if m.group(2).lower() not in SOURCE_EXTENSIONS:
