@@ -12,6 +12,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from memtui.core.places.release import Release
+from memtui.core.places.releases.claude_code import CLAUDE_CODE
+from memtui.core.places.releases.seed import SEED
+
 
 class UnknownFlavorError(ValueError):
     """A flavor name other than ``agent`` or ``claude`` was asked for."""
@@ -19,7 +23,9 @@ class UnknownFlavorError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Flavor:
-    """The file and variable names of one flavor (SPEC §1 table)."""
+    """The file and variable names of one flavor (SPEC §1 table), and the ``release`` of the
+    agent it models (``memtui.core.places.release``): every behaviour that differs between
+    flavors is a field there, read as data."""
 
     name: str
     instruction_file: str  # AGENT.md
@@ -32,6 +38,7 @@ class Flavor:
     disable_auto_memory_env: str  # AGENT_DISABLE_AUTO_MEMORY
     excludes_key: str  # agentMdExcludes
     external_import_flag: str | None  # claude: key in ~/.claude.json
+    release: Release  # what this release of the agent does with the files (data)
 
     def user_base_dir(self, environ: Mapping[str, str] | None = None) -> Path:
         """``<base>``: ``$AGENT_CONFIG_DIR`` (resp. ``$CLAUDE_CONFIG_DIR``) else ``$HOME/.agent``."""
@@ -80,6 +87,7 @@ AGENT = Flavor(
     disable_auto_memory_env="AGENT_DISABLE_AUTO_MEMORY",
     excludes_key="agentMdExcludes",
     external_import_flag=None,
+    release=SEED,
 )
 
 CLAUDE = Flavor(
@@ -98,6 +106,7 @@ CLAUDE = Flavor(
     disable_auto_memory_env="CLAUDE_CODE_DISABLE_AUTO_MEMORY",
     excludes_key="claudeMdExcludes",
     external_import_flag="hasClaudeMdExternalIncludesApproved",
+    release=CLAUDE_CODE,
 )
 
 FLAVORS: dict[str, Flavor] = {"agent": AGENT, "claude": CLAUDE}
