@@ -271,14 +271,15 @@ def read_index(
     index_dir_rel: str = "",
     check_links: bool = True,
     known_files: AbstractSet[str] = frozenset(),
+    warning_style: IndexWarning = SEED_WARNING,
 ) -> IndexReport:
     """Audit ``<memory_dir>/<index_dir_rel>/MEMORY.md`` against the memories found.
 
     ``memory_relpaths``: POSIX relpaths (to ``memory_dir``) of the memories this index is
     meant to cover. ``check_links=False`` skips the one ``stat`` per link that finds dangling
     links (``dangling`` is then empty); ``known_files``: relpaths the caller has just read as
-    regular files (a scan's memories), whose links need no ``stat``. Never raises: an
-    unreadable index is reported in ``error``.
+    regular files (a scan's memories), whose links need no ``stat``; ``warning_style``: the
+    release's index warning. Never raises: an unreadable index is reported in ``error``.
     """
     index_path = memory_dir / index_dir_rel / INDEX_NAME if index_dir_rel else memory_dir / INDEX_NAME
     try:
@@ -287,7 +288,7 @@ def read_index(
         return IndexReport(index_path, False, None, unindexed=tuple(memory_relpaths))
     except OSError as exc:
         return IndexReport(index_path, True, None, unindexed=tuple(memory_relpaths), error=exc.strerror or str(exc))
-    trunc = truncate_index(raw)
+    trunc = truncate_index(raw, warning_style)
     entries = parse_entries(raw, index_dir_rel)
     dropped = split_dropped(raw, trunc, entries)
     dangling: dict[str, None] = {}  # ordered, each target once
