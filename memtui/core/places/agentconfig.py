@@ -126,7 +126,10 @@ def recall_state(gate: RecallGate, config: AgentConfig, environ: Mapping[str, st
     env = os.environ if environ is None else environ
     value, where = _flag_value(config, gate) if gate.flag else (None, None)
     if value is True:
-        return RecallState(True, "flag", f"the feature flag {gate.flag} is on in {config.path} ({where})")
+        caveat = ""
+        if any(env.get(name) for name in gate.cache_off_env) and not (gate.cache_keep_env and env.get(gate.cache_keep_env)):
+            caveat = f" (with telemetry off the agent reads these cached flags only when {gate.cache_keep_env} is set)"
+        return RecallState(True, "flag", f"the feature flag {gate.flag} is on in {config.path} ({where}){caveat}")
     if gate.env and (env.get(gate.env) or "").strip():
         return RecallState(True, "env", f"{gate.env} is set")
     said = f"{gate.flag} is {json.dumps(value)} in {config.path} ({where})" if where else f"{gate.flag} is not in the agent's cached flags ({config.path})"

@@ -129,13 +129,16 @@ class RecallGate:
     ``always``: it does (the seed design); else it does when the feature flag ``flag`` is true
     in the agent's cached flags (``cache_keys`` of ``~/.claude.json``, first present wins) or
     the variable ``env`` is non-empty. ``hides_index``: with recall on, ``MEMORY.md`` is not put
-    in the context."""
+    in the context. ``cache_off_env``: variables (telemetry off) under which the agent reads its
+    cached flags only when ``cache_keep_env`` is set too (memtui reads them anyway and says so)."""
 
     always: bool
     flag: str | None = None
     cache_keys: tuple[str, ...] = ()
     env: str | None = None
     hides_index: bool = False
+    cache_off_env: tuple[str, ...] = ()
+    cache_keep_env: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -161,6 +161,8 @@ CLAUDE_CODE = Release(
         cache_keys=("cachedGrowthBookFeatures",),
         env="CLAUDE_MEMORY_STORES",
         hides_index=True,
+        cache_off_env=("DISABLE_TELEMETRY", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "DO_NOT_TRACK"),
+        cache_keep_env="CLAUDE_CODE_GB_DISK_CACHE_WHEN_TELEMETRY_OFF",
     ),
     recall_request=RecallRequest(
         style="conversation",
