@@ -70,7 +70,7 @@ def _options(settings: SettingsLayers, path: Sequence[str]) -> tuple[dict[str, A
     merged: dict[str, Any] = {}
     origin: dict[str, str] = {}
     for layer in ("user", "flag"):
-        node: Any = settings.layers.get(layer, {})  # type: ignore[call-overload]
+        node: Any = settings.layers.get(layer, {})
         for key in path:
             node = node.get(key) if isinstance(node, dict) else None
         if isinstance(node, dict):
@@ -88,7 +88,7 @@ def agents_md_mode(plugin: AgentsMd | None, settings: SettingsLayers, flags: Map
     if flags is not None and flags.get(AVAILABILITY_FLAG) is False:
         return AgentsMdMode(None, "flag", (Diagnostic("agents-md-off", "info", f"the agent's cached flag {AVAILABILITY_FLAG} is off: no AGENTS.md loads"),))
     for layer in ("flag", "user"):
-        enabled = settings.layers.get(layer, {}).get("enabledPlugins")  # type: ignore[call-overload]
+        enabled = settings.layers.get(layer, {}).get("enabledPlugins")
         if isinstance(enabled, dict) and enabled.get(PLUGIN_ID) is False:
             return AgentsMdMode(None, layer, (Diagnostic("agents-md-off", "info", f"enabledPlugins turns {PLUGIN_ID} off: no AGENTS.md loads"),))
     options, origin = _options(settings, plugin.settings_path)

@@ -12,7 +12,7 @@ from string import Template
 
 from memtui.core.places.releases.seed import LABELS as SEED_LABELS
 
-from .model import CascadeFile, Layer
+from .model import CascadeFile
 
 # The reference's MEMORY_INSTRUCTION_PROMPT.
 PREAMBLE = (
@@ -22,7 +22,7 @@ PREAMBLE = (
 
 # The seed's per-type descriptions (Managed shares the User wording); a release gives its own
 # (``Release.instructions.labels``).
-LABELS: Mapping[Layer, str] = SEED_LABELS  # type: ignore[assignment]
+LABELS: Mapping[str, str] = SEED_LABELS
 
 
 def render_file(entry: CascadeFile, labels: Mapping[str, str] = LABELS) -> str:

@@ -208,15 +208,16 @@ def ask_claude(
     parsed: SelectedMemories | None
     try:
         if request.style == "conversation":
-            extra: dict[str, Any] = {} if request.thinking is None else {"thinking": request.thinking}
-            message: Any = client.messages.create(
-                model=request.model,
-                max_tokens=request.max_tokens,
-                system=request.system,
-                messages=list(request.messages),  # type: ignore[arg-type]
-                output_config={"format": {"type": "json_schema", "schema": request.schema}},  # type: ignore[typeddict-item]
-                **extra,
-            )
+            params: dict[str, Any] = {
+                "model": request.model,
+                "max_tokens": request.max_tokens,
+                "system": request.system,
+                "messages": list(request.messages),
+                "output_config": {"format": {"type": "json_schema", "schema": request.schema}},
+            }
+            if request.thinking is not None:
+                params["thinking"] = request.thinking
+            message: Any = client.messages.create(**params)
             texts = [b.text for b in message.content if getattr(b, "type", None) == "text"]
             parsed = SelectedMemories.model_validate_json(texts[0]) if texts and message.stop_reason != "max_tokens" else None
         else:
