@@ -69,7 +69,7 @@ def _print_text(cascade: Cascade) -> None:
 @click.command("cascade")
 @click.option("--cwd", "cwd", type=click.Path(path_type=Path), default=None, help="The agent's working directory (default: --project, else the current directory).")
 @click.option("--read", "reads", multiple=True, help="Simulate the agent reading this path, relative to the cwd (repeatable, in order).")
-@click.option("--rendered", is_flag=True, help="Print only the exact text the model receives in its first message (the instruction block).")
+@click.option("--rendered", is_flag=True, help="Print only the exact text the model receives in its first message (the instruction block); with --read, each read's messages follow after an `[after reading PATH]` line.")
 @click.option("--memory-prompt", "memory_prompt", is_flag=True, help="Print only the `# Memory` section of the system prompt, as the agent builds it.")
 @click.option("--json", "as_json", is_flag=True, help="Print the whole cascade as JSON.")
 @click.pass_context
