@@ -6,11 +6,11 @@
 Builds a few small workspaces (their own HOME, a git repository, memories, settings), runs the
 real CLI on each through the oracle harness (``run_oracle.py``: the CLI talks only to a local
 mock of the Messages API on 127.0.0.1, which records every request), and writes, for each
-workspace, ``tests/captures/claude-code-<version>/<name>.json``: the files of the workspace with
+workspace, ``tests/captures/claude-<version>/context/<name>.json``: the files of the workspace with
 their mtimes, and per run what the CLI sent — the instruction block of its first message, the
 ``# Memory`` section of its system prompt, each lazily loaded file's message after a read, the
 recall request and the injected memories. Two of the CLI's own transcripts go to
-``transcripts/``. Paths are stored with ``{root}`` for the workspace's folder and
+``context/transcripts/``. Paths are stored with ``{root}`` for the workspace's folder and
 ``{root_slug}`` for its slug, so a test can rebuild the workspace anywhere and compare
 memtui's output with the CLI's byte for byte. The tests never need the CLI or the network;
 this script does (npm, to install the CLI when ``--claude`` is not given).
@@ -30,7 +30,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 VERSION = "2.1.328"
-OUT = REPO / "tests" / "captures" / f"claude-code-{VERSION}"
+OUT = REPO / "tests" / "captures" / f"claude-{VERSION}" / "context"
 DAY = 86400.0
 
 

@@ -115,9 +115,9 @@ def doctor(obj: CliContext, as_json: bool, fix_codes: tuple[str, ...], yes: bool
         memory_dir,
         obj.now(),
         instruction_texts=instructions,
-        cache=ScanCache.for_memory_dir(obj.locations.state_dir, memory_dir, fmt=obj.locations.flavor.release.memory_format),
-        fmt=obj.locations.flavor.release.memory_format,
-        warning_style=obj.locations.flavor.release.instructions.index_warning,
+        cache=ScanCache.for_memory_dir(obj.locations.state_dir, memory_dir, fmt=obj.locations.flavor.behaviour.memory_format),
+        fmt=obj.locations.flavor.behaviour.memory_format,
+        warning_style=obj.locations.flavor.behaviour.instructions.index_warning,
     )
     if not codes:
         if as_json:
@@ -162,9 +162,9 @@ def doctor(obj: CliContext, as_json: bool, fix_codes: tuple[str, ...], yes: bool
                 memory_dir,
                 obj.now(),
                 instruction_texts=instructions,
-                cache=ScanCache.for_memory_dir(obj.locations.state_dir, memory_dir, fmt=obj.locations.flavor.release.memory_format),
-                fmt=obj.locations.flavor.release.memory_format,
-                warning_style=obj.locations.flavor.release.instructions.index_warning,
+                cache=ScanCache.for_memory_dir(obj.locations.state_dir, memory_dir, fmt=obj.locations.flavor.behaviour.memory_format),
+                fmt=obj.locations.flavor.behaviour.memory_format,
+                warning_style=obj.locations.flavor.behaviour.instructions.index_warning,
             )
     if as_json:
         emit_json(

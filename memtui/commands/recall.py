@@ -14,7 +14,8 @@ from memtui.commands.common import (
     rich_console,
     user_errors,
 )
-from memtui.core.places.agentconfig import load_agent_config, recall_state
+from memtui.core.places.agentconfig import recall_state
+from memtui.core.places.claude_json import read_global_config
 from memtui.core.recall import SELECTOR_NAMES, choose_model, load_corpus, recall
 from memtui.core.recall.engine import RecallResult, surfaced_size
 from memtui.core.sessions.transcripts import (
@@ -61,9 +62,9 @@ def recall_cmd(
     loc = obj.locations
     if not loc.memory_dir.is_dir():
         fail(f"no memory dir at {loc.memory_dir} ({loc.memory_dir_source}); see `memtui where`", 1)
-    release = loc.flavor.release
+    release = loc.flavor.behaviour
     corpus = load_corpus(loc.memory_dir, release.memory_format)
-    config = loc.agent_config if loc.agent_config is not None else load_agent_config()
+    config = loc.agent_config if loc.agent_config is not None else read_global_config()
     gate = None if release.recall_gate.always else recall_state(release.recall_gate, config)
     recent: list[str] = []
     given = _split(surfaced)
@@ -89,7 +90,7 @@ def recall_cmd(
         surfaced=surfaced_paths,
         surfaced_units=units,
         model=choose_model(model, settings_model, release.recall_request),
-        release=release,
+        behaviour=release,
         gate=gate,
         preview=preview,
     )

@@ -15,7 +15,7 @@ _TRUST_NOTE = "a trusted workspace, or a -p/SDK run"
 
 def locations_to_json(loc: Locations, version: VersionCheck | None = None) -> dict[str, Any]:
     """The ``memtui where --json`` shape."""
-    release = loc.flavor.release
+    release = loc.flavor.behaviour
     return {
         "flavor": loc.flavor.name,
         "release": {"product": release.product, "version": release.version},
@@ -56,7 +56,7 @@ def where(obj: CliContext, as_json: bool) -> None:
         trusted_note = f"; in {_TRUST_NOTE}"
     rows = [
         ("flavor", data["flavor"]),
-        ("models", loc.flavor.release.title),
+        ("models", loc.flavor.behaviour.title),
         ("project root", data["project_root"]),
         ("git root", data["git_root"] or "— (not in a git repository)"),
         ("canonical git root", data["canonical_git_root"] or "—"),

@@ -77,8 +77,8 @@ class MemtuiApp(App[None]):
     def on_mount(self) -> None:
         loc = self.locations
         self.sub_title = f"{shorten_home(loc.project_root)} · {loc.flavor.name} flavor"
-        if loc.flavor.release.version is not None:
-            self.sub_title += f" · models {loc.flavor.release.title}"
+        if loc.flavor.behaviour.version is not None:
+            self.sub_title += f" · models {loc.flavor.behaviour.title}"
             self.check_version()
         self.query_one("#memories-table").focus()
 

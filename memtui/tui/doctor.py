@@ -80,7 +80,7 @@ class DoctorScreen(Screen[bool]):
     def run_checks(self) -> None:
         """The doctor reads every file: off the UI thread, posting only its report."""
         texts = instruction_texts(self.locations)
-        release = self.locations.flavor.release
+        release = self.locations.flavor.behaviour
         cache = ScanCache.for_memory_dir(self.locations.state_dir, self.locations.memory_dir, fmt=release.memory_format)
         report = run_doctor(
             self.locations.memory_dir,

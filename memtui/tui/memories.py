@@ -243,7 +243,7 @@ class MemoriesPane(Widget):
         except OSError:
             waiting = 0
         now = system_now()
-        release = self.locations.flavor.release
+        release = self.locations.flavor.behaviour
         if self.catalog is None:  # first load: the newest screenful first, then everything
             # (parsing 300 files costs less than loading the scan cache: the first batch reads them)
             first = load_catalog(memory_dir, now, newest=FIRST_BATCH, fmt=release.memory_format, warning_style=release.instructions.index_warning)
@@ -558,7 +558,7 @@ class MemoriesPane(Widget):
         self.app.push_screen(EditorScreen(mem.relpath, text), saved)
 
     def _resolve_conflict(self, mem: Memory, text: str, diff: str | None = None) -> None:
-        disk = read_memory(mem.path, self.locations.memory_dir, self.locations.flavor.release.memory_format)
+        disk = read_memory(mem.path, self.locations.memory_dir, self.locations.flavor.behaviour.memory_format)
 
         def chosen(choice: str | None) -> None:
             if choice == "reload":
@@ -605,7 +605,7 @@ class MemoriesPane(Widget):
 
         def picked(mem_type: MemoryType | None) -> None:
             if mem_type:
-                fmt = self.locations.flavor.release.memory_format
+                fmt = self.locations.flavor.behaviour.memory_format
                 plan = self._make_plan(lambda: plan_retype(self.locations.memory_dir, mem, mem_type, fmt))
                 if plan:
                     self.apply(plan, select=mem.relpath, preview=bool(plan.notes))

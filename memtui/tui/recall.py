@@ -42,7 +42,8 @@ from textual.worker import get_current_worker
 
 from memtui.core.memory.age import age_days, age_label
 from memtui.core.base.clock import system_now
-from memtui.core.places.agentconfig import RecallState, load_agent_config, recall_state
+from memtui.core.places.agentconfig import RecallState, recall_state
+from memtui.core.places.claude_json import read_global_config
 from memtui.core.places.locations import Locations
 from memtui.core.recall import (
     SELECTOR_NAMES,
@@ -282,15 +283,15 @@ class RecallPane(Widget):
     def model(self) -> str:
         """The model for claude/hybrid: settings ``model`` or the default."""
         settings_model, _ = self.locations.settings.get("model")
-        return choose_model(None, settings_model, self.locations.flavor.release.recall_request, self.environ)
+        return choose_model(None, settings_model, self.locations.flavor.behaviour.recall_request, self.environ)
 
     @property
     def gate(self) -> RecallState | None:
         """Whether this user's agent recalls at all (``None``: the release always does)."""
-        gate = self.locations.flavor.release.recall_gate
+        gate = self.locations.flavor.behaviour.recall_gate
         if gate.always:
             return None
-        config = self.locations.agent_config if self.locations.agent_config is not None else load_agent_config(self.environ)
+        config = self.locations.agent_config if self.locations.agent_config is not None else read_global_config(self.environ)
         return recall_state(gate, config, self.environ)
 
     def costs_a_request(self, selector: str | None = None) -> bool:
@@ -315,7 +316,7 @@ class RecallPane(Widget):
     def load(self) -> None:
         """Scan and index off the UI thread (20,000 memories take seconds); only posts."""
         memory_dir = self.locations.memory_dir
-        corpus = load_corpus(memory_dir, self.locations.flavor.release.memory_format)
+        corpus = load_corpus(memory_dir, self.locations.flavor.behaviour.memory_format)
         corpus.lexical_index()  # built here, once, so keystrokes only query it
         sessions = list_sessions(self.locations.sessions_dir)
         if not get_current_worker().is_cancelled:
@@ -477,7 +478,7 @@ class RecallPane(Widget):
             model=run.model,
             client=self.client,
             environ=self.environ,
-            release=self.locations.flavor.release,
+            behaviour=self.locations.flavor.behaviour,
             gate=self.gate,
             preview=True,  # the pane always shows what recall would pick, labelled when it is off
         )

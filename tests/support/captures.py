@@ -20,7 +20,7 @@ import pytest
 
 from memtui.core.places.slug import slugify
 
-CAPTURES = Path(__file__).resolve().parents[1] / "captures" / "claude-code-2.1.328"
+CAPTURES = Path(__file__).resolve().parents[1] / "captures" / "claude-2.1.328" / "context"
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""AGENTS.md, as a release's AGENTS.md support loads it (``Release.instructions.agents_md``).
+"""AGENTS.md, as a release's AGENTS.md support loads it (``Behaviour.instructions.agents_md``).
 
 Claude Code reads AGENTS.md through a built-in plugin whose ``instructionFiles`` option —
 read only from the user settings or ``--settings``, under
@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from memtui.core.base.diagnostics import Diagnostic
-from memtui.core.places.release import AgentsMd
+from memtui.core.places.behaviour import AgentsMd
 from memtui.core.places.settings import SettingsLayers
 
 from .loader import Loader, LoadEnv

@@ -12,9 +12,10 @@ from memtui.core.base.diagnostics import Diagnostic
 from memtui.core.places.flavor import home_dir
 from memtui.core.places.gitroot import resolve_git_roots
 from memtui.core.memory.index import INDEX_NAME, truncate_index
-from memtui.core.places.agentconfig import RecallState, load_agent_config, recall_state
+from memtui.core.places.agentconfig import RecallState, recall_state
+from memtui.core.places.claude_json import read_global_config
 from memtui.core.places.locations import Locations
-from memtui.core.places.release import Release
+from memtui.core.places.behaviour import Behaviour
 from memtui.core.base.units import agent_sanitize, estimate_tokens, utf16_len
 
 from .agents_md import AgentsMdSession, agents_md_mode, startup_agents
@@ -99,18 +100,18 @@ def compute_cascade(
         )
         dot = directory / flavor.dot_dir
         if skip_project:
-            files.extend(_worktree_skipped(directory, flavor.instruction_file, dot, flavor.release.instructions.rule_order))
+            files.extend(_worktree_skipped(directory, flavor.instruction_file, dot, flavor.behaviour.instructions.rule_order))
         else:
             _roots(files, loader.process_file(directory / flavor.instruction_file, "project", "instructions", include_ext), f"project instructions of {directory}")
             _roots(files, loader.process_file(dot / flavor.instruction_file, "project", "instructions", include_ext), f"project instructions of {directory}")
             files.extend(loader.process_rules(dot / "rules", "project", include_ext, conditional_rule=False))
         _roots(files, loader.process_file(directory / flavor.local_file, "local", "instructions", include_ext), f"private local instructions of {directory}")
 
-    release = flavor.release
+    release = flavor.behaviour
     notes: list[str] = []
     if loader.rules_seen > 1 and release.instructions.rule_order == "sorted":
         notes.append(RULES_ORDER_NOTE)
-    config = locations.agent_config if locations.agent_config is not None else load_agent_config(env)
+    config = locations.agent_config if locations.agent_config is not None else read_global_config(env)
     cached = config.data.get("cachedGrowthBookFeatures")
     plugin = release.instructions.agents_md
     mode = agents_md_mode(plugin, locations.settings, cached if isinstance(cached, dict) else None)
@@ -192,7 +193,7 @@ def _worktree_skipped(directory: Path, instruction_file: str, dot: Path, order: 
     return out
 
 
-def _index_entry(path: Path, layer: Layer, loader: Loader, release: Release) -> CascadeFile | None:
+def _index_entry(path: Path, layer: Layer, loader: Loader, release: Behaviour) -> CascadeFile | None:
     """The auto-memory or team index as the agent loads it: no imports, frontmatter and
     block comments stripped, then the reference's index truncation (200 lines / 25,000
     UTF-16 units) with the release's warning, then the release's text cleaning."""

@@ -63,7 +63,7 @@ def simulate_read(cascade: Cascade, state: SessionState, target: Path | str, *, 
     assert isinstance(ctx, CascadeContext), "a Cascade made by compute_cascade"
     cwd = ctx.env.cwd
     path = _target_path(cwd, target)
-    step = ReadStep(str(path), tool, renders=ctx.locations.flavor.release.instructions.lazy_message is not None)
+    step = ReadStep(str(path), tool, renders=ctx.locations.flavor.behaviour.instructions.lazy_message is not None)
     state.steps.append(step)
     if tool not in READ_TOOLS:
         step.diagnostics.append(
@@ -108,7 +108,7 @@ def simulate_read(cascade: Cascade, state: SessionState, target: Path | str, *, 
     # 3. Root → cwd: only matching conditional rules.
     for directory in _dirs_to_cwd(cwd):
         candidates += _conditioned(loader, path, directory / flavor.dot_dir / "rules", "project", False, directory)
-    instructions = flavor.release.instructions
+    instructions = flavor.behaviour.instructions
     for entry in candidates:
         if not entry.loaded:
             step.considered.append(entry)

@@ -164,7 +164,7 @@ class Loader:
             key = (norm, stat.st_mtime_ns, stat.st_size)
             parsed = self.env.parse_cache.get(key)
             if parsed is None:
-                strip_bom = self.env.flavor.release.memory_format.strip_bom
+                strip_bom = self.env.flavor.behaviour.memory_format.strip_bom
                 parsed = self.env.parse_cache[key] = preprocess(read_text(Path(norm)), norm, want_imports=True, strip_bom=strip_bom)
         except FileNotFoundError:
             if not imported:
@@ -244,7 +244,7 @@ class Loader:
         ``conditional_rule`` false the conditional rules are kept as skipped entries while
         their imports load (the reference's quirk); with it true only conditional rules are
         returned (their imports do not load)."""
-        listing = list_rule_files(rules_dir, self.env.flavor.release.instructions.rule_order)
+        listing = list_rule_files(rules_dir, self.env.flavor.behaviour.instructions.rule_order)
         self.diagnostics.extend(listing.diagnostics)
         out: list[CascadeFile] = []
         for rule_path in listing.files:

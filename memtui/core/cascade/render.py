@@ -21,7 +21,7 @@ PREAMBLE = (
 )
 
 # The seed's per-type descriptions (Managed shares the User wording); a release gives its own
-# (``Release.instructions.labels``).
+# (``Behaviour.instructions.labels``).
 LABELS: Mapping[str, str] = SEED_LABELS
 
 
@@ -48,7 +48,7 @@ def render_context(files: Iterable[CascadeFile], labels: Mapping[str, str] = LAB
 
 def render_lazy(entry: CascadeFile, template: str | None, trimmed: bool) -> str | None:
     """The message one lazily loaded file reaches the model as: ``template`` (``$path``,
-    ``$content``, from ``Release.instructions.lazy_message``) filled with the file's text —
+    ``$content``, from ``Behaviour.instructions.lazy_message``) filled with the file's text —
     trimmed like startup text when ``trimmed``, else as read. ``None`` without a template."""
     if template is None:
         return None

@@ -20,7 +20,7 @@ import bracex
 from pathspec import GitIgnoreSpec
 
 from memtui.core.base.diagnostics import Diagnostic
-from memtui.core.places.release import RuleOrder
+from memtui.core.places.behaviour import RuleOrder
 
 RULE_SUFFIX = ".md"  # case-sensitive, like the reference's ``name.endsWith('.md')``
 

@@ -28,7 +28,7 @@ from memtui.core.places.locations import Locations
 from memtui.core.memory.index import SEED_WARNING
 from memtui.core.memory.memories import MEMORY_TYPES, SEED_FORMAT, TEAM_DIR, Memory
 from memtui.core.memory.scancache import ScanCache
-from memtui.core.places.release import IndexWarning, MemoryFormat
+from memtui.core.places.behaviour import IndexWarning, MemoryFormat
 
 # Parser codes the doctor computes itself (richer: the index's own check, the dates with fixes).
 _RECOMPUTED = frozenset({"relative-date", "not-indexed"})

@@ -17,7 +17,7 @@ from memtui.core.memory.index import IndexReport, read_index
 from memtui.core.memory.memories import SEED_FORMAT, TEAM_DIR, Memory, MemoryType, scan_memories
 from memtui.core.memory.scancache import ScanCache
 from memtui.core.memory.index import SEED_WARNING
-from memtui.core.places.release import IndexWarning, MemoryFormat
+from memtui.core.places.behaviour import IndexWarning, MemoryFormat
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +77,7 @@ def load_catalog(
     """Scan ``memory_dir`` and audit its indexes at time ``now``.
 
     ``fmt`` / ``warning_style``: how the agent reads a memory and words the index warning
-    (``Release.memory_format``, ``Release.instructions.index_warning``); ``cache`` must be the
+    (``Behaviour.memory_format``, ``Behaviour.instructions.index_warning``); ``cache`` must be the
     cache of that format.
 
     ``cache``: the memory dir's ``ScanCache`` (files unchanged since a previous scan are not

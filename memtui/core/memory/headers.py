@@ -23,7 +23,7 @@ from memtui.core.memory.memories import (
     memory_type_of,
     parse_memory_type,
 )
-from memtui.core.places.release import MemoryFormat
+from memtui.core.places.behaviour import MemoryFormat
 from memtui.core.base.safe_read import read_head_regular
 from memtui.core.memory.scancache import ScanCache, stat_key
 

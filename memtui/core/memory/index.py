@@ -21,7 +21,7 @@ from markdown_it import MarkdownIt
 
 from memtui.core.base.safe_read import read_regular
 from memtui.core.base.units import JS_WHITESPACE, js_trim, utf16_len, utf16_prefix, utf16_to_index
-from memtui.core.places.release import IndexWarning
+from memtui.core.places.behaviour import IndexWarning
 
 INDEX_NAME = "MEMORY.md"
 MAX_INDEX_LINES = 200
@@ -105,7 +105,7 @@ def _cut_clause(trimmed: str, kept: str, line_count: int, quote_units: int) -> s
 def truncate_index(raw: str, warning_style: IndexWarning = SEED_WARNING) -> IndexTruncation:
     """Apply the reference's index truncation to ``raw`` (the decoded file text).
 
-    ``warning_style``: how the release words the warning (``Release.instructions.index_warning``):
+    ``warning_style``: how the release words the warning (``Behaviour.instructions.index_warning``):
     the seed says only that part was loaded; Claude Code also names the cut."""
     trimmed = js_trim(raw)
     lines = trimmed.split("\n")

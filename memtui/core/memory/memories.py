@@ -26,7 +26,7 @@ from memtui.core.memory.index import INDEX_NAME
 from memtui.core.memory.lint import find_relative_dates, missing_sections, mtime_datetime
 from memtui.core.base.safe_read import read_regular
 from memtui.core.memory.scancache import ScanCache, jsonable, stat_key
-from memtui.core.places.release import MemoryFormat
+from memtui.core.places.behaviour import MemoryFormat
 from memtui.core.places.releases.seed import SEED
 
 # The seed design's reading of a memory: a top-level `type` only, scalars read as text.
@@ -556,7 +556,7 @@ def scan_memories(
 ) -> MemoryScan:
     """Read and parse every memory below ``memory_dir``; newest mtime first (ties by relpath).
 
-    ``fmt``: the memory format of the agent (``Release.memory_format``); ``cache`` must be the
+    ``fmt``: the memory format of the agent (``Behaviour.memory_format``); ``cache`` must be the
     cache of that format (``ScanCache.for_memory_dir(..., fmt=fmt)``).
 
     ``cache``: a ``ScanCache`` (``memtui.core.memory.scancache``) that answers for files whose ``stat``

@@ -29,7 +29,7 @@ from typing import Any
 import orjson
 
 from memtui.core.base.safe_read import read_regular
-from memtui.core.places.release import MemoryFormat
+from memtui.core.places.behaviour import MemoryFormat
 
 # A file modified this recently when it was read is parsed again next time (git's "racy" rule).
 RACY_SECONDS = 2

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from memtui.core.places.release import Release
+from memtui.core.places.behaviour import Behaviour
 from memtui.core.places.releases.claude_code import CLAUDE_CODE
 from memtui.core.places.releases.seed import SEED
 
@@ -23,9 +23,9 @@ class UnknownFlavorError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Flavor:
-    """The file and variable names of one flavor (SPEC §1 table), and the ``release`` of the
-    agent it models (``memtui.core.places.release``): every behaviour that differs between
-    flavors is a field there, read as data."""
+    """The file and variable names of one flavor (SPEC §1 table), and how the agent it models
+    behaves with its memory (``behaviour``, ``memtui.core.places.behaviour``): every difference
+    between flavors in loading, reading and recalling memory is a field there, read as data."""
 
     name: str
     instruction_file: str  # AGENT.md
@@ -38,7 +38,10 @@ class Flavor:
     disable_auto_memory_env: str  # AGENT_DISABLE_AUTO_MEMORY
     excludes_key: str  # agentMdExcludes
     external_import_flag: str | None  # claude: key in ~/.claude.json
-    release: Release  # what this release of the agent does with the files (data)
+    behaviour: Behaviour  # what the modelled agent does with the files (data)
+    # The CLI release whose background work (dream, extraction) this flavor follows: a folder
+    # of memtui/core/places/release_data (None: the seed design's own rules).
+    release: str | None = None
 
     def user_base_dir(self, environ: Mapping[str, str] | None = None) -> Path:
         """``<base>``: ``$AGENT_CONFIG_DIR`` (resp. ``$CLAUDE_CONFIG_DIR``) else ``$HOME/.agent``."""
@@ -87,7 +90,7 @@ AGENT = Flavor(
     disable_auto_memory_env="AGENT_DISABLE_AUTO_MEMORY",
     excludes_key="agentMdExcludes",
     external_import_flag=None,
-    release=SEED,
+    behaviour=SEED,
 )
 
 CLAUDE = Flavor(
@@ -106,7 +109,8 @@ CLAUDE = Flavor(
     disable_auto_memory_env="CLAUDE_CODE_DISABLE_AUTO_MEMORY",
     excludes_key="claudeMdExcludes",
     external_import_flag="hasClaudeMdExternalIncludesApproved",
-    release=CLAUDE_CODE,
+    behaviour=CLAUDE_CODE,
+    release="claude-2.1.328",
 )
 
 FLAVORS: dict[str, Flavor] = {"agent": AGENT, "claude": CLAUDE}

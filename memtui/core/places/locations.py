@@ -27,7 +27,8 @@ from typing import Literal
 import platformdirs
 
 from memtui.core.base.diagnostics import Diagnostic
-from memtui.core.places.agentconfig import AgentConfig, Trust, load_agent_config, workspace_trust
+from memtui.core.places.agentconfig import Trust, workspace_trust
+from memtui.core.places.claude_json import GlobalConfig, read_global_config
 from memtui.core.places.flavor import Flavor, home_dir
 from memtui.core.places.gitroot import resolve_git_roots
 from memtui.core.places.settings import SettingsLayers, load_settings
@@ -35,7 +36,7 @@ from memtui.core.places.slug import slugify
 
 MemoryDirSource = Literal["env", "policy", "flag", "user", "project", "local", "default", "option"]
 # SPEC §2: the settings layers allowed to move the memory dir, in order (the seed design's;
-# a release gives its own: ``Release.memory_dir_sources``). Never "project" there.
+# a release gives its own: ``Behaviour.memory_dir_sources``). Never "project" there.
 MEMORY_DIR_SETTING_SOURCES: tuple[Literal["policy", "user", "local"], ...] = ("policy", "user", "local")
 _TRUTHY = {"1", "true", "yes", "on"}
 _FALSY = {"0", "false", "no", "off"}
@@ -75,7 +76,7 @@ class Locations:
     trust: Trust | None = None
     memory_dir_untrusted: Path | None = None
     memory_dir_untrusted_source: MemoryDirSource | None = None
-    agent_config: AgentConfig | None = None
+    agent_config: GlobalConfig | None = None
 
 
 def validate_memory_dir_override(raw: object, *, expand_tilde: bool, home: Path) -> tuple[Path | None, str | None]:
@@ -143,7 +144,7 @@ def _settings_choice(
     trusted or an untrusted workspace. The seed design tries the next layer after an invalid
     value; Claude Code takes the first layer that sets the key and falls back to the default
     when its value is invalid."""
-    release = flavor.release
+    release = flavor.behaviour
     for layer, needs_trust in release.memory_dir_sources:
         if needs_trust and not trusted:
             continue
@@ -192,9 +193,9 @@ def resolve_locations(
     diags.extend(settings.diagnostics)
     home = home_dir(env)
     slug = slugify(str(roots.canonical or project_root))
-    release = flavor.release
+    release = flavor.behaviour
     needs_trust = any(t for _, t in release.memory_dir_sources)
-    config = load_agent_config(env) if (needs_trust or flavor.external_import_flag or not release.recall_gate.always) else None
+    config = read_global_config(env) if (needs_trust or flavor.external_import_flag or not release.recall_gate.always) else None
     if config is not None and config.diagnostic is not None:
         diags.append(config.diagnostic)
     trust = workspace_trust(config, project_root, roots.git_root) if config is not None and needs_trust else None

@@ -1,207 +1,165 @@
-"""What one release of the agent does with its memory, as data.
+"""What one release of an agent CLI does in the background, as data (the claude flavor's
+Claude Code 2.1.328): the flags and settings that gate its dream and its extraction, their
+defaults, the lock, the prompts it sends and the notices it writes.
 
-A ``Flavor`` names the files; its ``Release`` says how that release reads them: how a memory's
-frontmatter is read, in which order rules load, how the index warning reads, whether and how
-recall asks the model and what it injects, what the ``# Memory`` section of the system prompt
-says, which settings may move the memory dir. The logic in the core reads these fields and never
-asks which flavor it runs for, so the next release of the agent is an edit of data (plus the
-captures that prove it), not a hunt through the code.
+The facts live in ``release_data/<name>/`` inside the package (``background.json`` and the
+prompt templates), each read from the CLI's own requests and the JavaScript of its binary (the
+captures the tests compare against are under ``tests/captures/<name>/``). A template's
+``{{slot}}`` is filled by :func:`fill`; the file's final newline is not part of the template.
 
-Two releases exist: ``memtui.core.places.releases.seed`` (the seed design memtui was built
-from) and ``memtui.core.places.releases.claude_code`` (Claude Code as it ships).
+A flavor names its release (``Flavor.release``); the seed's ``agent`` flavor has none and keeps
+its own design.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
-from string import Template
-from typing import Literal
+import json
+import re
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any
 
-RuleOrder = Literal["sorted", "directory"]
-# A settings layer that may name the memory dir: "flag" is the `--settings` file or JSON.
-MemoryDirSource = Literal["policy", "flag", "user", "project", "local"]
+from memtui.core.places.flavor import Flavor
+
+_SLOT = re.compile(r"\{\{([a-z_]+)\}\}")
 
 
-@dataclass(frozen=True, slots=True)
-class MemoryFormat:
-    """How the agent reads a memory file's frontmatter.
-
-    ``key``: a stable name (caches of parsed memories are kept per format);
-    ``strip_bom``: a UTF-8 BOM before ``---`` is dropped before the block is matched (else the
-    file has no frontmatter); ``type_keys``: where the type is read, each a key path into the
-    frontmatter mapping, the first one *present* deciding (its value must then be exactly one of
-    the four types); ``strings_only``: ``name`` and ``description`` count only as non-empty
-    strings (a number or a list is ignored) — else scalars are read as text;
-    ``written_type_key``: the form the agent's own instructions tell the model to write the type
-    in (so a file in that form is no trap)."""
-
-    key: str
-    strip_bom: bool
-    type_keys: tuple[tuple[str, ...], ...]
-    strings_only: bool
-    written_type_key: tuple[str, ...]
+class ReleaseDataError(LookupError):
+    """A release's data is missing or a template slot was left unfilled."""
 
 
 @dataclass(frozen=True, slots=True)
-class IndexWarning:
-    """How the ``MEMORY.md`` truncation warning reads.
+class DreamFacts:
+    """The auto-dream of one release. ``flag``: the feature flag (``enabled`` / ``available``,
+    ``minHours`` / ``minSessions`` overrides); ``setting``: the settings key that decides when
+    set; ``min_hours`` / ``min_sessions``: the defaults; ``scan_interval_s``: the per-process
+    scan throttle; ``lock_stale_s``: the lock's holder-alive window; ``sdk_entrypoints``: the
+    ``CLAUDE_CODE_ENTRYPOINT`` values that never dream (``-p`` is ``sdk-cli``);
+    ``read_block_setting``: the settings key path of the read block; ``max_tokens`` of its
+    request; ``denial_shell`` / ``denial_tool``: its permission refusals (``{memory_dir}``);
+    ``protected_subdirs``: where ``rm`` is refused; ``saved_verb``: of its ``memory_saved``."""
 
-    ``names_cut``: the warning says what was cut (``N of M lines were cut off, starting at line
-    K ("…")``) instead of only ``Only part of it was loaded.``; ``quote_units``: the cap on the
-    quoted first cut line, in UTF-16 units (longer lines are word-cut with ``…``)."""
-
-    names_cut: bool
-    quote_units: int = 80
-
-
-@dataclass(frozen=True, slots=True)
-class AgentsMd:
-    """The agent's AGENTS.md support (a built-in plugin in Claude Code).
-
-    ``names``: file names looked for in each directory, in order; ``claude_names``: the
-    instruction files whose presence makes a directory (or the project) a "CLAUDE.md" one;
-    ``settings_path``: where its options live in the user (or ``--settings``) settings;
-    ``mode_key`` / ``legacy_key``: the option names; ``modes``: the accepted modes;
-    ``default_mode``; ``legacy_modes``: legacy value → mode (any other legacy string reads as
-    ``legacy_fallback``); ``lazy_message``: how the nested AGENTS.md files of one read reach
-    the model (``$messages``: each file as ``Contents of <path>:\\n\\n<text>``, joined by a
-    newline)."""
-
-    names: tuple[str, ...]
-    claude_names: tuple[str, ...]
-    settings_path: tuple[str, ...]
-    mode_key: str
-    legacy_key: str
-    modes: tuple[str, ...]
-    default_mode: str
-    legacy_modes: Mapping[str, str]
-    legacy_fallback: str
-    lazy_message: str
-
-
-@dataclass(frozen=True, slots=True)
-class Instructions:
-    """How the instruction cascade loads and renders.
-
-    ``rule_order``: ``sorted`` (by name) or ``directory`` (the order the directory lists its
-    entries, sub-folders walked where they appear); ``labels``: layer → the label of its
-    ``Contents of <path> (<label>):`` header; ``loads_team_index``: ``team/MEMORY.md`` joins the
-    startup context; ``lazy_message``: how one lazily loaded file reaches the model
-    (``$path``, ``$content``), ``None`` when the release shows no text for it;
-    ``lazy_content_trimmed``: the lazily loaded text is trimmed like startup text (else sent as
-    read, after frontmatter and comment stripping); ``index_warning``; ``agents_md``: ``None``
-    when the release reads no AGENTS.md; ``sanitize_index``: the loaded index goes through the
-    release's text cleaning (``memtui.core.base.units.agent_sanitize``)."""
-
-    rule_order: RuleOrder
-    labels: Mapping[str, str]
-    loads_team_index: bool
-    lazy_message: str | None
-    lazy_content_trimmed: bool
-    index_warning: IndexWarning
-    agents_md: AgentsMd | None = None
-    sanitize_index: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class InjectionFormat:
-    """The text recall adds to the conversation.
-
-    ``prefix``: put once before the first memory (``""`` for none); ``fresh_header`` /
-    ``stale_header``: the header of a memory at most one day old / older (``$path``,
-    ``$label`` — today/yesterday —, ``$caveat``); ``wrap``: each memory's message, ``$text``
-    standing for ``<header>\\n\\n<content>``; ``joiner``: between the messages as memtui shows
-    them; ``sanitize``: each memory's text goes through the release's text cleaning."""
-
-    prefix: str
-    fresh_header: str
-    stale_header: str
-    wrap: str
-    joiner: str
-    sanitize: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class RecallGate:
-    """Whether the agent recalls at all.
-
-    ``always``: it does (the seed design); else it does when the feature flag ``flag`` is true
-    in the agent's cached flags (``cache_keys`` of ``~/.claude.json``, first present wins) or
-    the variable ``env`` is non-empty. ``hides_index``: with recall on, ``MEMORY.md`` is not put
-    in the context. ``cache_off_env``: variables (telemetry off) under which the agent reads its
-    cached flags only when ``cache_keep_env`` is set too (memtui reads them anyway and says so)."""
-
-    always: bool
-    flag: str | None = None
-    cache_keys: tuple[str, ...] = ()
-    env: str | None = None
-    hides_index: bool = False
-    cache_off_env: tuple[str, ...] = ()
-    cache_keep_env: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class RecallRequest:
-    """The selector request.
-
-    ``style``: ``query-first`` (one user message ``Query: …`` + manifest + recent tools) or
-    ``conversation`` (the manifest as the first user message, each query as a later one
-    ``Select memories relevant to:\\n<query>``, both with ``cache_control``); ``system``: the
-    system prompt; ``max_tokens``; ``thinking_budget``: added to ``max_tokens`` for a model that
-    does not take disabled thinking (0: none); ``no_thinking_models``: models that take
-    ``thinking: {type: disabled}`` (then ``max_tokens`` alone); ``default_model``;
-    ``model_env``: a variable naming the model instead; ``fallbacks``: how many other models
-    are tried when the API refuses the request, and which (a sentence)."""
-
-    style: Literal["query-first", "conversation"]
-    system: str
+    flag: str
+    setting: str
+    min_hours: float
+    min_sessions: int
+    scan_interval_s: float
+    lock_stale_s: float
+    lock_file: str
+    sdk_entrypoints: tuple[str, ...]
+    read_block_setting: tuple[str, ...]
     max_tokens: int
-    default_model: str
-    thinking_budget: int = 0
-    no_thinking_models: tuple[str, ...] = ()
-    model_env: str | None = None
-    uses_settings_model: bool = True
-    fallbacks: str = ""
+    sessions_heading: str
+    denial_shell: str
+    denial_tool: str
+    protected_subdirs: tuple[str, ...]
+    saved_verb: str
 
 
 @dataclass(frozen=True, slots=True)
-class MemoryPrompt:
-    """The ``# Memory`` section of the system prompt, per recall mode (``$memory_dir`` is the
-    memory dir with a trailing separator)."""
+class ExtractFacts:
+    """The auto-memory extraction of one release: ``flag`` (on at all), ``noninteractive_flag``
+    (also under ``-p``), ``every_n_turns_flag`` (default ``every_n_turns_default``),
+    ``min_prose_words`` (the prose gate), ``max_turns`` of the fork, ``hosted_env`` (variables
+    of the hosted mode), ``existing_memories_block`` (``{manifest}``)."""
 
-    recall_off: Template
-    recall_on: Template
+    flag: str
+    noninteractive_flag: str
+    every_n_turns_flag: str
+    every_n_turns_default: int
+    min_prose_words: int
+    max_turns: int
+    hosted_env: tuple[str, ...]
+    existing_memories_block: str
 
 
 @dataclass(frozen=True, slots=True)
 class Release:
-    """One release of the agent, as memtui models it.
+    """One CLI release: ``name`` (``claude-2.1.328``), ``cli`` and ``version`` for people,
+    ``main_model_default`` (the main loop's model when settings name none; the dream and the
+    extraction are forks of it), ``global_config`` (file name below the home, the flag cache's
+    home) and ``flag_cache_key``, the dream and extraction facts, and the ``memory_update``
+    notice's parts."""
 
-    ``product`` / ``version``: what is modelled (``version`` ``None`` for the seed design);
-    ``version_command``: how the installed version is asked for (``None``: it is not);
-    ``memory_dir_sources``: the settings layers that may set ``autoMemoryDirectory``, highest
-    priority first, each with whether it counts only in a trusted workspace;
-    ``memory_dir_invalid_falls_through``: an invalid value lets the next layer decide (else the
-    first layer that sets the key decides, and an invalid value means the default dir);
-    ``transcript_types``: the JSONL line types the release writes (others are skipped quietly);
-    ``attachment_types``: the attachment kinds memtui reads from its transcripts."""
+    name: str
+    cli: str
+    version: str
+    main_model_default: str
+    global_config: str
+    flag_cache_key: str
+    dream: DreamFacts
+    extract: ExtractFacts
+    memory_update: dict[str, Any]
 
-    product: str
-    version: str | None
-    version_command: tuple[str, ...] | None
-    memory_format: MemoryFormat
-    instructions: Instructions
-    recall_gate: RecallGate
-    recall_request: RecallRequest
-    injection: InjectionFormat
-    memory_dir_sources: tuple[tuple[MemoryDirSource, bool], ...]
-    memory_dir_invalid_falls_through: bool = True
-    memory_prompt: MemoryPrompt | None = None
-    transcript_types: frozenset[str] = field(default_factory=frozenset)
-    attachment_types: frozenset[str] = field(default_factory=frozenset)
+    def template(self, name: str) -> str:
+        """The text of ``release_data/<release>/<name>`` without its final newline. Raises
+        ``ReleaseDataError`` when absent."""
+        return _text(self.name, name)
 
-    @property
-    def title(self) -> str:
-        """``Claude Code 2.1.328``, or the product alone when it has no version."""
-        return f"{self.product} {self.version}" if self.version else self.product
+    def memory_section(self, memory_dir: str) -> str:
+        """The ``# Memory`` section of the release's system prompt (auto memory on, recall
+        off) for ``memory_dir`` as the CLI writes it (see :func:`dir_text`): what its dream
+        and extraction prompts call "the Memory section of your system prompt"."""
+        return fill(self.template("memory_section.txt"), memory_dir=memory_dir)
+
+    def denials(self, memory_dir: str) -> dict[str, str]:
+        """The refusal texts of its memory agents for ``memory_dir`` (``{"shell", "tool"}``)."""
+        return {"shell": self.dream.denial_shell.format(memory_dir=memory_dir), "tool": self.dream.denial_tool.format(memory_dir=memory_dir)}
+
+
+def _root(name: str) -> Any:
+    return resources.files("memtui.core.places").joinpath("release_data", name)
+
+
+@cache
+def _text(release: str, name: str) -> str:
+    try:
+        text = _root(release).joinpath(name).read_text(encoding="utf-8")
+    except (FileNotFoundError, OSError) as exc:
+        raise ReleaseDataError(f"release {release}: no {name}") from exc
+    return text[:-1] if text.endswith("\n") else text
+
+
+@cache
+def load_release(name: str) -> Release:
+    """The release called ``name`` (a folder of ``release_data``). Raises ``ReleaseDataError``."""
+    try:
+        data = json.loads(_text(name, "background.json"))
+    except ValueError as exc:
+        raise ReleaseDataError(f"release {name}: background.json is not JSON: {exc}") from exc
+    d, x = data["dream"], data["extract"]
+    dream = DreamFacts(
+        d["flag"], d["setting"], float(d["min_hours"]), int(d["min_sessions"]), float(d["scan_interval_s"]),
+        float(d["lock_stale_s"]), d["lock_file"], tuple(d["sdk_entrypoints"]), tuple(d["read_block_setting"]),
+        int(d["max_tokens"]), d["sessions_heading"], d["denial_shell"], d["denial_tool"], tuple(d["protected_subdirs"]),
+        d["saved_verb"],
+    )
+    extract = ExtractFacts(
+        x["flag"], x["noninteractive_flag"], x["every_n_turns_flag"], int(x["every_n_turns_default"]),
+        int(x["min_prose_words"]), int(x["max_turns"]), tuple(x["hosted_env"]), x["existing_memories_block"],
+    )
+    return Release(name, data["cli"], data["version"], data["main_model_default"], data["global_config"],
+                   data["flag_cache_key"], dream, extract, data["memory_update"])
+
+
+def dir_text(path: object) -> str:
+    """A directory as the CLI writes its memory dir in prompts: absolute, one final ``/``."""
+    return str(path).rstrip("/") + "/"
+
+
+def release_of(flavor: Flavor) -> Release | None:
+    """The release ``flavor`` follows, or ``None`` (the seed design's flavor)."""
+    return None if flavor.release is None else load_release(flavor.release)
+
+
+def fill(template: str, **slots: str) -> str:
+    """``template`` with every ``{{name}}`` replaced by ``slots[name]``, in one pass (a value
+    holding ``{{`` is text, not a slot). Raises ``ReleaseDataError`` when a slot has no value or
+    a value is given for no slot."""
+    found = set(_SLOT.findall(template))
+    if missing := sorted(found - slots.keys()):
+        raise ReleaseDataError(f"unfilled slot(s): {', '.join(missing)}")
+    if extra := sorted(slots.keys() - found):
+        raise ReleaseDataError(f"the template has no slot(s): {', '.join(extra)}")
+    return _SLOT.sub(lambda m: slots[m.group(1)], template)

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import pydantic
 
-from memtui.core.places.release import RecallRequest
+from memtui.core.places.behaviour import RecallRequest
 from memtui.core.places.releases.seed import SEED
 from memtui.core.recall.manifest import Manifest
 
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     import anthropic
     import httpx2
 
-# The seed design's request (``Release.recall_request`` of the seed).
+# The seed design's request (``Behaviour.recall_request`` of the seed).
 SEED_REQUEST: RecallRequest = SEED.recall_request
 # SPEC §6: the configured Sonnet model; settings `model` and `--model` override it.
 DEFAULT_MODEL = SEED_REQUEST.default_model

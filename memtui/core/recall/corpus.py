@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from memtui.core.memory.frontmatter import parse_frontmatter
 from memtui.core.memory.headers import MemoryHeader, read_head
 from memtui.core.memory.memories import SEED_FORMAT, StrPath, iter_memory_files, memory_type_of
-from memtui.core.places.release import MemoryFormat
+from memtui.core.places.behaviour import MemoryFormat
 from memtui.core.recall.docs import RecallDoc
 
 if TYPE_CHECKING:

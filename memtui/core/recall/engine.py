@@ -27,7 +27,7 @@ import numpy as np
 
 from memtui.core.memory.age import age_days, age_label, stale_caveat
 from memtui.core.places.agentconfig import RecallState
-from memtui.core.places.release import InjectionFormat, RecallRequest, Release
+from memtui.core.places.behaviour import Behaviour, InjectionFormat, RecallRequest
 from memtui.core.places.releases.seed import SEED
 from memtui.core.recall.claude import (
     DEFAULT_MODEL,
@@ -429,7 +429,7 @@ def recall(
     model: str = DEFAULT_MODEL,
     client: anthropic.Anthropic | None = None,
     environ: Mapping[str, str] | None = None,
-    release: Release = SEED,
+    behaviour: Behaviour = SEED,
     gate: RecallState | None = None,
     preview: bool = False,
 ) -> RecallResult:
@@ -442,7 +442,7 @@ def recall(
     ``surfaced_units``: content already surfaced (UTF-16 units) for the 60 KiB budget; by
     default the size of the ``surfaced`` files' injected content.
     ``model``/``client``/``environ``: for the Claude selectors (see ``resolve_selector``).
-    ``release``: the agent release whose request and injection text are modelled (the seed by
+    ``behaviour``: the agent release whose request and injection text are modelled (the seed by
     default); ``gate``: whether this user's agent recalls at all (``RecallState``) — when it
     does not, recall is skipped with the gate's reason unless ``preview`` (then the result
     shows what recall *would* pick, ``RecallResult.would_only``).
@@ -452,7 +452,7 @@ def recall(
     """
     surfaced = list(surfaced)
     if isinstance(selector, str):
-        chosen, offline = resolve_selector(selector, model=model, client=client, environ=environ, shape=release.recall_request)
+        chosen, offline = resolve_selector(selector, model=model, client=client, environ=environ, shape=behaviour.recall_request)
     else:
         chosen, offline = selector, None
     drop = normalise_paths(corpus.memory_dir, surfaced)
@@ -471,8 +471,8 @@ def recall(
         "dropped_surfaced": tuple(sorted(corpus.docs[i].relpath for i in candidates.dropped)),
         "gate": gate,
         "preview": preview,
-        "injection": release.injection,
-        "release": release.title,
+        "injection": behaviour.injection,
+        "release": behaviour.title,
     }
     skipped = skip_reason(query, units)
     if skipped is None and gate is not None and not gate.on and not preview:
@@ -485,7 +485,7 @@ def recall(
     for doc, reason in selection.picks[:MAX_PICKS]:
         days = age_days(doc.header.mtime, now)
         picks.append(Pick(doc, reason, days, age_label(days), stale_caveat(days), doc.relpath in window))
-    injected = inject([p.doc.header for p in picks], now, release.injection)
+    injected = inject([p.doc.header for p in picks], now, behaviour.injection)
     return RecallResult(
         online=selection.online,
         skipped=None,

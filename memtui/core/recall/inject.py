@@ -18,7 +18,7 @@ attachment renderer) does:
 ``<path>`` is the absolute path of the file. memtui shows the messages one after the other,
 separated by a blank line (in the agent they are separate messages of one attachment).
 
-That is the seed design's text. A release words it its own way (``Release.injection``):
+That is the seed design's text. A release words it its own way (``Behaviour.injection``):
 Claude Code heads every memory ``Memory: <path>:`` (after the age caveat when older than a
 day), cleans the text (``agent_sanitize``), wraps nothing, and sends all of them as one
 system-role message that starts ``Retrieved for possible relevance — …``.
@@ -37,7 +37,7 @@ from memtui.core.memory.age import age_days, age_label, stale_caveat
 from memtui.core.memory.headers import MemoryHeader
 from memtui.core.memory.memories import RECALL_MAX_BYTES, RECALL_MAX_LINES
 from memtui.core.base.units import agent_sanitize, utf16_len
-from memtui.core.places.release import InjectionFormat
+from memtui.core.places.behaviour import InjectionFormat
 from memtui.core.places.releases.seed import SEED
 
 # The seed design's injection text.

@@ -118,7 +118,7 @@ def command_version(command: tuple[str, ...], environ: Mapping[str, str] | None 
 def check_version(locations: Locations, *, ask_command: bool = True, environ: Mapping[str, str] | None = None) -> VersionCheck:
     """The modelled release's version against the user's: from the transcripts, else (when
     ``ask_command``) from the release's version command."""
-    release = locations.flavor.release
+    release = locations.flavor.behaviour
     if release.version is None:
         return VersionCheck(None)
     found = transcript_version(locations)

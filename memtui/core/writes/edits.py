@@ -43,7 +43,7 @@ from memtui.core.writes.journal import (
 )
 from memtui.core.memory.frontmatter import parse_frontmatter
 from memtui.core.memory.memories import MEMORY_TYPES, SEED_FORMAT, TEAM_DIR, Memory, MemoryType, type_value
-from memtui.core.places.release import MemoryFormat
+from memtui.core.places.behaviour import MemoryFormat
 from memtui.core.writes.rewrite import set_nested_key, set_top_level_key
 
 ChangeKind = Literal["create", "modify", "delete"]

@@ -15,8 +15,8 @@ from memtui.core.memory.memories import SEED_FORMAT, parse_memory_bytes, scan_me
 from memtui.core.places.flavor import CLAUDE
 from memtui.core.writes.edits import plan_retype
 
-FMT = CLAUDE.release.memory_format
-STYLE = CLAUDE.release.instructions.index_warning
+FMT = CLAUDE.behaviour.memory_format
+STYLE = CLAUDE.behaviour.instructions.index_warning
 NOW = datetime(2026, 3, 10, 12, 0, tzinfo=UTC)
 
 

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from support.cascade import write
 
-from memtui.core.places.agentconfig import load_agent_config, recall_state, workspace_trust
+from memtui.core.places.agentconfig import recall_state, workspace_trust
+from memtui.core.places.claude_json import read_global_config
 from memtui.core.places.flavor import AGENT, CLAUDE
 from memtui.core.places.locations import resolve_locations
 from memtui.core.sessions.version import check_version
@@ -64,9 +65,9 @@ def test_trust_of_a_folder_above_counts_up_to_the_git_root(proj: Path, tmp_path:
     sub = proj / "a" / "b"
     sub.mkdir(parents=True)
     config({"projects": {str(proj): {"hasTrustDialogAccepted": True}}})
-    assert workspace_trust(load_agent_config(), sub, proj).key == str(proj)
+    assert workspace_trust(read_global_config(), sub, proj).key == str(proj)
     config({"projects": {str(tmp_path): {"hasTrustDialogAccepted": True}}})
-    assert not workspace_trust(load_agent_config(), sub, proj).trusted  # above the git root: no
+    assert not workspace_trust(read_global_config(), sub, proj).trusted  # above the git root: no
 
 
 def test_the_first_layer_that_sets_the_key_decides_even_when_invalid(proj: Path, tmp_path: Path) -> None:
@@ -78,15 +79,15 @@ def test_the_first_layer_that_sets_the_key_decides_even_when_invalid(proj: Path,
 
 
 def test_recall_gate_reads_the_cached_flag_or_the_stores_variable() -> None:
-    gate = CLAUDE.release.recall_gate
+    gate = CLAUDE.behaviour.recall_gate
     config({})
-    assert not recall_state(gate, load_agent_config(), {}).on
+    assert not recall_state(gate, read_global_config(), {}).on
     config({"cachedGrowthBookFeatures": {"tengu_moth_copse": True}})
-    state = recall_state(gate, load_agent_config(), {})
+    state = recall_state(gate, read_global_config(), {})
     assert state.on and state.source == "flag"
     config({"cachedGrowthBookFeatures": {"tengu_moth_copse": False}})
-    assert recall_state(gate, load_agent_config(), {"CLAUDE_MEMORY_STORES": "[{}]"}).source == "env"
-    assert recall_state(AGENT.release.recall_gate, load_agent_config(), {}).on  # the seed always recalls
+    assert recall_state(gate, read_global_config(), {"CLAUDE_MEMORY_STORES": "[{}]"}).source == "env"
+    assert recall_state(AGENT.behaviour.recall_gate, read_global_config(), {}).on  # the seed always recalls
 
 
 def test_the_users_version_comes_from_the_newest_transcript_line(proj: Path) -> None:

@@ -20,12 +20,13 @@ import httpx2
 import pytest
 from support.captures import rebuild
 
-from memtui.core.places.agentconfig import load_agent_config, recall_state
+from memtui.core.places.agentconfig import recall_state
+from memtui.core.places.claude_json import read_global_config
 from memtui.core.places.flavor import CLAUDE
 from memtui.core.places.locations import resolve_locations
 from memtui.core.recall import load_corpus, recall
 
-RELEASE = CLAUDE.release
+RELEASE = CLAUDE.behaviour
 
 
 def _reply(names: list[str]) -> dict[str, Any]:
@@ -51,7 +52,7 @@ def _recall(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, flags: bool):  # ty
 
     client = anthropic.Anthropic(api_key="test", max_retries=0, http_client=httpx2.Client(transport=httpx2.MockTransport(handler)))
     loc = resolve_locations(CLAUDE, ws.cwd)
-    gate = recall_state(RELEASE.recall_gate, load_agent_config())
+    gate = recall_state(RELEASE.recall_gate, read_global_config())
     result = recall(
         run["recall_query"],
         load_corpus(loc.memory_dir, RELEASE.memory_format),
@@ -59,7 +60,7 @@ def _recall(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, flags: bool):  # ty
         selector="claude",
         client=client,
         model=RELEASE.recall_request.default_model,
-        release=RELEASE,
+        behaviour=RELEASE,
         gate=gate,
     )
     return run, captured, bodies, result

@@ -44,7 +44,7 @@ def test_every_line_is_read_and_none_is_a_problem(name: str) -> None:
     assert t.version == "2.1.328"
     assert sum(t.line_types.values()) == len(raw)
     assert {"user", "assistant", "attachment", "api-request", "queue-operation", "last-prompt", "cost-state"} <= set(t.line_types)
-    assert unknown_line_types(t, CLAUDE.release.transcript_types) == {}
+    assert unknown_line_types(t, CLAUDE.behaviour.transcript_types) == {}
 
 
 def test_the_startup_instructions_are_read_from_their_attachment() -> None:

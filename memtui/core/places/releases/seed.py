@@ -6,14 +6,14 @@ sources are the seed chapter and the older release it describes.
 
 from __future__ import annotations
 
-from memtui.core.places.release import (
+from memtui.core.places.behaviour import (
+    Behaviour,
     IndexWarning,
     InjectionFormat,
     Instructions,
     MemoryFormat,
     RecallGate,
     RecallRequest,
-    Release,
 )
 
 # The seed's per-layer header labels (Managed shares the User wording).
@@ -45,7 +45,7 @@ SELECTOR_SYSTEM = (
     "Copy each file name exactly as it appears in the manifest."
 )
 
-SEED = Release(
+SEED = Behaviour(
     product="seed design",
     version=None,
     version_command=None,
