@@ -31,7 +31,8 @@ def verify_cmd(obj: CliContext, as_json: bool, timeout: float, judge: str) -> No
     memory_dir = locations.memory_dir
     if not memory_dir.is_dir():
         fail(f"no memory dir at {memory_dir} ({locations.memory_dir_source}); see `memtui where`", 1)
-    memories = list(scan_memories(memory_dir, cache=ScanCache.for_memory_dir(locations.state_dir, memory_dir)).memories)
+    fmt = locations.flavor.behaviour.memory_format
+    memories = list(scan_memories(memory_dir, cache=ScanCache.for_memory_dir(locations.state_dir, memory_dir, fmt=fmt), fmt=fmt).memories)
     root = verify_root(locations)
     report = verify_memories(memories, root, exclude=[memory_dir], timeout=timeout)
     conflicts = find_conflicts(memories)

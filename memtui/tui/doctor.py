@@ -82,8 +82,18 @@ class DoctorScreen(Screen[bool]):
     def run_checks(self) -> None:
         """The doctor reads every file: off the UI thread, posting only its report."""
         texts = instruction_texts(self.locations)
-        cache = ScanCache.for_memory_dir(self.locations.state_dir, self.locations.memory_dir)
-        report = run_doctor(self.locations.memory_dir, system_now(), instruction_texts=texts, cache=cache, project_root=verify_root(self.locations), judge=auto_judge())
+        release = self.locations.flavor.behaviour
+        cache = ScanCache.for_memory_dir(self.locations.state_dir, self.locations.memory_dir, fmt=release.memory_format)
+        report = run_doctor(
+            self.locations.memory_dir,
+            system_now(),
+            instruction_texts=texts,
+            cache=cache,
+            fmt=release.memory_format,
+            warning_style=release.instructions.index_warning,
+            project_root=verify_root(self.locations),
+            judge=auto_judge(),
+        )
         self.post_message(self.Done(report))
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:

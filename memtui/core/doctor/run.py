@@ -25,8 +25,10 @@ from memtui.core.doctor.model import (
     sort_key,
 )
 from memtui.core.places.locations import Locations
-from memtui.core.memory.memories import MEMORY_TYPES, TEAM_DIR, Memory
+from memtui.core.memory.index import SEED_WARNING
+from memtui.core.memory.memories import MEMORY_TYPES, SEED_FORMAT, TEAM_DIR, Memory
 from memtui.core.memory.scancache import ScanCache
+from memtui.core.places.behaviour import IndexWarning, MemoryFormat
 from memtui.core.verify.check import VerifyReport, verify_memories
 from memtui.core.verify.conflicts import Conflict, find_conflicts
 from memtui.core.verify.grep import DEFAULT_TIMEOUT_S
@@ -53,7 +55,7 @@ def _fix_for(memory: Memory, code: str) -> tuple[str | None, dict[str, object]]:
     declared = memory.declared_type
     if code == "type-nested" and declared is not None:
         return ("lift-type" if declared.lower() in MEMORY_TYPES else None), {"declared": declared}
-    if code == "type-case" and declared is not None:
+    if code == "type-case" and declared is not None and memory.frontmatter.get("type") == declared:
         return "lower-case-type", {"declared": declared}
     if code == "frontmatter-after-bom":
         return "remove-bom", {}
@@ -118,6 +120,8 @@ def run_doctor(
     instruction_texts: Sequence[str] = (),
     near_duplicate_threshold: float = NEAR_DUPLICATE_THRESHOLD,
     cache: ScanCache | None = None,
+    fmt: MemoryFormat = SEED_FORMAT,
+    warning_style: IndexWarning = SEED_WARNING,
     project_root: Path | None = None,
     verify_timeout: float = DEFAULT_TIMEOUT_S,
     judge: ConflictJudge | None = None,
@@ -127,17 +131,18 @@ def run_doctor(
     ``instruction_texts``: the text of the instruction files the agent loads (AGENT.md, rules);
     a memory repeating one is flagged ``in-instructions``. ``near_duplicate_threshold``: the
     rapidfuzz score (0–100) from which two memories are near-duplicates. ``cache``: the memory
-    dir's ``ScanCache`` (unchanged files are not parsed again; their text is still read).
-    ``project_root``: the directory the memories' claims about the code are checked against
-    (``memtui.core.verify``: ``stale-*`` findings; ``None`` skips the check), each identifier
-    search bounded by ``verify_timeout`` seconds. ``judge``: Claude's judgement of conflicts
-    (else the offline rule's ``possible-conflict`` findings stand).
+    dir's ``ScanCache`` (unchanged files are not parsed again; their text is still read);
+    ``fmt`` / ``warning_style``: the release's memory format and index warning (the cache must
+    be that format's). ``project_root``: the directory the memories' claims about the code are
+    checked against (``memtui.core.verify``: ``stale-*`` findings; ``None`` skips the check), the
+    read of its files bounded by ``verify_timeout`` seconds. ``judge``: Claude's judgement of
+    conflicts (else the offline rule's ``possible-conflict`` findings stand).
 
     Returns every finding (codes in ``DOCTOR_CODES``), sorted by path and line. Raises
     ``MemoryDirError`` (an ``OSError``) when the dir is missing; a bad file never raises.
     Reads only; writes nothing (fixes are plans: ``fix_plan``).
     """
-    catalog = load_catalog(memory_dir, now, cache=cache)
+    catalog = load_catalog(memory_dir, now, cache=cache, fmt=fmt, warning_style=warning_style)
     memories = [e.memory for e in catalog.entries]
     findings: list[Finding] = _stray(memory_dir, catalog.diagnostics)
     for mem in memories:
