@@ -241,7 +241,8 @@ class _Run:
                 lines[p.line - 1] = line[: p.column] + p.replacement + line[p.column + len(p.phrase) :]
                 done.append(f"“{p.phrase}” → “{p.replacement}”")
             if done:
-                reason = f"relative dates made absolute against {memory_date_base(m).describe()}: {', '.join(reversed(done))}"
+                based = memory_date_base(m)
+                reason = f"relative dates made absolute against {based.what} ({based.moment.date().isoformat()}): {', '.join(reversed(done))}"
                 self.ws.set(m.relpath, "\n".join(lines), reason, mtime=m.mtime)
                 self.log(ProposedChange("consolidate", m.relpath, "modify", reason))
                 changed += 1

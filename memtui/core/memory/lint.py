@@ -158,10 +158,14 @@ class DateBase:
     moment: datetime
     source: str
 
+    @property
+    def what(self) -> str:
+        """``the file's mtime`` / ``the `modified` field`` / ``the date in the file name``."""
+        return {"modified": "the `modified` field", "file name": "the date in the file name"}.get(self.source, "the file's mtime")
+
     def describe(self) -> str:
-        """``the file's mtime, 2026-03-02`` / ``the `modified` field, …`` / ``the date in the file name, …``."""
-        what = {"modified": "the `modified` field", "file name": "the date in the file name"}.get(self.source, "the file's mtime")
-        return f"{what}, {self.moment.date().isoformat()}"
+        """``the file's mtime, 2026-03-02`` (and likewise for the other sources)."""
+        return f"{self.what}, {self.moment.date().isoformat()}"
 
 
 def _field_moment(value: Any) -> datetime | None:
