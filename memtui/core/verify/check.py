@@ -230,12 +230,6 @@ class _Checker:
     def __init__(self, tree: ProjectTree) -> None:
         self.tree = tree
         self._targets: dict[str, tuple[str, set[str]] | None] = {}
-        self._names: list[str] | None = None
-
-    def names(self) -> list[str]:
-        if self._names is None:
-            self._names = sorted(self.tree.by_name)
-        return self._names
 
     def instead_of_path(self, claim: Claim) -> str | None:
         assert claim.path is not None
@@ -243,10 +237,17 @@ class _Checker:
         same = [p for p in self.tree.by_name.get(name, ()) if not claim.directory or p in self.tree.dirs]
         if same:
             return min(same, key=lambda p: (-fuzz.ratio(p, claim.path or ""), len(p), p))
-        close = _closest(name, self.names())
+        # a renamed file mostly stays where it was: rank the names of its directory (or of the
+        # directories of that name), else the names that start like it
+        parent = posixpath.dirname(claim.path)
+        dirs = self.tree.find(parent, directory=True) if parent else [""]
+        pool = [p for d in dirs for p in self.tree.children.get(d, ())]
+        if not pool:
+            pool = [p for n in self.tree.by_prefix.get(name[:3].lower(), ()) for p in self.tree.by_name[n]]
+        close = _closest(name, {p.rsplit("/", 1)[-1] for p in pool})
         if close is None:
             return None
-        return min(self.tree.by_name[close], key=lambda p: (-fuzz.ratio(p, claim.path or ""), len(p), p))
+        return min((p for p in pool if p.rsplit("/", 1)[-1] == close), key=lambda p: (-fuzz.ratio(p, claim.path or ""), len(p), p))
 
     def path(self, claim: Claim) -> ClaimResult | None:
         """The result of a path claim; ``None`` when it is not a claim after all (an
@@ -360,6 +361,9 @@ def _stale_path(checker: _Checker, claim: Claim, ignored: set[str]) -> ClaimResu
     return ClaimResult(claim, "stale", "stale-path", f"`{claim.text}`: no such {what} in the project{hint}", instead)
 
 
+MAX_POOL = 2_000  # close-match candidates ranked per missing identifier (memtui's bound)
+
+
 class _CloseIndex:
     """Close-match candidates by part (``word_parts``), built once per run."""
 
@@ -371,9 +375,12 @@ class _CloseIndex:
 
     def closest(self, word: str) -> str | None:
         """What ``word`` may have become: an identifier containing it (same case first, then
-        any case; the shortest), else the closest by rapidfuzz among those sharing a part."""
-        parts = word_parts(word)
-        pool = sorted({c for p in parts for c in self.by_part.get(p, ())})
+        any case; the shortest), else the closest by rapidfuzz among those sharing its rarest
+        part (at most ``MAX_POOL`` of them)."""
+        lists = [self.by_part[p] for p in word_parts(word) if p in self.by_part]
+        if not lists:
+            return None
+        pool = sorted(set(min(lists, key=len)[:MAX_POOL]))
         low = word.lower()
         for subset in ([c for c in pool if word in c], [c for c in pool if low in c.lower()]):
             if subset:

@@ -119,12 +119,23 @@ def _sentences(text: str, first_line: int) -> list[tuple[str, int]]:
     return out
 
 
+# A sentence without a digit, a yes/no word or a role word states no value: skipped at once.
+_DIGIT = re.compile(r"\d")
+_TRIGGER_WORD = re.compile(r"\b(?:" + "|".join(_YES_NO) + r"|owner|owned|maintainer|maintained|lead|contact|reviewer|reviewed|on-call|oncall|assignee)\b", re.IGNORECASE)
+
+
+def _states_values(text: str) -> bool:
+    return _DIGIT.search(text) is not None or _TRIGGER_WORD.search(text) is not None
+
+
 def values_of(text: str, first_line: int) -> list[Value]:
     """Every value stated in ``text`` (see the module doc); ``first_line``: the file line of
     ``text``'s first line."""
     out: list[Value] = []
+    if not _states_values(text):
+        return out
     for sentence, line in _sentences(text, first_line):
-        if not any(c.isdigit() for c in sentence) and not _YES_NO_RE.search(sentence) and not _ROLE.search(sentence):
+        if not _states_values(sentence):
             continue
         found: list[tuple[str, str, str, int]] = []
         for m in _DATE.finditer(sentence):

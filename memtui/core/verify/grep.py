@@ -19,6 +19,7 @@ missing one (``processOrder`` → ``process``, ``order``), for ``rapidfuzz`` to 
 
 from __future__ import annotations
 
+import os
 import re
 import time
 from collections.abc import Collection
@@ -31,7 +32,7 @@ from memtui.core.verify.tree import ProjectTree
 # identifiers returned as close-match candidates.
 DEFAULT_TIMEOUT_S = 5.0
 MAX_FILE_BYTES = 4 * 1024 * 1024
-MAX_CANDIDATES = 50_000
+MAX_CANDIDATES = 20_000
 _WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 _PARTS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 _DEADLINE_EVERY = 64  # files read between two looks at the clock
@@ -63,14 +64,14 @@ def read_vocabulary(tree: ProjectTree, *, timeout: float = DEFAULT_TIMEOUT_S) ->
     """The identifiers of ``tree``'s files (see the module doc). Never raises."""
     vocab = Vocabulary()
     deadline = time.monotonic() + timeout
-    root = tree.root
+    root = os.fspath(tree.root)
     for n, rel in enumerate(sorted(tree.files)):
         if n % _DEADLINE_EVERY == 0 and time.monotonic() > deadline:
             vocab.complete = False
             vocab.error = f"stopped at the time limit ({timeout:g} s) after {vocab.files:,} of {len(tree.files):,} files"
             break
         try:
-            data, _ = read_regular(root / rel, MAX_FILE_BYTES)
+            data, _ = read_regular(os.path.join(root, rel), MAX_FILE_BYTES)
         except OSError:
             continue
         if b"\0" in data[:8192]:

@@ -113,6 +113,22 @@ class ProjectTree:
         return dict(out)
 
     @cached_property
+    def children(self) -> dict[str, list[str]]:
+        """Directory (``""`` for the root) → the files and directories directly in it."""
+        out: dict[str, list[str]] = defaultdict(list)
+        for p in (*self.files, *self.dirs):
+            out[posixpath.dirname(p)].append(p)
+        return dict(out)
+
+    @cached_property
+    def by_prefix(self) -> dict[str, list[str]]:
+        """The first three characters of a base name, lower-cased → the base names."""
+        out: dict[str, list[str]] = defaultdict(list)
+        for name in self.by_name:
+            out[name[:3].lower()].append(name)
+        return dict(out)
+
+    @cached_property
     def top_dirs(self) -> frozenset[str]:
         """The directories at the root."""
         return frozenset(d for d in self.dirs if "/" not in d)
