@@ -312,11 +312,14 @@ def verify_memories(
     notes: list[str] = []
     if not tree.complete:
         notes.append(f"the listing of the project stopped at {len(tree.files):,} files (a size or time limit): paths outside it may show as stale")
+    claims_of = {mem.relpath: memory_claims(mem) for mem in memories}
+    symbols = dict.fromkeys(w for claims in claims_of.values() for c in claims if c.kind == "symbol" for w in c.words)
+    # one read of the project's files: its identifiers, and each file's line count on the way
+    vocabulary = read_vocabulary(tree, timeout=timeout) if symbols else None
     per_memory: dict[str, list[ClaimResult | Claim]] = {}
-    symbols: dict[str, None] = {}
-    for mem in memories:
+    for rel, claims in claims_of.items():
         items: list[ClaimResult | Claim] = []
-        for claim in memory_claims(mem):
+        for claim in claims:
             if claim.kind == "path":
                 result = checker.path(claim)
                 if result is not None:
@@ -325,12 +328,10 @@ def verify_memories(
                 items.append(checker.command(claim))
             else:
                 items.append(claim)
-                symbols.update(dict.fromkeys(claim.words))
-        per_memory[mem.relpath] = items
+        per_memory[rel] = items
     # stale paths: an ignore rule may hide them (then they are not the memory's fault)
     stale_paths = sorted({r.claim.path for items in per_memory.values() for r in items if isinstance(r, ClaimResult) and r.code == "stale-path" and r.claim.path})
     ignored = tree.ignored(stale_paths)
-    vocabulary = read_vocabulary(tree, timeout=timeout) if symbols else None
     search = find_words(tree, symbols, timeout=timeout, vocabulary=vocabulary)
     if not search.complete:
         notes.append(f"the symbol search {search.error or 'stopped early'}: symbols not found by then are unchecked")

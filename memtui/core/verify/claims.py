@@ -244,11 +244,13 @@ def claims_in_text(text: str, first_line: int) -> Iterator[Claim]:
     number in the file), in order of appearance."""
     masked = _mask_fences(text)
     spans: list[tuple[int, int]] = []
-    for m in _SPAN.finditer(masked):
+    line, at = first_line, 0  # the line of offset ``at`` (counted forward, once)
+    for m in _SPAN.finditer(masked) if "`" in masked else ():
         if "\n\n" in m.group(2):
             continue  # a span does not cross a paragraph: an unmatched backtick
         spans.append((m.start(), m.end()))
-        line = first_line + masked.count("\n", 0, m.start(2))
+        line += masked.count("\n", at, m.start(2))
+        at = m.start(2)
         yield from _span_claims(m.group(2), line)
     # prose outside the spans
     pos = 0

@@ -74,6 +74,7 @@ def read_vocabulary(tree: ProjectTree, *, timeout: float = DEFAULT_TIMEOUT_S) ->
             data, _ = read_regular(os.path.join(root, rel), MAX_FILE_BYTES)
         except OSError:
             continue
+        tree.remember_lines(rel, data)
         if b"\0" in data[:8192]:
             continue
         vocab.words.update(_WORD.findall(data))

@@ -155,6 +155,10 @@ class ProjectTree:
         """Whether ``relpath`` exists below the root (ignored and untracked files included)."""
         return os.path.lexists(self.root / relpath)
 
+    def remember_lines(self, relpath: str, data: bytes) -> None:
+        """Note the line count of ``relpath``, whose bytes a caller has just read."""
+        self._lines[relpath] = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+
     def line_count(self, relpath: str) -> int | None:
         """Lines of the file (a last line without a newline counts), ``None`` when unreadable."""
         if relpath not in self._lines:
