@@ -74,8 +74,6 @@ _DOTTED = re.compile(rf"{_IDENT}(?:(?:\.|::|#|->){_IDENT})*")
 _CALL = re.compile(rf"^({_IDENT}(?:(?:\.|::|->){_IDENT})*)\s*\([^()]*\)?\s*;?$", re.DOTALL)
 _CAMEL = re.compile(r"[a-z0-9][A-Z]|[A-Z]{2}[a-z]")
 _INNER_UNDERSCORE = re.compile(r"[A-Za-z0-9]_[A-Za-z0-9]")
-# A line/anchor suffix: `:42`, `:42-50`, `:42:7`, `#L42`, `#L42-L50`, `#part`.
-_LOCATION = re.compile(r"^(?P<path>.+?)(?::(?P<line>\d+)(?:[-:]\d+)?|#L(?P<lline>\d+)(?:-L?\d+)?|#(?P<anchor>[^#\s]+))?$")
 # A path-like token in prose: ends in `.ext`, maybe `:line` or `#anchor` after it.
 _PROSE_PATH = re.compile(
     r"(?<![\w/.@:-])((?:\.{1,2}/)?(?:[\w.-]+/)*[\w-][\w.-]*\.([A-Za-z0-9]{1,10})(?::\d+(?:-\d+)?|#L\d+(?:-L?\d+)?|#[\w-]+)?)(?![\w/])"
@@ -141,18 +139,35 @@ def _extension(name: str) -> str | None:
     return base.rsplit(".", 1)[-1]
 
 
+_LINE_SUFFIX = re.compile(r":(\d+)(?:[-:]\d+)?$")
+_L_FRAGMENT = re.compile(r"L(\d+)(?:-L?\d+)?$")
+
+
+def _split_location(text: str) -> tuple[str, str | None, str | None]:
+    """``path:42`` / ``path:42-50`` / ``path#L42`` / ``path#part`` → ``(path, line, anchor)``."""
+    hash_at = text.find("#")
+    if hash_at > 0:
+        fragment = text[hash_at + 1 :]
+        m = _L_FRAGMENT.match(fragment)
+        if m:
+            return text[:hash_at], m.group(1), None
+        if fragment and "#" not in fragment and not any(c.isspace() for c in fragment):
+            return text[:hash_at], None, fragment
+        return text, None, None
+    if ":" in text:
+        m = _LINE_SUFFIX.search(text)
+        if m:
+            return text[: m.start()], m.group(1), None
+    return text, None, None
+
+
 def path_claim(raw: str, line: int, *, in_span: bool) -> Claim | None:
     """The path claim of ``raw`` (a span's text or a prose token), or ``None`` when it is not
     one (see the module doc)."""
     text = raw.strip()
     if not text or _URL_LIKE.match(text) or "@" in text or text.startswith(("~", "$", "-")):
         return None
-    m = _LOCATION.match(text)
-    if m is None:
-        return None
-    path = m.group("path")
-    line_no = m.group("line") or m.group("lline")
-    anchor = m.group("anchor")
+    path, line_no, anchor = _split_location(text)
     if _NOT_PATH_CHARS.search(path) or ":" in path or "\\" in path or "#" in path:
         return None
     directory = path.endswith("/")
