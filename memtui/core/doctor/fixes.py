@@ -249,8 +249,9 @@ _FIXERS: dict[str, Callable[[_Files, Finding], str]] = {
 }
 assert set(_FIXERS) == set(FIXES)
 
-# In-place edits first, bottom-up within a file; appends (new index entries) last.
-_APPEND_FIXES = frozenset({"add-index-entry"})
+# In-place edits first, bottom-up within a file; then the edits that insert lines (a file marked
+# superseded gets a frontmatter key and a note at the top) and appends (new index entries).
+_APPEND_FIXES = frozenset({"add-index-entry", "mark-superseded"})
 
 
 def _order(f: Finding) -> tuple[int, str, int, int]:

@@ -137,3 +137,19 @@ def test_the_demo_doctor_shows_the_kafka_conflict(tmp_path: Path) -> None:
     assert os.path.isdir(ws.project / "deploy" / "alerts")
     # every fix still applies together
     combined_fix_plan(ws.memory_dir, report.fixable())
+
+
+def test_mark_superseded_with_a_date_fix_in_the_same_file(tmp_path: Path) -> None:
+    # the older memory also has a relative date below: both fixes in one plan, dates first
+    memory_dir = clean_dir(tmp_path)
+    two_cutovers(memory_dir)
+    old = memory_dir / "project_plan.md"
+    mtime = old.stat().st_mtime
+    old.write_text(old.read_text() + "\nThe load test runs tomorrow.\n")
+    os.utime(old, (mtime, mtime))
+    report = doctor(memory_dir)
+    plan = combined_fix_plan(memory_dir, [f for f in report.fixable() if f.path == "project_plan.md"])
+    [change] = [c for c in plan.changes if c.relpath == "project_plan.md"]
+    after = change.after.decode()
+    assert "superseded_by: project_cutover.md\n" in after and "> **Superseded** by" in after
+    assert "runs tomorrow" not in after and "The load test runs on " in after
