@@ -387,7 +387,9 @@ def _apply(memory_dir: Path, state_dir: Path, now: datetime, plan: Plan, changed
     except ApplyError as exc:
         cause = exc.__cause__ if isinstance(exc.__cause__, OSError) else exc
         failures = _not_restored(memory_dir, plan) + _remove_dirs(new_dirs)
-        raise TeamWriteError(_failed_key(cause, changed), cause, failures) from exc
+        team_dir = memory_dir / TEAM_DIR
+        key = next((p.key for p in changed if _relpath(p.path, team_dir) == exc.relpath), None)
+        raise TeamWriteError(key if key is not None else _failed_key(cause, changed), cause, failures) from exc
     except ConflictError as exc:
         raise TeamImportError("conflict", f"{exc}; run the import again") from exc
     except OSError as exc:  # the journal (or its lock) in the state dir: nothing was touched
