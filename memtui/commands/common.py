@@ -15,8 +15,10 @@ from typing import Any, NoReturn, ParamSpec, TypeVar
 import click
 
 from memtui.core.base.clock import ClockError, system_now
+from memtui.core.base.terminal import visible
 from memtui.core.places.flavor import Flavor
 from memtui.core.places.locations import Locations, resolve_locations
+from memtui.core.writes.transaction import recover_at_start
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -34,12 +36,18 @@ class CliContext:
     # the commands never import the TUI.
     open_app: AppOpener | None = field(default=None, repr=False)
     _locations: Locations | None = field(default=None, repr=False)
+    _recovered: set[Path] = field(default_factory=set, repr=False)
 
     @property
     def locations(self) -> Locations:
-        """Resolved once per invocation."""
+        """Resolved once per invocation. The first time a memory dir is resolved, a change a
+        crash left unsettled there is settled (rolled back), and said on stderr."""
         if self._locations is None:
             self._locations = resolve_locations(self.flavor, self.project, memory_dir=self.memory_dir)
+            if self._locations.memory_dir not in self._recovered:
+                self._recovered.add(self._locations.memory_dir)
+                for message in recover_at_start(self._locations.state_dir, self._locations.memory_dir):
+                    warn(message)
         return self._locations
 
     def run_app(self, flavor: Flavor, project: Path | None, memory_dir: Path | None = None) -> None:
@@ -58,8 +66,13 @@ class CliContext:
 
 def fail(message: str, code: int = 2) -> NoReturn:
     """Print one clear line to stderr and exit non-zero (never a traceback)."""
-    click.echo(f"memtui: {message}", err=True)
+    warn(message)
     sys.exit(code)
+
+
+def warn(message: str) -> None:
+    """Print ``memtui: <message>`` on stderr, control characters shown as escapes."""
+    click.echo(f"memtui: {visible(message)}", err=True)
 
 
 def emit_json(data: Any) -> None:

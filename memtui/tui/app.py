@@ -16,8 +16,10 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
 
+from memtui.core.base.terminal import visible
 from memtui.core.places.flavor import Flavor
 from memtui.core.places.locations import Locations, resolve_locations
+from memtui.core.writes.transaction import recover_at_start
 from memtui.tui.cascade import CascadePane
 from memtui.tui.dream import DreamPane
 from memtui.tui.memories import MemoriesPane, shorten_home
@@ -50,6 +52,8 @@ class MemtuiApp(App[None]):
         super().__init__()
         self.locations = locations
         self.live_reload = watch  # not `watch`: that is DOMNode.watch, which Textual calls on the app
+        # a change a crash cut short is settled before any pane reads or edits the memory dir
+        self.recovered = recover_at_start(locations.state_dir, locations.memory_dir)
 
     @classmethod
     def for_project(cls, flavor: Flavor, project: Path | None, *, memory_dir: Path | None = None, watch: bool = True) -> MemtuiApp:
@@ -75,8 +79,10 @@ class MemtuiApp(App[None]):
 
     def on_mount(self) -> None:
         loc = self.locations
-        self.sub_title = f"{shorten_home(loc.project_root)} · {loc.flavor.name} flavor"
+        self.sub_title = visible(f"{shorten_home(loc.project_root)} · {loc.flavor.name} flavor")
         self.query_one("#memories-table").focus()
+        for message in self.recovered:
+            self.notify(visible(message), title="Interrupted change", severity="warning", timeout=20, markup=False)
 
     def action_show_pane(self, pane: str) -> None:
         """Switch to the pane with id ``pane``; the pane shown focuses its main widget."""

@@ -173,17 +173,19 @@ class Journal:
         return last
 
     @contextmanager
-    def write_lock(self) -> Iterator[None]:
+    def write_lock(self, *, wait: bool = True) -> Iterator[None]:
         """Hold the memory dir's write lock (an ``flock`` in the state dir): memtui processes
         — the app, the CLI, the Stop hook — apply one change at a time, so the check that a
-        file is as loaded and the write that follows cannot interleave with another memtui's."""
+        file is as loaded and the write that follows cannot interleave with another memtui's.
+        ``wait=False`` raises ``BlockingIOError`` at once when another process holds it (the
+        lock dies with its holder, so a held lock means a live writer)."""
         self.root.mkdir(parents=True, exist_ok=True)
         fd = os.open(self.root.parent / "write.lock", os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600)
         try:
             try:
                 import fcntl
 
-                fcntl.flock(fd, fcntl.LOCK_EX)
+                fcntl.flock(fd, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
             except ImportError:  # pragma: no cover - Windows: no flock; mkdir still keeps ids unique
                 pass
             yield

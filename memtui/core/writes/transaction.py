@@ -43,6 +43,7 @@ check and its swap is detected, put back, and the change refused (``OutsideWrite
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 from collections.abc import Sequence
@@ -50,6 +51,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from memtui.core.base.safe_read import read_regular
+from memtui.core.places.statedir import StateDirInsideMemoryDirError
 from memtui.core.writes import steps
 from memtui.core.writes.atomic import TEMP_PREFIX, TEMP_SUFFIX, default_mode, stale_temp
 from memtui.core.writes.journal import FORMAT, MAX_IMAGE_BYTES, Journal, JournalChange, JournalEntry, read_or_none, sha256_hex
@@ -61,6 +63,7 @@ __all__ = [
     "WriteStep",
     "missing_dirs",
     "recover",
+    "recover_at_start",
     "rollback",
     "temp_name",
     "write_step",
@@ -328,11 +331,12 @@ def _keep_once(journal: Journal, entry_id: str, index: int, version: _Version) -
 # ----- recovery ---------------------------------------------------------------------------------
 
 
-def recover(memory_dir: Path, journal: Journal) -> list[Recovered]:
+def recover(memory_dir: Path, journal: Journal, *, wait: bool = True) -> list[Recovered]:
     """Settle every change a crash left unsettled in ``memory_dir`` (see the module docstring)
     and remove stale temp files. Returns what was done (empty: nothing to do). Cheap when there
-    is nothing: one directory listing and one ``stat``. Raises ``OSError`` when the journal
-    cannot be read or locked."""
+    is nothing: one directory listing and one ``stat``. ``wait=False``: when another memtui
+    holds the write lock (it is applying a change), do nothing (``[]``). Raises ``OSError``
+    when the journal cannot be read or locked."""
     if not memory_dir.is_dir():
         return []
     migrated = os.path.exists(journal.format_file) or not journal.root.exists()
@@ -341,7 +345,11 @@ def recover(memory_dir: Path, journal: Journal) -> list[Recovered]:
         return []
     out: list[Recovered] = []
     touched: set[str] = set()
-    with journal.write_lock():
+    with contextlib.ExitStack() as stack:
+        try:
+            stack.enter_context(journal.write_lock(wait=wait))
+        except BlockingIOError:
+            return []
         if not migrated:
             _migrate(journal)
         for entry_id in journal.open_ids():
@@ -351,6 +359,21 @@ def recover(memory_dir: Path, journal: Journal) -> list[Recovered]:
                 touched.update(found[1])
     _remove_stale_temps(memory_dir, touched)
     return out
+
+
+def recover_at_start(state_dir: Path, memory_dir: Path) -> list[str]:
+    """What the CLI and the app call when they start: ``recover`` without waiting for a live
+    writer, as sentences for the user (empty: nothing to say). Never raises: a journal that
+    cannot be read is one sentence."""
+    try:
+        journal = Journal(state_dir, memory_dir)
+    except StateDirInsideMemoryDirError:
+        return []  # memtui writes no state there: nothing to recover (the doctor says why)
+    try:
+        return [r.message for r in recover(memory_dir, journal, wait=False) if r.outcome != "settled"]
+    except OSError as exc:
+        where = f" ({exc.filename})" if exc.filename else ""
+        return [f"could not check for interrupted changes{where}: {exc.strerror or exc}"]
 
 
 def _settle(memory_dir: Path, journal: Journal, entry_id: str) -> tuple[Recovered, list[str]] | None:
