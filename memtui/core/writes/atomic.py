@@ -19,6 +19,7 @@ import re
 import secrets
 from pathlib import Path
 
+from memtui.core.base.process import pid_alive as process_alive
 from memtui.core.writes import steps
 
 TEMP_PREFIX = ".memtui-"
@@ -68,21 +69,9 @@ def stale_temp(name: str, *, pid_alive: bool | None = None) -> bool:
     name. Transaction temp files are not matched (the journal's recovery owns them)."""
     m = _PID_TEMP.fullmatch(name)
     if m is not None:
-        alive = _alive(int(m.group(1))) if pid_alive is None else pid_alive
+        alive = process_alive(int(m.group(1))) if pid_alive is None else pid_alive
         return not alive
     return _LEGACY_TEMP.fullmatch(name) is not None
-
-
-def _alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True
-    return True
 
 
 def _umask() -> int:
