@@ -27,6 +27,7 @@ from textual.widget import Widget
 from textual.widgets import DataTable, Input, Markdown, Select, Static
 from textual.worker import Worker, WorkerState
 
+from memtui.core.base.safe_read import read_text_regular
 from memtui.core.memory.catalog import Catalog, MemoryEntry, load_catalog
 from memtui.core.base.clock import system_now
 from memtui.core.writes.edits import (
@@ -49,7 +50,8 @@ from memtui.core.writes.edits import (
 from memtui.core.extract.inbox import Inbox
 from memtui.core.writes.journal import Journal
 from memtui.core.places.locations import Locations, other_flavor_memory_dir
-from memtui.core.memory.memories import MEMORY_TYPES, Memory, MemoryType, read_memory
+from memtui.core.memory.memories import MAX_MEMORY_BYTES, MEMORY_TYPES, Memory, MemoryType, read_memory
+from memtui.core.base.terminal import visible
 from memtui.core.memory.scancache import ScanCache
 from memtui.tui.badges import age_badge, type_badge
 from memtui.tui.dialogs import (
@@ -590,7 +592,11 @@ class MemoriesPane(Widget):
         except (OSError, ValueError) as exc:
             self.notify(f"cannot run {editor!r}: {exc}", title="Editor", severity="error")
             return
-        text = scratch.read_bytes().decode("utf-8", errors="surrogateescape")  # no newline translation
+        try:  # no newline translation
+            text = read_text_regular(scratch, MAX_MEMORY_BYTES, errors="surrogateescape")
+        except OSError as exc:
+            self.notify(visible(f"cannot read the edited text back: {exc.strerror or exc}"), title="Editor", severity="error", markup=False)
+            return
         scratch.unlink(missing_ok=True)
         if text != mem.text:
             self._save_text(mem, text)

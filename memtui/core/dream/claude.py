@@ -30,6 +30,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from memtui.core.base.safe_read import read_regular
 from memtui.core.memory.catalog import iso_utc
 from memtui.core.dream.events import (
     PHASES,
@@ -51,7 +52,7 @@ from memtui.core.dream.lock import LOCK_NAME, read_lock
 from memtui.core.dream.plan import DEFAULT_MAX_DELETIONS, DreamPlan, Workspace
 from memtui.core.memory.index import MAX_INDEX_LINES, MAX_INDEX_UNITS
 from memtui.core.writes.index_edit import MAX_ENTRY_CHARS
-from memtui.core.memory.memories import TEAM_DIR
+from memtui.core.memory.memories import MAX_MEMORY_BYTES, TEAM_DIR
 
 if TYPE_CHECKING:
     import anthropic
@@ -121,8 +122,8 @@ def _files(root: Path) -> dict[str, bytes]:
             if rel == LOCK_NAME:
                 continue
             try:
-                out[rel] = path.read_bytes()
-            except OSError:
+                out[rel] = read_regular(path, MAX_MEMORY_BYTES)[0]
+            except OSError:  # a FIFO, a device, over the cap: never read
                 continue
     return out
 

@@ -29,6 +29,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from datetime import datetime
 
+from memtui.core.base.safe_read import read_regular
 from memtui.core.memory.catalog import iso_utc
 from memtui.core.doctor.dates import relative_dates
 from memtui.core.doctor.duplicates import (
@@ -59,6 +60,7 @@ from memtui.core.memory.index import INDEX_NAME
 from memtui.core.writes.journal import read_or_none
 from memtui.core.memory.lint import mtime_datetime
 from memtui.core.memory.memories import (
+    MAX_MEMORY_BYTES,
     Memory,
     iter_memory_paths,
     parse_memory_bytes,
@@ -119,10 +121,9 @@ class _Run:
                 team += 1
                 continue
             try:
-                with open(path, "rb") as fh:
-                    mtime = os.fstat(fh.fileno()).st_mtime
-                    data = fh.read()
-            except OSError as exc:
+                data, st = read_regular(path, MAX_MEMORY_BYTES)
+                mtime = st.st_mtime
+            except OSError as exc:  # a FIFO, a /dev/zero link, a file over the cap: listed as unreadable
                 self.memories.append(unreadable_memory(path, rel, exc))
                 continue
             mem = parse_memory_bytes(path, rel, data, mtime)

@@ -30,6 +30,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from memtui.core.base.jsontext import dumps_exact
+from memtui.core.base.safe_read import MAX_STATE_BYTES, read_text_regular
 from memtui.core.base.process import pid_alive
 from memtui.core.writes.atomic import atomic_write_bytes
 from memtui.core.writes.edits import (
@@ -232,7 +234,7 @@ class Inbox:
         return self.root / f"{ident}.json"
 
     def _save(self, proposal: Proposal) -> None:
-        data = json.dumps(proposal.to_json(), ensure_ascii=False, indent=1).encode("utf-8")
+        data = dumps_exact(proposal.to_json(), indent=1).encode("utf-8")
         atomic_write_bytes(self._file(proposal.id), data)
 
     def all(self) -> list[Proposal]:
@@ -242,7 +244,7 @@ class Inbox:
         found: list[Proposal] = []
         for child in self.root.glob("*.json"):
             try:
-                found.append(Proposal.from_json(json.loads(child.read_text(encoding="utf-8"))))
+                found.append(Proposal.from_json(json.loads(read_text_regular(child, MAX_STATE_BYTES, errors="strict"))))
             except (OSError, ValueError, KeyError, TypeError):
                 continue
         found.sort(key=lambda p: (p.created, p.id))

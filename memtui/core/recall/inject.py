@@ -26,9 +26,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+from memtui.core.base.safe_read import read_regular
 from memtui.core.memory.age import age_days, age_label, stale_caveat
 from memtui.core.memory.headers import MemoryHeader
-from memtui.core.memory.memories import RECALL_MAX_BYTES, RECALL_MAX_LINES
+from memtui.core.memory.memories import MAX_MEMORY_BYTES, RECALL_MAX_BYTES, RECALL_MAX_LINES
 from memtui.core.base.units import utf16_len
 
 # The reference's FILE_READ_TOOL_NAME, named in the truncation note.
@@ -60,7 +61,7 @@ def read_for_injection(
 ) -> tuple[str, str | None]:
     """Steps 1–2 for one file: ``(content, truncated_by)``. 200 lines / 4,096 bytes: the
     reference's ``MAX_MEMORY_LINES`` / ``MAX_MEMORY_BYTES``. Raises ``OSError``."""
-    text = path.read_bytes().decode("utf-8", errors="replace")
+    text = read_regular(path, MAX_MEMORY_BYTES)[0].decode("utf-8", errors="replace")
     text = text.removeprefix("\ufeff")
     lines = text.replace("\r", "").split("\n")
     selected: list[str] = []

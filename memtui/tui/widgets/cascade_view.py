@@ -12,6 +12,8 @@ from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
+from memtui.core.cascade.preprocess import MAX_READ_BYTES
+from memtui.core.base.safe_read import read_text_regular
 from memtui.core.cascade import LABELS, Cascade, CascadeFile, Layer, ReadStep, Status
 from memtui.core.base.diagnostics import Diagnostic
 
@@ -189,8 +191,7 @@ def source_excerpt(path: str, line: int, cwd: Path, *, around: int = 2) -> Rende
     The line numbers of findings count lines of the file as written (frontmatter included),
     so the excerpt is read from disk, not from the preprocessed content."""
     try:
-        with open(path, encoding="utf-8-sig", errors="replace") as handle:
-            lines = handle.read().splitlines()
+        lines = read_text_regular(path, MAX_READ_BYTES).removeprefix("\ufeff").splitlines()
     except OSError as exc:
         return Text(f"cannot read {display_path(path, cwd)}: {exc.strerror or exc}", style=MUTED)
     if not 1 <= line <= max(len(lines), 1):
