@@ -23,8 +23,10 @@ from memtui.commands.common import (
     common_options,
     emit_json,
     fail,
+    say,
     user_errors,
 )
+from memtui.core.base.terminal import visible
 from memtui.core.dream import (
     DEFAULT_MAX_DELETIONS,
     DreamBlocked,
@@ -87,17 +89,17 @@ def _print_status(status: GateStatus) -> None:
 
     t = g["time"]
     since = "never consolidated" if t["hours_since"] is None else f"{t['hours_since']:.1f} h since the last consolidation"
-    click.echo(f"auto-dream   {'enabled' if data['enabled'] else 'disabled'}")
-    click.echo(f"time         {mark(t['ok'])} {since} (min {t['min_hours']:g} h){' — opens ' + t['opens_at'] if t['opens_at'] else ''}")
+    say(f"auto-dream   {'enabled' if data['enabled'] else 'disabled'}")
+    say(f"time         {mark(t['ok'])} {since} (min {t['min_hours']:g} h){' — opens ' + t['opens_at'] if t['opens_at'] else ''}")
     c = g["scan"]
-    click.echo(f"scan         {mark(c['ok'])} {'last scan ' + c['last_scan_at'] if c['last_scan_at'] else 'no scan yet'}{' — next ' + c['next_scan_at'] if c['next_scan_at'] else ''}")
+    say(f"scan         {mark(c['ok'])} {'last scan ' + c['last_scan_at'] if c['last_scan_at'] else 'no scan yet'}{' — next ' + c['next_scan_at'] if c['next_scan_at'] else ''}")
     s = g["sessions"]
-    click.echo(f"sessions     {mark(s['ok'])} {s['count']} since the last consolidation (min {s['min_sessions']})")
+    say(f"sessions     {mark(s['ok'])} {s['count']} since the last consolidation (min {s['min_sessions']})")
     k = g["lock"]
     holder = "free" if not k["exists"] else f"PID {k['holder_pid']} ({'alive' if k['holder_alive'] else 'not running'})" if k["holder_pid"] else "no holder"
     crashed = " — a crashed run, will be rolled back" if k["crashed"] else ""
-    click.echo(f"lock         {mark(k['ok'])} {holder}{crashed}")
-    click.echo("would run" if data["would_run"] else f"would not run: {data['reasons'][0]}")
+    say(f"lock         {mark(k['ok'])} {holder}{crashed}")
+    say("would run" if data["would_run"] else f"would not run: {visible(data['reasons'][0])}")
 
 
 @dream.command("status")
@@ -116,16 +118,16 @@ def status_cmd(obj: CliContext, session: str | None, as_json: bool) -> None:
 
 
 def _print_plan(dp: DreamPlan, *, diffs: bool = True) -> None:
-    click.echo(dp.plan.title)
+    say(visible(dp.plan.title))
     for change, reason in dp.items():
-        click.echo(f"  {change.kind:<6} {change.relpath} — {reason}")
+        say(f"  {change.kind:<6} {visible(change.relpath)} — {visible(reason)}")
     for f in dp.findings:
         where = f"{f.path}:{f.line}" if f.path and f.line else (f.path or "")
-        click.echo(f"  note   {where} {f.code}: {f.message}".rstrip())
+        say(f"  note   {visible(where)} {f.code}: {visible(f.message)}".rstrip())
     if diffs:
         for change in dp.plan.changes:
-            click.echo("")
-            click.echo(change.diff().rstrip("\n"))
+            say("")
+            say(change.diff().rstrip("\n"))
 
 
 @dream.command("plan")
@@ -177,7 +179,7 @@ def apply_cmd(obj: CliContext, force: bool, consolidator: str, model: str | None
         emit_json({"run_id": entry.id if entry else None, "consolidator": dp.consolidator, "changes": [{k: c[k] for k in ("path", "action", "reason")} for c in data["changes"]], "findings": data["findings"]})
         return
     _print_plan(dp, diffs=False)
-    click.echo(f"applied: {entry.id}  (undo with `memtui dream undo`)" if entry else "nothing to change; the consolidation is recorded")
+    say(f"applied: {entry.id}  (undo with `memtui dream undo`)" if entry else "nothing to change; the consolidation is recorded")
 
 
 @dream.command("undo")
@@ -195,7 +197,7 @@ def undo_cmd(obj: CliContext, as_json: bool) -> None:
     if as_json:
         emit_json({"id": entry.id, "title": entry.title, "undoes": entry.undoes, "files": [{"path": c.relpath, "kind": c.kind} for c in entry.changes]})
         return
-    click.echo(entry.title)
+    say(visible(entry.title))
     for change in entry.changes:
-        click.echo(f"  {change.kind:<6} {change.relpath}")
+        say(f"  {change.kind:<6} {visible(change.relpath)}")
 

@@ -6,7 +6,8 @@ from typing import Any
 
 import click
 
-from memtui.commands.common import CliContext, common_options, emit_json, user_errors
+from memtui.commands.common import CliContext, common_options, emit_json, say, user_errors
+from memtui.core.base.terminal import visible
 from memtui.core.places.locations import Locations, other_flavor_memory_dir
 
 
@@ -57,10 +58,10 @@ def where(obj: CliContext, as_json: bool) -> None:
     ]
     width = max(len(k) for k, _ in rows)
     for key, value in rows:
-        click.echo(f"{key:<{width}}  {value}")
+        say(f"{key:<{width}}  {visible(str(value))}")
     found = other_flavor_memory_dir(obj.locations)
     if found:
-        click.echo(f"\nnote: the {found[0]} flavor has a memory dir here: {found[1]} (try --flavor {found[0]})")
+        say(f"\nnote: the {found[0]} flavor has a memory dir here: {visible(str(found[1]))} (try --flavor {found[0]})")
     for d in data["diagnostics"]:
-        where_ = f" {d['path']}" if d["path"] else ""
-        click.echo(f"{d['severity']}: {d['code']}{where_}: {d['message']}")
+        where_ = f" {visible(d['path'])}" if d["path"] else ""
+        say(f"{d['severity']}: {d['code']}{where_}: {visible(d['message'])}")

@@ -59,13 +59,16 @@ def visible(text: str) -> str:
     return UNSAFE.sub(_escape, text)
 
 
-def visible_block(text: str) -> str:
-    """``text`` for several lines of a terminal: as :func:`visible`, but newlines and tabs stay
-    (a CR before a newline is dropped: CRLF shows as a line end; a CR elsewhere is escaped)."""
-    if "\r\n" in text:
+def visible_block(text: str, *, keep_crlf: bool = False) -> str:
+    """``text`` for several lines of a terminal: as :func:`visible`, but newlines and tabs stay.
+    A CR before a newline is dropped (CRLF shows as a line end), or kept with ``keep_crlf``
+    (output meant to be byte-exact wherever nothing is escaped); a CR elsewhere is escaped."""
+    if "\r\n" in text and not keep_crlf:
         text = text.replace("\r\n", "\n")
     if _BLOCK_UNSAFE.search(text) is None:
         return text
+    if keep_crlf:
+        return _BLOCK_UNSAFE.sub(lambda m: m.group() if m.group() == "\r" and m.end() < len(text) and text[m.end()] == "\n" else _escape(m), text)
     return _BLOCK_UNSAFE.sub(_escape, text)
 
 
