@@ -15,6 +15,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Label, ProgressBar, Static
 
+from memtui.core.base.terminal import visible
 from memtui.core.dream import (
     DreamEvent,
     FileRead,
@@ -164,9 +165,9 @@ def change_prompt(relpath: str, action: str, reason: str, *, pending: bool = Fal
     ``REASON_CHARS``) under them."""
     if len(reason) > REASON_CHARS:
         reason = reason[: REASON_CHARS - 1].rstrip() + "…"
-    head = Text.assemble(action_badge(action), " ", (relpath, "bold" if not pending else MUTED))
+    head = Text.assemble(action_badge(action), " ", (visible(relpath), "bold" if not pending else MUTED))
     # the reason in the default colour: a muted grey is unreadable on the highlighted row
-    return Text.assemble(head, "\n", (f"  {reason}", "" if not pending else "italic " + MUTED))
+    return Text.assemble(head, "\n", (f"  {visible(reason)}", "" if not pending else "italic " + MUTED))
 
 
 def finding_prompt(finding: Finding) -> Text:
@@ -174,7 +175,7 @@ def finding_prompt(finding: Finding) -> Text:
     where = finding.path or ""
     if finding.path and finding.line:
         where += f":{finding.line}"
-    return Text.assemble((" note   ", "bold #1e1e1e on #61afef"), " ", (where, "bold"), "\n", f"  {finding.code}: {finding.message}")
+    return Text.assemble((" note   ", "bold #1e1e1e on #61afef"), " ", (visible(where), "bold"), "\n", f"  {finding.code}: {visible(finding.message)}")
 
 
 def _show_path(path: str) -> str:
@@ -191,21 +192,21 @@ def event_line(event: DreamEvent) -> Text | None:
     tag = Text(f"{phase or 'dream':<11} ", style=PHASE_COLORS.get(phase or "", MUTED))
     match event:
         case PhaseStarted():
-            return Text.assemble(tag, ("▶ ", "bold"), (event.title, "bold"))
+            return Text.assemble(tag, ("▶ ", "bold"), (visible(event.title), "bold"))
         case PhaseFinished():
-            return Text.assemble(tag, (f"✔ {event.summary}", "#98c379"))
+            return Text.assemble(tag, (f"✔ {visible(event.summary)}", "#98c379"))
         case FileRead():
-            return Text.assemble(tag, (f"  read {_show_path(event.path)} ({event.size:,} B)", MUTED))
+            return Text.assemble(tag, (f"  read {visible(_show_path(event.path))} ({event.size:,} B)", MUTED))
         case Finding():
             where = f" {event.path}:{event.line}" if event.path and event.line else f" {event.path}" if event.path else ""
-            return Text.assemble(tag, ("  ● note", "#61afef"), (f"{where} ", "bold"), event.message)
+            return Text.assemble(tag, ("  ● note", "#61afef"), (f"{visible(where)} ", "bold"), visible(event.message))
         case ProposedChange():
-            return Text.assemble(tag, "  ", action_badge(event.action), f" {event.path} — {event.reason}")
+            return Text.assemble(tag, "  ", action_badge(event.action), visible(f" {event.path} — {event.reason}"))
         case LogLine():
-            return Text.assemble(tag, (f"  {event.text}", LEVEL_STYLES.get(event.level, "")))
+            return Text.assemble(tag, (f"  {visible(event.text)}", LEVEL_STYLES.get(event.level, "")))
         case Progress():
             return None
-    return Text.assemble(tag, str(event))
+    return Text.assemble(tag, visible(str(event)))
 
 
 class PhaseRow(Widget):
