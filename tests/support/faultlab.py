@@ -115,6 +115,8 @@ def run_child(ws: Workspace, args: list[str], *, kill_at: int | None = None, hoo
             err_fd = os.open(err_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
             os.dup2(out_fd, 1)
             os.dup2(err_fd, 2)
+            sys.stdout = open(1, "w", encoding="utf-8", errors="surrogateescape", closefd=False)  # noqa: SIM115
+            sys.stderr = open(2, "w", encoding="utf-8", errors="surrogateescape", closefd=False)  # noqa: SIM115
             os.environ.update(ws.env())
 
             def step_hook(name: str, path: str) -> None:
