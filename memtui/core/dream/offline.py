@@ -57,7 +57,6 @@ from memtui.core.dream.plan import DEFAULT_MAX_DELETIONS, DreamPlan, Workspace
 from memtui.core.dream.prune import PruneInput, is_hub, prune_index
 from memtui.core.memory.frontmatter import parse_frontmatter
 from memtui.core.memory.index import INDEX_NAME
-from memtui.core.writes.journal import read_or_none
 from memtui.core.memory.lint import mtime_datetime
 from memtui.core.memory.memories import (
     MAX_MEMORY_BYTES,
@@ -137,8 +136,7 @@ class _Run:
             self.log(FileRead("orient", rel, len(data)))
             if i % PROGRESS_EVERY == 0 or i == total:
                 self.log(Progress("orient", i, total))
-        index = read_or_none(self.ctx.memory_dir / INDEX_NAME)
-        self.ws.seed(INDEX_NAME, index)
+        index = self.ws.original(INDEX_NAME) if self.ws.get(INDEX_NAME) is not None and INDEX_NAME not in self.ws.unreadable else None
         if index is not None:
             self.log(FileRead("orient", INDEX_NAME, len(index)))
         if team:
