@@ -39,11 +39,11 @@ def default_mode(path: Path) -> int:
         return 0o666 & ~_umask()
 
 
-def atomic_write_bytes(path: Path, data: bytes, *, mode: int | None = None, mtime: float | None = None) -> None:
+def atomic_write_bytes(path: Path, data: bytes, *, mode: int | None = None, mtime: float | None = None, mtime_ns: int | None = None) -> None:
     """Replace ``path`` with ``data`` atomically, creating parent directories.
 
     ``mode``: permission bits to give the file (default: ``default_mode``); ``mtime``: epoch
-    seconds to give it (default: now), set before the rename so no reader sees the new bytes
+    seconds to give it (``mtime_ns``: epoch ns, exactly; default: now), set before the rename so no reader sees the new bytes
     with another mtime. The temp file's name does not derive from ``path``, so a long
     legitimate name never overflows NAME_MAX. Raises ``OSError`` (the original, if any, is
     untouched and the temp file removed).
@@ -51,7 +51,7 @@ def atomic_write_bytes(path: Path, data: bytes, *, mode: int | None = None, mtim
     if not path.parent.is_dir():
         steps.make_dirs(path.parent)
     tmp = path.parent / f"{TEMP_PREFIX}{os.getpid()}-{secrets.token_hex(8)}{TEMP_SUFFIX}"
-    steps.create_file(tmp, data, mode=default_mode(path) if mode is None else mode, mtime=mtime)
+    steps.create_file(tmp, data, mode=default_mode(path) if mode is None else mode, mtime=mtime, mtime_ns=mtime_ns)
     try:
         steps.rename(tmp, path)
     except BaseException:

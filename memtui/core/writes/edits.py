@@ -361,11 +361,13 @@ def _check(memory_dir: Path, changes: tuple[FileChange, ...]) -> None:
             raise ConflictError(change.relpath, sha256_hex(change.before), sha256_hex(actual))
 
 
-def _mtime(path: Path) -> float | None:
+def _mtimes(path: Path) -> tuple[float | None, int | None]:
+    """The mtime of ``path`` in epoch s and ns (``None``: absent)."""
     try:
-        return path.stat().st_mtime
+        st = path.stat()
     except OSError:
-        return None
+        return None, None
+    return st.st_mtime, st.st_mtime_ns
 
 
 def apply_plan(memory_dir: Path, plan: Plan, journal: Journal, now: datetime, *, meta: Mapping[str, Any] | None = None) -> JournalEntry:
@@ -391,7 +393,7 @@ def apply_plan(memory_dir: Path, plan: Plan, journal: Journal, now: datetime, *,
     with journal.write_lock():
         _check(memory_dir, plan.changes)
         records = [
-            JournalChange(c.relpath, c.kind, sha256_hex(c.before), sha256_hex(c.after), _mtime(memory_dir / c.relpath)) for c in ordered
+            JournalChange(c.relpath, c.kind, sha256_hex(c.before), sha256_hex(c.after), *_mtimes(memory_dir / c.relpath)) for c in ordered
         ]
         before = {c.relpath: c.before for c in ordered if c.before is not None}
         dirs = missing_dirs(memory_dir, [c.relpath for c in ordered if c.after is not None])

@@ -52,13 +52,15 @@ EntryStatus = Literal["pending", "applied", "failed", "undone"]
 class JournalChange:
     """One file of an entry: ``relpath`` (POSIX, to the memory dir), ``kind``
     (``create``/``modify``/``delete``), SHA-256 hex of the bytes before/after (``None`` when
-    absent), and the file's mtime before (epoch s, so undo restores it too)."""
+    absent), and the file's mtime before (epoch s, so undo restores it too; and in ns, so a
+    rollback restores it exactly — absent in entries of memtui before 0.2)."""
 
     relpath: str
     kind: str
     before_sha: str | None
     after_sha: str | None
     before_mtime: float | None = None  # epoch seconds, restored by undo
+    before_mtime_ns: int | None = None  # epoch nanoseconds, restored by a rollback
 
 
 @dataclass(slots=True)
@@ -224,15 +226,15 @@ class Journal:
         except FileNotFoundError:
             return None
 
-    def keep(self, entry_id: str, index: int, data: bytes, mtime: float | None) -> Path:
+    def keep(self, entry_id: str, index: int, data: bytes, mtime_ns: int | None) -> Path:
         """Store a version of change ``index``'s file that someone else wrote and the change
-        displaced: ``kept/<index>-<n>`` (durably, with its mtime). Returns its path."""
+        displaced: ``kept/<index>-<n>`` (durably, with its mtime, epoch ns). Returns its path."""
         folder = self._dir(entry_id) / "kept"
         n = 1
         while os.path.lexists(folder / f"{index}-{n}"):
             n += 1
         path = folder / f"{index}-{n}"
-        atomic_write_bytes(path, data, mode=0o600, mtime=mtime)
+        atomic_write_bytes(path, data, mode=0o600, mtime_ns=mtime_ns)
         return path
 
     def kept(self, entry_id: str, index: int) -> list[Path]:

@@ -60,9 +60,10 @@ class SwapUnsupported(OSError):
     """The system or the file system cannot exchange two names atomically."""
 
 
-def create_file(path: str | os.PathLike[str], data: bytes, *, mode: int, mtime: float | None = None) -> None:
+def create_file(path: str | os.PathLike[str], data: bytes, *, mode: int, mtime: float | None = None, mtime_ns: int | None = None) -> None:
     """Create ``path`` (it must not exist: ``FileExistsError``), write ``data``, set permission
-    bits ``mode`` and, when given, the mtime (epoch s), then fsync. Steps: ``write``,
+    bits ``mode`` and, when given, the mtime (``mtime`` epoch s, or exactly: ``mtime_ns``
+    epoch ns), then fsync. Steps: ``write``,
     ``fsync``. On an error the partial file is removed and the error raised."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0)
     fd = os.open(path, flags, 0o600)
@@ -72,7 +73,9 @@ def create_file(path: str | os.PathLike[str], data: bytes, *, mode: int, mtime: 
             written = os.write(fd, view)
             view = view[written:]
         os.fchmod(fd, mode)
-        if mtime is not None:
+        if mtime_ns is not None:
+            os.utime(fd, ns=(mtime_ns, mtime_ns))
+        elif mtime is not None:
             os.utime(fd, (mtime, mtime))
         _after("write", path)
         os.fsync(fd)

@@ -151,16 +151,25 @@ def missing_dirs(memory_dir: Path, relpaths: Sequence[str]) -> list[str]:
 @dataclass(frozen=True, slots=True)
 class _Version:
     data: bytes | None  # None: the name was empty
-    mtime: float | None
+    mtime_ns: int | None  # epoch ns
+    mtime: float | None = None  # epoch s, when no ns value is known (entries of memtui 0.1)
 
 
 def _read_version(path: Path) -> _Version:
     data, st = read_regular(path, MAX_IMAGE_BYTES)
-    return _Version(data, st.st_mtime)
+    return _Version(data, st.st_mtime_ns)
 
 
 def _put(
-    path: Path, data: bytes | None, *, mode: int, mtime: float | None, new_tmp: Path, old_tmp: Path, create: bool
+    path: Path,
+    data: bytes | None,
+    *,
+    mode: int,
+    new_tmp: Path,
+    old_tmp: Path,
+    create: bool,
+    mtime: float | None = None,
+    mtime_ns: int | None = None,
 ) -> _Version:
     """Put ``data`` at ``path`` (``None``: remove it), moving away what was there; returns the
     version moved away (``data`` ``None``: nothing was there). When nothing is there and not
@@ -178,7 +187,7 @@ def _put(
     if not os.path.lexists(path) and not create:
         return _Version(None, None)
     steps.unlink(new_tmp)
-    steps.create_file(new_tmp, data, mode=mode, mtime=mtime)
+    steps.create_file(new_tmp, data, mode=mode, mtime=mtime, mtime_ns=mtime_ns)
     try:
         if not os.path.lexists(path) and _link_new(new_tmp, path):
             return _Version(None, None)
@@ -252,7 +261,7 @@ def write_step(memory_dir: Path, journal: Journal, entry: JournalEntry, index: i
         return
     displaced = _put(path, step.after, mode=mode, mtime=step.after_mtime, new_tmp=new_tmp, old_tmp=old_tmp, create=False)
     if displaced.data != step.before:
-        kept = journal.keep(entry.id, index, displaced.data, displaced.mtime) if displaced.data is not None else None
+        kept = journal.keep(entry.id, index, displaced.data, displaced.mtime_ns) if displaced.data is not None else None
         raise OutsideWriteError(step.relpath, kept, sha256_hex(step.before), sha256_hex(displaced.data))
 
 
@@ -302,12 +311,14 @@ def _rollback_one(memory_dir: Path, journal: Journal, entry: JournalEntry, index
         before = journal.before_image(entry.id, jc.relpath)
         if sha256_hex(before) != jc.before_sha:
             raise OSError(2, "the journal's copy of the file is missing or damaged", str(path))
-        target = _Version(before, jc.before_mtime)
+        target = _Version(before, jc.before_mtime_ns, jc.before_mtime)
     expected = jc.after_sha
     new_tmp = parent / temp_name(entry.id, index, "a")
     old_tmp = parent / temp_name(entry.id, index, "b")
     for _ in range(_MAX_PUT_BACK):
-        displaced = _put(path, target.data, mode=default_mode(path), mtime=target.mtime, new_tmp=new_tmp, old_tmp=old_tmp, create=True)
+        displaced = _put(
+            path, target.data, mode=default_mode(path), mtime=target.mtime, mtime_ns=target.mtime_ns, new_tmp=new_tmp, old_tmp=old_tmp, create=True
+        )
         if sha256_hex(displaced.data) == expected:
             break
         # someone wrote the file while it was being restored: theirs is newer — keep it, put it back
@@ -325,7 +336,7 @@ def _keep_once(journal: Journal, entry_id: str, index: int, version: _Version) -
                 return path
         except OSError:
             continue
-    return journal.keep(entry_id, index, version.data, version.mtime)
+    return journal.keep(entry_id, index, version.data, version.mtime_ns)
 
 
 # ----- recovery ---------------------------------------------------------------------------------
