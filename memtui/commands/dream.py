@@ -115,26 +115,26 @@ def _print_status(status: GateStatus) -> None:
 
 
 def _print_autodream(status: AutoDreamStatus) -> None:
-    click.echo(f"{status.release.cli} {status.release.version}'s auto-dream, gates in its order:")
+    say(f"{status.release.cli} {status.release.version}'s auto-dream, gates in its order:")
     for g in status.gates:
         mark = "open  " if g.ok else "CLOSED"
-        click.echo(f"  {g.title:<17} {mark} {g.detail}")
+        say(f"  {g.title:<17} {mark} {visible(g.detail)}")
         if g.sources:
-            click.echo(f"  {'':<17}        from {'; '.join(g.sources)}")
+            say(f"  {'':<17}        from {visible('; '.join(g.sources))}")
         if not g.ok and g.opens:
-            click.echo(f"  {'':<17}        opens: {g.opens}")
+            say(f"  {'':<17}        opens: {visible(g.opens)}")
     counted = [s for s in status.sessions if s.counted]
     if status.sessions:
-        click.echo(f"sessions counted ({len(counted)} of {len(status.sessions)}):")
+        say(f"sessions counted ({len(counted)} of {len(status.sessions)}):")
         for s in status.sessions:
             mark = "+" if s.counted else "-"
             why = "" if s.counted else f"  ({s.why})"
-            click.echo(f"  {mark} {s.session_id}  {iso_utc(s.mtime)}  {s.entrypoint or '?'}{why}")
+            say(f"  {mark} {visible(s.session_id)}  {iso_utc(s.mtime)}  {visible(s.entrypoint or '?')}{visible(why)}")
     for trap in status.traps:
-        click.echo(f"trap: {trap.title}: {trap.message}")
+        say(f"trap: {visible(trap.title)}: {visible(trap.message)}")
         if trap.fix:
-            click.echo(f"      fix: {trap.fix}")
-    click.echo(status.verdict)
+            say(f"      fix: {visible(trap.fix)}")
+    say(visible(status.verdict))
 
 
 @dream.command("status")
@@ -186,19 +186,19 @@ def history_cmd(obj: CliContext, with_diff: bool, as_json: bool) -> None:
         emit_json(out)
         return
     if not items:
-        click.echo("no dream or extraction recorded yet")
+        say("no dream or extraction recorded yet")
     for item in items:
         who = "memtui" if item.who == "memtui" else f"agent {item.session_id or ''}".rstrip()
-        click.echo(f"{iso_utc(item.time)[:19].replace('T', ' ')}  {item.kind:<10} {who}: {item.summary}")
+        say(f"{iso_utc(item.time)[:19].replace('T', ' ')}  {item.kind:<10} {visible(who)}: {visible(item.summary)}")
         for rel in item.files:
-            click.echo(f"    {rel}")
+            say(f"    {visible(rel)}")
         if with_diff and item.who == "agent":
             for d in item_diffs(ctx, item):
                 if d.diff:
-                    click.echo(f"  ({d.source})")
-                    click.echo(d.diff.rstrip("\n"))
+                    say(f"  ({visible(d.source)})")
+                    say(d.diff.rstrip("\n"))
                 elif d.note:
-                    click.echo(f"  {d.relpath}: {d.note}")
+                    say(f"  {visible(d.relpath)}: {visible(d.note)}")
 
 
 @dream.command("request")
@@ -222,7 +222,7 @@ def request_cmd(obj: CliContext, model: str | None, as_json: bool) -> None:
     if as_json:
         emit_json(request.to_json())
         return
-    click.echo(request.render())
+    say(request.render(), keep_crlf=True)
 
 
 @dream.command("reset-lock")
@@ -240,8 +240,8 @@ def reset_lock_cmd(obj: CliContext, yes: bool, as_json: bool) -> None:
     except EditError as exc:
         fail(str(exc), 1)
     if not yes and not as_json:
-        click.echo(plan.title)
-        click.echo("run again with --yes to do it")
+        say(visible(plan.title))
+        say("run again with --yes to do it")
         return
     try:
         entry = reset_lock(ctx, obj.now())
@@ -250,7 +250,7 @@ def reset_lock_cmd(obj: CliContext, yes: bool, as_json: bool) -> None:
     if as_json:
         emit_json({"id": entry.id, "title": entry.title})
         return
-    click.echo(f"{entry.title}  (undo with `memtui undo`)")
+    say(f"{visible(entry.title)}  (undo with `memtui undo`)")
 
 
 def _print_plan(dp: DreamPlan, *, diffs: bool = True) -> None:

@@ -139,12 +139,12 @@ def _explain(obj: CliContext, path: Path, whole: bool, as_json: bool) -> None:
         emit_json(status.to_json())
         return
     r = status.release
-    click.echo(f"{r.cli} {r.version}'s extraction, gates in its order ({'interactive' if status.interactive else '-p/SDK'} session, {status.messages} message(s) since the cursor):")
+    say(f"{r.cli} {r.version}'s extraction, gates in its order ({'interactive' if status.interactive else '-p/SDK'} session, {status.messages} message(s) since the cursor):")
     for g in status.gates:
-        click.echo(f"  {g.id:<16} {'open  ' if g.ok else 'CLOSED'} {g.detail}")
+        say(f"  {g.id:<16} {'open  ' if g.ok else 'CLOSED'} {visible(g.detail)}")
         if not g.ok and g.log:
-            click.echo(f"  {'':<16}        its log: {g.log}")
-    click.echo(status.verdict)
+            say(f"  {'':<16}        its log: {visible(g.log)}")
+    say(visible(status.verdict))
 
 
 def _inbox(obj: CliContext) -> Inbox:

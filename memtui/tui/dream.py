@@ -40,7 +40,7 @@ from textual.widgets import OptionList, RichLog, Static
 from textual.widgets.option_list import Option
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from memtui.tui.safe import markup_safe, plain
+from memtui.tui.safe import block, markup_safe, plain
 from memtui.core.base.terminal import visible_block
 from memtui.core.base.clock import system_now
 from memtui.core.dream import (
@@ -397,7 +397,7 @@ class DreamPane(Widget):
 
     @on(RequestReady)
     def _on_request(self, message: RequestReady) -> None:
-        self._show_diff("request · as the agent would send it now", Text(message.request.render()))
+        self._show_diff("request · as the agent would send it now", block(message.request.render()))
 
     @on(Streamed)
     def _on_event(self, message: Streamed) -> None:
@@ -597,7 +597,7 @@ class DreamPane(Widget):
         if self.release is None:
             return
         if self.plan is not None and self.plan.request is not None:
-            self._show_diff("request · as memtui's claude consolidator sent it", Text(self.plan.request.render()))
+            self._show_diff("request · as memtui's claude consolidator sent it", block(self.plan.request.render()))
             return
         self._show_diff("request", Text("building the request…", style=MUTED))
         self.fetch_request()

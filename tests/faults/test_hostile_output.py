@@ -81,7 +81,8 @@ def invoke(project: Path, mem: Path, *args: str, stdin: str | None = None) -> tu
 HUMAN = [
     ["where"], ["ls"], ["ls", "--type", "untyped"], ["index"], ["index", "--team"], ["cascade"], ["cascade", "--rendered"],
     ["cascade", "--read", f"x{RLO}.py"], ["doctor"], ["doctor", "--fix", "all"], ["recall", "tabs due evil ref"],
-    ["dream", "status"], ["dream", "plan"], ["undo", "--list"], ["trash"], ["inbox"],
+    ["dream", "status"], ["dream", "plan"], ["dream", "history"], ["dream", "reset-lock"], ["undo", "--list"], ["trash"], ["inbox"],
+    ["--flavor", "claude", "dream", "status"], ["--flavor", "claude", "dream", "request"], ["--flavor", "claude", "dream", "history"],
 ]
 
 
