@@ -289,16 +289,19 @@ def rollback(memory_dir: Path, journal: Journal, entry: JournalEntry) -> Rollbac
 def _rollback_one(memory_dir: Path, journal: Journal, entry: JournalEntry, index: int, jc: JournalChange, result: Rollback) -> None:
     path = memory_dir / jc.relpath
     parent = path.parent
+    current = read_or_none(path)
+    ours = current is None if jc.after_sha is None else sha256_hex(current) == jc.after_sha
     for tag in ("a", "b"):  # temp files first: an outside version may wait under one
         tmp = parent / temp_name(entry.id, index, tag)
         if not os.path.lexists(tmp):
             continue
         version = _read_version(tmp)
-        if sha256_hex(version.data) not in (jc.after_sha, jc.before_sha) and version.data is not None:
+        # before the swap, "a" holds memtui's own new bytes — empty when the crash came between
+        # creating it and writing it: nothing anyone wrote
+        partial = tag == "a" and not ours and not version.data
+        if not partial and sha256_hex(version.data) not in (jc.after_sha, jc.before_sha) and version.data is not None:
             result.kept.append(_keep_once(journal, entry.id, index, version))
         steps.unlink(tmp)
-    current = read_or_none(path)
-    ours = current is None if jc.after_sha is None else sha256_hex(current) == jc.after_sha
     if not ours:
         if sha256_hex(current) != jc.before_sha:
             result.left.append(jc.relpath)
