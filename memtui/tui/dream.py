@@ -41,7 +41,7 @@ from textual.widgets.option_list import Option
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from memtui.tui.safe import block, markup_safe, plain
-from memtui.core.base.terminal import visible_block
+from memtui.core.base.terminal import visible, visible_block
 from memtui.core.base.clock import system_now
 from memtui.core.dream import (
     PHASES,

@@ -163,6 +163,7 @@ def test_the_app_shows_escapes_never_markup_and_writes_no_control_character(tmp_
     from memtui.core.extract.inbox import Inbox, Proposal, ProposalSource
 
     project, mem = hostile_workspace(tmp_path)
+    os.mkfifo(mem / f"user_fifo{RLO}.md")  # unreadable: the dream's plan carries a note for it
     state = Path(os.environ["MEMTUI_STATE_DIR"])
     Inbox(state, mem).add(Proposal("0123456789ab", "create", f"user_{RLO}.md", "user", f"P {EVIL}{FORGE}", f"d {EVIL}", f"b {EVIL}\n",
                                    ProposalSource("s1", "u1", str(transcript(tmp_path))), "offline", True, NOW.isoformat()))
@@ -211,6 +212,9 @@ def test_the_app_shows_escapes_never_markup_and_writes_no_control_character(tmp_
             await pilot.press("d")  # a dry run: the plan, its log and diffs
             await settle()
             frame()
+            await pilot.press("end")  # its last item: a note (the unreadable FIFO memory)
+            await settle()
+            frame()
             await pane("memories")
             app.query_one("#memories-table").focus()
             await pilot.press("home")
@@ -241,6 +245,6 @@ def test_the_app_shows_escapes_never_markup_and_writes_no_control_character(tmp_
     assert found is None, f"raw {found.group()!r} near {content[max(0, found.start() - 80): found.end() + 20]!r}"
     assert "\\x1b]52;c;" in content  # shown, as an escape
     assert "[@click=app.quit]" in content  # shown as text, not a link
-    for seen in ("Type of", "editing", "Doctor", "proposed memor", "gates"):  # the screens and dialogs were reached
+    for seen in ("Type of", "editing", "Doctor", "proposed memor", "gates", "A note changes nothing"):  # the screens and dialogs were reached
         assert seen in content, seen
     print(f"faults: hostile names through {len(written)} app screens: no raw escape, no markup")

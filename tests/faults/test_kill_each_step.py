@@ -11,7 +11,6 @@ start (the CLI) settles it. Deterministic: every k, not a random sample.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest

@@ -26,7 +26,6 @@ the consolidator again on its own result changes nothing.
 from __future__ import annotations
 
 import hashlib
-import os
 import threading
 from collections import defaultdict
 from collections.abc import Callable

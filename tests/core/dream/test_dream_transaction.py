@@ -15,7 +15,6 @@ import pytest
 from support.dream import DAY, NOW, context, generated_body, memory, snapshot, write
 from support.faults import failing_step, transaction_temps
 
-from memtui.core.writes import edits
 from memtui.core.dream import (
     DreamCancelled,
     DreamContext,

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from memtui.core.writes import edits
 from memtui.core.writes.edits import (
     ApplyError,
     ConflictError,
