@@ -10,7 +10,7 @@ from functools import partial
 from typing import Any
 from pathlib import Path
 
-from textual import on
+from textual import on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
@@ -21,6 +21,7 @@ from memtui.core.base.terminal import visible, visible_block
 from memtui.core.places.flavor import Flavor
 from memtui.core.places.locations import Locations, resolve_locations
 from memtui.core.writes.transaction import recover_at_start
+from memtui.core.sessions.version import check_version
 from memtui.tui.cascade import CascadePane
 from memtui.tui.dream import DreamPane
 from memtui.tui.memories import MemoriesPane, shorten_home
@@ -83,6 +84,9 @@ class MemtuiApp(App[None]):
     def on_mount(self) -> None:
         loc = self.locations
         self.sub_title = visible(f"{shorten_home(loc.project_root)} · {loc.flavor.name} flavor")
+        if loc.flavor.behaviour.version is not None:
+            self.sub_title += visible(f" · models {loc.flavor.behaviour.title}")
+            self.check_version()
         self.query_one("#memories-table").focus()
         for message in self.recovered:
             self.notify(visible(message), title="Interrupted change", severity="warning", timeout=20, markup=False)
@@ -92,6 +96,18 @@ class MemtuiApp(App[None]):
         from files, so control characters are shown as escapes and nothing is read as markup
         (``markup`` is ignored)."""
         super().notify(visible_block(message), title=visible(title), severity=severity, timeout=timeout, markup=False)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="version")
+    def check_version(self) -> None:
+        """Read the user's version of the agent (transcripts, else its command) off the UI
+        thread; a difference from the modelled release becomes a notice."""
+        result = check_version(self.locations)
+        if result.notice is not None:
+            self.call_from_thread(self._version_differs, result.installed or "?", result.notice)
+
+    def _version_differs(self, installed: str, notice: str) -> None:
+        self.sub_title += f" · you run {installed}"
+        self.notify(notice, title="Claude Code version", severity="warning", timeout=12)
 
     def action_show_pane(self, pane: str) -> None:
         """Switch to the pane with id ``pane``; the pane shown focuses its main widget."""
