@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import click
 
-from memtui.commands.common import CliContext, common_options, emit_json, fail, user_errors
+from memtui.commands.common import CliContext, common_options, emit_json, fail, say, user_errors
+from memtui.core.base.terminal import visible
 from memtui.core.memory.memories import scan_memories
 from memtui.core.memory.scancache import ScanCache
 from memtui.core.verify import verify_memories, verify_root
@@ -44,20 +45,21 @@ def verify_cmd(obj: CliContext, as_json: bool, timeout: float, judge: str) -> No
         emit_json({**report.to_json(), "conflicts": [c.to_json() for c in conflicts], "conflict_note": note})
         return
     counts = report.counts()
-    click.echo(f"{root}  ({report.files:,} files via {report.source}; {counts['with_claims']} of {counts['memories']} memories name something in it)")
+    say(f"{visible(str(root))}  ({report.files:,} files via {report.source}; {counts['with_claims']} of {counts['memories']} memories name something in it)")
     for mv in report.memories.values():
         if not mv.results:
             continue
         style = {"fg": "yellow"} if mv.stale else {}
-        click.echo(click.style(f"{mv.relpath}  {mv.summary()}", **style))  # type: ignore[arg-type]
+        say(f"{visible(mv.relpath)}  {mv.summary()}", **style)
         for r in mv.results:
             if r.status == "stale":
-                click.echo(f"  {r.claim.line:>5}  {r.code:<14} {r.message}")
+                say(f"  {r.claim.line:>5}  {r.code:<14} {visible(r.message)}")
             elif r.status == "unchecked":
-                click.echo(click.style(f"  {r.claim.line:>5}  unchecked      `{r.claim.text}`: {r.message}", dim=True))
+                say(f"  {r.claim.line:>5}  unchecked      `{visible(r.claim.text)}`: {visible(r.message)}", dim=True)
     for c in conflicts:
-        click.echo(click.style(f"possible conflict: {c.older} ↔ {c.newer}", fg="yellow"))
-        click.echo(f"  {c.describe()}")
+        say(f"possible conflict: {visible(c.older)} ↔ {visible(c.newer)}", fg="yellow")
+        say(f"  {visible(c.describe())}")
     for text in (*report.notes, *([note] if note else [])):
-        click.echo(click.style(f"note: {text}", dim=True))
-    click.echo(f"\n{counts['verified']} of {counts['claims'] - counts['unchecked']} claims verified, {counts['stale']} stale, {counts['unchecked']} unchecked; {len(conflicts)} possible conflict{'s' if len(conflicts) != 1 else ''} ({report.seconds:.2f} s)")
+        say(f"note: {visible(text)}", dim=True)
+    say("")
+    say(f"{counts['verified']} of {counts['claims'] - counts['unchecked']} claims verified, {counts['stale']} stale, {counts['unchecked']} unchecked; {len(conflicts)} possible conflict{'s' if len(conflicts) != 1 else ''} ({report.seconds:.2f} s)")
