@@ -16,7 +16,7 @@ import click
 
 from memtui.core.base.clock import ClockError, system_now
 from memtui.core.places.flavor import Flavor
-from memtui.core.places.locations import Locations, resolve_locations
+from memtui.core.places.locations import Locations, memory_dir_problem, resolve_locations
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -47,6 +47,21 @@ class CliContext:
         if self.open_app is None:
             fail("the app cannot be opened from here")
         self.open_app(flavor, project, memory_dir)
+
+    def checked_memory_dir(self) -> Path:
+        """The memory dir, after checking it is one; else one line on stderr and exit 1 (the
+        check every command that reads the memory dir shares)."""
+        loc = self.locations
+        problem = memory_dir_problem(loc)
+        if problem is None:
+            return loc.memory_dir
+        if problem.code == "not-a-directory":
+            fail(f"{problem.memory_dir} is not a directory; see `memtui where`", 1)
+        hint = ""
+        if problem.other_flavor is not None:
+            name, other = problem.other_flavor
+            hint = f" — but {other} exists: try `--flavor {name}`"
+        fail(f"no memory dir at {problem.memory_dir} ({loc.memory_dir_source}){hint}; see `memtui where`", 1)
 
     def now(self) -> datetime:
         """The clock (``MEMTUI_NOW`` freezes it)."""

@@ -10,21 +10,12 @@ from memtui.commands.common import (
     CliContext,
     common_options,
     emit_json,
-    fail,
     rich_console,
     user_errors,
 )
 from memtui.core.recall import SELECTOR_NAMES, choose_model, load_corpus, recall
-from memtui.core.recall.engine import RecallResult, surfaced_size
-from memtui.core.sessions.transcripts import (
-    read_transcript,
-    recently_used_tools,
-    surfaced_memories,
-)
-
-
-def _split(value: str | None) -> list[str]:
-    return [v.strip() for v in (value or "").split(",") if v.strip()]
+from memtui.core.recall.engine import RecallResult
+from memtui.core.recall.inputs import recall_inputs, session_context, split_names
 
 
 @click.command("recall")
@@ -56,32 +47,23 @@ def recall_cmd(
 ) -> None:
     """Show the memories the agent would recall for QUERY, why, and the text it would inject."""
     loc = obj.locations
-    if not loc.memory_dir.is_dir():
-        fail(f"no memory dir at {loc.memory_dir} ({loc.memory_dir_source}); see `memtui where`", 1)
-    corpus = load_corpus(loc.memory_dir)
-    recent: list[str] = []
-    given = _split(surfaced)
-    surfaced_paths = list(given)
-    units: int | None = None
-    if transcript is not None:
-        t = read_transcript(transcript)
-        recent.extend(recently_used_tools(t))
-        paths, transcript_units = surfaced_memories(t)
-        surfaced_paths.extend(paths)
-        # The transcript says how much was surfaced; files named with --surfaced add their size.
-        units = transcript_units + surfaced_size(corpus, given)
-    for name in _split(tools):
-        if name not in recent:
-            recent.append(name)
+    corpus = load_corpus(obj.checked_memory_dir())
+    session = session_context(transcript) if transcript is not None else None
+    inputs = recall_inputs(
+        corpus,
+        tools=[*(session.tools if session else ()), *split_names(tools)],
+        session=session,
+        surfaced=split_names(surfaced),
+    )
     settings_model, _ = loc.settings.get("model")
     result = recall(
         query,
         corpus,
         now=obj.now(),
         selector=selector,  # type: ignore[arg-type]
-        recent_tools=recent,
-        surfaced=surfaced_paths,
-        surfaced_units=units,
+        recent_tools=inputs.recent_tools,
+        surfaced=inputs.surfaced,
+        surfaced_units=inputs.surfaced_units,
         model=choose_model(model, settings_model),
     )
     if as_json:

@@ -124,3 +124,20 @@ def test_parse_hook_input() -> None:
     for bad in (b"", b"null", b'{"session_id": "", "transcript_path": "/t", "cwd": "/"}', b'{"session_id": "s", "cwd": "/"}'):
         with pytest.raises(HookInputError):
             parse_hook_input(bad)
+
+
+def test_the_hook_logs_with_the_injected_clock(project: tuple[Path, Path], tmp_path: Path) -> None:
+    memory, _ = project
+    hook(memory, b"not json", "--wait")
+    (line,) = log_lines()
+    assert line["time"] == "2026-03-10T12:00:00+00:00"  # MEMTUI_NOW, not the wall clock
+
+
+def test_an_unusable_frozen_clock_is_logged_and_the_hook_still_runs(project: tuple[Path, Path], tmp_path: Path) -> None:
+    memory, transcript = project
+    result = CliRunner().invoke(main, ["--memory-dir", str(memory), "hook", "stop", "--wait", "--extractor", "offline"],
+                                input=payload(transcript, tmp_path), env={"MEMTUI_NOW": "yesterday"})
+    assert result.exit_code == 0
+    warning, outcome = log_lines()
+    assert warning["level"] == "warning" and "MEMTUI_NOW" in str(warning["message"])
+    assert outcome["level"] == "info" and len(Inbox(state(), memory).pending()) == 1

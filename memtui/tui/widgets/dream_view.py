@@ -16,6 +16,8 @@ from textual.widget import Widget
 from textual.widgets import Label, ProgressBar, Static
 
 from memtui.core.dream import (
+    SCAN_INTERVAL_S,
+    STALE_AFTER_S,
     DreamEvent,
     FileRead,
     Finding,
@@ -58,6 +60,11 @@ def span(seconds: float) -> str:
     return f"{s / 86_400:.1f} d" if s >= 86_400 else f"{s / 3600:.1f} h" if s >= 3600 else f"{s / 60:.0f} min"
 
 
+def minutes(seconds: float) -> str:
+    """A constant duration in whole minutes: ``10 min``."""
+    return f"{seconds / 60:.0f} min"
+
+
 def _mark(ok: bool) -> Text:
     return Text("✔ ", style=OK_STYLE) if ok else Text("✘ ", style=CLOSED_STYLE)
 
@@ -90,8 +97,7 @@ def _opens(status: GateStatus) -> str:
             more = s.min_sessions - s.count
             return f"opens after {more} more session{'s' if more != 1 else ''}"
         case "lock":
-            free_at = None if k.age_s is None else status.now.timestamp() - k.age_s + 3600
-            return f"opens when PID {k.holder_pid} exits, or {when(free_at, status.now)} (stale after 60 min)"
+            return f"opens when PID {k.holder_pid} exits, or {when(status.lock_stale_at, status.now)} (stale after {minutes(STALE_AFTER_S)})"
     return ""
 
 
@@ -108,7 +114,7 @@ def gate_text(status: GateStatus, own_pid: int, *, compact: bool = False) -> Tex
         lines.append(Text.assemble(_mark(False), ("auto-dream off", "bold"), ("  autoDreamEnabled: false, or auto memory is off", MUTED)))
     lines.append(Text.assemble(_mark(t.ok), ("time     ", "bold"), since, (f"  (min {t.min_hours:g} h)", MUTED)))
     scan = "no scan yet" if c.last_scan_at is None else f"last scan {when(c.last_scan_at, status.now)}"
-    lines.append(Text.assemble(_mark(c.ok), ("scan     ", "bold"), scan, ("  (one per 10 min)", MUTED)))
+    lines.append(Text.assemble(_mark(c.ok), ("scan     ", "bold"), scan, (f"  (one per {minutes(SCAN_INTERVAL_S)})", MUTED)))
     excluded = f", {s.excluded} excluded (current)" if s.excluded else ""
     lines.append(Text.assemble(_mark(s.ok), ("sessions ", "bold"), f"{s.count} since the last dream", (f"  (min {s.min_sessions}{excluded})", MUTED)))
     k = status.lock
@@ -133,7 +139,7 @@ def _compact_gates(status: GateStatus) -> Text:
     since = "never consolidated" if t.hours_since is None else f"{t.hours_since:.1f} h of {t.min_hours:g}"
     lines.append(Text.assemble(_mark(t.ok), ("time     ", "bold"), since))
     if not c.ok:
-        lines.append(Text.assemble(_mark(False), ("scan     ", "bold"), "scanned < 10 min ago"))
+        lines.append(Text.assemble(_mark(False), ("scan     ", "bold"), f"scanned < {minutes(SCAN_INTERVAL_S)} ago"))
     lines.append(Text.assemble(_mark(s.ok), ("sessions ", "bold"), f"{s.count} of {s.min_sessions}"))
     holder = "free" if k.ok and not k.holder_pid else f"PID {k.holder_pid} ({'alive' if k.holder_alive else 'gone'})"
     lines.append(Text.assemble(_mark(k.ok), ("lock     ", "bold"), holder))
