@@ -1,7 +1,4 @@
-"""The memtui app: a pane switcher over the core (Cascade, Memories, Recall, Dream).
-
-Each pane is added by the issue that builds it; panes that do not exist yet are not shown.
-"""
+"""The memtui app: the four panes (Cascade, Memories, Recall, Dream) as tabs over the core."""
 
 from __future__ import annotations
 
@@ -9,20 +6,20 @@ from collections.abc import Iterable
 from functools import partial
 from pathlib import Path
 
-from textual import on
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import Footer, Header, TabbedContent, TabPane
-from textual.worker import Worker, WorkerState
+from textual.widgets import Footer, Header, TabPane
 
 from memtui.core.places.flavor import Flavor
 from memtui.core.places.locations import Locations, resolve_locations
 from memtui.tui.cascade import CascadePane
 from memtui.tui.dream import DreamPane
 from memtui.tui.memories import MemoriesPane, shorten_home
+from memtui.tui.pane import HORIZONTAL_BREAKPOINTS, VERTICAL_BREAKPOINTS, Pane, PaneTabs
 from memtui.tui.recall import RecallPane
 from memtui.tui.styles import stylesheets
+from memtui.tui.theme import THEME, VARIABLES
 
 # (tab id, title) of each pane, in key order 1-4.
 PANES = (("cascade", "Cascade"), ("memories", "Memories"), ("recall", "Recall"), ("dream", "Dream"))
@@ -33,8 +30,8 @@ class MemtuiApp(App[None]):
 
     TITLE = "memtui"
     # Narrow terminals stack the panes' side-by-side parts; short ones drop decorative margins.
-    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
-    VERTICAL_BREAKPOINTS = [(0, "-short"), (30, "-tall")]
+    HORIZONTAL_BREAKPOINTS = HORIZONTAL_BREAKPOINTS
+    VERTICAL_BREAKPOINTS = VERTICAL_BREAKPOINTS
     CSS_PATH = stylesheets("app", "cascade", "memories", "recall", "dream", "dialogs")  # type: ignore[assignment]
     BINDINGS = [
         Binding("q", "quit", "Quit", id="app.quit", tooltip="Quit memtui"),
@@ -50,6 +47,8 @@ class MemtuiApp(App[None]):
         super().__init__()
         self.locations = locations
         self.live_reload = watch  # not `watch`: that is DOMNode.watch, which Textual calls on the app
+        self.register_theme(THEME)
+        self.theme = THEME.name
 
     @classmethod
     def for_project(cls, flavor: Flavor, project: Path | None, *, memory_dir: Path | None = None, watch: bool = True) -> MemtuiApp:
@@ -60,9 +59,13 @@ class MemtuiApp(App[None]):
         """
         return cls(resolve_locations(flavor, project, memory_dir=memory_dir), watch=watch)
 
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        """memtui's own colour variables (``$muted``, ``$info``…), for every theme."""
+        return {**super().get_theme_variable_defaults(), **VARIABLES}
+
     def compose(self) -> ComposeResult:
         yield Header()
-        with TabbedContent(initial="memories", id="panes"):
+        with PaneTabs(initial="memories", id="panes"):
             with TabPane("Cascade", id="cascade"):
                 yield CascadePane(self.locations, id="cascade-pane")
             with TabPane("Memories", id="memories"):
@@ -76,17 +79,10 @@ class MemtuiApp(App[None]):
     def on_mount(self) -> None:
         loc = self.locations
         self.sub_title = f"{shorten_home(loc.project_root)} · {loc.flavor.name} flavor"
-        self.query_one("#memories-table").focus()
 
     def action_show_pane(self, pane: str) -> None:
         """Switch to the pane with id ``pane``; the pane shown focuses its main widget."""
-        tabs = self.query_one("#panes", TabbedContent)
-        if tabs.active == pane:
-            return
-        # Drop the focus first: a focused widget that gets hidden hands the focus to a visible
-        # sibling in its own (hidden) pane, and TabbedContent follows that focus straight back.
-        self.screen.set_focus(None)
-        tabs.active = pane
+        self.query_one(PaneTabs).show(pane)
 
     def action_toggle_help(self) -> None:
         """Show or hide the key panel for the focused widget."""
@@ -101,20 +97,5 @@ class MemtuiApp(App[None]):
         # A way out of any text box (where 1-4 are text): each pane by name.
         for key, (pane_id, name) in enumerate(PANES, start=1):
             yield SystemCommand(f"Go to pane: {name}", f"Switch to the {name} pane ( {key} )", partial(self.action_show_pane, pane_id))
-        yield from self.query_one(CascadePane).system_commands()
-        pane = self.query_one(MemoriesPane)
-        yield SystemCommand("Memories: search", "Focus the search box ( / )", pane.action_focus_search)
-        yield SystemCommand("Memories: cycle type filter", "All → user → feedback → project → reference → untyped ( t )", pane.action_cycle_type)
-        yield SystemCommand("Memories: reload", "Re-scan the memory dir ( r )", pane.action_reload)
-        for type_name in ("all", "user", "feedback", "project", "reference", "none"):
-            label = "untyped" if type_name == "none" else type_name
-            yield SystemCommand(f"Memories: show {label}", f"Filter the list to {label} memories", lambda t=type_name: setattr(pane, "type_filter", t))
-        yield from self.query_one(RecallPane).system_commands()
-        yield from self.query_one(DreamPane).system_commands()
-
-    @on(Worker.StateChanged)
-    def _on_worker_state(self, event: Worker.StateChanged) -> None:
-        """A failed worker becomes a readable notification, never a traceback."""
-        if event.state == WorkerState.ERROR and event.worker.error is not None:
-            error = event.worker.error
-            self.notify(f"{type(error).__name__}: {error}", title=f"{event.worker.name} failed", severity="error", timeout=10)
+        for pane in self.query(Pane):
+            yield from pane.system_commands()

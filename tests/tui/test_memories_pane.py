@@ -6,36 +6,22 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
-from rich.console import Console
-from textual.pilot import Pilot
-from textual.widgets import DataTable, Input, Markdown, Select, Static
+from textual.widgets import DataTable, Input, Markdown, Select
+
+from support.pilot import plain, settle, type_text
 
 from memtui.tui.app import MemtuiApp
 from memtui.tui.memories import MemoriesPane
-from tests.tui.conftest import type_text
-
-
-async def settle(app: MemtuiApp, pilot: Pilot[None]) -> None:
-    await app.workers.wait_for_complete()
-    await pilot.pause()
 
 
 def listed(app: MemtuiApp) -> list[str]:
     return [e.relpath for e in app.query_one(MemoriesPane).shown]
 
 
-def plain(app: MemtuiApp, selector: str) -> str:
-    """The text a Static shows, rendered as a terminal would (rich renderables included)."""
-    console = Console(width=200, color_system=None)
-    with console.capture() as capture:
-        console.print(app.query_one(selector, Static).content)
-    return capture.get()
-
-
 async def test_lists_every_memory_newest_first(make_app: Callable[[], MemtuiApp]) -> None:
     app = make_app()
     async with app.run_test(size=(120, 36)) as pilot:
-        await settle(app, pilot)
+        await settle(pilot)
         # ages 0.2, 1.5, 12, 45, 200 days: newest first
         assert listed(app) == [
             "user_role.md",
@@ -57,7 +43,7 @@ async def test_lists_every_memory_newest_first(make_app: Callable[[], MemtuiApp]
 async def test_index_gauge_counts(make_app: Callable[[], MemtuiApp]) -> None:
     app = make_app()
     async with app.run_test(size=(120, 36)) as pilot:
-        await settle(app, pilot)
+        await settle(pilot)
         gauge = plain(app, "#memories-gauge")
         # 3 index lines; 1 dangling (project_gone.md); 3 memories not linked
         assert "3/200 lines" in gauge
@@ -69,7 +55,7 @@ async def test_index_gauge_counts(make_app: Callable[[], MemtuiApp]) -> None:
 async def test_type_filter_by_key_and_select(make_app: Callable[[], MemtuiApp]) -> None:
     app = make_app()
     async with app.run_test(size=(120, 36)) as pilot:
-        await settle(app, pilot)
+        await settle(pilot)
         await pilot.press("t")  # all → user
         await pilot.pause()
         assert listed(app) == ["user_role.md"]
@@ -87,7 +73,7 @@ async def test_type_filter_by_key_and_select(make_app: Callable[[], MemtuiApp]) 
 async def test_incremental_search_over_name_description_and_body(make_app: Callable[[], MemtuiApp]) -> None:
     app = make_app()
     async with app.run_test(size=(120, 36)) as pilot:
-        await settle(app, pilot)
+        await settle(pilot)
         await pilot.press("slash")
         assert isinstance(app.focused, Input)
         await type_text(pilot, "grafana")  # in the description
@@ -107,7 +93,7 @@ async def test_incremental_search_over_name_description_and_body(make_app: Calla
 async def test_preview_follows_the_cursor(make_app: Callable[[], MemtuiApp]) -> None:
     app = make_app()
     async with app.run_test(size=(120, 36)) as pilot:
-        await settle(app, pilot)
+        await settle(pilot)
         fields = plain(app, "#preview-fields")
         assert "Backend engineer who writes Go daily" in fields
         await pilot.press("down", "down", "down", "down")  # the 200-day-old nested-type memory
@@ -127,6 +113,6 @@ async def test_missing_memory_dir_is_an_empty_state_not_a_crash(make_app: Callab
     app = make_app()
     app.locations = replace(app.locations, memory_dir=tmp_path / "nope")
     async with app.run_test(size=(120, 36)) as pilot:
-        await settle(app, pilot)
+        await settle(pilot)
         assert listed(app) == []
         assert "No memories yet" in plain(app, "#preview-fields")

@@ -1,4 +1,4 @@
-"""``memtui hook stop``: extraction wired into an agent's Stop hook (issue 7 §4).
+"""``memtui hook stop``: extraction wired into an agent's Stop hook (docs/behaviour.md §7).
 
 The agent runs the hook after every turn with a JSON object on stdin; Claude Code sends
 ``{"session_id", "transcript_path", "cwd", "hook_event_name": "Stop", "stop_hook_active", …}``

@@ -30,17 +30,18 @@ from memtui.core.dream import (
     ProposedChange,
 )
 from memtui.core.writes.journal import JournalEntry
+from memtui.tui.theme import assemble, styled, tone
 
-MUTED = "#5c6370"
-OK_STYLE = "bold #98c379"
-CLOSED_STYLE = "bold #e06c75"
-PHASE_COLORS: dict[str, str] = {"orient": "#61afef", "gather": "#c678dd", "consolidate": "#e5c07b", "prune": "#56b6c2"}
+MUTED = "$muted"
+OK_STYLE = "bold $success"
+CLOSED_STYLE = "bold $error"
+PHASE_COLORS: dict[str, str] = {"orient": "$note", "gather": "$special", "consolidate": "$warning", "prune": "$info"}
 ACTION_STYLES: dict[str, str] = {
-    "create": "bold #1e1e1e on #98c379",
-    "modify": "bold #1e1e1e on #e5c07b",
-    "delete": "bold #ffffff on #be5046",
+    "create": "bold $chip-text on $success",
+    "modify": "bold $chip-text on $warning",
+    "delete": "bold $on-danger on $danger",
 }
-LEVEL_STYLES: dict[str, str] = {"debug": MUTED, "info": "", "warning": "#e5c07b", "error": "bold #e06c75"}
+LEVEL_STYLES: dict[str, str] = {"debug": MUTED, "info": "", "warning": "$warning", "error": "bold $error"}
 
 
 def when(epoch: float | None, now: datetime) -> str:
@@ -66,7 +67,7 @@ def minutes(seconds: float) -> str:
 
 
 def _mark(ok: bool) -> Text:
-    return Text("✔ ", style=OK_STYLE) if ok else Text("✘ ", style=CLOSED_STYLE)
+    return styled("✔ ", style=OK_STYLE) if ok else styled("✘ ", style=CLOSED_STYLE)
 
 
 def lock_holder(status: GateStatus, own_pid: int) -> Text:
@@ -74,12 +75,12 @@ def lock_holder(status: GateStatus, own_pid: int) -> Text:
     plan open) and how long ago it took the lock; a crashed run is named as such."""
     k = status.lock
     if not k.exists or k.holder_pid is None:
-        return Text("free", style="bold")
+        return styled("free", style="bold")
     who = "this memtui, plan open" if k.holder_pid == own_pid else "alive" if k.holder_alive else "not running"
     age = "" if k.age_s is None else f", took it {span(k.age_s)} ago"
-    holder = Text.assemble(("PID ", ""), (str(k.holder_pid), "bold"), (f" ({who}){age}", "" if k.holder_alive else MUTED))
+    holder = assemble(("PID ", ""), (str(k.holder_pid), "bold"), (f" ({who}){age}", "" if k.holder_alive else MUTED))
     if k.crashed:
-        holder.append(" — a crashed run: the next dream rolls it back", style="#e5c07b")
+        holder.append(" — a crashed run: the next dream rolls it back", style=tone("$warning"))
     return holder
 
 
@@ -111,23 +112,23 @@ def gate_text(status: GateStatus, own_pid: int, *, compact: bool = False) -> Tex
     since = "never consolidated" if t.hours_since is None else f"{t.hours_since:.1f} h since the last dream"
     lines: list[Text] = []
     if not status.enabled:
-        lines.append(Text.assemble(_mark(False), ("auto-dream off", "bold"), ("  autoDreamEnabled: false, or auto memory is off", MUTED)))
-    lines.append(Text.assemble(_mark(t.ok), ("time     ", "bold"), since, (f"  (min {t.min_hours:g} h)", MUTED)))
+        lines.append(assemble(_mark(False), ("auto-dream off", "bold"), ("  autoDreamEnabled: false, or auto memory is off", MUTED)))
+    lines.append(assemble(_mark(t.ok), ("time     ", "bold"), since, (f"  (min {t.min_hours:g} h)", MUTED)))
     scan = "no scan yet" if c.last_scan_at is None else f"last scan {when(c.last_scan_at, status.now)}"
-    lines.append(Text.assemble(_mark(c.ok), ("scan     ", "bold"), scan, (f"  (one per {minutes(SCAN_INTERVAL_S)})", MUTED)))
+    lines.append(assemble(_mark(c.ok), ("scan     ", "bold"), scan, (f"  (one per {minutes(SCAN_INTERVAL_S)})", MUTED)))
     excluded = f", {s.excluded} excluded (current)" if s.excluded else ""
-    lines.append(Text.assemble(_mark(s.ok), ("sessions ", "bold"), f"{s.count} since the last dream", (f"  (min {s.min_sessions}{excluded})", MUTED)))
+    lines.append(assemble(_mark(s.ok), ("sessions ", "bold"), f"{s.count} since the last dream", (f"  (min {s.min_sessions}{excluded})", MUTED)))
     k = status.lock
-    lines.append(Text.assemble(_mark(k.ok), ("lock     ", "bold"), lock_holder(status, own_pid)))
-    lines.append(Text.assemble(("           last consolidated ", MUTED), when(k.last_consolidated_at, status.now)))
+    lines.append(assemble(_mark(k.ok), ("lock     ", "bold"), lock_holder(status, own_pid)))
+    lines.append(assemble(("           last consolidated ", MUTED), when(k.last_consolidated_at, status.now)))
     lines.append(_verdict(status))
     return Text("\n").join(lines)
 
 
 def _verdict(status: GateStatus) -> Text:
     if status.would_run:
-        return Text("▶ a dream would run now", style=OK_STYLE)
-    return Text.assemble(("■ blocked by ", CLOSED_STYLE), (status.blocking or "?", CLOSED_STYLE), (f" — {_opens(status)}", ""))
+        return styled("▶ a dream would run now", style=OK_STYLE)
+    return assemble(("■ blocked by ", CLOSED_STYLE), (status.blocking or "?", CLOSED_STYLE), (f" — {_opens(status)}", ""))
 
 
 def _compact_gates(status: GateStatus) -> Text:
@@ -135,14 +136,14 @@ def _compact_gates(status: GateStatus) -> Text:
     t, c, s, k = status.time, status.scan, status.sessions, status.lock
     lines: list[Text] = []
     if not status.enabled:
-        lines.append(Text.assemble(_mark(False), ("auto-dream off", "bold")))
+        lines.append(assemble(_mark(False), ("auto-dream off", "bold")))
     since = "never consolidated" if t.hours_since is None else f"{t.hours_since:.1f} h of {t.min_hours:g}"
-    lines.append(Text.assemble(_mark(t.ok), ("time     ", "bold"), since))
+    lines.append(assemble(_mark(t.ok), ("time     ", "bold"), since))
     if not c.ok:
-        lines.append(Text.assemble(_mark(False), ("scan     ", "bold"), f"scanned < {minutes(SCAN_INTERVAL_S)} ago"))
-    lines.append(Text.assemble(_mark(s.ok), ("sessions ", "bold"), f"{s.count} of {s.min_sessions}"))
+        lines.append(assemble(_mark(False), ("scan     ", "bold"), f"scanned < {minutes(SCAN_INTERVAL_S)} ago"))
+    lines.append(assemble(_mark(s.ok), ("sessions ", "bold"), f"{s.count} of {s.min_sessions}"))
     holder = "free" if k.ok and not k.holder_pid else f"PID {k.holder_pid} ({'alive' if k.holder_alive else 'gone'})"
-    lines.append(Text.assemble(_mark(k.ok), ("lock     ", "bold"), holder))
+    lines.append(assemble(_mark(k.ok), ("lock     ", "bold"), holder))
     lines.append(_verdict(status))
     return Text("\n").join(lines)
 
@@ -150,14 +151,14 @@ def _compact_gates(status: GateStatus) -> Text:
 def last_dream_text(entry: JournalEntry | None) -> Text:
     """The applied dream ``u`` would undo, or that there is none."""
     if entry is None:
-        return Text("no applied dream to undo", style=MUTED)
+        return styled("no applied dream to undo", style=MUTED)
     stamp = entry.time[:16].replace("T", " ")
-    return Text.assemble(("last dream ", MUTED), (stamp, "bold"), (f" · {len(entry.changes)} file(s) · u undoes it", MUTED))
+    return assemble(("last dream ", MUTED), (stamp, "bold"), (f" · {len(entry.changes)} file(s) · u undoes it", MUTED))
 
 
 def action_badge(action: str) -> Text:
     """A coloured ``create`` / ``modify`` / ``delete`` chip, all the same width."""
-    return Text(f" {action:<6} ", style=ACTION_STYLES.get(action, "bold reverse"))
+    return styled(f" {action:<6} ", style=ACTION_STYLES.get(action, "bold reverse"))
 
 
 # A reason in the plan list is cut here (the diff view shows it whole), so that a few changes
@@ -170,9 +171,9 @@ def change_prompt(relpath: str, action: str, reason: str, *, pending: bool = Fal
     ``REASON_CHARS``) under them."""
     if len(reason) > REASON_CHARS:
         reason = reason[: REASON_CHARS - 1].rstrip() + "…"
-    head = Text.assemble(action_badge(action), " ", (relpath, "bold" if not pending else MUTED))
+    head = assemble(action_badge(action), " ", (relpath, "bold" if not pending else MUTED))
     # the reason in the default colour: a muted grey is unreadable on the highlighted row
-    return Text.assemble(head, "\n", (f"  {reason}", "" if not pending else "italic " + MUTED))
+    return assemble(head, "\n", (f"  {reason}", "" if not pending else "italic " + MUTED))
 
 
 def finding_prompt(finding: Finding) -> Text:
@@ -180,7 +181,7 @@ def finding_prompt(finding: Finding) -> Text:
     where = finding.path or ""
     if finding.path and finding.line:
         where += f":{finding.line}"
-    return Text.assemble((" note   ", "bold #1e1e1e on #61afef"), " ", (where, "bold"), "\n", f"  {finding.code}: {finding.message}")
+    return assemble((" note   ", "bold $chip-text on $note"), " ", (where, "bold"), "\n", f"  {finding.code}: {finding.message}")
 
 
 def _show_path(path: str) -> str:
@@ -194,24 +195,24 @@ def event_line(event: DreamEvent) -> Text | None:
     """One line of the streaming log for ``event`` (``None`` for progress counts, which go to
     the bars)."""
     phase = getattr(event, "phase", None)
-    tag = Text(f"{phase or 'dream':<11} ", style=PHASE_COLORS.get(phase or "", MUTED))
+    tag = styled(f"{phase or 'dream':<11} ", style=PHASE_COLORS.get(phase or "", MUTED))
     match event:
         case PhaseStarted():
-            return Text.assemble(tag, ("▶ ", "bold"), (event.title, "bold"))
+            return assemble(tag, ("▶ ", "bold"), (event.title, "bold"))
         case PhaseFinished():
-            return Text.assemble(tag, (f"✔ {event.summary}", "#98c379"))
+            return assemble(tag, (f"✔ {event.summary}", "$success"))
         case FileRead():
-            return Text.assemble(tag, (f"  read {_show_path(event.path)} ({event.size:,} B)", MUTED))
+            return assemble(tag, (f"  read {_show_path(event.path)} ({event.size:,} B)", MUTED))
         case Finding():
             where = f" {event.path}:{event.line}" if event.path and event.line else f" {event.path}" if event.path else ""
-            return Text.assemble(tag, ("  ● note", "#61afef"), (f"{where} ", "bold"), event.message)
+            return assemble(tag, ("  ● note", "$note"), (f"{where} ", "bold"), event.message)
         case ProposedChange():
-            return Text.assemble(tag, "  ", action_badge(event.action), f" {event.path} — {event.reason}")
+            return assemble(tag, "  ", action_badge(event.action), f" {event.path} — {event.reason}")
         case LogLine():
-            return Text.assemble(tag, (f"  {event.text}", LEVEL_STYLES.get(event.level, "")))
+            return assemble(tag, (f"  {event.text}", LEVEL_STYLES.get(event.level, "")))
         case Progress():
             return None
-    return Text.assemble(tag, str(event))
+    return assemble(tag, str(event))
 
 
 class PhaseRow(Widget):
@@ -227,13 +228,13 @@ class PhaseRow(Widget):
         self.phase = phase
 
     def compose(self) -> ComposeResult:
-        yield Label(Text(self.phase, style=f"bold {PHASE_COLORS[self.phase]}"), classes="phase-name")
+        yield Label(styled(self.phase, style=f"bold {PHASE_COLORS[self.phase]}"), classes="phase-name")
         yield ProgressBar(show_eta=False, classes="phase-bar").data_bind(progress=PhaseRow.done, total=PhaseRow.total)
-        yield Static(Text(self.state, style=MUTED), classes="phase-state")
+        yield Static(styled(self.state, style=MUTED), classes="phase-state")
 
     def watch_state(self, state: str) -> None:
         if self.is_mounted:
-            self.query_one(".phase-state", Static).update(Text(state, style=MUTED if state in ("waiting", "cancelled") else ""))
+            self.query_one(".phase-state", Static).update(styled(state, style=MUTED if state in ("waiting", "cancelled") else ""))
 
     def reset(self) -> None:
         """Back to waiting, bar empty."""
