@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import on
@@ -102,11 +102,10 @@ class ErrorLine(Static):
         self.update(Text.assemble(("✖ ", tone("bold $error")), (failure.title, "bold"), f": {failure.reason}"))
 
 
-class WorkerReports:
-    """A mixin for a ``Widget`` or a ``Screen`` that starts workers: each failed worker is
-    notified and shown in the node's ``ErrorLine`` (mounted on first use). ``FAILURE_TITLES``
-    maps a worker group to the title of its failure; ``worker_failed`` lets the node leave its
-    busy state."""
+class WorkerReports(Widget):
+    """The base of a pane or a screen that starts workers: each failed worker is notified and
+    shown in the node's ``ErrorLine`` (mounted on first use). ``FAILURE_TITLES`` maps a worker
+    group to the title of its failure; ``worker_failed`` lets the node leave its busy state."""
 
     # worker group -> what failed, in words ("Cannot scan the memory dir")
     FAILURE_TITLES: ClassVar[dict[str, str]] = {}
@@ -133,24 +132,22 @@ class WorkerReports:
 
     def report_failure(self, failure: Failure) -> None:
         """Notify ``failure`` and show it in the error line."""
-        node: Any = self
-        node.notify(failure.reason, title=failure.title, severity="error", timeout=10)
+        self.notify(failure.reason, title=failure.title, severity="error", timeout=10)
         self.failure = failure
 
     def worker_failed(self, failure: Failure) -> None:
         """Called after a worker failed (override: leave a busy state, reset a progress bar)."""
 
     def watch_failure(self, failure: Failure | None) -> None:
-        node: Any = self
-        if not node.is_mounted:
+        if not self.is_mounted:
             return
         try:
-            line = node.query_one(ErrorLine)
+            line = self.query_one(ErrorLine)
         except NoMatches:
             if failure is None:
                 return
             line = ErrorLine()
-            node.mount(line)
+            self.mount(line)
         line.show_failure(failure)
 
     def post_if_current(self, message: Message) -> bool:
@@ -161,11 +158,10 @@ class WorkerReports:
                 return False
         except NoActiveWorker:
             pass
-        node: Any = self
-        return bool(node.post_message(message))
+        return self.post_message(message)
 
 
-class Pane(WorkerReports, Widget):
+class Pane(WorkerReports):
     """A pane of the app: one tab of ``PaneTabs``.
 
     ``MAIN``: the selector of the widget that has the keys when the pane is shown. ``narrow`` /

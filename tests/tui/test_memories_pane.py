@@ -5,10 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
+import pytest
 from textual.widgets import DataTable, Input, Markdown, Select
 
-from support.pilot import plain, settle, type_text
+from support.pilot import plain, settle, type_text, wait_until
 
 from memtui.tui.app import MemtuiApp
 from memtui.tui.memories import MemoriesPane
@@ -116,3 +118,34 @@ async def test_missing_memory_dir_is_an_empty_state_not_a_crash(make_app: Callab
         await settle(pilot)
         assert listed(app) == []
         assert "No memories yet" in plain(app, "#preview-fields")
+
+
+async def test_a_superseded_scan_never_replaces_a_newer_catalog(make_app: Callable[[], MemtuiApp], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Latest wins: a scan that started first but finishes last (a slow disk) is dropped."""
+    import threading
+
+    from memtui.core.memory import catalog as catalog_module
+
+    app = make_app()
+    release = threading.Event()
+    calls: list[int] = []
+
+    def slow_first(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        result = catalog_module.load_catalog(*args, **kwargs)  # the dir as it is now
+        if len(calls) == 1:
+            release.wait(10)  # finishes only after the second scan has been shown
+        return result
+
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        pane = app.query_one(MemoriesPane)
+        monkeypatch.setattr("memtui.tui.memories.load_catalog", slow_first)
+        await pilot.press("r")  # the first scan reads five memories, then waits
+        await wait_until(pilot, lambda: len(calls) == 1, what="the first scan started")
+        (app.locations.memory_dir / "project_new.md").write_text("---\nname: New\ndescription: Newer\ntype: project\n---\nx\n")
+        await pilot.press("r")  # the second scan sees six
+        await wait_until(pilot, lambda: "project_new.md" in listed(app), what="the newer catalog shown")
+        release.set()
+        await settle(pilot)
+        assert "project_new.md" in listed(app) and len(listed(app)) == 6
