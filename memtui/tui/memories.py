@@ -135,6 +135,7 @@ class MemoriesPane(Pane):
         "memories-apply": "Not saved",
         "memories-source": "Cannot read the source",
         "memories-watch": "Live reload stopped",
+        "memory-rows": "Cannot list the memories",
     }
 
     BINDINGS = [

@@ -39,6 +39,13 @@ from memtui.tui.theme import tone
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
+    # The mixins below are plain classes at run time: a DOMNode base would take the place of
+    # the real base (Screen, DataTable) in the chain Textual follows for a class's default CSS,
+    # CSS type names and component classes. For the type checker they are widgets.
+    _Mixin = Widget
+else:
+    _Mixin = object
+
 # Below this many columns (of the terminal), side-by-side parts stack or take turns, and labels
 # get shorter; below this many rows, the spacer lines go. The app's breakpoints come from these.
 NARROW_BELOW = 110
@@ -102,10 +109,29 @@ class ErrorLine(Static):
         self.update(Text.assemble(("✖ ", tone("bold $error")), (failure.title, "bold"), f": {failure.reason}"))
 
 
-class WorkerReports(Widget):
-    """The base of a pane or a screen that starts workers: each failed worker is notified and
-    shown in the node's ``ErrorLine`` (mounted on first use). ``FAILURE_TITLES`` maps a worker
-    group to the title of its failure; ``worker_failed`` lets the node leave its busy state."""
+@dataclass
+class WorkerFailed(Message):
+    """A worker of a widget inside a pane or screen failed; the widget forwards it
+    (``ForwardsWorkerFailures``) because ``Worker.StateChanged`` reaches only the widget."""
+
+    worker: Worker[object]
+
+
+class ForwardsWorkerFailures(_Mixin):
+    """For a widget that runs workers of its own inside a pane or screen (list it before the
+    widget's Textual base): a worker of it that fails is passed up as ``WorkerFailed``, and the
+    pane reports it."""
+
+    def _on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.state == WorkerState.ERROR and event.worker.error is not None:
+            self.post_message(WorkerFailed(event.worker))
+
+
+class WorkerReports(_Mixin):
+    """For a pane or a screen that starts workers (list it before the Textual base): each
+    failed worker is notified and shown in the node's ``ErrorLine`` (mounted on first use).
+    ``FAILURE_TITLES`` maps a worker group to the title of its failure; ``worker_failed`` lets
+    the node leave its busy state."""
 
     # worker group -> what failed, in words ("Cannot scan the memory dir")
     FAILURE_TITLES: ClassVar[dict[str, str]] = {}
@@ -114,19 +140,26 @@ class WorkerReports(Widget):
 
     def _on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         worker = event.worker
-        group = worker.group
         if event.state == WorkerState.RUNNING:
-            if self.failure is not None and self.failure.group == group:
+            if self.failure is not None and self.failure.group == worker.group:
                 self.failure = None  # tried again: the old failure no longer holds
             return
-        if event.state != WorkerState.ERROR or worker.error is None:
-            return
+        if event.state == WorkerState.ERROR:
+            self._failed(worker)
+
+    def _on_worker_failed(self, message: WorkerFailed) -> None:
+        message.stop()
+        self._failed(message.worker)
+
+    def _failed(self, worker: Worker[object]) -> None:
         error = worker.error
+        if error is None:
+            return
         if isinstance(error, WorkFailed):
-            failure = Failure(error.title, error.reason, group)
+            failure = Failure(error.title, error.reason, worker.group)
         else:
-            title = self.FAILURE_TITLES.get(group, f"{worker.name or group} failed")
-            failure = Failure(title, f"{type(error).__name__}: {error}", group)
+            title = self.FAILURE_TITLES.get(worker.group, f"{worker.name or worker.group} failed")
+            failure = Failure(title, f"{type(error).__name__}: {error}", worker.group)
         self.report_failure(failure)
         self.worker_failed(failure)
 
@@ -161,7 +194,7 @@ class WorkerReports(Widget):
         return self.post_message(message)
 
 
-class Pane(WorkerReports):
+class Pane(WorkerReports, Widget):
     """A pane of the app: one tab of ``PaneTabs``.
 
     ``MAIN``: the selector of the widget that has the keys when the pane is shown. ``narrow`` /

@@ -30,7 +30,7 @@ from memtui.core.memory.age import AgeBand
 from memtui.core.memory.catalog import MemoryEntry
 from memtui.core.memory.memories import MemoryType
 from memtui.tui.badges import age_badge, team_badge, type_badge
-from memtui.tui.pane import Latest
+from memtui.tui.pane import ForwardsWorkerFailures, Latest
 from memtui.tui.theme import assemble, styled
 
 # Rows added at a time: the first chunk at once (more than any screen shows), the rest in chunks
@@ -140,7 +140,7 @@ def memory_row(entry: MemoryEntry, width: int) -> tuple[OneLine, OneLine, OneLin
     )
 
 
-class MemoryTable(DataTable[RenderableType]):
+class MemoryTable(ForwardsWorkerFailures, DataTable[RenderableType]):
     """The list of memories, one row per memory; ``home`` / ``end`` go to the first / last one.
 
     `show_memories` adds the first rows at once and the rest in chunks after them (`ROW_CHUNK`),
