@@ -212,8 +212,10 @@ class RecallPane(Pane):
             self.action_reload()
 
     def activated(self) -> None:
-        """Shown again: re-scan (memories may have changed in another pane)."""
+        """Shown again: re-scan (memories may have changed in another pane); on a narrow
+        terminal the results come back in front of the injected text."""
         self.action_reload()
+        self.action_focus_query()
 
     def watch_narrow(self) -> None:
         self._title_results()

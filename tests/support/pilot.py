@@ -21,17 +21,24 @@ from textual.app import App
 from textual.keys import REPLACED_KEYS, _character_to_key, _get_unicode_name_from_key
 from textual.pilot import Pilot
 from textual.widgets import Input, Static
+from textual.worker import WorkerCancelled
 
 # How long a test waits for something the app does before it fails (generous: the machine
 # running the suite may be busy).
-TIMEOUT = 15.0
+TIMEOUT = 30.0
 POLL = 0.02
 
 
 async def settle(pilot: Pilot[Any]) -> None:
     """Wait for every worker of the app to finish, then for the app to process what they
-    posted."""
-    await pilot.app.workers.wait_for_complete()
+    posted. A worker cancelled meanwhile (an exclusive worker superseded by a newer one) is
+    no failure: the wait goes on for the others."""
+    while True:
+        try:
+            await pilot.app.workers.wait_for_complete()
+        except WorkerCancelled:
+            continue
+        break
     await pilot.pause()
 
 

@@ -108,8 +108,7 @@ async def read(pilot: Pilot[None], target: str) -> None:
     await pilot.press("escape", "slash")
     await type_text(pilot, target)
     await pilot.press("enter")
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
+    await settle(pilot)
 
 
 async def test_tree_lists_layers_and_files_in_load_order_with_markers(cascade_app: Callable[[], MemtuiApp]) -> None:

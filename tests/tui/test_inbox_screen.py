@@ -33,8 +33,7 @@ async def test_accept_edit_and_reject_proposals(make_app: Callable[..., MemtuiAp
     inbox = Inbox(loc.state_dir, loc.memory_dir)
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.pause()
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settle(pilot)
         assert "3 in the inbox" in str(app.query_one("#memories-location").content)
         await pilot.press("I")
         await settle(pilot)
@@ -74,8 +73,7 @@ async def test_accept_edit_and_reject_proposals(make_app: Callable[..., MemtuiAp
         assert inbox.pending() == []
         await pilot.press("escape")
         await pilot.pause()
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settle(pilot)
         from memtui.tui.memories import MemoriesPane
 
         listed = [e.relpath for e in app.query_one(MemoriesPane).shown]

@@ -139,7 +139,6 @@ async def test_a_superseded_scan_never_replaces_a_newer_catalog(make_app: Callab
 
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)
-        pane = app.query_one(MemoriesPane)
         monkeypatch.setattr("memtui.tui.memories.load_catalog", slow_first)
         await pilot.press("r")  # the first scan reads five memories, then waits
         await wait_until(pilot, lambda: len(calls) == 1, what="the first scan started")

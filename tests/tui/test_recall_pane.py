@@ -215,7 +215,7 @@ async def test_claude_runs_on_enter_through_the_mock_transport(make_app: Callabl
         query = "grafana latency board"
         await type_text(pilot, query)
         await wait_until(pilot, lambda: "Enter asks claude-sonnet-5-5 (one request)" in plain(app, "#recall-notice"))
-        await app.workers.wait_for_complete()
+        await settle(pilot)
         assert api.requests == []  # typing never costs a request
         await pilot.press("enter")
         result = await result_for(app, pilot, query, "claude")
@@ -288,8 +288,7 @@ async def test_escape_cancels_a_running_request(make_app: Callable[[], MemtuiApp
         await pilot.press("escape")
         assert "Cancelled" in plain(app, "#recall-notice")
         release.set()
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settle(pilot)
         assert p.result is None  # the late answer is ignored
         assert "Enter sends one request" in plain(app, "#recall-status")
 

@@ -44,10 +44,12 @@ def error_line(node: Widget) -> str:
 async def shows_failure(pilot: Pilot[None], seen: list[Message], node: Callable[[], Widget], start: Callable[[], Awaitable[object]]) -> str:
     """Run ``start``; within a second the error line of ``node()`` names the exception and an
     error notification says why. Returns the error line."""
+
+    def notified() -> bool:
+        return any(m.notification.severity == "error" and REASON in m.notification.message for m in seen if isinstance(m, Notify))
+
     await start()
-    await wait_until(pilot, lambda: REASON in error_line(node()), timeout=1.0, what="the error line")
-    notes = [m.notification for m in seen if isinstance(m, Notify)]
-    assert any(n.severity == "error" and REASON in n.message for n in notes), notes
+    await wait_until(pilot, lambda: REASON in error_line(node()) and notified(), timeout=1.0, what="the error line and the notification")
     return error_line(node())
 
 
