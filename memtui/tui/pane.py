@@ -285,8 +285,9 @@ class PaneTabs(TabbedContent):
 
     def pane(self, pane_id: str) -> Pane | None:
         """The ``Pane`` in the tab ``pane_id`` (``None``: no such tab, or no pane in it)."""
-        found = self.get_pane(pane_id).query(Pane) if pane_id else None
-        return found.first() if found else None
+        if not pane_id:
+            return None
+        return next(iter(self.get_pane(pane_id).query(Pane)), None)
 
     @on(TabbedContent.TabActivated)
     def _activated(self, event: TabbedContent.TabActivated) -> None:

@@ -142,3 +142,19 @@ async def test_cascade_is_recomputed_when_shown_again(make_app: Callable[[], Mem
         await settle(pilot)
         assert "feedback_terse.md" not in index_text(app)
         assert focused_id(app) == "cascade-tree"
+
+
+async def test_a_palette_command_of_another_pane_shows_it_then_acts(make_app: Callable[[], MemtuiApp]) -> None:
+    """From the Memories pane, "Cascade: simulate a read" switches to the Cascade pane and leaves
+    the focus in its reads box (not on the tree the pane focuses when shown)."""
+    app = make_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await type_text(pilot, "cascade: simulate a read")
+        await palette_highlights(pilot, "Cascade: simulate a read")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert active(app) == "cascade"
+        await wait_until(pilot, lambda: focused_id(app) == "cascade-reads", what="the reads box focused")
