@@ -5,6 +5,7 @@ paths."""
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import os
 import shutil
 import tempfile
@@ -150,3 +151,21 @@ def private_path(root: Path) -> Iterator[Path]:
         yield Path("/proc/self/cwd")
     finally:
         os.chdir(before)
+
+
+@contextmanager
+def fixed_snapshot_dir(name: str) -> Iterator[Path]:
+    """``/tmp/memtui-snapshot-<name>``, created empty and removed after, held by one test at a
+    time (a lock file beside it). Only for a snapshot that shows a real path no other trick
+    keeps stable — the claude flavor's memory dir is named after the project's realpath — where
+    ``snapshot_root`` and ``private_path`` cannot help: concurrent runs of the suite wait for
+    each other here."""
+    path = Path(f"/tmp/memtui-snapshot-{name}")
+    with open(f"{path}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        shutil.rmtree(path, ignore_errors=True)
+        path.mkdir(parents=True)
+        try:
+            yield path
+        finally:
+            shutil.rmtree(path, ignore_errors=True)
