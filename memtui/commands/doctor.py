@@ -109,7 +109,14 @@ def doctor(obj: CliContext, as_json: bool, fix_codes: tuple[str, ...], yes: bool
         fail("--yes applies --fix CODE changes; give at least one --fix")
     memory_dir = obj.checked_memory_dir()
     instructions = _instruction_texts(obj)
-    report = run_doctor(memory_dir, obj.now(), instruction_texts=instructions, cache=ScanCache.for_memory_dir(obj.locations.state_dir, memory_dir))
+    report = run_doctor(
+        memory_dir,
+        obj.now(),
+        instruction_texts=instructions,
+        cache=ScanCache.for_memory_dir(obj.locations.state_dir, memory_dir, fmt=obj.locations.flavor.behaviour.memory_format),
+        fmt=obj.locations.flavor.behaviour.memory_format,
+        warning_style=obj.locations.flavor.behaviour.instructions.index_warning,
+    )
     if not codes:
         if as_json:
             emit_json(report.to_json())
@@ -149,7 +156,14 @@ def doctor(obj: CliContext, as_json: bool, fix_codes: tuple[str, ...], yes: bool
         except (ConflictError, ApplyError) as exc:
             error = str(exc)
         else:
-            report = run_doctor(memory_dir, obj.now(), instruction_texts=instructions, cache=ScanCache.for_memory_dir(obj.locations.state_dir, memory_dir))
+            report = run_doctor(
+                memory_dir,
+                obj.now(),
+                instruction_texts=instructions,
+                cache=ScanCache.for_memory_dir(obj.locations.state_dir, memory_dir, fmt=obj.locations.flavor.behaviour.memory_format),
+                fmt=obj.locations.flavor.behaviour.memory_format,
+                warning_style=obj.locations.flavor.behaviour.instructions.index_warning,
+            )
     if as_json:
         emit_json(
             {

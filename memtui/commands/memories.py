@@ -24,8 +24,12 @@ _TYPE_STYLE = {"user": "magenta", "feedback": "yellow", "project": "green", "ref
 
 
 def _catalog(obj: CliContext) -> Catalog:
+    loc = obj.locations
     memory_dir = obj.checked_memory_dir()
-    return load_catalog(memory_dir, obj.now(), cache=ScanCache.for_memory_dir(obj.locations.state_dir, memory_dir))
+    release = loc.flavor.behaviour
+    fmt = release.memory_format
+    cache = ScanCache.for_memory_dir(loc.state_dir, memory_dir, fmt=fmt)
+    return load_catalog(memory_dir, obj.now(), cache=cache, fmt=fmt, warning_style=release.instructions.index_warning)
 
 
 @click.command("ls")

@@ -13,6 +13,8 @@ from memtui.commands.common import (
     rich_console,
     user_errors,
 )
+from memtui.core.places.agentconfig import recall_state
+from memtui.core.places.claude_json import read_global_config
 from memtui.core.recall import SELECTOR_NAMES, choose_model, load_corpus, recall
 from memtui.core.recall.engine import RecallResult
 from memtui.core.recall.inputs import recall_inputs, session_context, split_names
@@ -30,7 +32,8 @@ from memtui.core.recall.inputs import recall_inputs, session_context, split_name
 @click.option("--surfaced", default=None, help="Memories already surfaced this session, comma-separated paths.")
 @click.option("--selector", type=click.Choice(SELECTOR_NAMES), default="auto", show_default=True,
               help="auto: claude with an API key, else lexical.")
-@click.option("--model", default=None, help="Model for claude/hybrid (default: settings `model`, else claude-sonnet-5-5).")
+@click.option("--model", default=None, help="Model for claude/hybrid (default: the release's, e.g. claude-sonnet-5-5).")
+@click.option("--preview", is_flag=True, help="Recall even when this user's agent does not (show what it would pick).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @common_options
 @click.pass_obj
@@ -43,11 +46,16 @@ def recall_cmd(
     surfaced: str | None,
     selector: str,
     model: str | None,
+    preview: bool,
     as_json: bool,
 ) -> None:
     """Show the memories the agent would recall for QUERY, why, and the text it would inject."""
     loc = obj.locations
-    corpus = load_corpus(obj.checked_memory_dir())
+    memory_dir = obj.checked_memory_dir()
+    release = loc.flavor.behaviour
+    corpus = load_corpus(memory_dir, release.memory_format)
+    config = loc.agent_config if loc.agent_config is not None else read_global_config()
+    gate = None if release.recall_gate.always else recall_state(release.recall_gate, config)
     session = session_context(transcript) if transcript is not None else None
     inputs = recall_inputs(
         corpus,
@@ -64,7 +72,10 @@ def recall_cmd(
         recent_tools=inputs.recent_tools,
         surfaced=inputs.surfaced,
         surfaced_units=inputs.surfaced_units,
-        model=choose_model(model, settings_model),
+        model=choose_model(model, settings_model, release.recall_request),
+        behaviour=release,
+        gate=gate,
+        preview=preview,
     )
     if as_json:
         emit_json(result.to_json())
@@ -79,6 +90,11 @@ def _print(result: RecallResult) -> None:
     badge = "[green]online[/]" if result.online else "[yellow]offline[/]"
     console.print(f"[bold]recall[/] selector [bold]{result.selector}[/] {badge}"
                   + (f" [dim]({escape(result.offline_reason)})[/]" if result.offline_reason else ""))
+    if result.gate is not None:
+        state = "[green]recalls[/]" if result.gate.on else "[yellow]does not recall[/]"
+        console.print(f"{escape(result.release)} {state}: {escape(result.gate.reason)}")
+        if result.would_only and not result.skipped:
+            console.print("[yellow]preview[/]: what recall would pick if it were on (the agent loads MEMORY.md instead)")
     m = result.manifest
     console.print(f"manifest: {m.count} of {m.total} memories (the reference sends the {m.count} newest)")
     if result.recent_tools:

@@ -6,13 +6,16 @@ from collections.abc import Iterable
 from functools import partial
 from pathlib import Path
 
+from textual import work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Footer, Header, TabPane
+from textual.worker import Worker, WorkerState
 
 from memtui.core.places.flavor import Flavor
 from memtui.core.places.locations import Locations, resolve_locations
+from memtui.core.sessions.version import check_version
 from memtui.tui.cascade import CascadePane
 from memtui.tui.dream import DreamPane
 from memtui.tui.memories import MemoriesPane, shorten_home
@@ -79,6 +82,28 @@ class MemtuiApp(App[None]):
     def on_mount(self) -> None:
         loc = self.locations
         self.sub_title = f"{shorten_home(loc.project_root)} · {loc.flavor.name} flavor"
+        if loc.flavor.behaviour.version is not None:
+            self.sub_title += f" · models {loc.flavor.behaviour.title}"
+            self.check_version()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="version")
+    def check_version(self) -> None:
+        """Read the user's version of the agent (transcripts, else its command) off the UI
+        thread; a difference from the modelled release becomes a notice."""
+        result = check_version(self.locations)
+        if result.notice is not None:
+            self.call_from_thread(self._version_differs, result.installed or "?", result.notice)
+
+    def _version_differs(self, installed: str, notice: str) -> None:
+        self.sub_title += f" · you run {installed}"
+        self.notify(notice, title="Claude Code version", severity="warning", timeout=12)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """The app's own workers (the version check) report a failure too; the panes report
+        theirs (``Worker.StateChanged`` reaches only the node that started the worker)."""
+        if event.state == WorkerState.ERROR and event.worker.error is not None:
+            error = event.worker.error
+            self.notify(f"{type(error).__name__}: {error}", title="Cannot check the agent's version", severity="warning", timeout=10)
 
     def action_show_pane(self, pane: str) -> None:
         """Switch to the pane with id ``pane``; the pane shown focuses its main widget."""

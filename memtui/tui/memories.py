@@ -62,7 +62,7 @@ from memtui.tui.dialogs import (
     TypePicker,
 )
 from memtui.tui.pane import Failure, Latest, Pane, WorkFailed
-from memtui.tui.theme import SEVERITY_ICON, severity_style, tone
+from memtui.tui.theme import SEVERITY_ICON, assemble, severity_style, styled, tone
 from memtui.tui.widgets.index_gauge import IndexGauge
 from memtui.tui.widgets.memory_table import MemoryTable
 
@@ -229,7 +229,7 @@ class MemoriesPane(Pane):
 
     def _location_text(self, strays: int, inbox: int) -> Text:
         loc = self.locations
-        return Text.assemble(
+        return assemble(
             ("memory dir ", tone("$muted")),
             (shorten_home(loc.memory_dir), "bold"),
             (f"  ({loc.memory_dir_source})", tone("$muted")),
@@ -259,14 +259,17 @@ class MemoriesPane(Pane):
         except OSError:
             waiting = 0
         now = system_now()
+        release = self.locations.flavor.behaviour
+        fmt, warning_style = release.memory_format, release.instructions.index_warning
         if first:
             # (parsing 300 files costs less than loading the scan cache: the first batch reads them)
-            batch = load_catalog(memory_dir, now, newest=FIRST_BATCH)
+            batch = load_catalog(memory_dir, now, newest=FIRST_BATCH, fmt=fmt, warning_style=warning_style)
             if not self.post_if_current(self.CatalogLoaded(batch, waiting, ticket)) or batch.complete:
                 return
         # unchanged files come from the scan cache (parsed by an earlier scan, text read on demand)
-        cache = ScanCache.for_memory_dir(self.locations.state_dir, memory_dir)
-        self.post_if_current(self.CatalogLoaded(load_catalog(memory_dir, now, cache=cache), waiting, ticket))
+        cache = ScanCache.for_memory_dir(self.locations.state_dir, memory_dir, fmt=fmt)
+        catalog = load_catalog(memory_dir, now, cache=cache, fmt=fmt, warning_style=warning_style)
+        self.post_if_current(self.CatalogLoaded(catalog, waiting, ticket))
 
     def worker_failed(self, failure: Failure) -> None:
         """A scan that raised: the pane says so (the error line has the exception); a change
@@ -317,7 +320,7 @@ class MemoriesPane(Pane):
         self._previewed = None
         self.query_one("#memories-table", MemoryTable).show_memories([])
         self.query_one(IndexGauge).show_report(None)
-        self.query_one("#preview-fields", Static).update(Text.assemble((f"{title}\n\n", "bold"), (reason, tone("$soft"))))
+        self.query_one("#preview-fields", Static).update(assemble((f"{title}\n\n", "bold"), (reason, tone("$soft"))))
 
     # ----- filtering -------------------------------------------------------------------------
 
@@ -440,7 +443,7 @@ class MemoriesPane(Pane):
         preview = self.query_one("#memories-preview", VerticalScroll)
         if entry is None:
             preview.border_title = "preview"
-            fields.update(Text("No memory matches the filter.", style=tone("$soft")))
+            fields.update(styled("No memory matches the filter.", style=tone("$soft")))
             diags.update("")
             return body.update("")
         mem = entry.memory
@@ -448,30 +451,30 @@ class MemoriesPane(Pane):
         mtime = datetime.fromtimestamp(mem.mtime, UTC).strftime("%Y-%m-%d %H:%M")
         grid = Table.grid(padding=(0, 1))
         muted = tone("$muted")
-        grid.add_column(style=muted, width=12, no_wrap=True, overflow="ellipsis")
+        grid.add_column(style=tone(muted), width=12, no_wrap=True, overflow="ellipsis")
         grid.add_column(overflow="fold")
-        grid.add_row("name", Text(_cap(mem.name)) if mem.name else Text("—", style=muted))
+        grid.add_row("name", Text(_cap(mem.name)) if mem.name else styled("—", style=muted))
         grid.add_row(
             "description",
-            Text(_cap(mem.description)) if mem.description else Text("— recall has nothing to match on", style=tone("$warning")),
+            Text(_cap(mem.description)) if mem.description else styled("— recall has nothing to match on", style=tone("$warning")),
         )
-        type_text = Text.assemble(type_badge(mem.type, mem.declared_type))  # no base style: no fill
+        type_text = assemble(type_badge(mem.type, mem.declared_type))  # no base style: no fill
         if mem.type is None and mem.declared_type:
-            type_text = Text.assemble(type_text, (" not recognised by the agent", tone("$error")))
+            type_text = assemble(type_text, (" not recognised by the agent", tone("$error")))
         grid.add_row("type", type_text)
-        grid.add_row("saved", Text.assemble(age_badge(entry.age_label, entry.age_band), (f" · {mtime}", muted)))
+        grid.add_row("saved", assemble(age_badge(entry.age_label, entry.age_band), (f" · {mtime}", muted)))
         grid.add_row("size", f"{mem.size:,} bytes")
         index_name = "team/MEMORY.md" if mem.team else "MEMORY.md"
         grid.add_row(
             "index",
-            Text(f"linked from {index_name}", style=tone("$success")) if entry.in_index else Text(f"not in {index_name}", style=tone("$info")),
+            styled(f"linked from {index_name}", style=tone("$success")) if entry.in_index else styled(f"not in {index_name}", style=tone("$info")),
         )
         for key, value in mem.frontmatter.items():
             if key not in ("name", "description", "type"):
                 grid.add_row(Text(key), Text(_cap(_show_value(value))))
         parts: list[RenderableType] = [grid]
         if entry.stale_caveat:
-            parts.append(Text("\n" + entry.stale_caveat, style=tone("italic $caution")))
+            parts.append(styled("\n" + entry.stale_caveat, style=tone("italic $caution")))
         fields.update(Group(*parts))
         if entry.diagnostics:
             diag_text = Table.grid(padding=(0, 1))
@@ -481,8 +484,8 @@ class MemoriesPane(Pane):
                 where = f" · line {d.line}" if d.line else ""
                 style = severity_style(d.severity)
                 diag_text.add_row(
-                    Text(SEVERITY_ICON[d.severity], style=style),
-                    Text.assemble((d.code, style), (where, muted), "\n", d.message),
+                    styled(SEVERITY_ICON[d.severity], style=style),
+                    assemble((d.code, style), (where, muted), "\n", d.message),
                 )
             diags.update(diag_text)
             diags.display = True
@@ -614,7 +617,7 @@ class MemoriesPane(Pane):
         self.app.push_screen(EditorScreen(mem.relpath, text), saved)
 
     def _resolve_conflict(self, mem: Memory, text: str, diff: str | None = None) -> None:
-        disk = read_memory(mem.path, self.locations.memory_dir)
+        disk = read_memory(mem.path, self.locations.memory_dir, self.locations.flavor.behaviour.memory_format)
 
         def chosen(choice: str | None) -> None:
             if choice == "reload":
@@ -661,7 +664,8 @@ class MemoriesPane(Pane):
 
         def picked(mem_type: MemoryType | None) -> None:
             if mem_type:
-                plan = self._make_plan(lambda: plan_retype(self.locations.memory_dir, mem, mem_type))
+                fmt = self.locations.flavor.behaviour.memory_format
+                plan = self._make_plan(lambda: plan_retype(self.locations.memory_dir, mem, mem_type, fmt))
                 if plan:
                     self.apply(plan, select=mem.relpath, preview=bool(plan.notes))
 

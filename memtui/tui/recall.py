@@ -38,6 +38,8 @@ from textual.widgets import (
 
 from memtui.core.base.clock import system_now
 from memtui.core.memory.age import age_days, age_label
+from memtui.core.places.agentconfig import RecallState, recall_state
+from memtui.core.places.claude_json import read_global_config
 from memtui.core.places.locations import Locations
 from memtui.core.recall import (
     SELECTOR_NAMES,
@@ -239,11 +241,23 @@ class RecallPane(Pane):
     def model(self) -> str:
         """The model for claude/hybrid: settings ``model`` or the default."""
         settings_model, _ = self.locations.settings.get("model")
-        return choose_model(None, settings_model)
+        return choose_model(None, settings_model, self.locations.flavor.behaviour.recall_request, self.environ)
+
+    @property
+    def gate(self) -> RecallState | None:
+        """Whether this user's agent recalls at all (``None``: the release always does)."""
+        gate = self.locations.flavor.behaviour.recall_gate
+        if gate.always:
+            return None
+        config = self.locations.agent_config if self.locations.agent_config is not None else read_global_config(self.environ)
+        return recall_state(gate, config, self.environ)
 
     def selector_choice(self, selector: str | None = None) -> SelectorChoice:
         """``selector`` (default: the one chosen) resolved: which selector runs, and why offline."""
-        return choose_selector(self._selector_name(selector), model=self.model, client=self.client, environ=self.environ)
+        return choose_selector(
+            self._selector_name(selector), model=self.model, client=self.client, environ=self.environ,
+            shape=self.locations.flavor.behaviour.recall_request,
+        )
 
     def costs_a_request(self, selector: str | None = None) -> bool:
         """Whether running ``selector`` now would send a request (claude/hybrid with a
@@ -266,7 +280,7 @@ class RecallPane(Pane):
     def load(self) -> None:
         """Scan and index off the UI thread (20,000 memories take seconds); only posts."""
         memory_dir = self.locations.memory_dir
-        corpus = load_corpus(memory_dir)
+        corpus = load_corpus(memory_dir, self.locations.flavor.behaviour.memory_format)
         corpus.lexical_index()  # built here, once, so keystrokes only query it
         sessions = list_sessions(self.locations.sessions_dir)
         self.post_if_current(self.CorpusLoaded(corpus, sessions, memory_dir.is_dir()))
@@ -425,6 +439,9 @@ class RecallPane(Pane):
             model=run.model,
             client=self.client,
             environ=self.environ,
+            behaviour=self.locations.flavor.behaviour,
+            gate=self.gate,
+            preview=True,  # the pane always shows what recall would pick, labelled when it is off
         )
         self.post_if_current(self.RecallDone(run.ticket, result, run.send))
 
@@ -517,6 +534,12 @@ class RecallPane(Pane):
         self._title_results()
         self._update_badge()
         notice: list[Text] = []
+        if result.gate is not None:
+            if result.gate.on:
+                notice.append(assemble((f"{result.release} recalls", "bold $success"), (f" — {result.gate.reason}; MEMORY.md is not in its context.", SOFT)))
+            else:
+                notice.append(assemble((f"{result.release} does not recall", "bold $warning"), (f" — {result.gate.reason}.", SOFT)))
+                notice.append(styled("It loads MEMORY.md instead. Below: what recall would pick if it were on.", style=SOFT))
         if result.skipped:
             notice.append(assemble(("Skipped — ", "bold $warning"), (result.skipped, "$warning")))
             notice.append(styled("The agent would not recall anything for this prompt.", style=SOFT))
@@ -547,6 +570,9 @@ class RecallPane(Pane):
             request.title = request_title(result)
             self.query_one("#recall-request-text", Static).update(request_text(result))
         self._set_injected(result.injected_text, len(result.injected))
+        if result.would_only and result.injected_text:
+            area = self.query_one("#recall-injected", TextArea)
+            area.border_title = f"{area.border_title} · if recall were on"
 
     def _title_results(self) -> None:
         title = "results" if self.result is None else f"results · {self.result.selector}"

@@ -25,8 +25,10 @@ from memtui.core.doctor.model import (
 )
 from memtui.core.memory.lint import mtime_datetime
 from memtui.core.places.locations import Locations
-from memtui.core.memory.memories import MEMORY_TYPES, TEAM_DIR, Memory
+from memtui.core.memory.index import SEED_WARNING
+from memtui.core.memory.memories import MEMORY_TYPES, SEED_FORMAT, TEAM_DIR, Memory
 from memtui.core.memory.scancache import ScanCache
+from memtui.core.places.behaviour import IndexWarning, MemoryFormat
 
 # Parser codes the doctor computes itself (richer: the index's own check, the dates with fixes).
 _RECOMPUTED = frozenset({"relative-date", "not-indexed"})
@@ -46,7 +48,7 @@ def _fix_for(memory: Memory, code: str) -> tuple[str | None, dict[str, object]]:
     declared = memory.declared_type
     if code == "type-nested" and declared is not None:
         return ("lift-type" if declared.lower() in MEMORY_TYPES else None), {"declared": declared}
-    if code == "type-case" and declared is not None:
+    if code == "type-case" and declared is not None and memory.frontmatter.get("type") == declared:
         return "lower-case-type", {"declared": declared}
     if code == "frontmatter-after-bom":
         return "remove-bom", {}
@@ -110,19 +112,23 @@ def run_doctor(
     instruction_texts: Sequence[str] = (),
     near_duplicate_threshold: float = NEAR_DUPLICATE_THRESHOLD,
     cache: ScanCache | None = None,
+    fmt: MemoryFormat = SEED_FORMAT,
+    warning_style: IndexWarning = SEED_WARNING,
 ) -> DoctorReport:
     """Audit ``memory_dir`` at time ``now`` against the whole lint catalog (SPEC §4.3).
 
     ``instruction_texts``: the text of the instruction files the agent loads (AGENT.md, rules);
     a memory repeating one is flagged ``in-instructions``. ``near_duplicate_threshold``: the
     rapidfuzz score (0–100) from which two memories are near-duplicates. ``cache``: the memory
-    dir's ``ScanCache`` (unchanged files are not parsed again; their text is still read).
+    dir's ``ScanCache`` (unchanged files are not parsed again; their text is still read);
+    ``fmt`` / ``warning_style``: the release's memory format and index warning (the cache must
+    be that format's).
 
     Returns every finding (codes in ``DOCTOR_CODES``), sorted by path and line. Raises
     ``MemoryDirError`` (an ``OSError``) when the dir is missing; a bad file never raises.
     Reads only; writes nothing (fixes are plans: ``fix_plan``).
     """
-    catalog = load_catalog(memory_dir, now, cache=cache)
+    catalog = load_catalog(memory_dir, now, cache=cache, fmt=fmt, warning_style=warning_style)
     memories = [e.memory for e in catalog.entries]
     findings: list[Finding] = _stray(memory_dir, catalog.diagnostics)
     for mem in memories:

@@ -16,11 +16,14 @@ from typing import Any
 from memtui.core.memory.frontmatter import parse_frontmatter
 from memtui.core.memory.memories import (
     HEADER_LINES,
+    SEED_FORMAT,
     MemoryType,
     StrPath,
     iter_memory_files,
+    memory_type_of,
     parse_memory_type,
 )
+from memtui.core.places.behaviour import MemoryFormat
 from memtui.core.base.safe_read import read_head_regular
 from memtui.core.memory.scancache import ScanCache, stat_key
 
@@ -66,22 +69,26 @@ def read_head(path: StrPath, max_lines: int = HEADER_LINES) -> tuple[str, float]
     return "\n".join(lines[:max_lines]), mtime
 
 
-def _header(path: StrPath, relpath: str, mtime: float, data: dict[str, Any]) -> MemoryHeader:
+def _header(path: StrPath, relpath: str, mtime: float, data: dict[str, Any], fmt: MemoryFormat = SEED_FORMAT) -> MemoryHeader:
     desc = data.get("description")
-    description = None if desc is None or isinstance(desc, (list, dict)) or desc == "" else str(desc)
-    return MemoryHeader(path, relpath, mtime, description, parse_memory_type(data.get("type")))
+    if fmt.strings_only:
+        description = desc if isinstance(desc, str) and desc else None
+    else:
+        description = None if desc is None or isinstance(desc, (list, dict)) or desc == "" else str(desc)
+    return MemoryHeader(path, relpath, mtime, description, memory_type_of(data, fmt))
 
 
-def read_header(path: StrPath, relpath: str) -> MemoryHeader | None:
-    """The header of one file, or ``None`` when it cannot be read."""
+def read_header(path: StrPath, relpath: str, fmt: MemoryFormat = SEED_FORMAT) -> MemoryHeader | None:
+    """The header of one file as the agent of memory format ``fmt`` reads it, or ``None``
+    when it cannot be read."""
     try:
         head, mtime = read_head(path)
     except OSError:
         return None
-    return _header(path, relpath, mtime, parse_frontmatter(head).data)
+    return _header(path, relpath, mtime, parse_frontmatter(head, strip_bom=fmt.strip_bom).data, fmt)
 
 
-def _cached_header(path: StrPath, relpath: str, cache: ScanCache) -> MemoryHeader | None:
+def _cached_header(path: StrPath, relpath: str, cache: ScanCache, fmt: MemoryFormat = SEED_FORMAT) -> MemoryHeader | None:
     """The header of one file from ``cache`` when its ``stat`` matches an entry — a full parse
     (``"m"``: the frontmatter, seen by recall only if it closes within 30 lines) or a header
     (``"h"``) — else read now and stored as a header entry."""
@@ -90,30 +97,33 @@ def _cached_header(path: StrPath, relpath: str, cache: ScanCache) -> MemoryHeade
         try:
             # (the stored mtime must be the file's: a damaged entry is read again, not trusted)
             if value[0] == "m" and isinstance(value[4], dict) and value[1] == st.st_mtime and value[8] is not None:
-                return _header(path, relpath, st.st_mtime, value[4] if value[8] else {})
+                return _header(path, relpath, st.st_mtime, value[4] if value[8] else {}, fmt)
             if value[0] == "h":
                 _kind, mtime, description, mem_type = value
                 if mtime == st.st_mtime and not isinstance(mtime, bool) and (description is None or isinstance(description, str)):
                     return MemoryHeader(path, relpath, st.st_mtime, description, parse_memory_type(mem_type))
         except (IndexError, TypeError, ValueError):
             pass  # a garbled entry: read the file
-    header = read_header(path, relpath)
+    header = read_header(path, relpath, fmt)
     if header is not None and st is not None and header.mtime == st.st_mtime:
         cache.store(relpath, stat_key(st), ["h", header.mtime, header.description, header.type])
     return header
 
 
-def scan_headers(memory_dir: Path, *, cache: ScanCache | None = None) -> list[MemoryHeader]:
+def scan_headers(memory_dir: Path, *, cache: ScanCache | None = None, fmt: MemoryFormat = SEED_FORMAT) -> list[MemoryHeader]:
     """Headers of every memory below ``memory_dir``, newest first. A missing dir gives ``[]``.
+
+    ``fmt``: the agent's memory format (where it reads the type); ``cache`` must be that
+    format's cache.
 
     ``cache``: the memory dir's header cache (``ScanCache.for_memory_dir(state, memory_dir,
     HEADER_CACHE_NAME)``; the full scan cache works too); files whose ``stat`` is unchanged
     since an earlier scan are not read again. Saved after the scan.
     """
     if cache is None:
-        headers = [h for path, rel in iter_memory_files(memory_dir) if (h := read_header(path, rel)) is not None]
+        headers = [h for path, rel in iter_memory_files(memory_dir) if (h := read_header(path, rel, fmt)) is not None]
     else:
-        headers = [h for path, rel in iter_memory_files(memory_dir) if (h := _cached_header(path, rel, cache)) is not None]
+        headers = [h for path, rel in iter_memory_files(memory_dir) if (h := _cached_header(path, rel, cache, fmt)) is not None]
         cache.save(complete=True)
     headers.sort(key=lambda h: -h.mtime)
     return headers

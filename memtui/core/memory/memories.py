@@ -4,8 +4,11 @@ One memory per ``*.md`` file anywhere below the memory dir, except files named `
 (indexes). Parsing never fails a scan: each problem becomes one ``Diagnostic`` with a stable
 ``code`` (see ``DIAGNOSTIC_CODES``) and the file is still listed.
 
-Type matching is exact and case-sensitive, as in the reference (``parseMemoryType``):
-``metadata.type`` and ``Feedback`` are *declared* types the agent does not recognise.
+Type matching is exact and case-sensitive, as in the reference (``parseMemoryType``). Where
+the type is read depends on the agent's memory format (``memtui.core.places.release``): the
+seed design reads a top-level ``type`` only (``metadata.type`` is a *declared* type it does not
+recognise), Claude Code reads ``metadata.type`` first, then ``type``; ``Feedback`` is never a
+type.
 """
 
 from __future__ import annotations
@@ -23,6 +26,11 @@ from memtui.core.memory.index import INDEX_NAME
 from memtui.core.memory.lint import find_relative_dates, missing_sections, mtime_datetime
 from memtui.core.base.safe_read import read_regular
 from memtui.core.memory.scancache import ScanCache, jsonable, stat_key
+from memtui.core.places.behaviour import MemoryFormat
+from memtui.core.places.releases.seed import SEED
+
+# The seed design's reading of a memory: a top-level `type` only, scalars read as text.
+SEED_FORMAT: MemoryFormat = SEED.memory_format
 
 StrPath = str | os.PathLike[str]
 MemoryType = Literal["user", "feedback", "project", "reference"]
@@ -67,8 +75,15 @@ DIAGNOSTIC_CODES: dict[str, tuple[Severity, str]] = {
 }
 
 
+# Codes only a memory format that reads more than the seed's produces (Claude Code's).
+FORMAT_CODES: dict[str, tuple[Severity, str]] = {
+    "frontmatter-bom-stripped": ("info", "a BOM precedes `---`: this agent drops it and reads the frontmatter"),
+    "type-shadowed": ("warning", "`type` given twice (top level and `metadata.type`): the agent reads only one of them"),
+}
+
+
 def _diag(code: str, message: str | None = None, path: StrPath | None = None, line: int | None = None) -> Diagnostic:
-    severity, meaning = DIAGNOSTIC_CODES[code]
+    severity, meaning = DIAGNOSTIC_CODES[code] if code in DIAGNOSTIC_CODES else FORMAT_CODES[code]
     return Diagnostic(code, severity, message or meaning, str(path) if path else None, line)
 
 
@@ -145,7 +160,9 @@ def parse_memory_type(raw: object) -> MemoryType | None:
     return None
 
 
-def _scalar_text(value: object) -> str | None:
+def _scalar_text(value: object, fmt: MemoryFormat = SEED_FORMAT) -> str | None:
+    if fmt.strings_only:
+        return value if isinstance(value, str) and value else None
     if value is None or isinstance(value, (list, dict)):
         return None
     if isinstance(value, bool):
@@ -153,10 +170,42 @@ def _scalar_text(value: object) -> str | None:
     return str(value)
 
 
-def declared_type_of(data: dict[str, Any]) -> str | None:
-    """What the file declares as its type: top-level ``type``, else ``metadata.type``; a
-    non-scalar value (a list, a mapping) is shown as its kind, never expanded."""
-    value = data.get("type")
+def _lookup(data: dict[str, Any], key: tuple[str, ...]) -> tuple[bool, object]:
+    """``(present, value)`` of a key path: a top-level key is present when not null; a nested
+    one when its parent is a mapping holding the key (a null there still counts)."""
+    if len(key) == 1:
+        value = data.get(key[0])
+        return value is not None, value
+    node: object = data
+    for part in key[:-1]:
+        node = node.get(part) if isinstance(node, dict) else None
+    if isinstance(node, dict) and key[-1] in node:
+        return True, node[key[-1]]
+    return False, None
+
+
+def type_value(data: dict[str, Any], fmt: MemoryFormat = SEED_FORMAT) -> tuple[object, tuple[str, ...] | None]:
+    """The value the agent takes as the type, and the key path it came from: the first of the
+    format's ``type_keys`` that is present (``(None, None)`` when none is)."""
+    for key in fmt.type_keys:
+        present, value = _lookup(data, key)
+        if present:
+            return value, key
+    return None, None
+
+
+def memory_type_of(data: dict[str, Any], fmt: MemoryFormat = SEED_FORMAT) -> MemoryType | None:
+    """The type the agent recognises in a frontmatter mapping, per ``fmt``."""
+    return parse_memory_type(type_value(data, fmt)[0])
+
+
+def declared_type_of(data: dict[str, Any], fmt: MemoryFormat = SEED_FORMAT) -> str | None:
+    """What the file declares as its type: where the agent reads it (``fmt``), else wherever
+    the file puts one (top-level ``type``, else ``metadata.type``); a non-scalar value (a list,
+    a mapping) is shown as its kind, never expanded."""
+    value, _key = type_value(data, fmt)
+    if value is None:
+        value = data.get("type")
     if value is None:
         meta = data.get("metadata")
         value = meta.get("type") if isinstance(meta, dict) else None
@@ -169,6 +218,8 @@ def declared_type_of(data: dict[str, Any]) -> str | None:
 
 def _frontmatter_diagnostics(fm: Frontmatter, text: str, path: StrPath) -> list[Diagnostic]:
     diags: list[Diagnostic] = []
+    if fm.bom_stripped:
+        diags.append(_diag("frontmatter-bom-stripped", path=path, line=1))
     if not fm.present:
         if fm.leading == "bom":
             diags.append(_diag("frontmatter-after-bom", path=path, line=1))
@@ -207,13 +258,29 @@ def _field_line(fm: Frontmatter, key: str) -> int | None:
     return None
 
 
-def _type_diagnostics(fm: Frontmatter, declared: str | None, mem_type: MemoryType | None, path: StrPath) -> list[Diagnostic]:
-    if mem_type is not None or not fm.present or fm.error is not None or fm.not_mapping:
+def _type_diagnostics(
+    fm: Frontmatter, declared: str | None, mem_type: MemoryType | None, path: StrPath, fmt: MemoryFormat = SEED_FORMAT
+) -> list[Diagnostic]:
+    if not fm.present or fm.error is not None or fm.not_mapping:
         return []
     data = fm.data
+    _value, source = type_value(data, fmt)
+    if mem_type is not None:
+        top, nested = data.get("type"), _lookup(data, ("metadata", "type"))
+        if source is not None and len(fmt.type_keys) > 1 and top is not None and nested[0] and top != nested[1]:
+            where = ".".join(source)
+            return [
+                _diag(
+                    "type-shadowed",
+                    f"`type: {top}` at the top level and `metadata.type: {nested[1]}`: the agent reads `{where}` ({mem_type})",
+                    path,
+                    _field_line(fm, "type"),
+                )
+            ]
+        return []
     if declared is None:
         return [_diag("type-missing", path=path)]
-    if "type" not in data or data["type"] is None:
+    if source is None:
         return [
             _diag(
                 "type-nested",
@@ -222,13 +289,14 @@ def _type_diagnostics(fm: Frontmatter, declared: str | None, mem_type: MemoryTyp
                 _field_line(fm, "metadata"),
             )
         ]
+    field_key = source[0] if source is not None else "type"
     if declared.lower() in MEMORY_TYPES:
         return [
             _diag(
                 "type-case",
                 f"`type: {declared}` is not recognised: types are case-sensitive (fix: `{declared.lower()}`)",
                 path,
-                _field_line(fm, "type"),
+                _field_line(fm, field_key),
             )
         ]
     return [
@@ -236,7 +304,7 @@ def _type_diagnostics(fm: Frontmatter, declared: str | None, mem_type: MemoryTyp
             "type-unknown",
             f"`type: {declared}` is not one of user, feedback, project, reference; the agent ignores it",
             path,
-            _field_line(fm, "type"),
+            _field_line(fm, field_key),
         )
     ]
 
@@ -263,8 +331,10 @@ def _body_diagnostics(fm: Frontmatter, mem_type: MemoryType | None, declared: st
     return diags
 
 
-def parse_memory_bytes(path: StrPath, relpath: str, data: bytes, mtime: float) -> Memory:
-    """Parse one memory file's bytes. Never raises."""
+def parse_memory_bytes(path: StrPath, relpath: str, data: bytes, mtime: float, fmt: MemoryFormat = SEED_FORMAT) -> Memory:
+    """Parse one memory file's bytes as the agent of memory format ``fmt`` reads them (where
+    the type is, whether a BOM hides the frontmatter, how ``name``/``description`` are read).
+    Never raises."""
     diags: list[Diagnostic] = []
     try:
         text = data.decode("utf-8")
@@ -274,14 +344,14 @@ def parse_memory_bytes(path: StrPath, relpath: str, data: bytes, mtime: float) -
         diags.append(_diag("not-utf8", f"bytes that are not UTF-8 (first at byte {exc.start}); the agent reads them as U+FFFD", path, line))
     if not text.strip():
         diags.append(_diag("empty", path=path))
-    fm = parse_frontmatter(text)
+    fm = parse_frontmatter(text, strip_bom=fmt.strip_bom)
     diags.extend(_frontmatter_diagnostics(fm, text, path))
     meta = fm.data
-    declared = declared_type_of(meta)
-    mem_type = parse_memory_type(meta.get("type"))
-    diags.extend(_type_diagnostics(fm, declared, mem_type, path))
-    name = _scalar_text(meta.get("name"))
-    description = _scalar_text(meta.get("description"))
+    declared = declared_type_of(meta, fmt)
+    mem_type = memory_type_of(meta, fmt)
+    diags.extend(_type_diagnostics(fm, declared, mem_type, path, fmt))
+    name = _scalar_text(meta.get("name"), fmt)
+    description = _scalar_text(meta.get("description"), fmt)
     if fm.present and fm.error is None and not fm.not_mapping:
         if description is None or not description.strip():
             diags.append(_diag("description-missing", path=path))
@@ -357,7 +427,7 @@ def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _from_cache(path: str, relpath: str, value: list[Any]) -> Memory | None:
+def _from_cache(path: str, relpath: str, value: list[Any], fmt: MemoryFormat = SEED_FORMAT) -> Memory | None:
     """The memory a ``_to_cache`` value describes (its text read on first use), or ``None``
     for a value of another shape (a header-only entry, a foreign file)."""
     try:
@@ -379,10 +449,10 @@ def _from_cache(path: str, relpath: str, value: list[Any]) -> Memory | None:
         mtime=mtime,
         size=size,
         sha256=sha,
-        name=_scalar_text(meta.get("name")),
-        description=_scalar_text(meta.get("description")),
-        type=parse_memory_type(meta.get("type")),
-        declared_type=declared_type_of(meta),
+        name=_scalar_text(meta.get("name"), fmt),
+        description=_scalar_text(meta.get("description"), fmt),
+        type=memory_type_of(meta, fmt),
+        declared_type=declared_type_of(meta, fmt),
         frontmatter=meta,
         body_start=body_start,
         body_line=body_line,
@@ -391,28 +461,29 @@ def _from_cache(path: str, relpath: str, value: list[Any]) -> Memory | None:
     )
 
 
-def _read_memory(path: StrPath, relpath: str, cache: ScanCache | None) -> Memory:
+def _read_memory(path: StrPath, relpath: str, cache: ScanCache | None, fmt: MemoryFormat = SEED_FORMAT) -> Memory:
     """``read_memory`` with a known relpath, answered from ``cache`` when the file's ``stat``
     matches an entry (and stored there after a parse)."""
     if cache is not None:
         value, st = cache.lookup_file(path, relpath)
-        mem = _from_cache(os.fspath(path), relpath, value) if value is not None and st is not None else None
+        mem = _from_cache(os.fspath(path), relpath, value, fmt) if value is not None and st is not None else None
         if mem is not None and st is not None and mem.mtime == st.st_mtime and mem.size == st.st_size:  # the entry's own
             return mem
     try:
         data, st = read_regular(path, MAX_MEMORY_BYTES)
     except OSError as exc:
         return unreadable_memory(path, relpath, exc)
-    mem = parse_memory_bytes(path, relpath, data, st.st_mtime)
+    mem = parse_memory_bytes(path, relpath, data, st.st_mtime) if fmt is SEED_FORMAT else parse_memory_bytes(path, relpath, data, st.st_mtime, fmt)
     if cache is not None and (value := _to_cache(mem)) is not None:
         cache.store(relpath, stat_key(st), value)
     return mem
 
 
-def read_memory(path: Path, memory_dir: Path) -> Memory:
-    """Read and parse the memory at ``path`` (below ``memory_dir``). Never raises: a FIFO, a
-    device, a file over ``MAX_MEMORY_BYTES`` or an unreadable file is listed with a diagnostic."""
-    return _read_memory(path, Path(os.path.relpath(path, memory_dir)).as_posix(), None)
+def read_memory(path: Path, memory_dir: Path, fmt: MemoryFormat = SEED_FORMAT) -> Memory:
+    """Read and parse the memory at ``path`` (below ``memory_dir``) in memory format ``fmt``.
+    Never raises: a FIFO, a device, a file over ``MAX_MEMORY_BYTES`` or an unreadable file is
+    listed with a diagnostic."""
+    return _read_memory(path, Path(os.path.relpath(path, memory_dir)).as_posix(), None, fmt)
 
 
 def iter_memory_files(memory_dir: Path) -> Iterator[tuple[str, str]]:
@@ -480,8 +551,13 @@ def _stat_mtime(path: str) -> float:
         return 0.0
 
 
-def scan_memories(memory_dir: Path, *, newest: int | None = None, cache: ScanCache | None = None) -> MemoryScan:
+def scan_memories(
+    memory_dir: Path, *, newest: int | None = None, cache: ScanCache | None = None, fmt: MemoryFormat = SEED_FORMAT
+) -> MemoryScan:
     """Read and parse every memory below ``memory_dir``; newest mtime first (ties by relpath).
+
+    ``fmt``: the memory format of the agent (``Behaviour.memory_format``); ``cache`` must be the
+    cache of that format (``ScanCache.for_memory_dir(..., fmt=fmt)``).
 
     ``cache``: a ``ScanCache`` (``memtui.core.memory.scancache``) that answers for files whose ``stat``
     is unchanged since a previous scan (their text is then read on first use) and is saved
@@ -500,7 +576,7 @@ def scan_memories(memory_dir: Path, *, newest: int | None = None, cache: ScanCac
     if newest is not None and newest < total:
         stamped = sorted(((_stat_mtime(path), rel, path) for path, rel in paths), key=lambda t: (-t[0], t[1]))
         paths = [(path, rel) for _, rel, path in stamped[:newest]]
-    memories = [_read_memory(path, rel, cache) for path, rel in paths]
+    memories = [_read_memory(path, rel, cache, fmt) for path, rel in paths]
     memories.sort(key=lambda m: (-m.mtime, m.relpath))
     if cache is not None and len(paths) == total:  # a quick first batch leaves it to the full scan
         cache.save(complete=True)

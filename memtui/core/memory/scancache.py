@@ -29,6 +29,7 @@ from typing import Any
 import orjson
 
 from memtui.core.base.safe_read import read_regular
+from memtui.core.places.behaviour import MemoryFormat
 
 # A file modified this recently when it was read is parsed again next time (git's "racy" rule).
 RACY_SECONDS = 2
@@ -118,10 +119,15 @@ class ScanCache:
             self._load(path)
 
     @classmethod
-    def for_memory_dir(cls, state_dir: Path | None, memory_dir: Path, name: str = CACHE_NAME) -> ScanCache:
+    def for_memory_dir(cls, state_dir: Path | None, memory_dir: Path, name: str = CACHE_NAME, *, fmt: MemoryFormat | None = None) -> ScanCache:
         """The cache of ``memory_dir`` in ``state_dir`` (memtui's state dir): ``name`` is
-        ``CACHE_NAME`` (``scan_memories``) or ``HEADER_CACHE_NAME`` (``scan_headers``).
-        Disabled when ``state_dir`` is ``None`` or lies inside the memory dir. Never raises."""
+        ``CACHE_NAME`` (``scan_memories``) or ``HEADER_CACHE_NAME`` (``scan_headers``);
+        ``fmt``: the memory format the scans read with (each format has its own cache: what a
+        parse finds depends on it). Disabled when ``state_dir`` is ``None`` or lies inside
+        the memory dir. Never raises."""
+        if fmt is not None and fmt.key != "seed":
+            stem, dot, ext = name.rpartition(".")
+            name = f"{stem}.{fmt.key}.{ext}" if dot else f"{name}.{fmt.key}"
         if state_dir is None:
             return cls(None, memory_dir)
         from memtui.core.places.statedir import memdir_state
