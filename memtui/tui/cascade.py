@@ -32,6 +32,8 @@ from textual.worker import get_current_worker
 
 from memtui.core.base.diagnostics import Diagnostic
 from memtui.core.base.source_lines import SourceLines, source_lines
+from memtui.core.base.terminal import visible
+from memtui.tui.safe import block, markup_safe, plain
 from memtui.core.cascade import (
     AffectedImport,
     ApprovalsError,
@@ -204,7 +206,7 @@ class CascadePane(Pane):
         """The pane leaves its computing state; with nothing computed yet, the summary says why."""
         self.loading = False
         if failure.group == "cascade-compute" and self.cascade is None:
-            self.query_one("#cascade-summary", Static).update(styled(failure.reason, style="bold $error"))
+            self.query_one("#cascade-summary", Static).update(plain(failure.reason, style="bold $error"))
 
     # ----- drawing ---------------------------------------------------------------------------
 
@@ -337,17 +339,17 @@ class CascadePane(Pane):
         box.border_title = f"rendered context · {cascade.total_chars:,} ch · ~{cascade.total_tokens_est:,} tok"
         box.border_subtitle = "startup context, byte for byte · v back"
         text = cascade.rendered or "(empty: no instruction file loads, the model gets no context block)"
-        body = styled(text, style="" if cascade.rendered else "italic " + MUTED)
+        body = block(text, style="" if cascade.rendered else "italic " + MUTED)
         steps = [step for step in cascade.reads if step.messages]
         if cascade.memory_prompt or steps:
             # The release's whole picture: the system prompt's `# Memory` section, the first
             # message's instruction block, then what each read adds, each as the model gets it.
             parts: list[Text] = []
             if cascade.memory_prompt:
-                parts += [styled("── system prompt: the # Memory section ──", style="bold " + MUTED), Text(cascade.memory_prompt), Text("")]
+                parts += [styled("── system prompt: the # Memory section ──", style="bold " + MUTED), block(cascade.memory_prompt), Text("")]
             parts += [styled("── first message: the instruction block ──", style="bold " + MUTED), body]
             for step in steps:
-                parts += [Text(""), styled(f"── after reading {step.target} ──", style="bold " + MUTED), Text(step.rendered)]
+                parts += [Text(""), styled(f"── after reading {visible(step.target)} ──", style="bold " + MUTED), block(step.rendered)]
             body = Text("\n").join(parts)
         self.query_one("#cascade-rendered-text", Static).update(body)
 
@@ -364,7 +366,7 @@ class CascadePane(Pane):
             source = self._source if self._source is not None and self._source.line == focus_line else None
         if isinstance(data, FileNode):
             entry = data.entry
-            box.border_title = tree_name(entry, self.cwd, self.locations.memory_dir)
+            box.border_title = markup_safe(tree_name(entry, self.cwd, self.locations.memory_dir))
             ctx = FileContext(
                 self.cwd,
                 self.locations.memory_dir,
@@ -415,7 +417,7 @@ class CascadePane(Pane):
             self._focus = None
             box = self.query_one("#cascade-detail", VerticalScroll)
             box.border_title = diagnostic.code
-            detail = assemble((diagnostic.message, "bold"), "\n\n", (home_path(diagnostic.path) if diagnostic.path else "about the setup as a whole", MUTED))
+            detail = assemble((visible(diagnostic.message), "bold"), "\n\n", (home_path(diagnostic.path) if diagnostic.path else "about the setup as a whole", MUTED))
             self.query_one("#cascade-detail-text", Static).update(detail)
             return
         self._focus = (node_key(node.data), diagnostic.line or 0) if diagnostic.line else None

@@ -15,6 +15,8 @@ from textual.message import Message
 from textual.widgets import Footer, Static, Tree
 from textual.widgets.tree import TreeNode
 
+from memtui.tui.safe import plain
+from memtui.core.base.terminal import visible
 from memtui.core.base.clock import system_now
 from memtui.core.doctor import (
     FIXES,
@@ -108,7 +110,7 @@ class DoctorScreen(PaneScreen):
         """The doctor could not run: the summary says so; a fix was not applied: run again."""
         self.query_one("#doctor-tree", Tree).loading = False
         if failure.group == "doctor":
-            self.query_one("#doctor-summary", Static).update(Text(f"The doctor failed: {failure.reason}", style=tone("bold $error")))
+            self.query_one("#doctor-summary", Static).update(plain(f"The doctor failed: {failure.reason}", style="bold $error"))
         else:
             self.action_rerun()
 
@@ -142,7 +144,7 @@ class DoctorScreen(PaneScreen):
             if not shown:
                 continue
             severity = worst([f.severity for f in shown])
-            label = Text.assemble((f"{SEVERITY_ICON[severity]} ", severity_style(severity)), (path or "(memory dir)", "bold"), (f"  {len(shown)}", muted))
+            label = Text.assemble((f"{SEVERITY_ICON[severity]} ", severity_style(severity)), (visible(path) if path else "(memory dir)", "bold"), (f"  {len(shown)}", muted))
             node = tree.root.add(label, data=None, expand=True)
             for f in shown:
                 where = f":{f.line}" if f.line else ""
@@ -163,7 +165,7 @@ class DoctorScreen(PaneScreen):
     def _highlight(self, event: Tree.NodeHighlighted[Finding | None]) -> None:
         node = event.node
         if node.data is None and node.children:  # a file: its findings in one view
-            lines = [Text.assemble(_icon(f), (f.code, "bold"), f"  {f.message}\n") for f in (c.data for c in node.children) if f is not None]
+            lines = [Text.assemble(_icon(f), (f.code, "bold"), f"  {visible(f.message)}\n") for f in (c.data for c in node.children) if f is not None]
             self.query_one("#doctor-finding", Static).update(Text.assemble(*lines, ("\n↓ to a finding: f fixes it when it has ⚒", tone("$muted"))))
             return
         self._show(node.data)
@@ -177,8 +179,8 @@ class DoctorScreen(PaneScreen):
         parts: list[Text | str | tuple[str, str]] = [
             (f"{SEVERITY_ICON[f.severity]} {f.severity}  ", severity_style(f.severity)),
             (f.code, "bold"),
-            (f"\n{f.path or '(memory dir)'}{f':{f.line}' if f.line else ''}\n\n", muted),
-            Text(f.message),
+            (f"\n{visible(f.path) if f.path else '(memory dir)'}{f':{f.line}' if f.line else ''}\n\n", muted),
+            plain(f.message),
         ]
         if f.fix:
             parts.extend([("\n\nSafe fix: ", tone("bold $success")), Text(FIXES.get(f.fix, f.fix)), ("\nf previews it; nothing changes until you apply.", muted)])

@@ -41,6 +41,8 @@ from textual.widgets import OptionList, RichLog, Static
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
+from memtui.tui.safe import block, markup_safe, plain
+from memtui.core.base.terminal import visible, visible_block
 from memtui.core.base.clock import system_now
 from memtui.core.dream import (
     PHASES,
@@ -237,7 +239,7 @@ class DreamPane(Pane):
 
     def on_mount(self) -> None:
         self.query_one("#dream-gates", Static).border_title = "gates"
-        self.query_one("#dream-gates", Static).border_subtitle = shorten_home(self.locations.memory_dir)
+        self.query_one("#dream-gates", Static).border_subtitle = markup_safe(shorten_home(self.locations.memory_dir))
         self.query_one("#dream-phases", Vertical).border_title = "phases"
         self.query_one("#dream-changes", OptionList).border_title = "plan"
         self.query_one("#dream-log", RichLog).border_title = "log"
@@ -386,10 +388,10 @@ class DreamPane(Pane):
         """A worker that failed: the pane leaves its running state; a held lock that the core
         rolled back is no longer held; an apply that failed drops its plan."""
         if failure.group == "dream-gates":
-            self.query_one("#dream-gates", Static).update(styled(f"the gates could not be checked: {failure.reason}", style="$error"))
+            self.query_one("#dream-gates", Static).update(plain(f"the gates could not be checked: {failure.reason}", style="$error"))
             return
         if failure.group == "dream-request":
-            self._show_diff("request", styled(failure.reason, style="$error"))
+            self._show_diff("request", plain(failure.reason, style="$error"))
             return
         if self.running in ("apply", "undo") and self.session is not None:
             self.session = None  # the core rolled the lock back
@@ -397,7 +399,7 @@ class DreamPane(Pane):
             self.plan = self.plan_kind = None
             self._clear_plan()
         self.running = None
-        self._log(styled(f"{failure.title}: {failure.reason}", style="bold $error"))
+        self._log(plain(f"{failure.title}: {failure.reason}", style="bold $error"))
         self.action_refresh()
 
     # ----- handlers: they own the state --------------------------------------------------------
@@ -415,7 +417,7 @@ class DreamPane(Pane):
 
     @on(RequestReady)
     def _on_request(self, message: RequestReady) -> None:
-        self._show_diff("request · as the agent would send it now", Text(message.request.render()))
+        self._show_diff("request · as the agent would send it now", block(message.request.render()))
 
     @on(Streamed)
     def _on_event(self, message: Streamed) -> None:
@@ -479,14 +481,14 @@ class DreamPane(Pane):
         self._clear_plan()
         entry = message.entry
         text = f"Applied {len(entry.changes)} change(s) as {entry.id}; u undoes it." if entry else "Nothing to change; the consolidation is recorded."
-        self._log(styled(f"applied: {text}", style="bold $success"))
+        self._log(plain(f"applied: {text}", style="bold $success"))
         self.notify(text, title="Dream applied", timeout=6)
         self._memories_changed()
 
     @on(Undone)
     def _on_undone(self, message: Undone) -> None:
         self.running = None
-        self._log(styled(f"undone: {message.entry.title}", style="bold $success"))
+        self._log(plain(f"undone: {message.entry.title}", style="bold $success"))
         self.notify(f"{message.entry.title} — every file as it was.", title="Dream undone", timeout=6)
         self._memories_changed()
 
@@ -597,7 +599,7 @@ class DreamPane(Pane):
         if self.release is None:
             return
         if self.plan is not None and self.plan.request is not None:
-            self._show_diff("request · as memtui's claude consolidator sent it", Text(self.plan.request.render()))
+            self._show_diff("request · as memtui's claude consolidator sent it", block(self.plan.request.render()))
             return
         self._show_diff("request", styled("building the request…", style=MUTED))
         self.fetch_request()
@@ -686,7 +688,7 @@ class DreamPane(Pane):
         self.query_one("#dream-log", RichLog).write(line)
 
     def _stopped(self, reason: str) -> None:
-        self._log(styled(reason, style="$warning"))
+        self._log(plain(reason, style="$warning"))
 
     def _memories_changed(self) -> None:
         """Files changed: the Memories pane re-scans; the gates are checked again."""
@@ -771,15 +773,15 @@ class DreamPane(Pane):
             return
         if index < len(items):
             change, reason = items[index]
-            body = Group(styled(reason, style="italic"), Text(""), Syntax(change.diff() or "(no textual change)", "diff", theme="ansi_dark", word_wrap=True))
+            body = Group(plain(reason, style="italic"), Text(""), Syntax(visible_block(change.diff()) or "(no textual change)", "diff", theme="ansi_dark", word_wrap=True))
             self._show_diff(f"{change.kind} {change.relpath}", body)
         else:
             f: Finding = dp.findings[index - len(items)]
             where = f"{f.path}:{f.line}" if f.path and f.line else f.path or "the memory dir"
-            self._show_diff(f"note · {where}", assemble((f"{f.code}\n\n", "bold"), f.message, ("\n\nA note changes nothing; it says what the dream left alone and why.", MUTED)))
+            self._show_diff(f"note · {where}", assemble((f"{f.code}\n\n", "bold"), visible(f.message), ("\n\nA note changes nothing; it says what the dream left alone and why.", MUTED)))
 
     def _show_diff(self, title: str, body: Group | Text) -> None:
-        self.query_one("#dream-diff", VerticalScroll).border_title = title
+        self.query_one("#dream-diff", VerticalScroll).border_title = markup_safe(title)
         self.query_one("#dream-diff-text", Static).update(body)
 
     def _show_help(self) -> None:

@@ -16,6 +16,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
+from memtui.tui.safe import block, plain
+from memtui.core.base.terminal import visible, visible_block
 from memtui.core.base.clock import system_now
 from memtui.core.extract import SourceExcerpt, proposal_excerpt
 from memtui.core.extract.inbox import AcceptResult, Inbox, InboxError, Proposal
@@ -38,15 +40,15 @@ def excerpt_text(excerpt: SourceExcerpt | None) -> Text:
     if excerpt is None:
         return Text("No source recorded (no originSessionId).", style=muted)
     if excerpt.error:
-        return Text(f"Source unavailable: {excerpt.error}", style=tone("$warning"))
+        return plain(f"Source unavailable: {excerpt.error}", style="$warning")
     out = Text()
-    out.append(f"session {excerpt.session_id or '?'}\n\n", style=muted)
+    out.append(f"session {visible(excerpt.session_id or '?')}\n\n", style=muted)
     for turn in excerpt.turns:
         marker, style = ("▶ ", tone("bold $warning")) if turn.is_source else ("  ", soft)
-        out.append(f"{marker}{turn.role}", style=style)
-        out.append(f"  {turn.timestamp or ''}\n", style=muted)
+        out.append(f"{marker}{visible(turn.role)}", style=style)
+        out.append(f"  {visible(turn.timestamp or '')}\n", style=muted)
         body = turn.text if len(turn.text) <= TURN_CHARS else turn.text[:TURN_CHARS] + "…"
-        out.append(body + "\n\n", style="" if turn.is_source else soft)
+        out.append(visible_block(body) + "\n\n", style="" if turn.is_source else soft)
     return out
 
 
@@ -62,7 +64,7 @@ class SourceDialog(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="source-dialog", classes="dialog"):
-            yield Label(self.title_text, classes="dialog-title")
+            yield Label(plain(self.title_text), classes="dialog-title")
             with VerticalScroll(classes="dialog-diff"):
                 yield Static(excerpt_text(self.excerpt))
 
@@ -145,7 +147,7 @@ class InboxScreen(PaneScreen):
         options = self.query_one("#inbox-list", OptionList)
         options.clear_options()
         for p in self.proposals:
-            label = Text.assemble(type_badge(p.type, p.type), " ", (p.name, "bold"), (" · heuristic" if p.heuristic else "", tone("$warning")))
+            label = Text.assemble(type_badge(p.type, p.type), " ", (visible(p.name), "bold"), (" · heuristic" if p.heuristic else "", tone("$warning")))
             options.add_option(Option(label, id=p.id))
         n = len(self.proposals)
         self.query_one("#inbox-summary", Static).update(
@@ -177,11 +179,11 @@ class InboxScreen(PaneScreen):
         muted = tone("$muted")
         head = Text.assemble(
             type_badge(p.type, p.type),
-            (f"  {p.path}", "bold"),
-            (f"  ({p.kind}, by the {p.extractor} extractor{'; heuristic — check it' if p.heuristic else ''})\n\n", muted),
-            ("name         ", muted), Text(p.name), "\n",
-            ("description  ", muted), Text(p.description), "\n\n",
-            Text(p.body.strip()),
+            (f"  {visible(p.path)}", "bold"),
+            (f"  ({p.kind}, by the {visible(p.extractor)} extractor{'; heuristic — check it' if p.heuristic else ''})\n\n", muted),
+            ("name         ", muted), plain(p.name), "\n",
+            ("description  ", muted), plain(p.description), "\n\n",
+            block(p.body.strip()),
         )
         detail.update(head)
         source.update(Text.assemble(("\nSource conversation\n", "bold"), ("reading…", muted)))

@@ -25,12 +25,14 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import DataTable, Input, Markdown, Select, Static
 
+from memtui.core.base.safe_read import read_text_regular
+from memtui.core.base.terminal import visible, visible_block
 from memtui.core.base.clock import system_now
 from memtui.core.extract import SourceExcerpt
 from memtui.core.extract.inbox import Inbox
 from memtui.core.memory.catalog import Catalog, MemoryEntry, load_catalog
 from memtui.core.memory.filters import TYPE_FILTERS, MemoryFilter, TypeFilter
-from memtui.core.memory.memories import Memory, MemoryType, read_memory
+from memtui.core.memory.memories import MAX_MEMORY_BYTES, Memory, MemoryType, read_memory
 from memtui.core.memory.scancache import ScanCache
 from memtui.core.places.locations import Locations, MemoryDirProblem, memory_dir_problem
 from memtui.core.writes.edits import (
@@ -62,6 +64,7 @@ from memtui.tui.dialogs import (
     TypePicker,
 )
 from memtui.tui.pane import Failure, Latest, Pane, WorkFailed
+from memtui.tui.safe import markup_safe, plain
 from memtui.tui.theme import SEVERITY_ICON, assemble, severity_style, styled, tone
 from memtui.tui.widgets.index_gauge import IndexGauge
 from memtui.tui.widgets.memory_table import MemoryTable
@@ -231,7 +234,7 @@ class MemoriesPane(Pane):
         loc = self.locations
         return assemble(
             ("memory dir ", tone("$muted")),
-            (shorten_home(loc.memory_dir), "bold"),
+            (visible(shorten_home(loc.memory_dir)), "bold"),
             (f"  ({loc.memory_dir_source})", tone("$muted")),
             (f"  · {strays} file(s) the agent never reads (see memtui ls)" if strays else "", tone("$warning")),
             (f"  · {inbox} in the inbox (I)" if inbox else "", tone("bold $chip-text on $warning")),
@@ -320,7 +323,7 @@ class MemoriesPane(Pane):
         self._previewed = None
         self.query_one("#memories-table", MemoryTable).show_memories([])
         self.query_one(IndexGauge).show_report(None)
-        self.query_one("#preview-fields", Static).update(assemble((f"{title}\n\n", "bold"), (reason, tone("$soft"))))
+        self.query_one("#preview-fields", Static).update(assemble((f"{title}\n\n", "bold"), (visible_block(reason), tone("$soft"))))
 
     # ----- filtering -------------------------------------------------------------------------
 
@@ -447,16 +450,16 @@ class MemoriesPane(Pane):
             diags.update("")
             return body.update("")
         mem = entry.memory
-        preview.border_title = mem.relpath
+        preview.border_title = markup_safe(mem.relpath)
         mtime = datetime.fromtimestamp(mem.mtime, UTC).strftime("%Y-%m-%d %H:%M")
         grid = Table.grid(padding=(0, 1))
         muted = tone("$muted")
         grid.add_column(style=tone(muted), width=12, no_wrap=True, overflow="ellipsis")
         grid.add_column(overflow="fold")
-        grid.add_row("name", Text(_cap(mem.name)) if mem.name else styled("—", style=muted))
+        grid.add_row("name", plain(_cap(mem.name)) if mem.name else styled("—", style=muted))
         grid.add_row(
             "description",
-            Text(_cap(mem.description)) if mem.description else styled("— recall has nothing to match on", style=tone("$warning")),
+            plain(_cap(mem.description)) if mem.description else styled("— recall has nothing to match on", style=tone("$warning")),
         )
         type_text = assemble(type_badge(mem.type, mem.declared_type))  # no base style: no fill
         if mem.type is None and mem.declared_type:
@@ -471,7 +474,7 @@ class MemoriesPane(Pane):
         )
         for key, value in mem.frontmatter.items():
             if key not in ("name", "description", "type"):
-                grid.add_row(Text(key), Text(_cap(_show_value(value))))
+                grid.add_row(plain(key), plain(_cap(_show_value(value))))
         parts: list[RenderableType] = [grid]
         if entry.stale_caveat:
             parts.append(styled("\n" + entry.stale_caveat, style=tone("italic $caution")))
@@ -485,7 +488,7 @@ class MemoriesPane(Pane):
                 style = severity_style(d.severity)
                 diag_text.add_row(
                     styled(SEVERITY_ICON[d.severity], style=style),
-                    assemble((d.code, style), (where, muted), "\n", d.message),
+                    assemble((d.code, style), (where, muted), "\n", visible(d.message)),
                 )
             diags.update(diag_text)
             diags.display = True
@@ -495,7 +498,7 @@ class MemoriesPane(Pane):
         text = mem.body.strip()
         if len(text) > PREVIEW_BODY_CHARS:
             text = text[:PREVIEW_BODY_CHARS] + f"\n\n_… {len(mem.body) - PREVIEW_BODY_CHARS:,} more characters (e to see all)_"
-        return body.update(text or "_(empty body)_")
+        return body.update(visible_block(text) or "_(empty body)_")
 
     # ----- editing (every change is a core Plan: conflict-checked, journaled, undoable) --------
 
@@ -651,7 +654,11 @@ class MemoriesPane(Pane):
         except (OSError, ValueError) as exc:
             self.notify(f"cannot run {editor!r}: {exc}", title="Editor", severity="error")
             return
-        text = scratch.read_bytes().decode("utf-8", errors="surrogateescape")  # no newline translation
+        try:  # no newline translation
+            text = read_text_regular(scratch, MAX_MEMORY_BYTES, errors="surrogateescape")
+        except OSError as exc:
+            self.notify(visible(f"cannot read the edited text back: {exc.strerror or exc}"), title="Editor", severity="error", markup=False)
+            return
         scratch.unlink(missing_ok=True)
         if text != mem.text:
             self._save_text(mem, text)

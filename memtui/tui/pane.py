@@ -34,6 +34,7 @@ from textual.widget import Widget
 from textual.widgets import Static, TabbedContent, TabPane
 from textual.worker import NoActiveWorker, Worker, WorkerState, get_current_worker
 
+from memtui.core.base.terminal import visible, visible_block
 from memtui.tui.theme import tone
 
 if TYPE_CHECKING:
@@ -106,7 +107,7 @@ class ErrorLine(Static):
         if failure is None:
             self.update("")
             return
-        self.update(Text.assemble(("✖ ", tone("bold $error")), (failure.title, "bold"), f": {failure.reason}"))
+        self.update(Text.assemble(("✖ ", tone("bold $error")), (visible(failure.title), "bold"), f": {visible_block(failure.reason)}"))
 
 
 @dataclass

@@ -36,6 +36,7 @@ from textual.widgets import (
     TextArea,
 )
 
+from memtui.core.base.terminal import visible, visible_block
 from memtui.core.base.clock import system_now
 from memtui.core.memory.age import age_days, age_label
 from memtui.core.places.agentconfig import RecallState, recall_state
@@ -515,7 +516,7 @@ class RecallPane(Pane):
             facts.append(NO_KEY if choice.offline_cause == "no-credentials" else "by choice: an API key is set")
         for fact in facts:
             status.append("  ·  ", tone(MUTED))
-            status.append(fact, tone("$error" if result is not None and fact == result.error else SOFT))
+            status.append(visible(fact), tone("$error" if result is not None and fact == result.error else SOFT))
         self._status(status)
 
     def _show_intro(self) -> None:
@@ -541,13 +542,13 @@ class RecallPane(Pane):
                 notice.append(assemble((f"{result.release} does not recall", "bold $warning"), (f" — {result.gate.reason}.", SOFT)))
                 notice.append(styled("It loads MEMORY.md instead. Below: what recall would pick if it were on.", style=SOFT))
         if result.skipped:
-            notice.append(assemble(("Skipped — ", "bold $warning"), (result.skipped, "$warning")))
+            notice.append(assemble(("Skipped — ", "bold $warning"), (visible(result.skipped), "$warning")))
             notice.append(styled("The agent would not recall anything for this prompt.", style=SOFT))
         if result.error:
-            notice.append(assemble((f"{result.selector} failed — ", "bold $error"), (result.error, "$error")))
+            notice.append(assemble((f"{result.selector} failed — ", "bold $error"), (visible(result.error), "$error")))
             notice.append(styled("No memories recalled; the near misses below are lexical.", style=SOFT))
         for note in result.notes:
-            notice.append(assemble(("note: ", "bold $warning"), (note, SOFT)))
+            notice.append(assemble(("note: ", "bold $warning"), (visible(note), SOFT)))
         if result.dropped_surfaced:
             notice.append(styled(f"{len(result.dropped_surfaced)} memories already surfaced in this session are left out.", style=MUTED))
         self._notice(Group(*notice) if notice else None)
@@ -582,7 +583,7 @@ class RecallPane(Pane):
 
     def _set_injected(self, text: str, count: int = 0) -> None:
         area = self.query_one("#recall-injected", TextArea)
-        area.load_text(text)
+        area.load_text(visible_block(text, keep_crlf=True))
         size = len(text.encode("utf-8"))
         area.border_title = f"injected text · {count} memor{'y' if count == 1 else 'ies'} · {size:,} bytes" if text else "injected text · none"
 

@@ -12,6 +12,7 @@ from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
+from memtui.core.base.terminal import visible, visible_block
 from memtui.core.base.diagnostics import Diagnostic
 from memtui.core.base.source_lines import SourceLines
 from memtui.core.cascade import LABELS, Cascade, CascadeFile, Layer, ReadStep, Status
@@ -84,18 +85,19 @@ def display_path(path: str | Path, cwd: Path) -> str:
     home directory, else absolute."""
     p = Path(path)
     try:
-        return p.relative_to(cwd).as_posix()
+        return visible(p.relative_to(cwd).as_posix())
     except ValueError:
         return home_path(p)
 
 
 def home_path(path: str | Path) -> str:
-    """The full path, with the home directory written as ``~``."""
+    """The full path, with the home directory written as ``~`` (control characters shown as
+    escapes: a display string, never a path to open)."""
     p = Path(path)
     try:
-        return "~/" + p.relative_to(Path.home()).as_posix()
+        return visible("~/" + p.relative_to(Path.home()).as_posix())
     except ValueError:
-        return str(p)
+        return visible(str(p))
 
 
 def tree_name(entry: CascadeFile, cwd: Path, memory_dir: Path) -> str:
@@ -103,7 +105,7 @@ def tree_name(entry: CascadeFile, cwd: Path, memory_dir: Path) -> str:
     (their layer says which), everything else by ``display_path``."""
     if entry.layer in ("automem", "teammem"):
         try:
-            return Path(entry.path).relative_to(memory_dir).as_posix()
+            return visible(Path(entry.path).relative_to(memory_dir).as_posix())
         except ValueError:
             pass
     return display_path(entry.path, cwd)
@@ -178,7 +180,7 @@ def diagnostics_table(diagnostics: Sequence[Diagnostic], cwd: Path, *, focus_lin
         focused = focus_line is not None and d.line == focus_line
         table.add_row(
             styled(SEVERITY_ICON[d.severity], style=SEVERITY_STYLE[d.severity]),
-            assemble((d.code + " ", SEVERITY_STYLE[d.severity]), (where.lstrip(), MUTED), "\n", (d.message, "bold" if focused else "")),
+            assemble((d.code + " ", SEVERITY_STYLE[d.severity]), (visible(where.lstrip()), MUTED), "\n", (visible(d.message), "bold" if focused else "")),
         )
     return table
 
@@ -197,7 +199,7 @@ def source_excerpt(source: SourceLines, cwd: Path) -> RenderableType:
         here = number == source.line
         table.add_row(
             styled(f"{'▶' if here else ' '}{number}", style="bold $warning" if here else MUTED),
-            styled(line.expandtabs(4) or " ", style="bold on $line-focus" if here else ""),
+            styled(visible(line.expandtabs(4)) or " ", style="bold on $line-focus" if here else ""),
         )
     return Group(styled(f"{where}, line {source.line}", style=MUTED), table)
 
@@ -206,7 +208,7 @@ def content_block(entry: CascadeFile) -> RenderableType:
     """The text the model receives for ``entry`` (or why there is none), under a rule."""
     if entry.content:
         title = "what the model receives" if entry.loaded else "what it would add"
-        body: Text = Text(entry.content)
+        body: Text = Text(visible_block(entry.content))
     else:
         title = "content"
         body = styled("nothing: this file is not part of the context", style="italic " + MUTED)
@@ -238,7 +240,7 @@ def file_detail(entry: CascadeFile, ctx: FileContext) -> RenderableType:
     elif ctx.loaded_by:
         status = assemble((f"{glyph} {entry.status.replace('-', ' ')} ", style), (f"· loaded later by {ctx.loaded_by}", "$success"))
     grid.add_row("status", status)
-    grid.add_row("why", Text(entry.reason or "—"))
+    grid.add_row("why", Text(visible(entry.reason or "—")))
     grid.add_row("layer", assemble((LAYER_NAMES[entry.layer] + " ", "bold"), (f"· {entry.kind}", MUTED)))
     if entry.chars:
         grid.add_row("size", f"{entry.chars:,} characters · ~{entry.tokens_est:,} tokens")
@@ -286,15 +288,15 @@ def step_detail(index: int, step: ReadStep, cwd: Path) -> RenderableType:
     grid.add_row("adds", f"{len(step.added)} {files} · {size_text(chars, tokens)}" if step.added else styled("nothing new", style="italic"))
     parts: list[RenderableType] = [grid]
     for entry in step.added:
-        parts.append(assemble(("\n+ ", "bold $success"), (display_path(entry.path, cwd), "bold"), "\n", ("  " + entry.reason, MUTED)))
+        parts.append(assemble(("\n+ ", "bold $success"), (display_path(entry.path, cwd), "bold"), "\n", ("  " + visible(entry.reason), MUTED)))
     if step.considered:
         parts.append(styled("\nmatched but not added", style=MUTED))
         for entry in step.considered:
             glyph, style = marker(entry.status)
-            parts.append(assemble((f"{glyph} ", style), display_path(entry.path, cwd), "\n", ("  " + entry.reason, MUTED)))
+            parts.append(assemble((f"{glyph} ", style), display_path(entry.path, cwd), "\n", ("  " + visible(entry.reason), MUTED)))
     if step.messages:
         parts.append(styled("\nas the model receives it", style=MUTED))
-        parts.extend(Text(message) for message in step.messages)
+        parts.extend(Text(visible_block(message)) for message in step.messages)
     if step.diagnostics:
         parts += [Text(""), diagnostics_table(step.diagnostics, cwd)]
     return Group(*parts)

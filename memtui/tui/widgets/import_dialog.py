@@ -12,6 +12,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Static
 
+from memtui.core.base.terminal import visible
 from memtui.core.cascade.approvals import Decision
 from memtui.tui.theme import styled, tone
 
@@ -36,14 +37,14 @@ class ImportDecisionDialog(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         approve = self.decision == "approved"
         with Vertical(id="imports-dialog", classes="dialog"):
-            yield Label(f"{'Approve' if approve else 'Decline'} external imports for {self.project}?", classes="dialog-title")
+            yield Label(Text(visible(f"{'Approve' if approve else 'Decline'} external imports for {self.project}?")), classes="dialog-title")
             lead = "These files will load into every session here:" if approve else "These files stay out of every session here:"
             yield Static(styled(lead, style="bold"))
             body = Text()
             for path, origin in self.items:
                 body.append("+ " if approve else "⊘ ", tone("bold $success" if approve else MUTED))
-                body.append(path, tone("bold"))
-                body.append(f"\n    {origin}\n", tone(MUTED))
+                body.append(visible(path), tone("bold"))
+                body.append(f"\n    {visible(origin)}\n", tone(MUTED))
             body.rstrip()
             with VerticalScroll(classes="dialog-diff"):
                 yield Static(body)
@@ -55,7 +56,7 @@ class ImportDecisionDialog(ModalScreen[bool]):
                 )
             )
             if self.note:
-                yield Static(styled(self.note, style="$warning"))
+                yield Static(styled(visible(self.note), style="$warning"))
             with Horizontal(classes="dialog-buttons"):
                 yield Button(f"{'Approve' if approve else 'Decline'}  y", variant="primary" if approve else "warning", id="yes")
                 yield Button("Cancel  esc", id="no")
