@@ -14,8 +14,8 @@ from memtui.core.places.flavor import AGENT
 from memtui.demo import materialize
 from memtui.tui.app import MemtuiApp
 from memtui.tui.memories import MemoriesPane
-from tests.tui.test_recall_pane import open_recall, pane, plain, result_for, wait_until
-from tests.tui.conftest import type_text
+from support.pilot import plain, type_text, wait_until
+from tests.tui.test_recall_pane import open_recall, result_for
 
 NOW = datetime(2026, 11, 30, 12, tzinfo=UTC)
 

@@ -70,8 +70,8 @@ from memtui.core.memory.memories import (
     unreadable_memory,
 )
 
-PROGRESS_EVERY = 250
-VERIFY_TIMEOUT_S = 5.0  # the Gather phase's bound on the symbol search (memtui's choice)  # memories between progress events (memtui's choice: ~80 events at 20,000)
+PROGRESS_EVERY = 250  # memories between progress events (memtui's choice: ~80 events at 20,000)
+VERIFY_TIMEOUT_S = 5.0  # the Gather phase's bound on the symbol search (memtui's choice)
 
 
 def _norm(text: str) -> str:
