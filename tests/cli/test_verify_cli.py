@@ -57,7 +57,7 @@ def test_verify_text_and_nothing_written(ws: DemoWorkspace) -> None:
 def test_doctor_shows_the_kafka_conflict_and_the_claims(ws: DemoWorkspace) -> None:
     code, out = run(ws, "doctor", "--json")
     data = json.loads(out)
-    conflicts = [f for f in data["report"]["findings"] if f["code"] == "possible-conflict"] if "report" in data else [f for f in data["findings"] if f["code"] == "possible-conflict"]
+    conflicts = [f for f in data["findings"] if f["code"] == "possible-conflict"]
     assert [(f["path"], f["data"]["other"], f["fix"]) for f in conflicts] == [("project_sqs_to_kafka.md", "project_kafka_migration.md", "mark-superseded")]
     assert data["verified"]["stale"] == 2
     code, out = run(ws, "doctor")

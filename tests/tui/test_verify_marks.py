@@ -1,6 +1,6 @@
-"""The demo in the app: the Recall pane marks a pick a newer memory contradicts (the two Kafka
-cutover memories), and the Memories preview shows a memory's claims once the verify worker is
-done (the list never waits for it)."""
+"""The demo in the app: the doctor screen and the Recall pane show the Kafka conflict (the two
+cutover memories, 65 and 4 days old), and the Memories preview shows a memory's claims once the
+verify worker is done (the list never waits for it)."""
 
 from __future__ import annotations
 
@@ -8,13 +8,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from textual.widgets import DataTable
+from textual.widgets import DataTable, Static, Tree
 
 from memtui.core.places.flavor import AGENT
 from memtui.demo import materialize
 from memtui.tui.app import MemtuiApp
+from memtui.tui.doctor import DoctorScreen
 from memtui.tui.memories import MemoriesPane
-from support.pilot import plain, type_text, wait_until
+from support.pilot import plain, rendered, settle, type_text, wait_until
 from tests.tui.test_recall_pane import open_recall, result_for
 
 NOW = datetime(2026, 11, 30, 12, tzinfo=UTC)
@@ -61,3 +62,23 @@ async def test_memories_preview_shows_the_claims(demo_app: MemtuiApp) -> None:
             await wait_until(pilot, lambda: expected in plain(app, "#preview-fields"))
             fields = plain(app, "#preview-fields")
         assert "`parcelly_v2` occurs nowhere in the project; closest: `parcelly_v2_enabled`" in fields
+
+
+async def test_doctor_screen_shows_the_kafka_conflict(demo_app: MemtuiApp) -> None:
+    app = demo_app
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(pilot)
+        await pilot.press("D")
+        await wait_until(pilot, lambda: isinstance(app.screen, DoctorScreen) and app.screen.report is not None, what="the doctor's report")
+        await settle(pilot)
+        screen = app.screen
+        tree = screen.query_one("#doctor-tree", Tree)
+        [node] = [n for n in tree.root.children if str(n.label).split("  ")[0][2:] == "project_sqs_to_kafka.md"]
+        [leaf] = [c for c in node.children if c.data is not None and c.data.code == "possible-conflict"]  # type: ignore[union-attr]
+        assert str(leaf.label).endswith("⚒")  # its safe fix: mark the older one superseded
+        tree.move_cursor(leaf)
+        await pilot.pause()
+        detail = rendered(screen.query_one("#doctor-finding", Static).content)
+        # the cutover: now - 28 days (2026-11-02) in the older memory, now + 14 days (2026-12-14)
+        # in the newer project_kafka_migration.md
+        assert "project_kafka_migration.md" in detail and "2026-11-02 here, 2026-12-14" in detail
