@@ -6,8 +6,9 @@ modules, ~40 lines each, identifiers from a seeded vocabulary) and ``--memories`
 (10% past the end), a symbol (15% renamed), a ``just`` recipe now and then — generated from a
 fixed seed in a temp dir. Timed in the same process, alternating, median of ``--runs``:
 
-- ``verify_memories`` (list the files, extract every claim, check paths and lines, one
-  ``git grep`` for all symbols, one more for close matches of the missing ones);
+- ``verify_memories`` (list the files, extract every claim, check paths and lines, read the
+  listed files once into a set of identifiers for the symbols, close matches of the missing
+  ones from that set);
 - baseline: ``git ls-files`` + one ``git grep -F -w -l`` for one identifier over the whole
   repository — the floor any check of "does this still exist" pays;
 - ``find_conflicts`` over the memories (the offline conflict rule), beside reading them
