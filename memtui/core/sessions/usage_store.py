@@ -1,0 +1,259 @@
+"""memtui's store of what each transcript says about memory use, so that a transcript already
+counted and unchanged is not read again.
+
+One SQLite database per memory dir in memtui's state dir
+(``<state>/memdirs/<key>/usage.sqlite3``, never inside the memory dir). Per transcript: its
+``stat`` key ``(size, mtime_ns, inode)`` when read and where the reading stopped
+(``TranscriptState`` without its uses); per use, one row. A transcript whose key is unchanged is
+not opened; one that only grew (same inode, larger) is read from where it stopped; any other
+change reads it again from the start. The whole store is dropped when the reader's code changes
+(``reader_fingerprint``). It is only a cache: a store that cannot be opened or written is
+replaced by an in-memory one for the run, and every answer is the same without it.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from .uses import MemoryUse, TranscriptState
+
+STORE_NAME = "usage.sqlite3"
+SCHEMA = 1
+# memtui's bound on waiting for another memtui process's write to the store.
+BUSY_TIMEOUT_S = 5.0
+_STATE_FIELDS = ("offset", "lines", "skipped", "session_id", "cwd", "version", "first_time", "last_time", "start_tokens", "recalled_units")
+
+
+def reader_fingerprint() -> str:
+    """memtui's version and the size + mtime (ns) of the transcript reader's source: a change
+    to either drops the store."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        parts = [version("memtui"), str(SCHEMA)]
+    except PackageNotFoundError:
+        parts = ["dev", str(SCHEMA)]
+    here = Path(__file__).resolve().parent
+    for name in ("uses.py", "usage_store.py"):
+        try:
+            st = (here / name).stat()
+            parts.append(f"{name}:{st.st_size}:{st.st_mtime_ns}")
+        except OSError:
+            parts.append(f"{name}:?")
+    return ";".join(parts)
+
+
+_DDL = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS transcripts (
+    path TEXT PRIMARY KEY, session_id TEXT NOT NULL, agent_id TEXT, project_dir TEXT NOT NULL,
+    size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, inode INTEGER NOT NULL, first_time REAL, last_time REAL,
+    state BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS uses (
+    transcript TEXT NOT NULL, kind TEXT NOT NULL, relpath TEXT NOT NULL, time REAL, line INTEGER NOT NULL,
+    uuid TEXT, tool TEXT NOT NULL, key TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS uses_by_transcript ON uses (transcript);
+CREATE INDEX IF NOT EXISTS uses_by_relpath ON uses (relpath);
+"""
+
+
+def state_blob(state: TranscriptState) -> bytes:
+    """``state`` without its uses, as stored."""
+    data: dict[str, Any] = {k: getattr(state, k) for k in _STATE_FIELDS}
+    data["pending"] = sorted(state.pending)
+    data["errored"] = sorted(state.errored)
+    return orjson.dumps(data)
+
+
+def state_from(blob: bytes, uses: Iterable[MemoryUse]) -> TranscriptState:
+    """A stored state with its ``uses``. Raises ``ValueError`` on a blob it cannot read."""
+    data = orjson.loads(blob)
+    if not isinstance(data, dict):
+        raise ValueError("not a stored state")
+    state = TranscriptState(**{k: data.get(k) for k in _STATE_FIELDS if k in data})
+    state.pending = set(data.get("pending") or ())
+    state.errored = set(data.get("errored") or ())
+    state.uses = list(uses)
+    return state
+
+
+class UsageStore:
+    """The store of one memory dir (see the module docstring). Thread-safe: one connection,
+    used under a lock."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self._lock = threading.Lock()
+        self.problem: str | None = None
+        self._conn = self._open(path)
+
+    @classmethod
+    def for_memory_dir(cls, state_dir: Path, memory_dir: Path) -> UsageStore:
+        """The store in ``state_dir`` for ``memory_dir`` (in memory when the state dir is
+        inside the memory dir or cannot be created)."""
+        from memtui.core.places.statedir import StateDirInsideMemoryDirError, memdir_state
+
+        try:
+            folder = memdir_state(state_dir, memory_dir)
+            folder.mkdir(parents=True, exist_ok=True)
+        except (StateDirInsideMemoryDirError, OSError) as exc:
+            store = cls(None)
+            store.problem = f"usage cache in memory only: {exc}"
+            return store
+        return cls(folder / STORE_NAME)
+
+    def _open(self, path: Path | None) -> sqlite3.Connection:
+        fingerprint = reader_fingerprint()
+        if path is not None:
+            try:
+                conn = self._connect(str(path), fingerprint)
+                return conn
+            except sqlite3.DatabaseError as exc:
+                try:  # a torn or foreign file: start again
+                    os.unlink(path)
+                    return self._connect(str(path), fingerprint)
+                except (OSError, sqlite3.DatabaseError):
+                    self.problem = f"usage cache in memory only: {path}: {exc}"
+        return self._connect(":memory:", fingerprint)
+
+    @staticmethod
+    def _connect(target: str, fingerprint: str) -> sqlite3.Connection:
+        conn = sqlite3.connect(target, timeout=BUSY_TIMEOUT_S, check_same_thread=False, isolation_level=None)
+        conn.execute("PRAGMA journal_mode=WAL" if target != ":memory:" else "PRAGMA journal_mode=MEMORY")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.executescript(_DDL)
+        row = conn.execute("SELECT value FROM meta WHERE key = 'fingerprint'").fetchone()
+        if row is None or row[0] != fingerprint:
+            conn.executescript("BEGIN; DELETE FROM uses; DELETE FROM transcripts; COMMIT;")
+            conn.execute("INSERT OR REPLACE INTO meta VALUES ('fingerprint', ?)", (fingerprint,))
+        return conn
+
+    @contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._conn
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            else:
+                self._conn.execute("COMMIT")
+
+    def known(self) -> dict[str, tuple[int, int, int]]:
+        """Every stored transcript's path with its stat key ``(size, mtime_ns, inode)``."""
+        with self._lock:
+            rows = self._conn.execute("SELECT path, size, mtime_ns, inode FROM transcripts").fetchall()
+        return {r[0]: (r[1], r[2], r[3]) for r in rows}
+
+    def load_state(self, path: str) -> TranscriptState | None:
+        """The stored state of ``path`` with its uses, or ``None`` (not stored, unreadable)."""
+        with self._lock:
+            row = self._conn.execute("SELECT state FROM transcripts WHERE path = ?", (path,)).fetchone()
+            if row is None:
+                return None
+            uses = self._conn.execute(
+                "SELECT kind, relpath, time, line, uuid, tool, key FROM uses WHERE transcript = ? ORDER BY rowid", (path,)
+            ).fetchall()
+        try:
+            return state_from(row[0], (MemoryUse(*u) for u in uses))
+        except (ValueError, TypeError):
+            return None
+
+    def save(self, rows: Sequence[tuple[str, str, str | None, str, tuple[int, int, int], TranscriptState]]) -> None:
+        """Store transcripts as read: ``(path, session_id, agent_id, project_dir, (size,
+        mtime_ns, inode), state)`` each, their uses replacing the stored ones, in one
+        transaction."""
+        if not rows:
+            return
+        with self._tx() as conn:
+            for path, session, agent, pdir, (size, mtime_ns, inode), state in rows:
+                conn.execute("DELETE FROM uses WHERE transcript = ?", (path,))
+                conn.execute(
+                    "INSERT OR REPLACE INTO transcripts VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (path, session, agent, pdir, size, mtime_ns, inode, state.first_time,
+                     state.last_time if state.last_time is not None else state.first_time, state_blob(state)),
+                )
+                conn.executemany(
+                    "INSERT INTO uses VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    [(path, u.kind, u.relpath, u.time, u.line, u.uuid, u.tool, u.key) for u in state.uses],
+                )
+
+    def forget(self, paths: Iterable[str]) -> None:
+        """Drop transcripts that are gone (and their uses)."""
+        gone = list(paths)
+        if not gone:
+            return
+        with self._tx() as conn:
+            conn.executemany("DELETE FROM uses WHERE transcript = ?", [(p,) for p in gone])
+            conn.executemany("DELETE FROM transcripts WHERE path = ?", [(p,) for p in gone])
+
+    def transcripts(self) -> list[tuple[str, str, str | None, str, int, TranscriptState]]:
+        """Every stored transcript: ``(path, session_id, agent_id, project_dir, mtime_ns,
+        state)`` (the state without its uses), in path order."""
+        with self._lock:
+            rows = self._conn.execute("SELECT path, session_id, agent_id, project_dir, mtime_ns, state FROM transcripts ORDER BY path").fetchall()
+        out = []
+        for path, session, agent, pdir, mtime_ns, blob in rows:
+            try:
+                out.append((path, session, agent, pdir, mtime_ns, state_from(blob, ())))
+            except (ValueError, TypeError):
+                continue
+        return out
+
+    def uses(self, relpath: str | None = None) -> list[tuple[str, MemoryUse]]:
+        """Stored uses as ``(transcript path, use)``, in transcript then file order; only those
+        of ``relpath`` when given."""
+        query = "SELECT transcript, kind, relpath, time, line, uuid, tool, key FROM uses"
+        args: tuple[str, ...] = ()
+        if relpath is not None:
+            query += " WHERE relpath = ?"
+            args = (relpath,)
+        with self._lock:
+            rows = self._conn.execute(query + " ORDER BY transcript, rowid", args).fetchall()
+        return [(r[0], MemoryUse(*r[1:])) for r in rows]
+
+    def aggregate(self, since: float | None = None) -> list[tuple[str, int, int, int, int, float | None, float | None]]:
+        """Per file: ``(relpath, recalled, read, written, sessions, first use, last use)``
+        (epoch s), each use counted once across transcripts (by its ``key``), a sub-agent's for
+        its session. With ``since`` (epoch s): only transcripts active since then (their last
+        line, else their mtime) and uses from then on (or without a time)."""
+        query = """
+            WITH covered AS (
+                SELECT path, session_id FROM transcripts
+                WHERE :since IS NULL OR last_time >= :since OR (last_time IS NULL AND mtime_ns >= :since * 1e9)),
+            u AS (
+                SELECT uses.relpath AS relpath, uses.kind AS kind, MIN(uses.time) AS time, MIN(covered.session_id) AS session
+                FROM uses JOIN covered ON covered.path = uses.transcript
+                WHERE :since IS NULL OR uses.time IS NULL OR uses.time >= :since
+                GROUP BY uses.relpath, uses.kind, uses.key)
+            SELECT relpath, SUM(kind = 'recalled'), SUM(kind = 'read'), SUM(kind = 'written'),
+                   COUNT(DISTINCT session), MIN(time), MAX(time)
+            FROM u GROUP BY relpath ORDER BY relpath"""
+        with self._lock:
+            return [tuple(r) for r in self._conn.execute(query, {"since": since}).fetchall()]  # type: ignore[misc]
+
+    def close(self) -> None:
+        """Close the connection."""
+        with self._lock:
+            self._conn.close()
+
+    def to_dict(self) -> dict[str, Any]:  # pragma: no cover - a debugging aid
+        """Counts, for a person looking at the store."""
+        with self._lock:
+            n_t = self._conn.execute("SELECT COUNT(*) FROM transcripts").fetchone()[0]
+            n_u = self._conn.execute("SELECT COUNT(*) FROM uses").fetchone()[0]
+        return {"path": str(self.path), "transcripts": n_t, "uses": n_u, "problem": self.problem}
+
+
+__all__ = ["STORE_NAME", "UsageStore", "reader_fingerprint", "state_blob", "state_from"]
