@@ -63,3 +63,21 @@ def test_cascade_session_latest_and_a_missing_session(tmp_path: Path, monkeypatc
     assert code == 0 and "MEMORY.md" in out
     code, out = _run(ws.proj, "cascade", "--session", "nope")
     assert code == 1 and "no session 'nope'" in out
+
+
+def test_recall_eval_transcripts_beside_recall_query(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    ws = rebuild_usage(tmp_path, monkeypatch)
+    code, out = _run(ws.proj, "recall", "eval", "--transcripts", "--json")
+    assert code == 0, out
+    data = json.loads(out)
+    assert (data["prompts"], data["sessions_with_recall"], data["k"]) == (1, 1, 5)
+    assert data["recall_at_5"]["hybrid"] is None and "API key" in data["skipped"]["hybrid"]
+    assert data["details"][0]["claude"] == ["user_role.md", "reference_dash.md", "feedback_tests.md", "project_kafka.md"]
+    code, out = _run(ws.proj, "recall", "eval")
+    assert code == 2 and "--transcripts" in out
+    # the query form is unchanged, and `query` names it explicitly (for a prompt called "eval")
+    code, out = _run(ws.proj, "recall", "staging dashboard grafana", "--selector", "lexical", "--preview", "--json")
+    assert code == 0, out
+    assert json.loads(out)["picks"][0]["path"] == "reference_dash.md"
+    code, out = _run(ws.proj, "recall", "query", "eval", "--selector", "lexical", "--json")
+    assert code == 0 and json.loads(out)["skipped"]  # one word: the agent skips recall
