@@ -31,6 +31,7 @@ from memtui.core.doctor import (
     instruction_texts,
     run_doctor,
 )
+from memtui.core.doctor.usage_checks import project_usage
 from memtui.core.writes.edits import ApplyError, ConflictError, Plan, apply_plan
 from memtui.core.writes.journal import Journal
 from memtui.core.memory.scancache import ScanCache
@@ -111,6 +112,7 @@ def doctor(obj: CliContext, as_json: bool, fix_codes: tuple[str, ...], yes: bool
     if not memory_dir.is_dir():
         fail(f"no memory dir at {memory_dir} ({obj.locations.memory_dir_source}); see `memtui where`", 1)
     instructions = _instruction_texts(obj)
+    usage = project_usage(obj.locations, obj.now())
     report = run_doctor(
         memory_dir,
         obj.now(),
@@ -118,6 +120,7 @@ def doctor(obj: CliContext, as_json: bool, fix_codes: tuple[str, ...], yes: bool
         cache=ScanCache.for_memory_dir(obj.locations.state_dir, memory_dir, fmt=obj.locations.flavor.behaviour.memory_format),
         fmt=obj.locations.flavor.behaviour.memory_format,
         warning_style=obj.locations.flavor.behaviour.instructions.index_warning,
+        usage=usage,
     )
     if not codes:
         if as_json:
@@ -165,6 +168,7 @@ def doctor(obj: CliContext, as_json: bool, fix_codes: tuple[str, ...], yes: bool
                 cache=ScanCache.for_memory_dir(obj.locations.state_dir, memory_dir, fmt=obj.locations.flavor.behaviour.memory_format),
                 fmt=obj.locations.flavor.behaviour.memory_format,
                 warning_style=obj.locations.flavor.behaviour.instructions.index_warning,
+                usage=usage,
             )
     if as_json:
         emit_json(
