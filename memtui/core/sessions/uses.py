@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, Literal
@@ -43,6 +43,9 @@ WRITE_TOOLS: frozenset[str] = frozenset({"Write", "Edit", "MultiEdit", "Notebook
 # bytes (the CLI writes ``type`` first on these lines, and ``attachment.type`` within ~100 bytes).
 _COPY_PREFIXES = (b'{"type":"api-request', b'{"type":"last-prompt', b'{"type":"queue-operation')
 _SNAPSHOT = b'"attachment":{"type":"prompt_snapshot"'
+# A line worth decoding names one of these (a recall, a tool call or its result, a background
+# write, a request's usage).
+_RECORD_MARKERS = (b'"relevant_memories"', b'"tool_use"', b'"tool_result"', b'"memory_saved"', b'"usage"')
 _HEAD = 256
 _TIMESTAMP = re.compile(rb'(?<!\\)"timestamp":\s*"([0-9T:.+\-Z]{10,40})"')
 _CWD = re.compile(rb'(?<!\\)"cwd":\s*"((?:[^"\\]|\\.){1,4096})"')
@@ -50,6 +53,10 @@ _SESSION = re.compile(rb'(?<!\\)"sessionId":\s*"([0-9A-Za-z_\-]{1,100})"')
 _VERSION = re.compile(rb'(?<!\\)"version":\s*"(\d+\.\d+\.\d+[0-9A-Za-z.+\-]{0,40})"')
 # How far back from the end of what was read the last timestamp is looked for.
 _TAIL_BYTES = 256 * 1024
+# memtui's choices: how much of a transcript is read at once, and how much of its start is
+# searched for the session's id, cwd, version and first timestamp (the first lines carry them).
+CHUNK_BYTES = 16 * 1024 * 1024
+FACTS_BYTES = 256 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,6 +119,7 @@ class MemoryPaths:
 
     def __init__(self, memory_dir: Path) -> None:
         self.bases = tuple(dict.fromkeys((os.path.normpath(os.path.abspath(memory_dir)), os.path.realpath(memory_dir))))
+        self._prefixes = tuple(b.rstrip(os.sep) + os.sep for b in self.bases)
         self.needles = _needles(memory_dir)
 
     def relpath(self, raw: object, cwd: str | None) -> str | None:
@@ -119,14 +127,15 @@ class MemoryPaths:
         ``None`` for anything else (the memory dir itself included)."""
         if not isinstance(raw, str) or not raw or "\0" in raw:
             return None
-        if not os.path.isabs(raw):
+        if raw[:1] != os.sep and not os.path.isabs(raw):
             if not cwd:
                 return None
             raw = os.path.join(cwd, raw)
-        path = os.path.normpath(raw)
-        for base in self.bases:
-            if path.startswith(base.rstrip(os.sep) + os.sep):
-                return Path(path[len(base.rstrip(os.sep)) + 1 :]).as_posix()
+        path = os.path.normpath(raw) if "/." in raw or "//" in raw or os.sep != "/" else raw
+        for prefix in self._prefixes:
+            if path.startswith(prefix):
+                rel = path[len(prefix) :]
+                return rel if os.sep == "/" else rel.replace(os.sep, "/")
         return None
 
     def mentioned(self, raw: bytes) -> bool:
@@ -161,52 +170,76 @@ class UsesReader:
         return state
 
     def read_stream(self, fh: BinaryIO, state: TranscriptState) -> None:
-        """``read`` over an open binary file (seekable)."""
+        """``read`` over an open binary file (seekable): whole lines from ``state.offset``, in
+        chunks of ``CHUNK_BYTES`` (a line longer than a chunk is read whole)."""
         fh.seek(state.offset)
         start = state.offset
-        for raw in fh:
-            if not raw.endswith(b"\n"):
-                break  # a line still being written: read it whole next time
-            state.offset += len(raw)
-            state.lines += 1
-            self._line(raw, state)
+        carry = b""
+        while True:
+            block = fh.read(CHUNK_BYTES)
+            if not block:
+                break
+            data = carry + block
+            cut = data.rfind(b"\n") + 1
+            if cut == 0:
+                carry = data  # no whole line yet
+                continue
+            self._chunk(data, cut, state)
+            carry = data[cut:]
         if state.offset > start:
             self._last_time(fh, start, state)
 
-    def read_lines(self, lines: Iterable[bytes], state: TranscriptState | None = None) -> TranscriptState:
-        """The same over lines already in memory (each with its ``\\n``; tests, benchmarks)."""
-        state = TranscriptState() if state is None else state
-        for raw in lines:
-            if not raw.endswith(b"\n"):
-                break
-            state.offset += len(raw)
-            state.lines += 1
-            self._line(raw, state)
-            if (t := _TIMESTAMP.search(raw)) is not None:
-                state.last_time = parse_time(t.group(1).decode("ascii", "replace")) or state.last_time
-        return state
+    def _chunk(self, data: bytes, end: int, state: TranscriptState) -> None:
+        """The whole lines ``data[:end]`` (``end`` just after a newline): the session's facts
+        from the first lines, then only the lines holding a marker (see the module docstring),
+        in file order."""
+        if state.session_id is None or state.first_time is None or state.cwd is None or state.version is None:
+            self._facts(data, end, state)
+        starts: set[int] = set()
+        finders = [*self.paths.needles, b'"memory_saved"']
+        if state.pending or b'"is_error"' in data:
+            finders += [b'"is_error":true', b'"is_error": true']
+        for needle in finders:
+            at = data.find(needle, 0, end)
+            while at != -1:
+                line_start = data.rfind(b"\n", 0, at) + 1
+                starts.add(line_start)
+                line_end = data.find(b"\n", at, end)
+                at = data.find(needle, line_end, end)
+        if state.start_tokens is None:
+            at = data.find(b'"usage"', 0, end)
+            while at != -1:
+                line_start = data.rfind(b"\n", 0, at) + 1
+                line_end = data.find(b"\n", at, end)
+                if b'"assistant"' in data[line_start : min(line_end, line_start + 2048)]:
+                    starts.add(line_start)
+                    break
+                at = data.find(b'"usage"', line_end, end)
+        base_lines = state.lines
+        prev = before = 0
+        for line_start in sorted(starts):
+            before += data.count(b"\n", prev, line_start)  # the lines above this one
+            prev = line_start
+            state.lines = base_lines + before + 1  # this line's number (1-based)
+            self._line(data[line_start : data.find(b"\n", line_start, end) + 1], state)
+        state.lines = base_lines + before + data.count(b"\n", prev, end)
+        state.offset += end
+
+    def _facts(self, data: bytes, end: int, state: TranscriptState) -> None:
+        """The session id, cwd, version and first timestamp, from the first lines that say."""
+        head = data[: min(end, FACTS_BYTES)]
+        if state.session_id is None and (m := _SESSION.search(head)):
+            state.session_id = m.group(1).decode("ascii")
+        if state.first_time is None and (t := _TIMESTAMP.search(head)):
+            state.first_time = parse_time(t.group(1).decode("ascii", "replace"))
+        if state.cwd is None and (c := _CWD.search(head)):
+            state.cwd = _decode_json_string(c.group(1))
+        if state.version is None and (v := _VERSION.search(head)):
+            state.version = v.group(1).decode("ascii", "replace")
 
     # ---------------------------------------------------------------- one line
     def _line(self, raw: bytes, state: TranscriptState) -> None:
-        head = raw[:_HEAD]
-        if state.session_id is None and (m := _SESSION.search(raw, 0, 8192) or _SESSION.search(raw)):
-            state.session_id = m.group(1).decode("ascii")
-        if state.first_time is None and (t := _TIMESTAMP.search(raw)):
-            state.first_time = parse_time(t.group(1).decode("ascii", "replace"))
-        if state.cwd is None and (c := _CWD.search(raw)):
-            state.cwd = _decode_json_string(c.group(1))
-        if state.version is None and (v := _VERSION.search(raw)):
-            state.version = v.group(1).decode("ascii", "replace")
-        if head.startswith(_COPY_PREFIXES) or _SNAPSHOT in head:
-            return
-        wanted = False
-        if b'"relevant_memories"' in raw or b'"tool_use"' in raw:
-            wanted = self.paths.mentioned(raw)
-        if not wanted and (b'"memory_saved"' in raw or (state.pending and b'"is_error"' in raw)):
-            wanted = True
-        if not wanted and state.start_tokens is None and b'"usage"' in raw and b'"assistant"' in raw:
-            wanted = True
-        if not wanted:
+        if raw.startswith(_COPY_PREFIXES) or _SNAPSHOT in raw[:_HEAD] or not any(m in raw for m in _RECORD_MARKERS):
             return
         try:
             obj = orjson.loads(raw)
