@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Group, RenderableType
 from rich.table import Table
@@ -25,7 +26,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import DataTable, Input, Markdown, Select, Static
-from textual.worker import Worker, WorkerState
+from textual.worker import Worker, WorkerState, get_current_worker
 
 from memtui.core.memory.catalog import Catalog, MemoryEntry, load_catalog
 from memtui.core.base.clock import system_now
@@ -51,6 +52,9 @@ from memtui.core.writes.journal import Journal
 from memtui.core.places.locations import Locations, other_flavor_memory_dir
 from memtui.core.memory.memories import MEMORY_TYPES, Memory, MemoryType, read_memory
 from memtui.core.memory.scancache import ScanCache
+
+if TYPE_CHECKING:
+    from memtui.core.sessions.usage import UsageIndex, UsageReport, UseDetail
 from memtui.tui.badges import age_badge, type_badge
 from memtui.tui.dialogs import (
     ConflictDialog,
@@ -63,6 +67,7 @@ from memtui.tui.dialogs import (
 )
 from memtui.tui.widgets.index_gauge import IndexGauge
 from memtui.tui.widgets.memory_table import MemoryTable
+from memtui.tui.widgets.usage_view import UsedKey, UsesDialog, usage_summary, used_key, uses_block
 
 TYPE_FILTERS: list[tuple[str, str]] = [("All types", "all"), *((t, t) for t in MEMORY_TYPES), ("untyped", "none")]
 # On a first load, this many newest memories are read and shown before the rest (a dir of
@@ -154,11 +159,15 @@ class MemoriesPane(Widget):
         Binding("z", "trash", "Trash", show=False, id="memories.trash", tooltip="Deleted memories; restore one"),
         Binding("D", "doctor", "Doctor", id="memories.doctor", tooltip="Every check of the lint catalog, with safe fixes"),
         Binding("I", "inbox", "Inbox", id="memories.inbox", tooltip="Memories proposed by extraction: accept, edit, reject"),
-        Binding("o", "source", "Source", show=False, id="memories.source", tooltip="The conversation this memory came from (originSessionId)"),
+        Binding("o", "source", "Conversation", show=False, id="memories.source", tooltip="The conversation at a use of this memory (from the agent's transcripts), or the one it came from"),
+        Binding("U", "cycle_sort", "Sort", show=False, id="memories.sort", tooltip="Sort: newest → most used → least used (the agent's own use, from its transcripts)"),
+        Binding("N", "toggle_never_used", "Never used", show=False, id="memories.never-used", tooltip="Only the memories the agent never used in the sessions on record"),
     ]
 
     type_filter: reactive[str] = reactive("all")
     search: reactive[str] = reactive("")
+    sort_by: reactive[str] = reactive("newest")
+    never_used: reactive[bool] = reactive(False)
 
     @dataclass
     class CatalogLoaded(Message):
@@ -166,6 +175,12 @@ class MemoriesPane(Widget):
 
         catalog: Catalog
         inbox: int = 0
+
+    @dataclass
+    class UsageLoaded(Message):
+        """The agent's transcripts were read: every memory's usage."""
+
+        report: UsageReport
 
     @dataclass
     class CatalogFailed(Message):
@@ -184,6 +199,8 @@ class MemoriesPane(Widget):
         self._frozen_catalog: Catalog | None = None  # the catalog `_freeze_long_lived` last collected for
         self._pending_select: str | None = None
         self.watch_files = watch
+        self.usage: UsageReport | None = None  # the agent's use of each memory (its transcripts)
+        self._usage_index: UsageIndex | None = None
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="memories-toolbar"):
@@ -200,7 +217,13 @@ class MemoriesPane(Widget):
 
     def on_mount(self) -> None:
         self.query_one("#memories-location", Static).update(self._location_text(0, 0))
+        self.query_one("#memories-table", MemoryTable).used_of = self._used_of
         self.action_reload()
+
+    def _used_of(self, entry: MemoryEntry) -> UsedKey | None:
+        if self.usage is None:
+            return None
+        return used_key(self.usage.get(entry.relpath), self.usage.now)
 
     def on_show(self, event: Show) -> None:
         """Coming into view (its tab chosen): keys go to the table, so e, d, I act at once."""
@@ -274,6 +297,27 @@ class MemoriesPane(Widget):
         self.query_one("#memories-location", Static).update(self._location_text(strays, message.inbox))
         if self.watch_files and not any(w.group == "memories-watch" for w in self.workers):
             self.watch_memory_dir()
+        if message.catalog.complete:
+            self.load_usage()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="memories-usage")
+    def load_usage(self) -> None:
+        """Read the agent's transcripts (only what changed since the last time) off the UI
+        thread, after the memories are listed; posts ``UsageLoaded``."""
+        from memtui.core.sessions.usage import UsageIndex
+
+        worker = get_current_worker()
+        if self._usage_index is None:
+            self._usage_index = UsageIndex(self.locations)
+        self._usage_index.refresh(cancelled=lambda: worker.is_cancelled)
+        existing = [e.relpath for e in self.catalog.entries] if self.catalog is not None and self.catalog.complete else None
+        if not worker.is_cancelled:
+            self.post_message(self.UsageLoaded(self._usage_index.report(system_now(), existing=existing)))
+
+    @on(UsageLoaded)
+    def _on_usage(self, message: UsageLoaded) -> None:
+        self.usage = message.report
+        self.refresh_table()
 
     def on_unmount(self) -> None:
         gc.unfreeze()  # whatever outlives the app (a test run, a benchmark) is collectable again
@@ -329,6 +373,37 @@ class MemoriesPane(Widget):
         search.value = ""
         self.query_one("#memories-table", DataTable).focus()
 
+    def action_cycle_sort(self) -> None:
+        """Newest first → most used → least used (never used first)."""
+        order = ["newest", "most-used", "least-used"]
+        self.sort_by = order[(order.index(self.sort_by) + 1) % len(order)]
+        self.notify(f"Sorted: {self.sort_by.replace('-', ' ')}" + ("" if self.usage is not None or self.sort_by == "newest" else " (once the transcripts are read)"), timeout=3)
+
+    def action_toggle_never_used(self) -> None:
+        """Only the memories without a use in the sessions on record (or all of them again)."""
+        self.never_used = not self.never_used
+
+    def watch_sort_by(self) -> None:
+        self.refresh_table()
+
+    def watch_never_used(self) -> None:
+        self.refresh_table()
+
+    def _usage_order(self, entries: list[MemoryEntry]) -> list[MemoryEntry]:
+        usage = self.usage
+        if usage is None:
+            return entries
+        if self.never_used:
+            entries = [e for e in entries if not ((u := usage.get(e.relpath)) is not None and u.used)]
+        if self.sort_by == "newest":
+            return entries
+
+        def weight(e: MemoryEntry) -> tuple[int, float]:
+            u = usage.get(e.relpath)
+            return (0, 0.0) if u is None else (u.recalled + u.read + u.written, u.last_used or 0.0)
+
+        return sorted(entries, key=weight, reverse=self.sort_by == "most-used")
+
     def action_cycle_type(self) -> None:
         values = [v for _, v in TYPE_FILTERS]
         self.type_filter = values[(values.index(self.type_filter) + 1) % len(values)]
@@ -348,7 +423,7 @@ class MemoriesPane(Widget):
         self._pending_select = None
         scroll_y = table.scroll_y
         terms = self.search.casefold().split()
-        self._shown = [e for e in self.catalog.entries if matches(e, self.type_filter, terms)]
+        self._shown = self._usage_order([e for e in self.catalog.entries if matches(e, self.type_filter, terms)])
         rows = [e.relpath for e in self._shown]
         keep = rows.index(selected) if selected in rows else 0
         table.show_memories(self._shown, at_once=keep + 1)
@@ -356,7 +431,7 @@ class MemoriesPane(Widget):
         if not self.catalog.complete:
             table.border_title = f"newest {total:,} of {self.catalog.total:,} memories · reading the rest…"
         elif self._shown or not total:
-            table.border_title = f"{len(self._shown):,} of {total:,} memories"
+            table.border_title = f"{len(self._shown):,} of {total:,} memories" + self._usage_title()
         else:
             table.border_title = f"no memory matches (of {total:,})"
         self._previewed = None  # the catalog or the filter changed: show the preview again
@@ -365,6 +440,14 @@ class MemoriesPane(Widget):
             table.scroll_to(y=scroll_y, animate=False, immediate=True)
             table.move_cursor(row=table.cursor_row)  # keep the cursor visible
         self._schedule_preview()
+
+    def _usage_title(self) -> str:
+        parts = []
+        if self.never_used:
+            parts.append("never used")
+        if self.sort_by != "newest":
+            parts.append(self.sort_by.replace("-", " ") + " first")
+        return "".join(f" · {p}" for p in parts)
 
     @on(MemoryTable.Filled)
     def _on_filled(self, message: MemoryTable.Filled) -> None:
@@ -433,6 +516,11 @@ class MemoriesPane(Widget):
         grid.add_row("type", type_text)
         grid.add_row("saved", Text.assemble(age_badge(entry.age_label, entry.age_band), (f" · {mtime}", "#5c6370")))
         grid.add_row("size", f"{mem.size:,} bytes")
+        uses = self._usage_index.uses_of(mem.relpath) if self._usage_index is not None and self.usage is not None else []
+        usage = self.usage.get(mem.relpath) if self.usage is not None else None
+        grid.add_row("used", usage_summary(usage, self.usage))
+        if uses:
+            grid.add_row("", uses_block(uses))
         index_name = "team/MEMORY.md" if mem.team else "MEMORY.md"
         grid.add_row(
             "index",
@@ -693,9 +781,29 @@ class MemoriesPane(Widget):
         self.app.push_screen(screen, closed)
 
     def action_source(self) -> None:
+        """The conversation at a use of the memory (a list of its uses, newest first), else the
+        conversation it came from."""
         entry = self._need_selection()
         if entry is None:
             return
+        uses = self._usage_index.uses_of(entry.relpath) if self._usage_index is not None and self.usage is not None else []
+        if not uses:
+            self._origin(entry)
+            return
+
+        def chosen(detail: UseDetail | None) -> None:
+            if detail is None:
+                return
+            from memtui.core.extract.excerpt import source_excerpt
+            from memtui.tui.inbox import SourceDialog
+
+            excerpt = source_excerpt(detail.transcript, detail.use.uuid, detail.session_id, sidechains=detail.subagent)
+            title = f"{entry.relpath}: {detail.use.kind} in session {detail.session_id[:8]}" + (" (sub-agent)" if detail.subagent else "")
+            self.app.push_screen(SourceDialog(title, excerpt))
+
+        self.app.push_screen(UsesDialog(entry.relpath, uses), chosen)
+
+    def _origin(self, entry: MemoryEntry) -> None:
         from memtui.core.extract import memory_excerpt
         from memtui.tui.inbox import SourceDialog
 

@@ -206,6 +206,8 @@ class UsageIndex:
         self._reader = UsesReader(self.memory_dir)
         self._refresh_lock = threading.Lock()
         self.problems: list[str] = [self.store.problem] if self.store.problem else []
+        self._cache: tuple[tuple[int, float | None], tuple[Any, Any, Any]] | None = None
+        self._owners: tuple[int, dict[str, tuple[str, str | None]]] | None = None
 
     def refresh(self, cancelled: Callable[[], bool] | None = None) -> RefreshStats:
         """Bring the store up to date with the transcripts on disk; stops early (keeping what
@@ -249,28 +251,38 @@ class UsageIndex:
             self.problems = ([self.store.problem] if self.store.problem else []) + problems
             return RefreshStats(read, resumed, unchanged, len(gone), unreadable)
 
-    def report(self, now: datetime | float, since_days: float | None = None) -> UsageReport:
+    def report(self, now: datetime | float, since_days: float | None = None, *, existing: list[str] | None = None) -> UsageReport:
         """The usage of every memory over the sessions in the store (``refresh`` first), those
-        active in the last ``since_days`` days when given (``now``: the clock)."""
+        active in the last ``since_days`` days when given (``now``: the clock). ``existing``:
+        the memory files' relpaths when the caller has them (else the memory dir is listed).
+        The counts are kept until the store changes (a second report after a refresh that found
+        nothing new costs no query)."""
         now_s = now.timestamp() if isinstance(now, datetime) else float(now)
         since = None if since_days is None else now_s - since_days * DAY_S
-        sessions = self._sessions(since)
-        rows = {r[0]: r for r in self.store.aggregate(since)}
-        existing = [rel for _, rel in iter_memory_files(self.memory_dir)] if self.memory_dir.is_dir() else []
+        key = (self.store.generation, since)
+        if self._cache is not None and self._cache[0] == key:
+            sessions, aggregate, transcripts = self._cache[1]
+        else:
+            transcripts = self.store.transcripts()
+            sessions = self._sessions(since, transcripts)
+            aggregate = self.store.aggregate(since)
+            self._cache = (key, (sessions, aggregate, transcripts))
+        rows = {r[0]: r for r in aggregate}
+        if existing is None:
+            existing = [rel for _, rel in iter_memory_files(self.memory_dir)] if self.memory_dir.is_dir() else []
         memories = []
         for rel in existing:
             row = rows.pop(rel, None)
             memories.append(MemoryUsage(rel, *row[1:]) if row is not None else MemoryUsage(rel))
         missing = [MemoryUsage(rel, *row[1:], exists=False) for rel, row in sorted(rows.items())
                    if is_memory_relpath(rel) and not os.path.isfile(self.memory_dir / rel)]
-        transcripts = self.store.transcripts()
         skipped = sum(s.skipped for *_, s in transcripts)
         return UsageReport(self.memory_dir, now_s, since_days, tuple(sessions), tuple(memories), tuple(missing),
                            len(transcripts), skipped, tuple(self.problems))
 
-    def _sessions(self, since: float | None) -> list[SessionRecord]:
+    def _sessions(self, since: float | None, transcripts: list[tuple[str, str, str | None, str, int, TranscriptState]]) -> list[SessionRecord]:
         by_id: dict[str, dict[str, Any]] = {}
-        for path, session, agent, _pdir, mtime_ns, state in self.store.transcripts():
+        for path, session, agent, _pdir, mtime_ns, state in transcripts:
             last = state.last_time if state.last_time is not None else state.first_time
             if since is not None and (last if last is not None else mtime_ns / 1e9) < since:
                 continue
@@ -293,7 +305,9 @@ class UsageIndex:
 
     def uses_of(self, relpath: str) -> list[UseDetail]:
         """Every use of ``relpath``, oldest first (each once, see ``dedupe``)."""
-        sessions = {path: (session, agent) for path, session, agent, *_ in self.store.transcripts()}
+        if self._owners is None or self._owners[0] != self.store.generation:
+            self._owners = (self.store.generation, self.store.owners())
+        sessions = self._owners[1]
         seen: set[tuple[str, str]] = set()
         out: list[UseDetail] = []
         for transcript, use in self.store.uses(relpath):

@@ -96,6 +96,7 @@ class UsageStore:
         self._lock = threading.Lock()
         self.problem: str | None = None
         self._conn = self._open(path)
+        self.generation = 0  # counts the changes made through this store (in this process)
 
     @classmethod
     def for_memory_dir(cls, state_dir: Path, memory_dir: Path) -> UsageStore:
@@ -176,6 +177,7 @@ class UsageStore:
         transaction."""
         if not rows:
             return
+        self.generation += 1
         with self._tx() as conn:
             for path, session, agent, pdir, (size, mtime_ns, inode), state in rows:
                 conn.execute("DELETE FROM uses WHERE transcript = ?", (path,))
@@ -194,6 +196,7 @@ class UsageStore:
         gone = list(paths)
         if not gone:
             return
+        self.generation += 1
         with self._tx() as conn:
             conn.executemany("DELETE FROM uses WHERE transcript = ?", [(p,) for p in gone])
             conn.executemany("DELETE FROM transcripts WHERE path = ?", [(p,) for p in gone])
@@ -211,6 +214,12 @@ class UsageStore:
                 continue
         return out
 
+    def owners(self) -> dict[str, tuple[str, str | None]]:
+        """Every stored transcript's path with its ``(session_id, agent_id)``."""
+        with self._lock:
+            rows = self._conn.execute("SELECT path, session_id, agent_id FROM transcripts").fetchall()
+        return {r[0]: (r[1], r[2]) for r in rows}
+
     def uses(self, relpath: str | None = None) -> list[tuple[str, MemoryUse]]:
         """Stored uses as ``(transcript path, use)``, in transcript then file order; only those
         of ``relpath`` when given."""
@@ -226,22 +235,37 @@ class UsageStore:
     def aggregate(self, since: float | None = None) -> list[tuple[str, int, int, int, int, float | None, float | None]]:
         """Per file: ``(relpath, recalled, read, written, sessions, first use, last use)``
         (epoch s), each use counted once across transcripts (by its ``key``), a sub-agent's for
-        its session. With ``since`` (epoch s): only transcripts active since then (their last
-        line, else their mtime) and uses from then on (or without a time)."""
+        its session, in path order. With ``since`` (epoch s): only transcripts active since
+        then (their last line, else their mtime) and uses from then on (or without a time).
+
+        One plain query and a pass in Python: SQLite's GROUP BY over the three keys costs
+        three to four times as much here."""
         query = """
-            WITH covered AS (
-                SELECT path, session_id FROM transcripts
-                WHERE :since IS NULL OR last_time >= :since OR (last_time IS NULL AND mtime_ns >= :since * 1e9)),
-            u AS (
-                SELECT uses.relpath AS relpath, uses.kind AS kind, MIN(uses.time) AS time, MIN(covered.session_id) AS session
-                FROM uses JOIN covered ON covered.path = uses.transcript
-                WHERE :since IS NULL OR uses.time IS NULL OR uses.time >= :since
-                GROUP BY uses.relpath, uses.kind, uses.key)
-            SELECT relpath, SUM(kind = 'recalled'), SUM(kind = 'read'), SUM(kind = 'written'),
-                   COUNT(DISTINCT session), MIN(time), MAX(time)
-            FROM u GROUP BY relpath ORDER BY relpath"""
+            SELECT uses.relpath, uses.kind, uses.key, uses.time, t.session_id
+            FROM uses JOIN transcripts t ON t.path = uses.transcript
+            WHERE :since IS NULL OR ((t.last_time >= :since OR (t.last_time IS NULL AND t.mtime_ns >= :since * 1e9))
+                                     AND (uses.time IS NULL OR uses.time >= :since))"""
         with self._lock:
-            return [tuple(r) for r in self._conn.execute(query, {"since": since}).fetchall()]  # type: ignore[misc]
+            rows = self._conn.execute(query, {"since": since}).fetchall()
+        seen: set[tuple[str, str, str]] = set()
+        agg: dict[str, list[Any]] = {}
+        slot = {"recalled": 0, "read": 1, "written": 2}
+        for rel, kind, key, when, session in rows:
+            k = (rel, kind, key)
+            if k in seen:
+                continue
+            seen.add(k)
+            a = agg.get(rel)
+            if a is None:
+                a = agg[rel] = [0, 0, 0, set(), None, None]
+            a[slot.get(kind, 2)] += 1
+            a[3].add(session)
+            if when is not None:
+                if a[4] is None or when < a[4]:
+                    a[4] = when
+                if a[5] is None or when > a[5]:
+                    a[5] = when
+        return [(rel, a[0], a[1], a[2], len(a[3]), a[4], a[5]) for rel, a in sorted(agg.items())]
 
     def close(self) -> None:
         """Close the connection."""

@@ -1,0 +1,92 @@
+"""The agent's own record in the panes, on real Claude Code 2.1.328 transcripts: the Memories
+pane's "used" column, its sort and never-used filter, the preview's uses and `o` opening the
+conversation at one; the Cascade pane's session comparison and cost line; the Recall pane's
+agreement with the agent's own recall."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+from textual.pilot import Pilot
+from textual.widgets import DataTable, Static
+
+from memtui.core.places.flavor import get_flavor
+from memtui.tui.app import MemtuiApp
+from memtui.tui.memories import MemoriesPane
+from support.usage import rebuild_usage
+
+
+async def settle(app: MemtuiApp, pilot: Pilot[None]) -> None:
+    for _ in range(3):
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+
+
+def plain(widget: Static) -> str:
+    console = Console(width=200, color_system=None)
+    with console.capture() as capture:
+        console.print(widget.content)
+    return capture.get()
+
+
+def _app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> MemtuiApp:
+    ws = rebuild_usage(tmp_path, monkeypatch)
+    monkeypatch.setenv("MEMTUI_NOW", "2026-12-02T00:00:00Z")
+    return MemtuiApp.for_project(get_flavor("claude"), ws.proj, watch=False)
+
+
+def _used_column(app: MemtuiApp) -> dict[str, str]:
+    table = app.query_one("#memories-table", DataTable)
+    pane = app.query_one(MemoriesPane)
+    return {e.relpath: str(table.get_row_at(i)[2]) for i, e in enumerate(pane.shown)}
+
+
+async def test_the_used_column_sort_and_never_used_filter(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    app = _app(tmp_path, monkeypatch)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(app, pilot)
+        pane = app.query_one(MemoriesPane)
+        assert pane.usage is not None
+        used = _used_column(app)
+        # hand counts (tests/core/sessions/test_usage.py): reference_dash recalled + read
+        assert used["reference_dash.md"] == "2 · today"
+        assert used["user_tz.md"] == "never"
+        await pilot.press("N")
+        await settle(app, pilot)
+        assert sorted(e.relpath for e in pane.shown) == ["team/reference_runbook.md", "user_tz.md"]
+        await pilot.press("N", "U")
+        await settle(app, pilot)
+        assert pane.sort_by == "most-used" and pane.shown[0].relpath == "reference_dash.md"
+        await pilot.press("U")
+        await settle(app, pilot)
+        assert pane.sort_by == "least-used" and {e.relpath for e in pane.shown[:2]} == {"user_tz.md", "team/reference_runbook.md"}
+
+
+async def test_the_preview_lists_uses_and_o_opens_the_conversation(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    app = _app(tmp_path, monkeypatch)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(app, pilot)
+        pane = app.query_one(MemoriesPane)
+        table = app.query_one("#memories-table", DataTable)
+        table.move_cursor(row=next(i for i, e in enumerate(pane.shown) if e.relpath == "reference_dash.md"))
+        await settle(app, pilot)
+        text = plain(app.query_one("#preview-fields", Static))
+        assert "recalled 1 · read 1 · written 0 — 2 of 4 session(s)" in text
+        assert "(sub-agent)" in text and "o opens the conversation" in text
+        await pilot.press("o")
+        await settle(app, pilot)
+        from memtui.tui.widgets.usage_view import UsesDialog
+
+        assert isinstance(app.screen, UsesDialog)
+        assert [d.use.kind for d in app.screen.uses] == ["read", "recalled"]  # newest first
+        await pilot.press("enter")  # the sub-agent's Read
+        await settle(app, pilot)
+        from memtui.tui.inbox import SourceDialog
+
+        assert isinstance(app.screen, SourceDialog)
+        excerpt = app.screen.excerpt
+        assert excerpt is not None and excerpt.error is None
+        source = next(t for t in excerpt.turns if t.is_source)
+        assert "[Read" in source.text and "reference_dash.md" in source.text
