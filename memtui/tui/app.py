@@ -122,6 +122,9 @@ class MemtuiApp(App[None]):
         yield SystemCommand("Memories: search", "Focus the search box ( / )", pane.action_focus_search)
         yield SystemCommand("Memories: cycle type filter", "All → user → feedback → project → reference → untyped ( t )", pane.action_cycle_type)
         yield SystemCommand("Memories: reload", "Re-scan the memory dir ( r )", pane.action_reload)
+        yield SystemCommand("Memories: sort by use", "Newest → most used → least used, from the agent's transcripts ( U )", pane.action_cycle_sort)
+        yield SystemCommand("Memories: never used", "Only the memories the agent never used in the sessions on record ( N )", pane.action_toggle_never_used)
+        yield SystemCommand("Memories: conversation at a use", "Open the conversation where the agent used the selected memory ( o )", pane.action_source)
         for type_name in ("all", "user", "feedback", "project", "reference", "none"):
             label = "untyped" if type_name == "none" else type_name
             yield SystemCommand(f"Memories: show {label}", f"Filter the list to {label} memories", lambda t=type_name: setattr(pane, "type_filter", t))

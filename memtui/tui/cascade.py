@@ -9,10 +9,10 @@ project's external imports. The core does all of it; the pane only shows it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import on, work
@@ -44,6 +44,7 @@ from memtui.core.cascade import (
     simulate_read,
 )
 from memtui.core.cascade.imports import is_inside
+from memtui.core.base.clock import system_now
 from memtui.core.base.diagnostics import Diagnostic
 from memtui.core.places.locations import Locations
 from memtui.tui.reveal import reveal_pane
@@ -70,6 +71,11 @@ from memtui.tui.widgets.cascade_view import (
     tree_name,
 )
 from memtui.tui.widgets.import_dialog import Decision, ImportDecisionDialog
+from memtui.tui.widgets.session_view import SessionPicker, session_text
+
+if TYPE_CHECKING:
+    from memtui.core.audit.cost import StartupCost
+    from memtui.core.audit.loaded import SessionLoad
 
 __all__ = ["CascadePane", "FileNode", "ImportDecisionDialog", "LayerNode", "StepNode"]
 
@@ -88,6 +94,8 @@ class CascadePane(Widget):
         Binding("f", "focus_findings", "Findings", show=False, id="cascade.findings", tooltip="Go to the list of findings (enter jumps to the file)"),
         Binding("t", "focus_tree", "Tree", show=False, id="cascade.tree", tooltip="Go to the tree of layers and files"),
         Binding("r", "reload", "Reload", show=False, id="cascade.reload", tooltip="Recompute the cascade from disk"),
+        Binding("s", "toggle_session", "Session", id="cascade.session", tooltip="What the agent's last session actually loaded, beside this prediction"),
+        Binding("S", "pick_session", "Pick session", show=False, id="cascade.pick-session", tooltip="Compare another session of this project"),
         Binding("escape", "focus_tree", "Back", show=False, id="cascade.back", tooltip="Back to the tree"),
     ]
 
@@ -98,6 +106,19 @@ class CascadePane(Widget):
         generation: int
         cascade: Cascade
         steps: list[ReadStep]
+
+    @dataclass
+    class SessionCompared(Message):
+        """A session's loads were compared with the prediction."""
+
+        result: SessionLoad
+
+    @dataclass
+    class CostComputed(Message):
+        """The tokens of memory at a session's start, and what the transcripts recorded."""
+
+        generation: int
+        cost: StartupCost
 
     @dataclass
     class Failed(Message):
@@ -118,9 +139,13 @@ class CascadePane(Widget):
         self._focus: tuple[tuple[object, ...] | None, int] | None = None  # (node key, line) of a jump
         self._findings: list[tuple[Diagnostic, int | None]] = []
         self._select_next: tuple[object, ...] | None = None  # a node to put the cursor on after the rebuild
+        self.cost: StartupCost | None = None
+        self.session: SessionLoad | None = None
+        self.environ: Mapping[str, str] | None = None  # for the token counter's credential check (tests)
 
     def compose(self) -> ComposeResult:
         yield Static(id="cascade-summary")
+        yield Static(id="cascade-cost")
         yield Input(placeholder="Simulate a read: a path relative to the project, then enter  ( / )", id="cascade-reads")
         with Horizontal(id="cascade-body"):
             with Vertical(id="cascade-left"):
@@ -135,6 +160,8 @@ class CascadePane(Widget):
                     yield Static(id="cascade-detail-text")
                 with VerticalScroll(id="cascade-rendered"):
                     yield Static(id="cascade-rendered-text")
+                with VerticalScroll(id="cascade-session"):
+                    yield Static(id="cascade-session-text")
         yield Static(legend(), id="cascade-legend")
 
     def on_mount(self) -> None:
@@ -201,9 +228,87 @@ class CascadePane(Widget):
         if message.generation != self._generation:
             return  # a newer request is on its way
         self.loading = False
+        first = self.cascade is None or self.cascade is not message.cascade
         self.cascade = message.cascade
         self.steps = message.steps
         self._rebuild()
+        if first:
+            self.count_cost(message.generation, message.cascade)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="cascade-cost")
+    def count_cost(self, generation: int, cascade: Cascade) -> None:
+        """The tokens of memory at a session's start (the API's count with a key, cached; an
+        estimate without) beside what the transcripts recorded; off the UI thread."""
+        from memtui.core.audit.cost import counting_model, startup_cost
+        from memtui.core.audit.tokens import TokenCounter
+        from memtui.core.sessions.usage import UsageIndex
+
+        index = UsageIndex(self.locations)
+        index.refresh(cancelled=lambda: get_current_worker().is_cancelled)
+        sessions = index.report(system_now(), existing=[]).sessions
+        counter = TokenCounter(counting_model(self.locations), state_dir=self.locations.state_dir, environ=self.environ)
+        self.post_message(self.CostComputed(generation, startup_cost(cascade, sessions, counter)))
+
+    @on(CostComputed)
+    def _on_cost(self, message: CostComputed) -> None:
+        self.cost = message.cost
+        self.query_one("#cascade-cost", Static).update(Text(message.cost.summary(), style=MUTED))
+
+    # ----- the session view ------------------------------------------------------------------
+
+    def action_toggle_session(self) -> None:
+        """Show what the last session loaded beside the prediction (again: back to the detail)."""
+        self._reveal()
+        switcher = self.query_one("#cascade-right", ContentSwitcher)
+        if switcher.current == "cascade-session":
+            switcher.current = "cascade-detail"
+            return
+        self._compare("latest")
+
+    def action_pick_session(self) -> None:
+        """Choose a session of this project to compare."""
+        from memtui.core.sessions.projects import project_transcripts
+
+        self._reveal()
+        mains = sorted((t for t in project_transcripts(self.locations) if not t.subagent), key=lambda t: -t.mtime_ns)
+        if not mains:
+            self.notify("No session transcripts for this project yet.", timeout=4)
+            return
+
+        def chosen(session: str | None) -> None:
+            if session:
+                self._compare(session)
+
+        self.app.push_screen(SessionPicker(mains), chosen)
+
+    def _compare(self, session: str) -> None:
+        box = self.query_one("#cascade-session", VerticalScroll)
+        box.border_title = "session · loaded vs predicted"
+        self.query_one("#cascade-session-text", Static).update(Text("reading the session…", style=MUTED))
+        self.query_one("#cascade-right", ContentSwitcher).current = "cascade-session"
+        self.compare_session(session)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="cascade-session")
+    def compare_session(self, session: str) -> None:
+        """Read the session's transcript and compare, off the UI thread; only posts."""
+        from memtui.core.audit.loaded import SessionNotFoundError, load_session
+
+        try:
+            result = load_session(self.locations, session)
+        except (SessionNotFoundError, OSError) as exc:
+            self.post_message(self.Failed(self._generation, "No session to compare", str(exc)))
+            return
+        self.post_message(self.SessionCompared(result))
+
+    @on(SessionCompared)
+    def _on_session(self, message: SessionCompared) -> None:
+        self.session = message.result
+        result = message.result
+        box = self.query_one("#cascade-session", VerticalScroll)
+        box.border_title = f"session {result.session_id[:8]} · loaded vs predicted"
+        bugs = len(result.bugs)
+        box.border_subtitle = f"{len(result.differences)} difference(s)" + (f" · {bugs} fidelity bug(s)" if bugs else "")
+        self.query_one("#cascade-session-text", Static).update(session_text(result, self.cwd))
 
     @on(Failed)
     def _on_failed(self, message: Failed) -> None:
@@ -538,6 +643,8 @@ class CascadePane(Widget):
             ("Cascade: decline external imports", "Keep this project's imports outside the cwd out ( x )", self.action_decline),
             ("Cascade: findings", "Go to the list of findings ( f )", self.action_focus_findings),
             ("Cascade: reload", "Recompute the cascade from disk ( r )", self.action_reload),
+            ("Cascade: last session, loaded vs predicted", "What the agent's last session actually loaded, beside this prediction ( s )", self.action_toggle_session),
+            ("Cascade: compare a session", "Choose a session of this project: what it loaded beside this prediction ( S )", self.action_pick_session),
         ]
         for title, help_text, callback in entries:
             yield SystemCommand(title, help_text, callback)

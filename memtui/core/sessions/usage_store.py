@@ -62,6 +62,9 @@ CREATE TABLE IF NOT EXISTS uses (
     transcript TEXT NOT NULL, kind TEXT NOT NULL, relpath TEXT NOT NULL, time REAL, line INTEGER NOT NULL,
     uuid TEXT, tool TEXT NOT NULL, key TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS summary (
+    relpath TEXT PRIMARY KEY, recalled INTEGER, read INTEGER, written INTEGER, sessions INTEGER, first REAL, last REAL
+);
 CREATE INDEX IF NOT EXISTS uses_by_transcript ON uses (transcript);
 CREATE INDEX IF NOT EXISTS uses_by_relpath ON uses (relpath);
 """
@@ -135,7 +138,7 @@ class UsageStore:
         conn.executescript(_DDL)
         row = conn.execute("SELECT value FROM meta WHERE key = 'fingerprint'").fetchone()
         if row is None or row[0] != fingerprint:
-            conn.executescript("BEGIN; DELETE FROM uses; DELETE FROM transcripts; COMMIT;")
+            conn.executescript("BEGIN; DELETE FROM uses; DELETE FROM transcripts; DELETE FROM summary; DELETE FROM meta; COMMIT;")
             conn.execute("INSERT OR REPLACE INTO meta VALUES ('fingerprint', ?)", (fingerprint,))
         return conn
 
@@ -150,6 +153,13 @@ class UsageStore:
                 raise
             else:
                 self._conn.execute("COMMIT")
+
+    @staticmethod
+    def _changed(conn: sqlite3.Connection) -> None:
+        """In a write transaction: the stored uses change, the kept summary is stale."""
+        conn.execute("DELETE FROM summary")
+        conn.execute("INSERT OR REPLACE INTO meta VALUES ('version', CAST(COALESCE((SELECT value FROM meta WHERE key = 'version'), '0') AS INTEGER) + 1)")
+        conn.execute("DELETE FROM meta WHERE key = 'summary'")
 
     def known(self) -> dict[str, tuple[int, int, int]]:
         """Every stored transcript's path with its stat key ``(size, mtime_ns, inode)``."""
@@ -179,6 +189,7 @@ class UsageStore:
             return
         self.generation += 1
         with self._tx() as conn:
+            self._changed(conn)
             for path, session, agent, pdir, (size, mtime_ns, inode), state in rows:
                 conn.execute("DELETE FROM uses WHERE transcript = ?", (path,))
                 conn.execute(
@@ -198,6 +209,7 @@ class UsageStore:
             return
         self.generation += 1
         with self._tx() as conn:
+            self._changed(conn)
             conn.executemany("DELETE FROM uses WHERE transcript = ?", [(p,) for p in gone])
             conn.executemany("DELETE FROM transcripts WHERE path = ?", [(p,) for p in gone])
 
@@ -238,8 +250,31 @@ class UsageStore:
         its session, in path order. With ``since`` (epoch s): only transcripts active since
         then (their last line, else their mtime) and uses from then on (or without a time).
 
-        One plain query and a pass in Python: SQLite's GROUP BY over the three keys costs
-        three to four times as much here."""
+        One plain query and a pass in Python (SQLite's GROUP BY over the three keys costs three
+        to four times as much); the result over all sessions is kept in the store until the
+        uses change, so the next process reads it back instead."""
+        if since is None:
+            with self._lock:
+                self._conn.execute("BEGIN")
+                try:
+                    valid = self._conn.execute("SELECT value FROM meta WHERE key = 'summary'").fetchone() is not None
+                    if valid:
+                        kept = self._conn.execute("SELECT * FROM summary ORDER BY relpath").fetchall()
+                    version = self._conn.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
+                finally:
+                    self._conn.execute("COMMIT")
+            if valid:
+                return [tuple(r) for r in kept]  # type: ignore[misc]
+            result = self._aggregate(None)
+            with self._tx() as conn:
+                now_version = conn.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
+                if now_version == version:  # nobody changed the uses meanwhile
+                    conn.executemany("INSERT OR REPLACE INTO summary VALUES (?, ?, ?, ?, ?, ?, ?)", result)
+                    conn.execute("INSERT OR REPLACE INTO meta VALUES ('summary', '1')")
+            return result
+        return self._aggregate(since)
+
+    def _aggregate(self, since: float | None) -> list[tuple[str, int, int, int, int, float | None, float | None]]:
         query = """
             SELECT uses.relpath, uses.kind, uses.key, uses.time, t.session_id
             FROM uses JOIN transcripts t ON t.path = uses.transcript

@@ -232,3 +232,19 @@ def test_an_unreadable_store_is_replaced(tmp_path: Path, monkeypatch: pytest.Mon
         os.unlink(extra)
     store.write_bytes(b"not a database at all" * 100)
     assert _counts(memory_usage(loc, ws.captured_at)) == EXPECTED
+
+
+def test_the_counts_kept_in_the_store_follow_its_changes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    ws = rebuild_usage(tmp_path, monkeypatch)
+    loc = _locations(ws)
+    first = UsageIndex(loc)
+    first.refresh()
+    assert _counts(first.report(ws.captured_at)) == EXPECTED  # computed, then kept
+    second = UsageIndex(loc)  # another process: reads the kept counts
+    second.refresh()
+    assert _counts(second.report(ws.captured_at)) == EXPECTED
+    shutil.rmtree(ws.projects / (ws.memory_dir.parent.name + "-svc"))
+    third = UsageIndex(loc)
+    third.refresh()  # forgets the svc session: the kept counts are stale
+    assert _counts(third.report(ws.captured_at))["reference_dash.md"] == (1, 0, 0, 1)
+    assert _counts(UsageIndex(loc).report(ws.captured_at))["reference_dash.md"] == (1, 0, 0, 1)

@@ -1,0 +1,97 @@
+"""The Cascade pane's session view: what a session loaded beside what memtui computes now."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Label, OptionList
+from textual.widgets.option_list import Option
+
+from memtui.core.audit.loaded import Row, SessionLoad
+from memtui.core.sessions.projects import TranscriptFile
+from memtui.tui.widgets.cascade_view import MUTED, display_path
+
+MARKS = {"same": ("=", "#98c379"), "changed": ("~", "#e5c07b"), "recorded-only": ("−", "#e5c07b"),
+         "predicted-only": ("+", "#e5c07b"), "moved": ("↕", "#e5c07b")}
+BUG = "bold #e06c75"
+
+
+def _row(out: Text, row: Row, cwd: Path) -> None:
+    glyph, style = MARKS[row.status]
+    if row.bug:
+        style = BUG
+    rec = f"{row.recorded.chars:>7,}" if row.recorded else " " * 7
+    pred = f"{row.predicted.chars:>7,}" if row.predicted else " " * 7
+    out.append(f"{glyph} ", style=style)
+    out.append(f"{rec} {pred}  ", style=MUTED)
+    out.append(display_path(row.path, cwd) + "\n", style="bold" if row.status != "same" else "")
+    if row.reason:
+        out.append(f"            {row.reason}\n", style=BUG if row.bug else MUTED)
+
+
+def session_text(result: SessionLoad, cwd: Path) -> Text:
+    """The comparison as lines: the startup files, each read's lazy loads, then the verdict."""
+    out = Text()
+    started = result.to_json()["started"] or "?"
+    out.append(f"session {result.session_id[:8]}", style="bold")
+    out.append(f"  started {started[:19].replace('T', ' ')} in {display_path(result.cwd or '?', cwd)}", style=MUTED)
+    if result.version:
+        out.append(f"  · Claude Code {result.version}", style=MUTED)
+    out.append("\n\nstartup", style="bold")
+    out.append("   recorded · memtui (characters)\n", style=MUTED)
+    for row in result.startup:
+        _row(out, row, cwd)
+    for rd in result.reads:
+        out.append(f"\n{rd.tool} {display_path(rd.target, cwd)}", style="bold")
+        out.append(f"  (transcript line {rd.line})\n", style=MUTED)
+        for row in rd.rows:
+            _row(out, row, cwd)
+    diffs, bugs = result.differences, result.bugs
+    out.append("\n")
+    if not result.startup and not result.reads:
+        out.append("nothing to compare\n", style=MUTED)
+    elif not diffs:
+        out.append("no difference: memtui predicts what this session loaded\n", style="bold #98c379")
+    else:
+        out.append(f"{len(diffs)} difference(s), {len(diffs) - len(bugs)} explained", style="bold #e5c07b")
+        if bugs:
+            out.append(f" · {len(bugs)} fidelity bug(s) to report", style=BUG)
+        out.append("\n")
+    for note in result.notes:
+        out.append(f"note: {note}\n", style=MUTED)
+    out.append("\n= same   ~ changed   − only the session loaded it   + only memtui would   s back · S another session", style=MUTED)
+    return out
+
+
+class SessionPicker(ModalScreen["str | None"]):
+    """The project's sessions, newest first; enter compares the one chosen."""
+
+    BINDINGS = [Binding("escape,q", "cancel", "Close", id="sessions.cancel", tooltip="Close the list")]
+
+    def __init__(self, sessions: list[TranscriptFile]) -> None:
+        super().__init__()
+        self.sessions = sessions
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="session-dialog", classes="dialog"):
+            yield Label("Compare a session with the prediction", classes="dialog-title")
+            yield OptionList(*(Option(_session_label(t)) for t in self.sessions), id="session-options")
+
+    @on(OptionList.OptionSelected)
+    def _selected(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(self.sessions[event.option_index].session_id)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+def _session_label(t: TranscriptFile) -> Text:
+    stamp = datetime.fromtimestamp(t.mtime, UTC).strftime("%Y-%m-%d %H:%M")
+    return Text.assemble((t.session_id[:8], "#61afef"), (f"  {stamp}  {t.size / 1024:,.0f} KB  ", MUTED), (t.project_dir.name, MUTED))
