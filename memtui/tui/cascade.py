@@ -308,7 +308,7 @@ class CascadePane(Widget):
         box.border_title = f"session {result.session_id[:8]} · loaded vs predicted"
         bugs = len(result.bugs)
         box.border_subtitle = f"{len(result.differences)} difference(s)" + (f" · {bugs} fidelity bug(s)" if bugs else "")
-        self.query_one("#cascade-session-text", Static).update(session_text(result, self.cwd))
+        self.query_one("#cascade-session-text", Static).update(session_text(result, self.cwd, self.locations.memory_dir))
 
     @on(Failed)
     def _on_failed(self, message: Failed) -> None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -59,10 +60,10 @@ class TranscriptFile:
 
 def _file(path: Path, session_id: str, agent_id: str | None, project_dir: Path) -> TranscriptFile | None:
     try:
-        st = path.stat()
+        st = os.stat(path)
     except OSError:
         return None
-    if not os.path.isfile(path):
+    if not stat.S_ISREG(st.st_mode):
         return None
     return TranscriptFile(path, session_id, agent_id, project_dir, st.st_size, st.st_mtime_ns, st.st_ino)
 

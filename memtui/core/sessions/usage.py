@@ -25,7 +25,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from memtui.core.memory.memories import iter_memory_files
 from memtui.core.places.locations import Locations
 
 from .projects import TranscriptFile, project_transcripts
@@ -36,6 +35,19 @@ from .uses import MemoryUse, TranscriptState, UsesReader
 SAVE_BATCH = 200
 DAY_S = 86_400.0
 INDEX_NAME = "MEMORY.md"
+
+
+def memory_relpaths(memory_dir: Path) -> list[str]:
+    """The relpaths ``iter_memory_files`` lists (``*.md`` but ``MEMORY.md``, in its order),
+    without building each file's path ([] for a missing dir)."""
+    top = os.fspath(memory_dir)
+    out: list[str] = []
+    for dirpath, dirnames, filenames in os.walk(top):
+        dirnames.sort()
+        rel_dir = os.path.relpath(dirpath, top)
+        prefix = "" if rel_dir == "." else rel_dir.replace(os.sep, "/") + "/"
+        out.extend(prefix + f for f in sorted(filenames) if f.endswith(".md") and f != INDEX_NAME)
+    return out
 
 
 def iso(when: float | None) -> str | None:
@@ -269,7 +281,7 @@ class UsageIndex:
             self._cache = (key, (sessions, aggregate, transcripts))
         rows = {r[0]: r for r in aggregate}
         if existing is None:
-            existing = [rel for _, rel in iter_memory_files(self.memory_dir)] if self.memory_dir.is_dir() else []
+            existing = memory_relpaths(self.memory_dir)
         memories = []
         for rel in existing:
             row = rows.pop(rel, None)

@@ -23,7 +23,16 @@ MARKS = {"same": ("=", "#98c379"), "changed": ("~", "#e5c07b"), "recorded-only":
 BUG = "bold #e06c75"
 
 
-def _row(out: Text, row: Row, cwd: Path) -> None:
+def _name(path: str, cwd: Path, memory_dir: Path | None) -> str:
+    if memory_dir is not None:
+        try:
+            return f"{Path(path).relative_to(memory_dir).as_posix()} (memory dir)"
+        except ValueError:
+            pass
+    return display_path(path, cwd)
+
+
+def _row(out: Text, row: Row, cwd: Path, memory_dir: Path | None = None) -> None:
     glyph, style = MARKS[row.status]
     if row.bug:
         style = BUG
@@ -31,12 +40,12 @@ def _row(out: Text, row: Row, cwd: Path) -> None:
     pred = f"{row.predicted.chars:>7,}" if row.predicted else " " * 7
     out.append(f"{glyph} ", style=style)
     out.append(f"{rec} {pred}  ", style=MUTED)
-    out.append(display_path(row.path, cwd) + "\n", style="bold" if row.status != "same" else "")
+    out.append(_name(row.path, cwd, memory_dir) + "\n", style="bold" if row.status != "same" else "")
     if row.reason:
         out.append(f"            {row.reason}\n", style=BUG if row.bug else MUTED)
 
 
-def session_text(result: SessionLoad, cwd: Path) -> Text:
+def session_text(result: SessionLoad, cwd: Path, memory_dir: Path | None = None) -> Text:
     """The comparison as lines: the startup files, each read's lazy loads, then the verdict."""
     out = Text()
     started = result.to_json()["started"] or "?"
@@ -47,12 +56,12 @@ def session_text(result: SessionLoad, cwd: Path) -> Text:
     out.append("\n\nstartup", style="bold")
     out.append("   recorded · memtui (characters)\n", style=MUTED)
     for row in result.startup:
-        _row(out, row, cwd)
+        _row(out, row, cwd, memory_dir)
     for rd in result.reads:
         out.append(f"\n{rd.tool} {display_path(rd.target, cwd)}", style="bold")
         out.append(f"  (transcript line {rd.line})\n", style=MUTED)
         for row in rd.rows:
-            _row(out, row, cwd)
+            _row(out, row, cwd, memory_dir)
     diffs, bugs = result.differences, result.bugs
     out.append("\n")
     if not result.startup and not result.reads:

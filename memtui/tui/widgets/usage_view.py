@@ -70,13 +70,15 @@ def usage_summary(usage: MemoryUsage | None, report: UsageReport | None) -> Text
     )
 
 
-def use_line(detail: UseDetail) -> Text:
-    """One use: when, the session, what happened (and by which tool)."""
+def use_line(detail: UseDetail, *, short: bool = False) -> Text:
+    """One use: when, the session, what happened (and by which tool); ``short`` for the
+    preview's narrow column (no year, no tool)."""
     use = detail.use
     who = " (sub-agent)" if detail.subagent else ""
-    tool = "" if use.tool in ("recall", "Read") else f" by {use.tool}"
+    tool = "" if short or use.tool in ("recall", "Read") else f" by {use.tool}"
+    when = _stamp(use.time)[5:] if short else _stamp(use.time)
     return Text.assemble(
-        (_stamp(use.time), MUTED), "  ", (detail.session_id[:8], "#61afef"), "  ",
+        (when, MUTED), " ", (detail.session_id[:8], "#61afef"), " ",
         (_KIND[use.kind], "bold"), (tool + who, MUTED),
     )
 
@@ -86,7 +88,7 @@ def uses_block(uses: list[UseDetail]) -> RenderableType:
     if not uses:
         return Text("")
     newest = list(reversed(uses))[:PREVIEW_USES]
-    lines: list[RenderableType] = [use_line(d) for d in newest]
+    lines: list[RenderableType] = [use_line(d, short=True) for d in newest]
     more = len(uses) - len(newest)
     lines.append(Text(f"{'… ' + str(more) + ' more · ' if more else ''}o opens the conversation at a use", style="italic " + MUTED))
     return Group(*lines)

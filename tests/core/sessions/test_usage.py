@@ -248,3 +248,13 @@ def test_the_counts_kept_in_the_store_follow_its_changes(tmp_path: Path, monkeyp
     third.refresh()  # forgets the svc session: the kept counts are stale
     assert _counts(third.report(ws.captured_at))["reference_dash.md"] == (1, 0, 0, 1)
     assert _counts(UsageIndex(loc).report(ws.captured_at))["reference_dash.md"] == (1, 0, 0, 1)
+
+
+def test_memory_relpaths_lists_what_the_agent_reads(tmp_path: Path) -> None:
+    from memtui.core.memory.memories import iter_memory_files
+    from memtui.core.sessions.usage import memory_relpaths
+
+    for rel in ("a.md", "MEMORY.md", "team/MEMORY.md", "team/b.md", "x/y/c.md", "notes.txt", "d.MD"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("x")
+    assert memory_relpaths(tmp_path) == [rel for _, rel in iter_memory_files(tmp_path)] == ["a.md", "team/b.md", "x/y/c.md"]
