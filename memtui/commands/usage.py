@@ -7,11 +7,17 @@ import os
 from pathlib import Path
 
 import click
-from rich.markup import escape
+from rich.markup import escape as markup_escape
 
 from memtui.commands.common import CliContext, common_options, emit_json, fail, rich_console, user_errors
+from memtui.core.base.terminal import visible
 from memtui.core.memory.age import age_days_at, age_label
 from memtui.core.sessions.usage import MemoryUsage, UsageReport, iso
+
+
+def escape(text: str) -> str:
+    """``text`` for a rich line: terminal controls shown as escapes, markup escaped."""
+    return markup_escape(visible(text))
 
 
 def _when(when: float | None, now: float) -> str:

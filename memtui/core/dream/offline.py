@@ -26,12 +26,12 @@ the consolidator again on its own result changes nothing.
 from __future__ import annotations
 
 import hashlib
-import os
 import threading
 from collections import defaultdict
 from collections.abc import Callable
 from datetime import datetime
 
+from memtui.core.base.safe_read import read_regular
 from memtui.core.memory.catalog import iso_utc
 from memtui.core.doctor.dates import relative_dates
 from memtui.core.doctor.duplicates import (
@@ -62,9 +62,9 @@ from memtui.core.dream.reconcile import RECONCILED_TYPES, instruction_files, rec
 from memtui.core.places.release import release_of
 from memtui.core.memory.frontmatter import parse_frontmatter
 from memtui.core.memory.index import INDEX_NAME
-from memtui.core.writes.journal import read_or_none
 from memtui.core.memory.lint import mtime_datetime
 from memtui.core.memory.memories import (
+    MAX_MEMORY_BYTES,
     Memory,
     iter_memory_paths,
     parse_memory_bytes,
@@ -125,10 +125,9 @@ class _Run:
                 team += 1
                 continue
             try:
-                with open(path, "rb") as fh:
-                    mtime = os.fstat(fh.fileno()).st_mtime
-                    data = fh.read()
-            except OSError as exc:
+                data, st = read_regular(path, MAX_MEMORY_BYTES)
+                mtime = st.st_mtime
+            except OSError as exc:  # a FIFO, a /dev/zero link, a file over the cap: listed as unreadable
                 self.memories.append(unreadable_memory(path, rel, exc))
                 continue
             mem = parse_memory_bytes(path, rel, data, mtime)
@@ -142,8 +141,7 @@ class _Run:
             self.log(FileRead("orient", rel, len(data)))
             if i % PROGRESS_EVERY == 0 or i == total:
                 self.log(Progress("orient", i, total))
-        index = read_or_none(self.ctx.memory_dir / INDEX_NAME)
-        self.ws.seed(INDEX_NAME, index)
+        index = self.ws.original(INDEX_NAME) if self.ws.get(INDEX_NAME) is not None and INDEX_NAME not in self.ws.unreadable else None
         if index is not None:
             self.log(FileRead("orient", INDEX_NAME, len(index)))
         if team:

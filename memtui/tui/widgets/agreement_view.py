@@ -6,6 +6,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from memtui.core.audit.agreement import Agreement
+from memtui.core.base.terminal import visible
 
 MUTED = "#5c6370"
 # The detail lists at most this many prompts (``memtui recall eval --transcripts`` lists them all).
@@ -42,15 +43,15 @@ def agreement_text(agreement: Agreement | None, *, details: bool, running: bool 
     out.append("(computing hybrid…)" if running else ("ctrl+l hides" if details else "ctrl+l details"), style="italic " + MUTED)
     if details:
         for p in agreement.prompts[:DETAIL_PROMPTS]:
-            out.append(f"\n{p.recalled.session_id[:8]}:{p.recalled.line} ", style="#61afef")
-            out.append(p.recalled.prompt.strip().replace("\n", " ")[:90], style="bold")
-            out.append("\n  claude  " + ", ".join(p.recalled.claude), style=MUTED)
+            out.append(f"\n{visible(p.recalled.session_id[:8])}:{p.recalled.line} ", style="#61afef")
+            out.append(visible(" ".join(p.recalled.prompt.split())[:90]), style="bold")
+            out.append("\n  claude  " + visible(", ".join(p.recalled.claude)), style=MUTED)
             for name, picks in p.picks.items():
                 if picks is not None:
                     hits = set(picks) & set(p.recalled.claude)
                     out.append(f"\n  {name:<7} ", style=MUTED)
                     for i, rel in enumerate(picks):
-                        out.append(("" if i == 0 else ", ") + rel, style="#98c379" if rel in hits else "")
+                        out.append(("" if i == 0 else ", ") + visible(rel), style="#98c379" if rel in hits else "")
         more = len(agreement.prompts) - DETAIL_PROMPTS
         if more > 0:
             out.append(f"\n… {more} more: memtui recall eval --transcripts", style=MUTED)

@@ -15,6 +15,7 @@ from textual.widgets import Label, OptionList
 from textual.widgets.option_list import Option
 
 from memtui.core.audit.loaded import Row, SessionLoad
+from memtui.core.base.terminal import visible
 from memtui.core.sessions.projects import TranscriptFile
 from memtui.tui.widgets.cascade_view import MUTED, display_path
 
@@ -26,10 +27,10 @@ BUG = "bold #e06c75"
 def _name(path: str, cwd: Path, memory_dir: Path | None) -> str:
     if memory_dir is not None:
         try:
-            return f"{Path(path).relative_to(memory_dir).as_posix()} (memory dir)"
+            return visible(f"{Path(path).relative_to(memory_dir).as_posix()} (memory dir)")
         except ValueError:
             pass
-    return display_path(path, cwd)
+    return visible(display_path(path, cwd))
 
 
 def _row(out: Text, row: Row, cwd: Path, memory_dir: Path | None = None) -> None:
@@ -42,23 +43,23 @@ def _row(out: Text, row: Row, cwd: Path, memory_dir: Path | None = None) -> None
     out.append(f"{rec} {pred}  ", style=MUTED)
     out.append(_name(row.path, cwd, memory_dir) + "\n", style="bold" if row.status != "same" else "")
     if row.reason:
-        out.append(f"            {row.reason}\n", style=BUG if row.bug else MUTED)
+        out.append(f"            {visible(row.reason)}\n", style=BUG if row.bug else MUTED)
 
 
 def session_text(result: SessionLoad, cwd: Path, memory_dir: Path | None = None) -> Text:
     """The comparison as lines: the startup files, each read's lazy loads, then the verdict."""
     out = Text()
     started = result.to_json()["started"] or "?"
-    out.append(f"session {result.session_id[:8]}", style="bold")
-    out.append(f"  started {started[:19].replace('T', ' ')} in {display_path(result.cwd or '?', cwd)}", style=MUTED)
+    out.append(f"session {visible(result.session_id[:8])}", style="bold")
+    out.append(f"  started {visible(started[:19].replace('T', ' '))} in {visible(display_path(result.cwd or '?', cwd))}", style=MUTED)
     if result.version:
-        out.append(f"  · Claude Code {result.version}", style=MUTED)
+        out.append(f"  · Claude Code {visible(result.version)}", style=MUTED)
     out.append("\n\nstartup", style="bold")
     out.append("   recorded · memtui (characters)\n", style=MUTED)
     for row in result.startup:
         _row(out, row, cwd, memory_dir)
     for rd in result.reads:
-        out.append(f"\n{rd.tool} {display_path(rd.target, cwd)}", style="bold")
+        out.append(f"\n{visible(rd.tool)} {visible(display_path(rd.target, cwd))}", style="bold")
         out.append(f"  (transcript line {rd.line})\n", style=MUTED)
         for row in rd.rows:
             _row(out, row, cwd, memory_dir)
@@ -74,7 +75,7 @@ def session_text(result: SessionLoad, cwd: Path, memory_dir: Path | None = None)
             out.append(f" · {len(bugs)} fidelity bug(s) to report", style=BUG)
         out.append("\n")
     for note in result.notes:
-        out.append(f"note: {note}\n", style=MUTED)
+        out.append(f"note: {visible(note)}\n", style=MUTED)
     out.append("\n= same   ~ changed   − only the session loaded it   + only memtui would   s back · S another session", style=MUTED)
     return out
 
@@ -103,4 +104,4 @@ class SessionPicker(ModalScreen["str | None"]):
 
 def _session_label(t: TranscriptFile) -> Text:
     stamp = datetime.fromtimestamp(t.mtime, UTC).strftime("%Y-%m-%d %H:%M")
-    return Text.assemble((t.session_id[:8], "#61afef"), (f"  {stamp}  {t.size / 1024:,.0f} KB  ", MUTED), (t.project_dir.name, MUTED))
+    return Text.assemble((visible(t.session_id[:8]), "#61afef"), (f"  {stamp}  {t.size / 1024:,.0f} KB  ", MUTED), (visible(t.project_dir.name), MUTED))

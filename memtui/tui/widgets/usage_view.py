@@ -16,6 +16,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
 
+from memtui.core.base.terminal import visible
 from memtui.core.memory.age import age_days_at
 from memtui.core.sessions.usage import MemoryUsage, UsageReport, UseDetail
 
@@ -78,7 +79,7 @@ def use_line(detail: UseDetail, *, short: bool = False) -> Text:
     tool = "" if short or use.tool in ("recall", "Read") else f" by {use.tool}"
     when = _stamp(use.time)[5:] if short else _stamp(use.time)
     return Text.assemble(
-        (when, MUTED), " ", (detail.session_id[:8], "#61afef"), " ",
+        (when, MUTED), " ", (visible(detail.session_id[:8]), "#61afef"), " ",
         (_KIND[use.kind], "bold"), (tool + who, MUTED),
     )
 
@@ -106,7 +107,7 @@ class UsesDialog(ModalScreen["UseDetail | None"]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="uses-dialog", classes="dialog"):
-            yield Label(f"Where the agent used {self.relpath}", classes="dialog-title")
+            yield Label(Text(f"Where the agent used {visible(self.relpath)}"), classes="dialog-title")
             yield OptionList(*(Option(use_line(d)) for d in self.uses), id="uses-options")
             yield Static(Text("enter opens the conversation at that point · esc closes", style=MUTED))
 
