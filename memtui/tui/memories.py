@@ -226,7 +226,7 @@ class MemoriesPane(Widget):
     def _used_of(self, entry: MemoryEntry) -> UsedKey | None:
         if self.usage is None:
             return None
-        return used_key(self.usage.get(entry.relpath), self.usage.now)
+        return used_key(self.usage.get(entry.relpath), self.usage.now, len(self.usage.sessions))
 
     def on_show(self, event: Show) -> None:
         """Coming into view (its tab chosen): keys go to the table, so e, d, I act at once."""

@@ -155,7 +155,8 @@ class UsageReport:
     @property
     def last_time(self) -> float | None:
         """The last line's time of the sessions covered."""
-        return max((s.last_time or s.first_time for s in self.sessions if (s.last_time or s.first_time) is not None), default=None)
+        ends = [t for s in self.sessions if (t := s.last_time if s.last_time is not None else s.first_time) is not None]
+        return max(ends, default=None)
 
     def to_json(self) -> dict[str, Any]:
         """``{"sessions": N, "from": ISO, "to": ISO, "memories": [...], "missing": [...]}`` plus
@@ -286,7 +287,7 @@ class UsageIndex:
         for rel in existing:
             row = rows.pop(rel, None)
             memories.append(MemoryUsage(rel, *row[1:]) if row is not None else MemoryUsage(rel))
-        missing = [MemoryUsage(rel, *row[1:], exists=False) for rel, row in sorted(rows.items())
+        missing = [MemoryUsage(rel, row[1], row[2], row[3], row[4], row[5], row[6], exists=False) for rel, row in sorted(rows.items())
                    if is_memory_relpath(rel) and not os.path.isfile(self.memory_dir / rel)]
         skipped = sum(s.skipped for *_, s in transcripts)
         return UsageReport(self.memory_dir, now_s, since_days, tuple(sessions), tuple(memories), tuple(missing),

@@ -70,6 +70,23 @@ CREATE INDEX IF NOT EXISTS uses_by_relpath ON uses (relpath);
 """
 
 
+def _db(text: str | None) -> str | bytes | None:
+    """``text`` as stored: itself, or — a file name that is not UTF-8 (lone surrogates) — its
+    bytes (a BLOB; SQLite text must be UTF-8). The same text always maps to the same value."""
+    if text is None:
+        return None
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogateescape")
+    return text
+
+
+def _py(value: Any) -> Any:
+    """A stored value back as text (see ``_db``)."""
+    return value.decode("utf-8", "surrogateescape") if isinstance(value, bytes) else value
+
+
 def state_blob(state: TranscriptState) -> bytes:
     """``state`` without its uses, as stored."""
     data: dict[str, Any] = {k: getattr(state, k) for k in _STATE_FIELDS}
@@ -83,7 +100,10 @@ def state_from(blob: bytes, uses: Iterable[MemoryUse]) -> TranscriptState:
     data = orjson.loads(blob)
     if not isinstance(data, dict):
         raise ValueError("not a stored state")
-    state = TranscriptState(**{k: data.get(k) for k in _STATE_FIELDS if k in data})
+    state = TranscriptState()
+    for k in _STATE_FIELDS:
+        if k in data:
+            setattr(state, k, data[k])
     state.pending = set(data.get("pending") or ())
     state.errored = set(data.get("errored") or ())
     state.uses = list(uses)
@@ -165,19 +185,19 @@ class UsageStore:
         """Every stored transcript's path with its stat key ``(size, mtime_ns, inode)``."""
         with self._lock:
             rows = self._conn.execute("SELECT path, size, mtime_ns, inode FROM transcripts").fetchall()
-        return {r[0]: (r[1], r[2], r[3]) for r in rows}
+        return {_py(r[0]): (r[1], r[2], r[3]) for r in rows}
 
     def load_state(self, path: str) -> TranscriptState | None:
         """The stored state of ``path`` with its uses, or ``None`` (not stored, unreadable)."""
         with self._lock:
-            row = self._conn.execute("SELECT state FROM transcripts WHERE path = ?", (path,)).fetchone()
+            row = self._conn.execute("SELECT state FROM transcripts WHERE path = ?", (_db(path),)).fetchone()
             if row is None:
                 return None
             uses = self._conn.execute(
-                "SELECT kind, relpath, time, line, uuid, tool, key FROM uses WHERE transcript = ? ORDER BY rowid", (path,)
+                "SELECT kind, relpath, time, line, uuid, tool, key FROM uses WHERE transcript = ? ORDER BY rowid", (_db(path),)
             ).fetchall()
         try:
-            return state_from(row[0], (MemoryUse(*u) for u in uses))
+            return state_from(row[0], (MemoryUse(u[0], _py(u[1]), *u[2:]) for u in uses))
         except (ValueError, TypeError):
             return None
 
@@ -190,16 +210,17 @@ class UsageStore:
         self.generation += 1
         with self._tx() as conn:
             self._changed(conn)
-            for path, session, agent, pdir, (size, mtime_ns, inode), state in rows:
+            for text_path, session, agent, pdir, (size, mtime_ns, inode), state in rows:
+                path = _db(text_path)
                 conn.execute("DELETE FROM uses WHERE transcript = ?", (path,))
                 conn.execute(
                     "INSERT OR REPLACE INTO transcripts VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (path, session, agent, pdir, size, mtime_ns, inode, state.first_time,
+                    (path, _db(session), _db(agent), _db(pdir), size, mtime_ns, inode, state.first_time,
                      state.last_time if state.last_time is not None else state.first_time, state_blob(state)),
                 )
                 conn.executemany(
                     "INSERT INTO uses VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    [(path, u.kind, u.relpath, u.time, u.line, u.uuid, u.tool, u.key) for u in state.uses],
+                    [(path, u.kind, _db(u.relpath), u.time, u.line, _db(u.uuid), _db(u.tool), _db(u.key)) for u in state.uses],
                 )
 
     def forget(self, paths: Iterable[str]) -> None:
@@ -210,8 +231,8 @@ class UsageStore:
         self.generation += 1
         with self._tx() as conn:
             self._changed(conn)
-            conn.executemany("DELETE FROM uses WHERE transcript = ?", [(p,) for p in gone])
-            conn.executemany("DELETE FROM transcripts WHERE path = ?", [(p,) for p in gone])
+            conn.executemany("DELETE FROM uses WHERE transcript = ?", [(_db(p),) for p in gone])
+            conn.executemany("DELETE FROM transcripts WHERE path = ?", [(_db(p),) for p in gone])
 
     def transcripts(self) -> list[tuple[str, str, str | None, str, int, TranscriptState]]:
         """Every stored transcript: ``(path, session_id, agent_id, project_dir, mtime_ns,
@@ -221,7 +242,7 @@ class UsageStore:
         out = []
         for path, session, agent, pdir, mtime_ns, blob in rows:
             try:
-                out.append((path, session, agent, pdir, mtime_ns, state_from(blob, ())))
+                out.append((_py(path), _py(session), _py(agent), _py(pdir), mtime_ns, state_from(blob, ())))
             except (ValueError, TypeError):
                 continue
         return out
@@ -230,19 +251,19 @@ class UsageStore:
         """Every stored transcript's path with its ``(session_id, agent_id)``."""
         with self._lock:
             rows = self._conn.execute("SELECT path, session_id, agent_id FROM transcripts").fetchall()
-        return {r[0]: (r[1], r[2]) for r in rows}
+        return {_py(r[0]): (_py(r[1]), _py(r[2])) for r in rows}
 
     def uses(self, relpath: str | None = None) -> list[tuple[str, MemoryUse]]:
         """Stored uses as ``(transcript path, use)``, in transcript then file order; only those
         of ``relpath`` when given."""
         query = "SELECT transcript, kind, relpath, time, line, uuid, tool, key FROM uses"
-        args: tuple[str, ...] = ()
+        args: tuple[str | bytes | None, ...] = ()
         if relpath is not None:
             query += " WHERE relpath = ?"
-            args = (relpath,)
+            args = (_db(relpath),)
         with self._lock:
             rows = self._conn.execute(query + " ORDER BY transcript, rowid", args).fetchall()
-        return [(r[0], MemoryUse(*r[1:])) for r in rows]
+        return [(_py(r[0]), MemoryUse(r[1], _py(r[2]), r[3], r[4], _py(r[5]), _py(r[6]), _py(r[7]))) for r in rows]
 
     def aggregate(self, since: float | None = None) -> list[tuple[str, int, int, int, int, float | None, float | None]]:
         """Per file: ``(relpath, recalled, read, written, sessions, first use, last use)``
@@ -264,12 +285,12 @@ class UsageStore:
                 finally:
                     self._conn.execute("COMMIT")
             if valid:
-                return [tuple(r) for r in kept]  # type: ignore[misc]
+                return [(_py(r[0]), r[1], r[2], r[3], r[4], r[5], r[6]) for r in kept]
             result = self._aggregate(None)
             with self._tx() as conn:
                 now_version = conn.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
                 if now_version == version:  # nobody changed the uses meanwhile
-                    conn.executemany("INSERT OR REPLACE INTO summary VALUES (?, ?, ?, ?, ?, ?, ?)", result)
+                    conn.executemany("INSERT OR REPLACE INTO summary VALUES (?, ?, ?, ?, ?, ?, ?)", [(_db(r[0]), *r[1:]) for r in result])
                     conn.execute("INSERT OR REPLACE INTO meta VALUES ('summary', '1')")
             return result
         return self._aggregate(since)
@@ -285,7 +306,8 @@ class UsageStore:
         seen: set[tuple[str, str, str]] = set()
         agg: dict[str, list[Any]] = {}
         slot = {"recalled": 0, "read": 1, "written": 2}
-        for rel, kind, key, when, session in rows:
+        for raw_rel, kind, key, when, session in rows:
+            rel = _py(raw_rel)
             k = (rel, kind, key)
             if k in seen:
                 continue

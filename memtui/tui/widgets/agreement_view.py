@@ -24,6 +24,8 @@ def agreement_text(agreement: Agreement | None, *, details: bool, running: bool 
     """One line (and, with ``details``, the prompts): the selectors' recall@5 against the agent."""
     if agreement is None:
         return Text("comparing with the agent's own recall (its transcripts)…", style=MUTED)
+    if not agreement.sessions:
+        return Text("vs the agent's own recall: no session on record", style=MUTED)
     if not agreement.prompts:
         return Text(
             f"vs the agent's own recall: no recall recorded in {agreement.sessions} session(s) "

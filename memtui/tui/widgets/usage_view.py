@@ -36,7 +36,10 @@ def short_age(when: float, now: float) -> str:
 
 @lru_cache(maxsize=4096)
 def used_text(uses: int, age: str | None) -> Text:
-    """The "used" cell: the number of uses and the age of the last (``never`` without one)."""
+    """The "used" cell: the number of uses and the age of the last (``never`` without one;
+    ``—`` when no session is on record: nothing to tell)."""
+    if uses < 0:
+        return Text("—", style=MUTED)
     if uses == 0:
         return Text("never", style=NEVER_STYLE)
     return Text.assemble((f"{uses}", "bold " + USED_STYLE), (f" · {age}" if age else "", MUTED))
@@ -45,9 +48,11 @@ def used_text(uses: int, age: str | None) -> Text:
 UsedKey = tuple[int, "str | None"]
 
 
-def used_key(usage: MemoryUsage | None, now: float) -> UsedKey:
+def used_key(usage: MemoryUsage | None, now: float, sessions: int = 1) -> UsedKey:
     """What the "used" cell shows for ``usage`` (``None``: a memory without a use): the number
-    of uses and the short age of the last."""
+    of uses and the short age of the last; ``(-1, None)`` with no ``sessions`` on record."""
+    if sessions == 0:
+        return (-1, None)
     if usage is None or not usage.used:
         return (0, None)
     total = usage.recalled + usage.read + usage.written
@@ -63,6 +68,8 @@ def usage_summary(usage: MemoryUsage | None, report: UsageReport | None) -> Text
     if report is None:
         return Text("reading the agent's transcripts…", style=MUTED)
     covered = len(report.sessions)
+    if covered == 0:
+        return Text("no session of the agent on record", style=MUTED)
     if usage is None or not usage.used:
         return Text(f"never used in the {covered} session(s) on record", style=NEVER_STYLE)
     return Text.assemble(

@@ -258,3 +258,17 @@ def test_memory_relpaths_lists_what_the_agent_reads(tmp_path: Path) -> None:
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text("x")
     assert memory_relpaths(tmp_path) == [rel for _, rel in iter_memory_files(tmp_path)] == ["a.md", "team/b.md", "x/y/c.md"]
+
+
+def test_file_names_that_are_not_utf8_are_stored_and_found(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    ws = rebuild_usage(tmp_path, monkeypatch)
+    odd_memory = os.fsdecode(b"odd_\xff.md")
+    (ws.memory_dir / odd_memory).write_text("---\nname: odd\ndescription: odd\ntype: user\n---\nodd\n")
+    odd_session = ws.transcript("hello").parent / os.fsdecode(b"sess\xfe.jsonl")
+    shutil.copy(ws.transcript("hello"), odd_session)
+    index = UsageIndex(_locations(ws))
+    index.refresh()
+    report = index.report(ws.captured_at)
+    assert report.get(odd_memory) is not None and index.uses_of(odd_memory) == []
+    assert str(odd_session) in {str(s.path) for s in report.sessions}
+    assert UsageIndex(_locations(ws)).refresh().unchanged == 6  # found again by its stored name
