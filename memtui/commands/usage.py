@@ -51,9 +51,8 @@ def usage_cmd(obj: CliContext, since: float | None, as_json: bool) -> None:
     last — from its transcripts (sessions in any cwd of the repository, and their sub-agents)."""
     from memtui.core.sessions.usage import UsageIndex
 
+    obj.checked_memory_dir()
     loc = obj.locations
-    if not loc.memory_dir.is_dir():
-        fail(f"no memory dir at {loc.memory_dir} ({loc.memory_dir_source}); see `memtui where`", 1)
     now = obj.now().timestamp()
     index = UsageIndex(loc)
     index.refresh()

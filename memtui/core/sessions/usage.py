@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, Protocol, TypeVar
 
 from memtui.core.places.locations import Locations
 
@@ -172,6 +172,39 @@ class UsageReport:
             "transcripts": self.transcripts,
             "problems": list(self.problems),
         }
+
+
+class _HasRelpath(Protocol):
+    @property
+    def relpath(self) -> str: ...
+
+
+_Listed = TypeVar("_Listed", bound=_HasRelpath)
+UseSort = Literal["newest", "most-used", "least-used"]
+# The orders a listing by use cycles through: as listed (newest first), most used first, least
+# used (never used) first.
+USE_SORTS: tuple[UseSort, ...] = ("newest", "most-used", "least-used")
+
+
+def by_use(entries: Iterable[_Listed], usage: UsageReport | None, *, sort: UseSort = "newest", never_used: bool = False) -> list[_Listed]:
+    """``entries`` (anything with a ``relpath``: memory entries) ordered by the agent's use of
+    each, as ``usage`` records it: ``sort`` ``"most-used"`` puts the most uses (recalled + read
+    + written) first, ties broken by the latest use; ``"least-used"`` the reverse;
+    ``"newest"`` keeps the given order. ``never_used`` keeps only the entries without a use.
+    Without a report (the transcripts not read yet), ``entries`` as given."""
+    listed = list(entries)
+    if usage is None:
+        return listed
+    if never_used:
+        listed = [e for e in listed if not ((u := usage.get(e.relpath)) is not None and u.used)]
+    if sort == "newest":
+        return listed
+
+    def weight(entry: _Listed) -> tuple[int, float]:
+        u = usage.get(entry.relpath)
+        return (0, 0.0) if u is None else (u.recalled + u.read + u.written, u.last_used or 0.0)
+
+    return sorted(listed, key=weight, reverse=sort == "most-used")
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,11 +17,12 @@ from textual.widgets.option_list import Option
 from memtui.core.audit.loaded import Row, SessionLoad
 from memtui.core.base.terminal import visible
 from memtui.core.sessions.projects import TranscriptFile
+from memtui.tui.theme import assemble, tone
 from memtui.tui.widgets.cascade_view import MUTED, display_path
 
-MARKS = {"same": ("=", "#98c379"), "changed": ("~", "#e5c07b"), "recorded-only": ("−", "#e5c07b"),
-         "predicted-only": ("+", "#e5c07b"), "moved": ("↕", "#e5c07b")}
-BUG = "bold #e06c75"
+MARKS = {"same": ("=", "$success"), "changed": ("~", "$warning"), "recorded-only": ("−", "$warning"),
+         "predicted-only": ("+", "$warning"), "moved": ("↕", "$warning")}
+BUG = "bold $error"
 
 
 def _name(path: str, cwd: Path, memory_dir: Path | None) -> str:
@@ -39,11 +40,11 @@ def _row(out: Text, row: Row, cwd: Path, memory_dir: Path | None = None) -> None
         style = BUG
     rec = f"{row.recorded.chars:>7,}" if row.recorded else " " * 7
     pred = f"{row.predicted.chars:>7,}" if row.predicted else " " * 7
-    out.append(f"{glyph} ", style=style)
-    out.append(f"{rec} {pred}  ", style=MUTED)
+    out.append(f"{glyph} ", style=tone(style))
+    out.append(f"{rec} {pred}  ", style=tone(MUTED))
     out.append(_name(row.path, cwd, memory_dir) + "\n", style="bold" if row.status != "same" else "")
     if row.reason:
-        out.append(f"            {visible(row.reason)}\n", style=BUG if row.bug else MUTED)
+        out.append(f"            {visible(row.reason)}\n", style=tone(BUG if row.bug else MUTED))
 
 
 def session_text(result: SessionLoad, cwd: Path, memory_dir: Path | None = None) -> Text:
@@ -51,32 +52,32 @@ def session_text(result: SessionLoad, cwd: Path, memory_dir: Path | None = None)
     out = Text()
     started = result.to_json()["started"] or "?"
     out.append(f"session {visible(result.session_id[:8])}", style="bold")
-    out.append(f"  started {visible(started[:19].replace('T', ' '))} in {visible(display_path(result.cwd or '?', cwd))}", style=MUTED)
+    out.append(f"  started {visible(started[:19].replace('T', ' '))} in {visible(display_path(result.cwd or '?', cwd))}", style=tone(MUTED))
     if result.version:
-        out.append(f"  · Claude Code {visible(result.version)}", style=MUTED)
+        out.append(f"  · Claude Code {visible(result.version)}", style=tone(MUTED))
     out.append("\n\nstartup", style="bold")
-    out.append("   recorded · memtui (characters)\n", style=MUTED)
+    out.append("   recorded · memtui (characters)\n", style=tone(MUTED))
     for row in result.startup:
         _row(out, row, cwd, memory_dir)
     for rd in result.reads:
         out.append(f"\n{visible(rd.tool)} {visible(display_path(rd.target, cwd))}", style="bold")
-        out.append(f"  (transcript line {rd.line})\n", style=MUTED)
+        out.append(f"  (transcript line {rd.line})\n", style=tone(MUTED))
         for row in rd.rows:
             _row(out, row, cwd, memory_dir)
     diffs, bugs = result.differences, result.bugs
     out.append("\n")
     if not result.startup and not result.reads:
-        out.append("nothing to compare\n", style=MUTED)
+        out.append("nothing to compare\n", style=tone(MUTED))
     elif not diffs:
-        out.append("no difference: memtui predicts what this session loaded\n", style="bold #98c379")
+        out.append("no difference: memtui predicts what this session loaded\n", style=tone("bold $success"))
     else:
-        out.append(f"{len(diffs)} difference(s), {len(diffs) - len(bugs)} explained", style="bold #e5c07b")
+        out.append(f"{len(diffs)} difference(s), {len(diffs) - len(bugs)} explained", style=tone("bold $warning"))
         if bugs:
-            out.append(f" · {len(bugs)} fidelity bug(s) to report", style=BUG)
+            out.append(f" · {len(bugs)} fidelity bug(s) to report", style=tone(BUG))
         out.append("\n")
     for note in result.notes:
-        out.append(f"note: {visible(note)}\n", style=MUTED)
-    out.append("\n= same   ~ changed   − only the session loaded it   + only memtui would   s back · S another session", style=MUTED)
+        out.append(f"note: {visible(note)}\n", style=tone(MUTED))
+    out.append("\n= same   ~ changed   − only the session loaded it   + only memtui would   s back · S another session", style=tone(MUTED))
     return out
 
 
@@ -104,4 +105,4 @@ class SessionPicker(ModalScreen["str | None"]):
 
 def _session_label(t: TranscriptFile) -> Text:
     stamp = datetime.fromtimestamp(t.mtime, UTC).strftime("%Y-%m-%d %H:%M")
-    return Text.assemble((visible(t.session_id[:8]), "#61afef"), (f"  {stamp}  {t.size / 1024:,.0f} KB  ", MUTED), (visible(t.project_dir.name), MUTED))
+    return assemble((visible(t.session_id[:8]), "$note"), (f"  {stamp}  {t.size / 1024:,.0f} KB  ", MUTED), (visible(t.project_dir.name), MUTED))

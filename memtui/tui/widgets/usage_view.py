@@ -19,10 +19,11 @@ from textual.widgets.option_list import Option
 from memtui.core.base.terminal import visible
 from memtui.core.memory.age import age_days_at
 from memtui.core.sessions.usage import MemoryUsage, UsageReport, UseDetail
+from memtui.tui.theme import assemble, styled
 
-MUTED = "#5c6370"
-USED_STYLE = "#98c379"
-NEVER_STYLE = "#e5c07b"
+MUTED = "$muted"
+USED_STYLE = "$success"
+NEVER_STYLE = "$warning"
 # The preview lists at most this many uses (the dialog behind `o` lists them all).
 PREVIEW_USES = 6
 _KIND = {"recalled": "recalled", "read": "read", "written": "written"}
@@ -39,10 +40,10 @@ def used_text(uses: int, age: str | None) -> Text:
     """The "used" cell: the number of uses and the age of the last (``never`` without one;
     ``—`` when no session is on record: nothing to tell)."""
     if uses < 0:
-        return Text("—", style=MUTED)
+        return styled("—", style=MUTED)
     if uses == 0:
-        return Text("never", style=NEVER_STYLE)
-    return Text.assemble((f"{uses}", "bold " + USED_STYLE), (f" · {age}" if age else "", MUTED))
+        return styled("never", style=NEVER_STYLE)
+    return assemble((f"{uses}", "bold " + USED_STYLE), (f" · {age}" if age else "", MUTED))
 
 
 UsedKey = tuple[int, "str | None"]
@@ -66,13 +67,13 @@ def _stamp(when: float | None) -> str:
 def usage_summary(usage: MemoryUsage | None, report: UsageReport | None) -> Text:
     """One line: ``recalled 1 · read 1 · written 0 — 2 sessions, last 2026-12-01 23:20``."""
     if report is None:
-        return Text("reading the agent's transcripts…", style=MUTED)
+        return styled("reading the agent's transcripts…", style=MUTED)
     covered = len(report.sessions)
     if covered == 0:
-        return Text("no session of the agent on record", style=MUTED)
+        return styled("no session of the agent on record", style=MUTED)
     if usage is None or not usage.used:
-        return Text(f"never used in the {covered} session(s) on record", style=NEVER_STYLE)
-    return Text.assemble(
+        return styled(f"never used in the {covered} session(s) on record", style=NEVER_STYLE)
+    return assemble(
         (f"recalled {usage.recalled} · read {usage.read} · written {usage.written}", "bold"),
         (f" — {usage.sessions} of {covered} session(s), last {_stamp(usage.last_used)}", MUTED),
     )
@@ -85,8 +86,8 @@ def use_line(detail: UseDetail, *, short: bool = False) -> Text:
     who = " (sub-agent)" if detail.subagent else ""
     tool = "" if short or use.tool in ("recall", "Read") else f" by {use.tool}"
     when = _stamp(use.time)[5:] if short else _stamp(use.time)
-    return Text.assemble(
-        (when, MUTED), " ", (visible(detail.session_id[:8]), "#61afef"), " ",
+    return assemble(
+        (when, MUTED), " ", (visible(detail.session_id[:8]), "$note"), " ",
         (_KIND[use.kind], "bold"), (tool + who, MUTED),
     )
 
@@ -98,7 +99,7 @@ def uses_block(uses: list[UseDetail]) -> RenderableType:
     newest = list(reversed(uses))[:PREVIEW_USES]
     lines: list[RenderableType] = [use_line(d, short=True) for d in newest]
     more = len(uses) - len(newest)
-    lines.append(Text(f"{'… ' + str(more) + ' more · ' if more else ''}o opens the conversation at a use", style="italic " + MUTED))
+    lines.append(styled(f"{'… ' + str(more) + ' more · ' if more else ''}o opens the conversation at a use", style="italic " + MUTED))
     return Group(*lines)
 
 
@@ -116,7 +117,7 @@ class UsesDialog(ModalScreen["UseDetail | None"]):
         with Vertical(id="uses-dialog", classes="dialog"):
             yield Label(Text(f"Where the agent used {visible(self.relpath)}"), classes="dialog-title")
             yield OptionList(*(Option(use_line(d)) for d in self.uses), id="uses-options")
-            yield Static(Text("enter opens the conversation at that point · esc closes", style=MUTED))
+            yield Static(styled("enter opens the conversation at that point · esc closes", style=MUTED))
 
     @on(OptionList.OptionSelected)
     def _selected(self, event: OptionList.OptionSelected) -> None:
