@@ -272,3 +272,34 @@ def test_file_names_that_are_not_utf8_are_stored_and_found(tmp_path: Path, monke
     assert report.get(odd_memory) is not None and index.uses_of(odd_memory) == []
     assert str(odd_session) in {str(s.path) for s in report.sessions}
     assert UsageIndex(_locations(ws)).refresh().unchanged == 6  # found again by its stored name
+
+
+def test_by_use_sorts_and_filters_by_the_agents_use() -> None:
+    """The Memories pane's U and N: most used first (ties: the latest use first), least used
+    first, only the never used; as listed until the transcripts are read."""
+    from dataclasses import dataclass as _dataclass
+
+    from memtui.core.sessions.usage import MemoryUsage, UsageReport, by_use
+
+    @_dataclass(frozen=True)
+    class Listed:
+        relpath: str
+
+    listed = [Listed("a.md"), Listed("b.md"), Listed("c.md"), Listed("d.md")]
+    report = UsageReport(
+        memory_dir=Path("/m"), now=1000.0, since_days=None, sessions=(),
+        memories=(
+            MemoryUsage("a.md"),  # never used
+            MemoryUsage("b.md", recalled=1, read=1, sessions=1, last_used=100.0),  # 2 uses
+            MemoryUsage("c.md", written=1, sessions=1, last_used=300.0),  # 1 use, latest
+            MemoryUsage("d.md", read=2, sessions=2, last_used=200.0),  # 2 uses, later than b
+        ),
+        missing=(),
+    )
+    names = lambda xs: [x.relpath for x in xs]  # noqa: E731
+    assert names(by_use(listed, None, sort="most-used", never_used=True)) == ["a.md", "b.md", "c.md", "d.md"]
+    assert names(by_use(listed, report)) == ["a.md", "b.md", "c.md", "d.md"]
+    assert names(by_use(listed, report, sort="most-used")) == ["d.md", "b.md", "c.md", "a.md"]
+    assert names(by_use(listed, report, sort="least-used")) == ["a.md", "c.md", "b.md", "d.md"]
+    assert names(by_use(listed, report, never_used=True)) == ["a.md"]
+    assert names(by_use([Listed("new.md"), *listed], report, sort="least-used", never_used=True)) == ["new.md", "a.md"]
