@@ -1,6 +1,6 @@
 """The Recall pane: a playground for what the agent would recall for a prompt, and why (SPEC §6).
 
-Type a prompt: the lexical selector answers as you type (debounced); the claude and hybrid
+Type a prompt: the offline selectors (semantic, lexical) answer as you type (debounced); the claude and hybrid
 selectors cost a request, so they run on Enter (Esc cancels). Recent tools come from the
 tools box or a session transcript (which also brings the memories that session already
 surfaced, and its budget). The results: the picks with type and age badges and the reason
@@ -56,6 +56,7 @@ from memtui.core.recall import (
     recall,
     resolve_selector,
 )
+from memtui.core.recall.embedding import ModelUnavailableError
 from memtui.core.recall.manifest import SESSION_BUDGET
 from memtui.core.sessions.transcripts import (
     SessionFile,
@@ -89,7 +90,8 @@ NARROW_WIDTH = 100
 SHORT_HEIGHT = 26
 SELECTOR_OPTIONS: list[tuple[str, str]] = [(name, name) for name in SELECTOR_NAMES]
 SELECTOR_HELP = {
-    "auto": "claude with an API key, else lexical",
+    "auto": "claude with an API key, else semantic",
+    "semantic": "meaning (embeddings) and words (BM25) over every memory, offline, as you type",
     "lexical": "BM25 over every memory, offline, as you type",
     "claude": "the reference's request over the 200 newest (Enter)",
     "hybrid": "BM25 prefilter of all memories to 200, then Claude (Enter)",
@@ -99,8 +101,8 @@ INTRO = Text.assemble(
     (
         (
             "The agent recalls at most 5 memories for each prompt: it sends a manifest of its 200 newest"
-            " memories to a small model and injects the ones picked. The lexical selector (BM25, offline)"
-            " answers as you type; claude and hybrid send one request when you press Enter."
+            " memories to a small model and injects the ones picked. The semantic and lexical selectors"
+            " (offline) answer as you type; claude and hybrid send one request when you press Enter."
         ),
         SOFT,
     ),
@@ -142,7 +144,7 @@ class RecallPane(Widget):
 
     BINDINGS = [
         Binding("slash", "focus_query", "Query", show=False, id="recall.query", tooltip="Focus the query box"),
-        Binding("ctrl+o", "cycle_selector", "Selector", id="recall.selector", tooltip="Cycle the selector: auto → claude → lexical → hybrid"),
+        Binding("ctrl+o", "cycle_selector", "Selector", id="recall.selector", tooltip="Cycle the selector: auto → claude → semantic → lexical → hybrid"),
         Binding("ctrl+t", "pick_transcript", "Transcript", id="recall.transcript", tooltip="Take recent tools and surfaced memories from a session"),
         Binding("ctrl+g", "toggle_sent", "Manifest+request", id="recall.sent", tooltip="Show or hide the exact manifest and request"),
         Binding("ctrl+n", "toggle_injected", "Injected text", id="recall.injected", tooltip="Focus (or, when narrow, show) the injected text; again to go back"),
@@ -299,7 +301,7 @@ class RecallPane(Widget):
         """Whether running ``selector`` now would send a request (claude/hybrid with a
         credential or an injected client); such runs wait for Enter."""
         chosen, offline = resolve_selector(self._selector_name(selector), model=self.model, client=self.client, environ=self.environ)
-        return chosen.name != "lexical" and offline is None
+        return chosen.name not in ("semantic", "lexical") and offline is None
 
     def _selector_name(self, selector: str | None) -> SelectorName:
         name = selector or self.selector
@@ -317,8 +319,12 @@ class RecallPane(Widget):
     def load(self) -> None:
         """Scan and index off the UI thread (20,000 memories take seconds); only posts."""
         memory_dir = self.locations.memory_dir
-        corpus = load_corpus(memory_dir, self.locations.flavor.behaviour.memory_format)
+        corpus = load_corpus(memory_dir, self.locations.flavor.behaviour.memory_format, state_dir=self.locations.state_dir)
         corpus.lexical_index()  # built here, once, so keystrokes only query it
+        try:
+            corpus.dense_index()  # the embeddings too (from the cache but for changed memories)
+        except ModelUnavailableError:
+            pass  # the semantic selector says so and picks lexically
         sessions = list_sessions(self.locations.sessions_dir)
         if not get_current_worker().is_cancelled:
             self.post_message(self.CorpusLoaded(corpus, sessions, memory_dir.is_dir()))
@@ -551,7 +557,7 @@ class RecallPane(Widget):
             facts.insert(0, "asking…" if self._recall_in_flight else "Enter sends one request")
         else:
             status.append(" OFFLINE ", "bold #1e1e1e on #e5c07b")
-            status.append(f" {chosen.name} (BM25) as you type", "bold")
+            status.append(f" {chosen.name} ({'embeddings + BM25' if chosen.name == 'semantic' else 'BM25'}) as you type", "bold")
             if offline.startswith("offline: "):
                 facts.append(offline.removeprefix("offline: "))
             else:
@@ -585,7 +591,7 @@ class RecallPane(Widget):
                 notice.append(Text("It loads MEMORY.md instead. Below: what recall would pick if it were on.", style=SOFT))
         if result.skipped:
             notice.append(Text.assemble(("Skipped — ", "bold #e5c07b"), (visible(result.skipped), "#e5c07b")))
-            notice.append(Text("The agent would not recall anything for this prompt.", style=SOFT))
+            notice.append(Text("The agent would not recall anything for this prompt; below, what recall would pick (not sent).", style=SOFT))
         if result.error:
             notice.append(Text.assemble((f"{result.selector} failed — ", "bold #e06c75"), (visible(result.error), "#e06c75")))
             notice.append(Text("No memories recalled; the near misses below are lexical.", style=SOFT))
@@ -600,7 +606,8 @@ class RecallPane(Widget):
         manifest = self.query_one("#recall-manifest", Collapsible)
         request = self.query_one("#recall-request", Collapsible)
         if result.skipped:
-            for widget in (picks, near, compare):
+            picks.update(picks_view(result))
+            for widget in (near, compare):
                 widget.update("")
             manifest.display = request.display = False
         else:
@@ -642,7 +649,7 @@ class RecallPane(Widget):
             return run
 
         yield SystemCommand("Recall: open", "Switch to the Recall pane and type a prompt ( 3 )", there(self.action_focus_query))
-        yield SystemCommand("Recall: cycle selector", "auto → claude → lexical → hybrid ( ctrl+o )", there(self.action_cycle_selector))
+        yield SystemCommand("Recall: cycle selector", "auto → claude → semantic → lexical → hybrid ( ctrl+o )", there(self.action_cycle_selector))
         for name in SELECTOR_NAMES:
             yield SystemCommand(f"Recall: selector {name}", SELECTOR_HELP[name], there(partial(self.set_selector, name)))
         yield SystemCommand("Recall: from transcript", "Recent tools and surfaced memories from a session ( ctrl+t )", there(self.action_pick_transcript))
@@ -662,7 +669,7 @@ class RecallPane(Widget):
         self.query_one("#recall-query", Input).focus()
 
     def action_cycle_selector(self) -> None:
-        """auto → claude → lexical → hybrid → auto (the core's order)."""
+        """auto → claude → semantic → lexical → hybrid → auto (the core's order)."""
         select = self.query_one("#recall-selector", Select)
         names = list(SELECTOR_NAMES)
         select.value = names[(names.index(self._selector_name(None)) + 1) % len(names)]
