@@ -132,3 +132,18 @@ def test_transcript_tools_reach_the_output(memory: Path, tmp_path: Path) -> None
     tr.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
     res = invoke("--memory-dir", str(memory), "recall", "kafka migration", "--transcript", str(tr), "--tools", "Read,Grep")
     assert "recently used tools: Grep, Read" in res.output
+
+
+def test_a_cjk_prompt_without_spaces_is_skipped_with_what_recall_would_pick(memory: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (memory / "项目_发版流程.md").write_text("---\ndescription: 每周四下午发版，发版前需要测试同学签字确认\ntype: project\n---\nbody\n", encoding="utf-8")
+    monkeypatch.setenv("MEMTUI_STATE_DIR", str(tmp_path / "state"))
+    res = invoke("--memory-dir", str(memory), "recall", "下次发版是什么时候", "--json")
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.output)
+    assert data["skipped"] == (
+        "no whitespace: the agent counts a prompt without spaces as one word, so Chinese and Japanese prompts"
+        " without spaces never get recall"
+    )
+    assert data["picks"] == [] and data["injected"] == ""
+    assert [p["path"] for p in data["would_pick"]] == ["项目_发版流程.md"] and data["would_pick_selector"] == "semantic"
+    assert set(data["would_pick"][0]) == {"path", "reason", "age_label", "stale_caveat"}  # the shape of a pick

@@ -71,7 +71,7 @@ class StaticModel:
         out = np.zeros((len(texts), self.dimensions), dtype=np.float32)
         if not texts:
             return out
-        encodings = self.tokenizer.encode_batch(list(texts), add_special_tokens=False)
+        encodings = self.tokenizer.encode_batch([_encodable(t) for t in texts], add_special_tokens=False)
         ids = [e.ids for e in encodings]
         lengths = np.fromiter(map(len, ids), dtype=np.int64, count=len(ids))
         start = 0
@@ -95,6 +95,15 @@ class StaticModel:
         starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))[nonempty]
         sums = np.add.reduceat(self.table[flat], starts, axis=0)
         out[nonempty] = sums / lengths[nonempty, None].astype(np.float32)
+
+
+def _encodable(text: str) -> str:
+    """``text`` as the tokenizer accepts it: a lone surrogate (a file name or text read with
+    ``surrogateescape`` from bytes that are not UTF-8) becomes ``?``; the tokenizer refuses the
+    whole batch otherwise."""
+    if text.isascii():
+        return text
+    return text.encode("utf-8", "replace").decode("utf-8")
 
 
 def package_dir() -> Path:

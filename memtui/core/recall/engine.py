@@ -75,13 +75,15 @@ SelectorName = Literal["auto", "claude", "semantic", "lexical", "hybrid"]
 SELECTOR_NAMES: tuple[SelectorName, ...] = ("auto", "claude", "semantic", "lexical", "hybrid")
 # The offline selector ``auto`` falls back to, and the one that computes ``would_pick``.
 OFFLINE_DEFAULT: SelectorName = "semantic"
+# The selectors that never send a request.
+OFFLINE_SELECTORS: tuple[SelectorName, ...] = ("semantic", "lexical")
 NO_KEY = "no API key: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN / ANTHROPIC_PROFILE) to ask Claude"
 
 
 @dataclass(frozen=True, slots=True)
 class NearMiss:
     """A memory that nearly made it: ``relpath`` and its ``score`` (BM25 for lexical and the
-    Claude selectors; for semantic its evidence, where 1.0 is the pick threshold)."""
+    Claude selectors; for semantic its evidence: a pick needs 1.0 and 70% of the best pick's)."""
 
     relpath: str
     score: float
@@ -332,6 +334,61 @@ def choose_model(
     return shape.default_model
 
 
+OfflineCause = Literal["no-credentials", "by-choice"]
+
+
+@dataclass(frozen=True, slots=True)
+class SelectorChoice:
+    """A selector name resolved. ``offline_cause``: ``None`` when the selector may send its
+    request; ``"no-credentials"`` when no API credential (nor an injected client) is there;
+    ``"by-choice"`` when an offline selector (semantic, lexical) was chosen although one is."""
+
+    selector: Selector
+    offline_cause: OfflineCause | None
+
+    @property
+    def offline_reason(self) -> str | None:
+        """The cause as the sentence ``RecallResult.offline_reason`` carries."""
+        if self.offline_cause == "by-choice":
+            kind = "embeddings + BM25" if self.selector.name == "semantic" else "BM25"
+            return f"{self.selector.name} selector ({kind}), offline by choice"
+        if self.offline_cause == "no-credentials":
+            return f"offline: {NO_KEY}"
+        return None
+
+    @property
+    def sends_request(self) -> bool:
+        """Whether running it sends a request (claude or hybrid, online)."""
+        return self.selector.name not in OFFLINE_SELECTORS and self.offline_cause is None
+
+
+def choose_selector(
+    name: SelectorName,
+    *,
+    model: str = DEFAULT_MODEL,
+    client: anthropic.Anthropic | None = None,
+    environ: Mapping[str, str] | None = None,
+    shape: RecallRequest = SEED_REQUEST,
+) -> SelectorChoice:
+    """The selector for ``name`` and why it runs offline, if it does. ``auto`` → ``claude``
+    with a credential (or an injected ``client``), else ``semantic``; ``shape``: the release's
+    recall request (the claude and hybrid selectors send it). Raises ``ValueError`` for an
+    unknown name."""
+    online_possible = client is not None or has_credentials(environ)
+    if name == "auto":
+        name = "claude" if online_possible else OFFLINE_DEFAULT
+    cause: OfflineCause | None = None if online_possible else "no-credentials"
+    if name == "semantic":
+        return SelectorChoice(SemanticSelector(), "by-choice" if online_possible else cause)
+    if name == "lexical":
+        return SelectorChoice(LexicalSelector(), "by-choice" if online_possible else cause)
+    if name == "claude":
+        return SelectorChoice(ClaudeSelector(model, client, environ, shape=shape), cause)
+    if name == "hybrid":
+        return SelectorChoice(HybridSelector(model, client, environ, shape=shape), cause)
+    raise ValueError(f"unknown selector {name!r}; choose one of {', '.join(SELECTOR_NAMES)}")
+
+
 def resolve_selector(
     name: SelectorName,
     *,
@@ -341,22 +398,9 @@ def resolve_selector(
     shape: RecallRequest = SEED_REQUEST,
 ) -> tuple[Selector, str | None]:
     """The selector for ``name`` and, when recall runs offline, why (``None`` when online is
-    possible). ``auto`` → ``claude`` with a credential (or an injected ``client``), else
-    ``semantic``. Raises ``ValueError`` for an unknown name."""
-    online_possible = client is not None or has_credentials(environ)
-    if name == "auto":
-        name = "claude" if online_possible else OFFLINE_DEFAULT
-    if name == "semantic":
-        why = "semantic selector (embeddings + BM25), offline by choice" if online_possible else f"offline: {NO_KEY}"
-        return SemanticSelector(), why
-    if name == "lexical":
-        why = "lexical selector (BM25), offline by choice" if online_possible else f"offline: {NO_KEY}"
-        return LexicalSelector(), why
-    if name == "claude":
-        return ClaudeSelector(model, client, environ, shape=shape), None if online_possible else f"offline: {NO_KEY}"
-    if name == "hybrid":
-        return HybridSelector(model, client, environ, shape=shape), None if online_possible else f"offline: {NO_KEY}"
-    raise ValueError(f"unknown selector {name!r}; choose one of {', '.join(SELECTOR_NAMES)}")
+    possible): ``choose_selector`` as a pair. Raises ``ValueError`` for an unknown name."""
+    choice = choose_selector(name, model=model, client=client, environ=environ, shape=shape)
+    return choice.selector, choice.offline_reason
 
 
 @dataclass(frozen=True, slots=True)
@@ -541,7 +585,7 @@ def recall(
         skipped = gate.reason
     window = {h.relpath for h in reference.headers}
     if skipped is not None:
-        offline = chosen if chosen.name in ("semantic", "lexical") else SemanticSelector()
+        offline = chosen if chosen.name in OFFLINE_SELECTORS else SemanticSelector()
         would = offline.select(query, candidates, corpus, tools)
         return RecallResult(online=False, skipped=skipped, sent=None, request=None, picks=(), near_misses=would.near_misses,
                             injected=(), error=None, notes=would.notes, would_pick=_picks(would, now, window),

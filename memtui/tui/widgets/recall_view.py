@@ -16,20 +16,22 @@ from rich.text import Text
 from memtui.core.base.terminal import visible, visible_block
 from memtui.core.memory.age import age_band
 from memtui.core.recall import MANIFEST_CAP, Pick, RecallResult
+from memtui.core.recall.semantic import RELATIVE
 from memtui.tui.badges import age_badge, type_badge
+from memtui.tui.theme import assemble, styled, tone
 
-MUTED = "#5c6370"
-SOFT = "#abb2bf"
-OUTSIDE = "bold #c678dd"
+MUTED = "$muted"
+SOFT = "$soft"
+OUTSIDE = "bold $special"
 OUTSIDE_MARK = "✦"
-NOT_SENT = "#e5c07b"
+NOT_SENT = "italic $warning"
 
 Describe = Callable[[str], "str | None"]
 
 
 def heading(title: str, detail: str = "") -> Text:
     """A section heading: bold title, muted detail."""
-    return Text.assemble((title, "bold"), (f"  {detail}" if detail else "", MUTED))
+    return assemble((title, "bold"), (f"  {detail}" if detail else "", MUTED))
 
 
 def picks_view(result: RecallResult) -> RenderableType:
@@ -43,7 +45,7 @@ def picks_view(result: RecallResult) -> RenderableType:
         why = "the model chose none" if result.online and not result.error else "nothing matched well enough"
         if result.error:
             why = "see the error above"
-        return Group(heading("Picks", "none"), Text(f"No memory recalled — {why}.", style=SOFT))
+        return Group(heading("Picks", "none"), styled(f"No memory recalled — {why}.", style=SOFT))
     return Group(heading("Picks", f"{len(result.picks)} of at most 5"), _cards(result.picks))
 
 
@@ -51,13 +53,13 @@ def would_pick_view(result: RecallResult) -> RenderableType:
     """What recall would pick for a skipped prompt, each card marked *not sent*."""
     detail = f"not sent — the agent skips this prompt ({result.would_pick_selector} selector, offline)"
     if not result.would_pick:
-        return Group(heading("Would pick", detail), Text("Nothing: no memory matched well enough.", style=SOFT))
+        return Group(heading("Would pick", detail), styled("Nothing: no memory matched well enough.", style=SOFT))
     return Group(heading("Would pick", detail), _cards(result.would_pick, not_sent=True))
 
 
 def _cards(picks: Sequence[Pick], *, not_sent: bool = False) -> Table:
     grid = Table.grid(padding=(0, 1), expand=True)
-    grid.add_column(width=1, justify="right", style="bold")
+    grid.add_column(width=1, justify="right", style=tone("bold"))
     grid.add_column(ratio=1)
     for rank, pick in enumerate(picks, 1):
         header = pick.doc.header
@@ -65,16 +67,16 @@ def _cards(picks: Sequence[Pick], *, not_sent: bool = False) -> Table:
         top.add_column(no_wrap=True)
         top.add_column(ratio=1, no_wrap=True, overflow="ellipsis")
         top.add_column(no_wrap=True, justify="right")
-        path = Text(visible(pick.relpath), style="bold")
+        path = styled(visible(pick.relpath), style="bold")
         if not_sent:
-            path.append("  not sent", style=f"italic {NOT_SENT}")
+            path.append("  not sent", style=tone(NOT_SENT))
         top.add_row(type_badge(header.type, None), path, age_badge(pick.age_label, age_band(pick.age_days)))
         lines: list[RenderableType] = [top]
         if header.description:
-            lines.append(Text(visible(header.description), style=SOFT, no_wrap=True, overflow="ellipsis"))
-        lines.append(Text(visible(pick.reason), style=f"italic {MUTED}", no_wrap=True, overflow="ellipsis"))
+            lines.append(styled(visible(header.description), style=SOFT, no_wrap=True, overflow="ellipsis"))
+        lines.append(styled(visible(pick.reason), style=f"italic {MUTED}", no_wrap=True, overflow="ellipsis"))
         if not pick.in_reference_window and not not_sent:
-            lines.append(Text(f"{OUTSIDE_MARK} outside the reference's {MANIFEST_CAP}-newest window", style=OUTSIDE))
+            lines.append(styled(f"{OUTSIDE_MARK} outside the reference's {MANIFEST_CAP}-newest window", style=OUTSIDE))
         grid.add_row(f"{rank}", Group(*lines))
     return grid
 
@@ -84,12 +86,13 @@ def near_misses_view(result: RecallResult, describe: Describe) -> RenderableType
     if not result.near_misses:
         return Group(heading("Near misses", "none"))
     grid = Table.grid(padding=(0, 1), expand=True)
-    grid.add_column(width=5, justify="right", style="#e5c07b")
-    grid.add_column(no_wrap=True, style="bold")
-    grid.add_column(ratio=1, no_wrap=True, overflow="ellipsis", style=SOFT)
+    grid.add_column(width=5, justify="right", style=tone("$warning"))
+    grid.add_column(no_wrap=True, style=tone("bold"))
+    grid.add_column(ratio=1, no_wrap=True, overflow="ellipsis", style=tone(SOFT))
     for near in result.near_misses:
         grid.add_row(f"{near.score:.2f}", Text(visible(near.relpath)), Text(visible(describe(near.relpath) or "")))
-    scale = "evidence (1.00 = the pick threshold)" if result.selector == "semantic" or result.skipped else "BM25 score"
+    semantic = result.selector == "semantic" or (result.skipped and result.would_pick_selector == "semantic")
+    scale = f"evidence (a pick needs 1.00 and {RELATIVE:.0%} of the best pick's)" if semantic else "BM25 score"
     return Group(heading("Near misses", scale), grid)
 
 
@@ -98,28 +101,28 @@ def compare_view(result: RecallResult) -> RenderableType:
     the picks that lie outside the reference's window."""
     ref = result.manifest
     grid = Table.grid(padding=(0, 2))
-    grid.add_column(style=MUTED, no_wrap=True)
+    grid.add_column(style=tone(MUTED), no_wrap=True)
     grid.add_column(overflow="fold")
     grid.add_row("reference sends", f"the {ref.count} newest of {ref.total} memories")
     sent = result.sent
     if sent is None:
-        used = Text(f"no request — {result.selector} ranks all {ref.total} memories here", style=SOFT)
+        used = styled(f"no request — {result.selector} ranks all {ref.total} memories here", style=SOFT)
     else:
         window = {h.relpath for h in ref.headers}
         outside = sum(1 for h in sent.headers if h.relpath not in window)
         verb = "sent" if result.online else "would send"
         what = "best by meaning and words" if result.selector == "hybrid" else "newest"
-        used = Text.assemble(f"{verb} the {sent.count} {what} of {sent.total}")
+        used = assemble(f"{verb} the {sent.count} {what} of {sent.total}")
         if outside:
-            used.append(f" · {outside} outside the reference's window", style=OUTSIDE)
+            used.append(f" · {outside} outside the reference's window", style=tone(OUTSIDE))
         elif result.selector == "hybrid":
-            used.append(" · the same memories as the reference", style=SOFT)
+            used.append(" · the same memories as the reference", style=tone(SOFT))
     grid.add_row(f"{result.selector} used", used)
     misses = result.reference_window_misses
     if misses:
-        grid.add_row("picks outside", Text("\n".join(f"{OUTSIDE_MARK} {visible(m)}" for m in misses), style=OUTSIDE))
+        grid.add_row("picks outside", styled("\n".join(f"{OUTSIDE_MARK} {visible(m)}" for m in misses), style=OUTSIDE))
     else:
-        grid.add_row("picks outside", Text("none — the reference could have made every pick", style=SOFT))
+        grid.add_row("picks outside", styled("none — the reference could have made every pick", style=SOFT))
     return Group(heading("Reference vs this recall"), grid)
 
 

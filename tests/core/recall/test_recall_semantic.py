@@ -59,6 +59,63 @@ def test_the_model_ships_in_the_wheel_and_embeds_offline() -> None:
     assert float(v[0] @ v[1]) == pytest.approx(1.0, abs=1e-5)
 
 
+NO_DOWNLOAD_PROBE = """
+import json, os, sys
+network = []
+sys.addaudithook(lambda event, args: network.append(event) if event.startswith("socket.") or event == "urllib.Request" else None)
+import tokenizers
+real = tokenizers.Tokenizer
+read = []
+
+
+class Guard:  # the tokenizers entry points: a local file, or the model hub
+    @staticmethod
+    def from_file(path):
+        read.append(path)
+        return real.from_file(path)
+
+    @staticmethod
+    def from_pretrained(*args, **kwargs):
+        raise AssertionError(f"download attempted: {args}")
+
+
+tokenizers.Tokenizer = Guard
+from memtui.core.recall.embedding import load_model, package_dir
+
+model = load_model()
+assert model.embed(["deploy the backend on friday"]).shape == (1, 256)
+clients = sorted(m for m in ("wordllama", "huggingface_hub", "requests", "urllib3", "httpx", "httpx2") if m in sys.modules)
+print(json.dumps({"network": network, "read": read, "clients": clients, "offline": os.environ.get("HF_HUB_OFFLINE"),
+                  "package": str(package_dir())}))
+"""
+
+
+def test_the_model_comes_from_the_wheel_and_no_download_is_attempted(tmp_path: Path) -> None:
+    # A fresh interpreter (the model is loaded once per process), a home without any cache, and
+    # HF_HUB_OFFLINE unset: every socket the Python side opens is recorded by an audit hook, and
+    # the tokenizer library's hub entry point fails if called. The two files read are the ones
+    # the installed wordllama wheel lists in its RECORD.
+    from importlib.metadata import distribution
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HF_")}
+    env |= {"HOME": str(tmp_path), "HF_HOME": str(tmp_path / "hf"), "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    out = subprocess.run([sys.executable, "-c", NO_DOWNLOAD_PROBE], capture_output=True, text=True, env=env, check=False)
+    assert out.returncode == 0, out.stderr
+    probe = json.loads(out.stdout.strip().splitlines()[-1])
+    assert probe["network"] == [] and probe["clients"] == [] and probe["offline"] == "1"
+    package = Path(probe["package"])
+    assert probe["read"] == [str(package / "tokenizers" / "l2_supercat_tokenizer_config.json")]
+    wheel_files = {str(f) for f in distribution("wordllama").files or ()}
+    assert {"wordllama/tokenizers/l2_supercat_tokenizer_config.json", "wordllama/weights/l2_supercat_256.safetensors"} <= wheel_files
+    assert not (tmp_path / "hf").exists() and not (tmp_path / "cache").exists()
+
+
+def test_text_from_bytes_that_are_not_utf8_is_embedded() -> None:
+    # A name read with surrogateescape carries lone surrogates; the tokenizer refuses them.
+    v = load_model().embed(["deploy \udcff the backend", "deploy ? the backend", "plain"])
+    assert v.shape == (3, 256) and np.allclose(v[0], v[1])
+
+
 def test_meaning_without_a_shared_word(memory: Path) -> None:
     corpus = load_corpus(memory)
     # "paged" / "what do I do first" shares no word with the runbook's description...
