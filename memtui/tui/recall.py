@@ -53,7 +53,6 @@ from memtui.core.recall import (
     load_corpus,
     recall,
 )
-from memtui.core.recall.embedding import ModelUnavailableError
 from memtui.core.recall.engine import NO_KEY
 from memtui.core.recall.inputs import RecallInputs, SessionContext, recall_inputs, session_context, split_names
 from memtui.core.recall.manifest import SESSION_BUDGET
@@ -285,6 +284,8 @@ class RecallPane(Pane):
         memory_dir = self.locations.memory_dir
         corpus = load_corpus(memory_dir, self.locations.flavor.behaviour.memory_format, state_dir=self.locations.state_dir)
         corpus.lexical_index()  # built here, once, so keystrokes only query it
+        from memtui.core.recall.embedding import ModelUnavailableError  # the Recall pane's own: not at app start
+
         try:
             corpus.dense_index()  # the embeddings too (from the cache but for changed memories)
         except ModelUnavailableError:

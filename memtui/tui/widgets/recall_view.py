@@ -16,7 +16,6 @@ from rich.text import Text
 from memtui.core.base.terminal import visible, visible_block
 from memtui.core.memory.age import age_band
 from memtui.core.recall import MANIFEST_CAP, Pick, RecallResult
-from memtui.core.recall.semantic import RELATIVE
 from memtui.tui.badges import age_badge, type_badge
 from memtui.tui.theme import assemble, styled, tone
 
@@ -91,6 +90,8 @@ def near_misses_view(result: RecallResult, describe: Describe) -> RenderableType
     grid.add_column(ratio=1, no_wrap=True, overflow="ellipsis", style=tone(SOFT))
     for near in result.near_misses:
         grid.add_row(f"{near.score:.2f}", Text(visible(near.relpath)), Text(visible(describe(near.relpath) or "")))
+    from memtui.core.recall.semantic import RELATIVE  # drawn only once recall ran: not at app start
+
     semantic = result.selector == "semantic" or (result.skipped and result.would_pick_selector == "semantic")
     scale = f"evidence (a pick needs 1.00 and {RELATIVE:.0%} of the best pick's)" if semantic else "BM25 score"
     return Group(heading("Near misses", scale), grid)
