@@ -44,8 +44,8 @@ def test_json_shape_offline(memory: Path) -> None:
     data = json.loads(res.output)
     assert list(data) == ["selector", "online", "skipped", "manifest", "picks", "would_pick", "would_pick_selector",
                           "near_misses", "reference_window_misses", "injected", "error"]
-    # Offline, auto is the semantic selector; nothing was skipped, so nothing is only "would pick".
-    assert data["selector"] == "semantic" and data["online"] is False and data["skipped"] is None
+    # Offline, auto is the lexical selector; nothing was skipped, so nothing is only "would pick".
+    assert data["selector"] == "lexical" and data["online"] is False and data["skipped"] is None
     assert data["would_pick"] == [] and data["would_pick_selector"] is None
     assert data["manifest"] == {"count": 3, "total": 3, "lines": [
         "- [feedback] feedback_real_db.md (2026-03-10T11:59:00.000Z): Integration tests hit a real Postgres, never mocks",
@@ -55,7 +55,7 @@ def test_json_shape_offline(memory: Path) -> None:
     assert [p["path"] for p in data["picks"]] == ["project_kafka.md"]
     pick = data["picks"][0]
     assert pick["age_label"] == "3 days ago" and pick["stale_caveat"].startswith("This memory is 3 days old.")
-    assert pick["reason"].startswith("similarity ") and "matched: kafka" in pick["reason"]
+    assert pick["reason"].startswith("BM25 ")
     assert data["reference_window_misses"] == [] and data["error"] is None
     assert data["injected"].startswith("<system-reminder>\nThis memory is 3 days old.")
 
@@ -145,5 +145,5 @@ def test_a_cjk_prompt_without_spaces_is_skipped_with_what_recall_would_pick(memo
         " without spaces never get recall"
     )
     assert data["picks"] == [] and data["injected"] == ""
-    assert [p["path"] for p in data["would_pick"]] == ["项目_发版流程.md"] and data["would_pick_selector"] == "semantic"
+    assert [p["path"] for p in data["would_pick"]] == ["项目_发版流程.md"] and data["would_pick_selector"] == "lexical"
     assert set(data["would_pick"][0]) == {"path", "reason", "age_label", "stale_caveat"}  # the shape of a pick

@@ -87,12 +87,8 @@ async def test_typing_shows_lexical_picks_offline(make_app: Callable[[], MemtuiA
         p = await open_recall(app, pilot)
         assert app.focused is app.query_one("#recall-query")
         status = plain(app, "#recall-status")
-        # offline, auto is the semantic selector; this test is about the lexical one
-        assert "OFFLINE" in status and "semantic (embeddings + BM25) as you type" in status and "no API key" in status
-        p.set_selector("lexical")
-        await pilot.pause()
-        status = plain(app, "#recall-status")
-        assert "lexical (BM25) as you type" in status
+        # offline, auto is the lexical selector
+        assert "OFFLINE" in status and "lexical (BM25) as you type" in status and "no API key" in status
         assert "5 memories" in status
         await type_text(pilot, "latency board for the backend engineer")
         result = await result_for(app, pilot, "latency board for the backend engineer")
@@ -198,7 +194,7 @@ async def test_selector_switch_without_a_key_stays_offline_with_a_reason(make_ap
     async with app.run_test(size=(120, 36)) as pilot:
         p = await open_recall(app, pilot)
         app.query_one("#recall-query", Input).value = "grafana latency board"
-        await result_for(app, pilot, "grafana latency board", "semantic")
+        await result_for(app, pilot, "grafana latency board", "lexical")
         await pilot.press("ctrl+o")  # auto → claude: no key, so it costs nothing and runs now
         assert p.selector == "claude"
         result = await result_for(app, pilot, "grafana latency board", "claude")

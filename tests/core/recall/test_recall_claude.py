@@ -250,12 +250,12 @@ def test_no_key_claude_gives_a_reason_and_sends_nothing(memory: Path) -> None:
 
 def test_auto_chooses_by_credentials() -> None:
     sel, why = resolve_selector("auto", environ={})
-    assert sel.name == "semantic" and why is not None and "no API key" in why
+    assert sel.name == "lexical" and why is not None and "no API key" in why
     for var in CREDENTIAL_ENV:
         sel, why = resolve_selector("auto", environ={var: "x"})
         assert sel.name == "claude" and why is None
     sel, why = resolve_selector("auto", environ={"ANTHROPIC_API_KEY": ""})
-    assert sel.name == "semantic"
+    assert sel.name == "lexical"
 
 
 def test_the_offline_cause_is_a_code_not_a_sentence() -> None:

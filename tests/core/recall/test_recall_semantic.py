@@ -135,12 +135,13 @@ def test_an_unrelated_prompt_gets_no_pick(memory: Path) -> None:
     assert result.injected_text == ""
 
 
-def test_auto_is_semantic_offline_and_lexical_stays_selectable(memory: Path) -> None:
+def test_auto_is_lexical_offline_and_semantic_stays_selectable(memory: Path) -> None:
     corpus = load_corpus(memory)
     auto = recall("when is the next release", corpus, now=NOW, environ={})
-    assert auto.selector == "semantic" and auto.offline_reason is not None and "no API key" in auto.offline_reason
-    lexical = recall("when is the next release", corpus, now=NOW, selector="lexical", environ={})
-    assert lexical.selector == "lexical" and lexical.picks[0].reason.startswith("BM25 ")
+    assert auto.selector == "lexical" and auto.offline_reason is not None and "no API key" in auto.offline_reason
+    assert auto.picks[0].reason.startswith("BM25 ")
+    semantic = recall("when is the next release", corpus, now=NOW, selector="semantic", environ={})
+    assert semantic.selector == "semantic" and semantic.picks[0].reason.startswith("similarity ")
 
 
 def test_a_cjk_prompt_without_spaces_says_why_and_shows_would_pick(memory: Path) -> None:
@@ -148,7 +149,7 @@ def test_a_cjk_prompt_without_spaces_says_why_and_shows_would_pick(memory: Path)
     result = recall("下次发版是什么时候", corpus, now=NOW)
     assert result.skipped == CJK_SKIP
     assert result.picks == () and result.injected_text == ""
-    assert [p.relpath for p in result.would_pick] == ["项目_发版流程.md"] and result.would_pick_selector == "semantic"
+    assert [p.relpath for p in result.would_pick] == ["项目_发版流程.md"] and result.would_pick_selector == "lexical"
     assert "matched: 发版" in result.would_pick[0].reason
     data = result.to_json()
     assert data["picks"] == [] and data["would_pick"][0]["path"] == "项目_发版流程.md"
@@ -162,7 +163,7 @@ def test_a_skipped_prompt_never_sends_a_request(memory: Path) -> None:
     corpus = load_corpus(memory)
     result = recall("下次发版是什么时候", corpus, now=NOW, selector="claude", environ={"ANTHROPIC_API_KEY": "x"})
     assert result.skipped == CJK_SKIP and result.request is None and not result.online
-    assert result.would_pick_selector == "semantic" and result.would_pick
+    assert result.would_pick_selector == "lexical" and result.would_pick
 
 
 @pytest.fixture
