@@ -35,6 +35,7 @@ from memtui.core.doctor import (
     instruction_texts,
     run_doctor,
 )
+from memtui.core.doctor.usage_checks import project_usage
 from memtui.core.writes.edits import ApplyError, ConflictError, Plan, apply_plan
 from memtui.core.writes.journal import Journal
 from memtui.core.memory.scancache import ScanCache
@@ -123,6 +124,7 @@ def doctor(obj: CliContext, as_json: bool, fix_codes: tuple[str, ...], yes: bool
     memory_dir = obj.checked_memory_dir()
     instructions = _instruction_texts(obj)
     checks = {"project_root": verify_root(obj.locations), "judge": auto_judge(mode=judge)}
+    usage = project_usage(obj.locations, obj.now())
     report = run_doctor(
         memory_dir,
         obj.now(),
@@ -131,6 +133,7 @@ def doctor(obj: CliContext, as_json: bool, fix_codes: tuple[str, ...], yes: bool
         fmt=obj.locations.flavor.behaviour.memory_format,
         warning_style=obj.locations.flavor.behaviour.instructions.index_warning,
         **checks,
+        usage=usage,
     )
     if not codes:
         if as_json:
@@ -179,6 +182,7 @@ def doctor(obj: CliContext, as_json: bool, fix_codes: tuple[str, ...], yes: bool
                 fmt=obj.locations.flavor.behaviour.memory_format,
                 warning_style=obj.locations.flavor.behaviour.instructions.index_warning,
                 **checks,
+                usage=usage,
             )
     if as_json:
         emit_json(

@@ -46,6 +46,22 @@ async def test_recall_marks_the_older_kafka_memory(demo_app: MemtuiApp) -> None:
         assert "project_kafka_migration.md" in marked[0] and "2026-11-02 here, 2026-12-14" in marked[0]
 
 
+
+async def test_a_skipped_prompt_marks_what_recall_would_pick(demo_app: MemtuiApp) -> None:
+    app = demo_app
+    async with app.run_test(size=(160, 50)) as pilot:
+        p = await open_recall(app, pilot)
+        await type_text(pilot, "kafka")
+        result = await result_for(app, pilot, "kafka")
+        assert result.skipped and "project_sqs_to_kafka.md" in [x.relpath for x in result.would_pick]
+        await wait_until(pilot, lambda: "project_sqs_to_kafka.md" in p.newer)
+        await pilot.pause()
+        text = plain(app, "#recall-picks")
+        assert "Would pick" in text
+        marked = [line for line in text.splitlines() if "a newer memory disagrees" in line]
+        # the single-word prompt is not sent, but the older cutover memory it would pick is still marked
+        assert len(marked) == 1 and "project_kafka_migration.md" in marked[0]
+
 async def test_memories_preview_shows_the_claims(demo_app: MemtuiApp) -> None:
     app = demo_app
     async with app.run_test(size=(160, 50)) as pilot:

@@ -42,6 +42,7 @@ _DOCTOR_ONLY: dict[str, tuple[Severity, str]] = {
     "index-link-outside": ("warning", "an index link that leaves the memory dir (`../docs/x.md`): not a memory, recall never reads it"),
     "frontmatter-second-block": ("warning", "a second `---` frontmatter block later in the file: the agent reads only the first, the rest is body text"),
     "possible-conflict": ("warning", "this memory and a newer one speak of the same thing with different values (a date, number, version, name or yes/no)"),
+    "unused": ("info", "not recalled, read or written in the agent's last 20 sessions (its transcripts): a candidate for review, never a deletion"),
     **VERIFY_CODES,
 }
 

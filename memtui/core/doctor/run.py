@@ -17,6 +17,7 @@ from memtui.core.doctor.content import (
 from memtui.core.doctor.dates import memory_date_base, relative_dates
 from memtui.core.doctor.duplicates import NEAR_DUPLICATE_THRESHOLD, duplicate_findings
 from memtui.core.doctor.index_checks import index_findings
+from memtui.core.doctor.usage_checks import unused_findings
 from memtui.core.doctor.model import (
     DOCTOR_CODES,
     DoctorReport,
@@ -29,6 +30,7 @@ from memtui.core.memory.index import SEED_WARNING
 from memtui.core.memory.memories import MEMORY_TYPES, SEED_FORMAT, TEAM_DIR, Memory
 from memtui.core.memory.scancache import ScanCache
 from memtui.core.places.behaviour import IndexWarning, MemoryFormat
+from memtui.core.sessions.usage import UsageReport
 from memtui.core.verify.check import VerifyReport, verify_memories
 from memtui.core.verify.conflicts import Conflict, find_conflicts
 from memtui.core.verify.grep import DEFAULT_TIMEOUT_S
@@ -125,6 +127,7 @@ def run_doctor(
     project_root: Path | None = None,
     verify_timeout: float = DEFAULT_TIMEOUT_S,
     judge: ConflictJudge | None = None,
+    usage: UsageReport | None = None,
 ) -> DoctorReport:
     """Audit ``memory_dir`` at time ``now`` against the whole lint catalog (SPEC §4.3).
 
@@ -136,7 +139,8 @@ def run_doctor(
     be that format's). ``project_root``: the directory the memories' claims about the code are
     checked against (``memtui.core.verify``: ``stale-*`` findings; ``None`` skips the check), the
     read of its files bounded by ``verify_timeout`` seconds. ``judge``: Claude's judgement of
-    conflicts (else the offline rule's ``possible-conflict`` findings stand).
+    conflicts (else the offline rule's ``possible-conflict`` findings stand). ``usage``: the memories' usage from the
+    agent's transcripts (see ``usage_checks``; ``None`` leaves the ``unused`` check out).
 
     Returns every finding (codes in ``DOCTOR_CODES``), sorted by path and line. Raises
     ``MemoryDirError`` (an ``OSError``) when the dir is missing; a bad file never raises.
@@ -169,6 +173,8 @@ def run_doctor(
     if project_root is not None:
         verification = verify_memories(memories, project_root, exclude=[memory_dir], timeout=verify_timeout)
         findings.extend(verify_findings(verification))
+    if usage is not None:
+        findings.extend(unused_findings(usage, memories))
     findings.sort(key=sort_key)
     return DoctorReport(memory_dir, tuple(findings), len(memories), verification=verification, notes=tuple(notes))
 

@@ -15,7 +15,7 @@ from rich.text import Text
 
 from memtui.core.base.terminal import visible, visible_block
 from memtui.core.memory.age import age_band
-from memtui.core.recall import MANIFEST_CAP, RecallResult
+from memtui.core.recall import MANIFEST_CAP, Pick, RecallResult
 from memtui.core.verify.conflicts import Conflict
 from memtui.tui.badges import age_badge, type_badge
 from memtui.tui.theme import assemble, styled, tone
@@ -24,6 +24,7 @@ MUTED = "$muted"
 SOFT = "$soft"
 OUTSIDE = "bold $special"
 OUTSIDE_MARK = "✦"
+NOT_SENT = "italic $warning"
 
 Describe = Callable[[str], "str | None"]
 
@@ -41,32 +42,51 @@ def picks_view(result: RecallResult, newer: Mapping[str, Sequence[Conflict]] | N
     """The picks as compact cards: rank, type badge, path and age on the first line, then the
     description (one line) and the reason, a mark on picks the reference could not have made
     (outside its 200-newest window), and one on picks a newer memory contradicts (``newer``:
-    relpath → the conflicts in which it is the older memory)."""
+    relpath → the conflicts in which it is the older memory). For a skipped prompt: what
+    recall would pick, marked as not sent."""
+    if result.skipped:
+        return would_pick_view(result, newer)
     if not result.picks:
         why = "the model chose none" if result.online and not result.error else "nothing matched well enough"
         if result.error:
             why = "see the error above"
         return Group(heading("Picks", "none"), styled(f"No memory recalled — {why}.", style=SOFT))
+    return Group(heading("Picks", f"{len(result.picks)} of at most 5"), _cards(result.picks, newer=newer))
+
+
+def would_pick_view(result: RecallResult, newer: Mapping[str, Sequence[Conflict]] | None = None) -> RenderableType:
+    """What recall would pick for a skipped prompt, each card marked *not sent* (and, as in
+    ``picks_view``, marked when a newer memory contradicts it)."""
+    detail = f"not sent — the agent skips this prompt ({result.would_pick_selector} selector, offline)"
+    if not result.would_pick:
+        return Group(heading("Would pick", detail), styled("Nothing: no memory matched well enough.", style=SOFT))
+    return Group(heading("Would pick", detail), _cards(result.would_pick, not_sent=True, newer=newer))
+
+
+def _cards(picks: Sequence[Pick], *, not_sent: bool = False, newer: Mapping[str, Sequence[Conflict]] | None = None) -> Table:
     grid = Table.grid(padding=(0, 1), expand=True)
     grid.add_column(width=1, justify="right", style=tone("bold"))
     grid.add_column(ratio=1)
-    for rank, pick in enumerate(result.picks, 1):
+    for rank, pick in enumerate(picks, 1):
         header = pick.doc.header
         top = Table.grid(padding=(0, 1), expand=True)
         top.add_column(no_wrap=True)
         top.add_column(ratio=1, no_wrap=True, overflow="ellipsis")
         top.add_column(no_wrap=True, justify="right")
-        top.add_row(type_badge(header.type, None), styled(visible(pick.relpath), style="bold"), age_badge(pick.age_label, age_band(pick.age_days)))
+        path = styled(visible(pick.relpath), style="bold")
+        if not_sent:
+            path.append("  not sent", style=tone(NOT_SENT))
+        top.add_row(type_badge(header.type, None), path, age_badge(pick.age_label, age_band(pick.age_days)))
         lines: list[RenderableType] = [top]
         if header.description:
             lines.append(styled(visible(header.description), style=SOFT, no_wrap=True, overflow="ellipsis"))
         lines.append(styled(visible(pick.reason), style=f"italic {MUTED}", no_wrap=True, overflow="ellipsis"))
-        if not pick.in_reference_window:
+        if not pick.in_reference_window and not not_sent:
             lines.append(styled(f"{OUTSIDE_MARK} outside the reference's {MANIFEST_CAP}-newest window", style=OUTSIDE))
         for conflict in (newer or {}).get(pick.relpath, ())[:2]:
             lines.append(styled(visible(f"{CONFLICT_MARK} a newer memory disagrees: {conflict.newer} — {conflict.describe()}"), style=CONFLICT, no_wrap=True, overflow="ellipsis"))
         grid.add_row(f"{rank}", Group(*lines))
-    return Group(heading("Picks", f"{len(result.picks)} of at most 5"), grid)
+    return grid
 
 
 def near_misses_view(result: RecallResult, describe: Describe) -> RenderableType:
@@ -79,7 +99,11 @@ def near_misses_view(result: RecallResult, describe: Describe) -> RenderableType
     grid.add_column(ratio=1, no_wrap=True, overflow="ellipsis", style=tone(SOFT))
     for near in result.near_misses:
         grid.add_row(f"{near.score:.2f}", Text(visible(near.relpath)), Text(visible(describe(near.relpath) or "")))
-    return Group(heading("Near misses", "BM25 score"), grid)
+    from memtui.core.recall.semantic import RELATIVE  # drawn only once recall ran: not at app start
+
+    semantic = result.selector == "semantic" or (result.skipped and result.would_pick_selector == "semantic")
+    scale = f"evidence (a pick needs 1.00 and {RELATIVE:.0%} of the best pick's)" if semantic else "BM25 score"
+    return Group(heading("Near misses", scale), grid)
 
 
 def compare_view(result: RecallResult) -> RenderableType:
@@ -97,7 +121,7 @@ def compare_view(result: RecallResult) -> RenderableType:
         window = {h.relpath for h in ref.headers}
         outside = sum(1 for h in sent.headers if h.relpath not in window)
         verb = "sent" if result.online else "would send"
-        what = "BM25 best" if result.selector == "hybrid" else "newest"
+        what = "best by meaning and words" if result.selector == "hybrid" else "newest"
         used = assemble(f"{verb} the {sent.count} {what} of {sent.total}")
         if outside:
             used.append(f" · {outside} outside the reference's window", style=tone(OUTSIDE))
@@ -130,7 +154,7 @@ def manifest_text(result: RecallResult) -> Text:
 def request_title(result: RecallResult) -> str:
     """The request section's title."""
     if result.request is None:
-        return "Request · none (lexical runs locally)"
+        return f"Request · none ({result.selector} runs locally)"
     return f"Request {'sent' if result.online else 'that would be sent'} · {result.request.model}"
 
 
@@ -139,7 +163,7 @@ def request_text(result: RecallResult) -> Text:
     characters from the memories shown as escapes)."""
     req = result.request
     if req is None:
-        return Text("The lexical selector sends nothing. Choose claude or hybrid to see the request.")
+        return Text(f"The {result.selector} selector sends nothing. Choose claude or hybrid to see the request.")
     return Text(
         visible_block(
             f"model: {req.model}\nmax_tokens: {req.max_tokens}\n"
