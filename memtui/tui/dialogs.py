@@ -301,21 +301,29 @@ class TrashDialog(ModalScreen["TrashItem | None"]):
 
 
 class EditorScreen(Screen["str | None"]):
-    """Edit a memory's whole text in a Markdown ``TextArea``. ctrl+s saves, esc cancels."""
+    """Edit a memory's whole text in a Markdown ``TextArea``. ctrl+s saves, esc cancels
+    (asking first when the text differs from the saved one).
 
+    esc is a priority binding: the code editor would take it otherwise (to move the focus on,
+    where there is nothing to move to)."""
+
+    PALETTE = "Editor"
     BINDINGS = [
         Binding("ctrl+s", "save", "Save", id="editor.save", tooltip="Save (atomic; undo with u)"),
-        Binding("escape", "cancel", "Cancel", id="editor.cancel", tooltip="Close without saving"),
+        Binding("escape", "cancel", "Cancel", priority=True, id="editor.cancel", tooltip="Close without saving (asks when there are unsaved edits)"),
     ]
 
-    def __init__(self, relpath: str, text: str) -> None:
+    def __init__(self, relpath: str, text: str, *, saved: str | None = None) -> None:
+        """``text``: what the editor opens with; ``saved``: the text as saved (default:
+        ``text``), what esc compares with before it asks."""
         super().__init__()
         self.relpath = relpath
-        self.original = text
+        self.text = text
+        self.original = text if saved is None else saved
 
     def compose(self) -> ComposeResult:
         yield Label(plain(f" editing {self.relpath}"), id="editor-title")
-        yield TextArea.code_editor(self.original, language="markdown", id="editor-area", soft_wrap=True)
+        yield TextArea.code_editor(self.text, language="markdown", id="editor-area", soft_wrap=True)
         yield Footer()
 
     def on_mount(self) -> None:

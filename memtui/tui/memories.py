@@ -617,7 +617,7 @@ class MemoriesPane(Pane):
             if edited is not None:
                 self._save_text(mem, edited)
 
-        self.app.push_screen(EditorScreen(mem.relpath, text), saved)
+        self.app.push_screen(EditorScreen(mem.relpath, text, saved=mem.text), saved)
 
     def _resolve_conflict(self, mem: Memory, text: str, diff: str | None = None) -> None:
         disk = read_memory(mem.path, self.locations.memory_dir, self.locations.flavor.behaviour.memory_format)

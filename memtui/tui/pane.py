@@ -11,6 +11,8 @@
 - **One set of breakpoints** (``NARROW_BELOW``, ``SHORT_BELOW``): the app's screen classes
   ``-narrow`` / ``-short`` for the stylesheets, a pane's ``narrow`` / ``short`` for what it
   draws in Python.
+- **Every key is in the palette** (``binding_commands``): a pane's and a screen's palette
+  commands are made from its bindings, so a key added is a command added.
 - **Panes in tabs** (``Pane``): ``MAIN`` names the widget that has the keys when the pane is
   shown, ``activated`` runs each time its tab becomes the visible one, ``reveal`` brings the
   pane into view from anywhere (palette commands) — ``PaneTabs`` does the switching and owns
@@ -19,14 +21,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import on
 from textual.app import SystemCommand
+from textual.binding import Binding
 from textual.css.query import NoMatches
+from textual.dom import DOMNode
 from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
@@ -53,6 +57,52 @@ NARROW_BELOW = 110
 SHORT_BELOW = 30
 HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (NARROW_BELOW, "-wide")]
 VERTICAL_BREAKPOINTS = [(0, "-short"), (SHORT_BELOW, "-tall")]
+
+
+def own_bindings(node_class: type[DOMNode]) -> list[Binding]:
+    """The bindings memtui's classes in ``node_class``'s ancestry declare (not Textual's own:
+    scrolling, tab focus), the most derived first, one per action."""
+    seen: set[str] = set()
+    found: list[Binding] = []
+    for cls in node_class.__mro__:
+        if not cls.__module__.startswith("memtui.") or "BINDINGS" not in cls.__dict__:
+            continue
+        for binding in cls.__dict__["BINDINGS"]:
+            if isinstance(binding, Binding) and binding.action not in seen:
+                seen.add(binding.action)
+                found.append(binding)
+    return found
+
+
+def key_names(node: DOMNode, binding: Binding) -> str:
+    """The keys of ``binding`` as the footer shows them (``"esc / n"``)."""
+    if binding.key_display:
+        return binding.key_display
+    keys = [key.strip() for key in binding.key.split(",") if key.strip()]
+    return " / ".join(node.app.get_key_display(Binding(key, binding.action)) for key in keys)
+
+
+def binding_commands(
+    node: DOMNode,
+    section: str,
+    *,
+    titles: Mapping[str, tuple[str, str]] | None = None,
+    run: Callable[[Callable[[], object]], Callable[[], object]] | None = None,
+) -> Iterator[SystemCommand]:
+    """A palette command for every binding of ``node`` (``own_bindings``): "``section``:
+    <what it does>", with its keys in the help text. ``titles``: binding id → (title, help)
+    where the binding's own description and tooltip are too short for the palette. ``run``:
+    wraps each command's callback (a pane reveals itself first)."""
+    titles = titles or {}
+    for binding in own_bindings(type(node)):
+        title, help_text = titles.get(binding.id or "", (binding.description.lower(), binding.tooltip or binding.description))
+        action = binding.action
+
+        def act(action: str = action) -> None:
+            node.call_later(node.app.run_action, action, node)
+
+        callback: Callable[[], object] = run(act) if run is not None else act
+        yield SystemCommand(f"{section}: {title}", f"{help_text} ( {key_names(node, binding)} )", callback)
 
 
 class Latest:

@@ -6,11 +6,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from textual.command import CommandList
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, TabbedContent
 
-from support.pilot import settle, type_text, wait_until
+from support.pilot import palette_highlights, settle, type_text, wait_until
 
 from memtui.tui.app import MemtuiApp
 from memtui.tui.cascade import CascadePane
@@ -26,16 +25,6 @@ def focused_id(app: MemtuiApp) -> str | None:
 
 def active(app: MemtuiApp) -> str:
     return app.query_one("#panes", TabbedContent).active
-
-
-async def palette_highlights(pilot: Pilot[None], title: str) -> None:
-    """Wait until the command palette's highlighted command is ``title``."""
-
-    def highlighted() -> bool:
-        commands = pilot.app.screen.query_one(CommandList)
-        return commands.highlighted is not None and title in str(commands.get_option_at_index(commands.highlighted).prompt)
-
-    await wait_until(pilot, highlighted, what=f"the palette highlights {title!r}")
 
 
 @pytest.mark.parametrize("away", ["1", "3", "4"])

@@ -13,10 +13,10 @@ from pathlib import Path
 from textual.pilot import Pilot
 from textual.widgets import Input, TextArea
 
-from support.pilot import settle, wait_until
+from support.pilot import run_from_palette, settle, wait_until
 
 from memtui.tui.app import MemtuiApp
-from memtui.tui.dialogs import ConflictDialog, EditorScreen, PlanPreview, TrashDialog, TypePicker
+from memtui.tui.dialogs import ConflictDialog, DiscardDialog, EditorScreen, PlanPreview, TrashDialog, TypePicker
 from memtui.tui.memories import MemoriesPane
 
 
@@ -195,3 +195,47 @@ async def test_a_state_dir_inside_the_memory_dir_is_a_message_not_a_crash(make_a
             await pilot.pause()
         assert app.is_running
         assert sorted(p.name for p in memory_dir(app).iterdir()) == before  # nothing written there
+
+
+async def test_escape_leaves_the_editor_and_asks_only_when_the_text_changed(make_app: Callable[..., MemtuiApp]) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        path = memory_dir(app) / "reference_grafana.md"
+        original = path.read_bytes()
+        await select(app, pilot, "reference_grafana.md")
+        await pilot.press("e")
+        await pilot.pause()
+        assert isinstance(app.screen, EditorScreen)
+        await pilot.press("escape")  # nothing changed: straight back
+        await pilot.pause()
+        assert not isinstance(app.screen, EditorScreen) and app.focused is app.query_one("#memories-table")
+        await pilot.press("e")
+        await pilot.pause()
+        await pilot.press("x")  # typed into the text
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, DiscardDialog)
+        await pilot.press("escape")  # keep editing: the edit is still there
+        await pilot.pause()
+        assert isinstance(app.screen, EditorScreen) and app.screen.query_one(TextArea).text == "x" + original.decode()
+        await pilot.press("escape", "y")  # discard
+        await settle(pilot)
+        assert not isinstance(app.screen, (EditorScreen, DiscardDialog))
+        assert path.read_bytes() == original
+
+
+async def test_the_palette_cancels_the_editor(make_app: Callable[..., MemtuiApp]) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await select(app, pilot, "reference_grafana.md")
+        await pilot.press("e")
+        await pilot.pause()
+        await pilot.press("x")
+        await run_from_palette(pilot, "Editor: cancel")
+        assert isinstance(app.screen, DiscardDialog)
+        await pilot.press("y")
+        await settle(pilot)
+        assert not isinstance(app.screen, EditorScreen)
+        assert (memory_dir(app) / "reference_grafana.md").read_text().startswith("---\nname: Latency board")
