@@ -92,7 +92,7 @@ class CascadePane(Pane):
         Binding("f", "focus_findings", "Findings", show=False, id="cascade.findings", tooltip="Go to the list of findings (enter jumps to the file)"),
         Binding("t", "focus_tree", "Tree", show=False, id="cascade.tree", tooltip="Go to the tree of layers and files"),
         Binding("r", "reload", "Reload", show=False, id="cascade.reload", tooltip="Recompute the cascade from disk"),
-        Binding("escape", "focus_tree", "Back", show=False, id="cascade.back", tooltip="Back to the tree"),
+        Binding("escape", "back", "Back", show=False, id="cascade.back", tooltip="Back to the tree (a path typed stays); again to clear the path"),
     ]
 
     @dataclass
@@ -455,6 +455,12 @@ class CascadePane(Pane):
 
     def action_focus_tree(self) -> None:
         self.query_one("#cascade-tree", Tree).focus()
+
+    def action_back(self) -> None:
+        """esc: out of the reads box to the tree, the path kept; again: clear it; elsewhere:
+        back to the tree."""
+        if not self.escape_text_box():
+            self.action_focus_tree()
 
     def action_focus_findings(self) -> None:
         self.query_one("#cascade-findings", OptionList).focus()

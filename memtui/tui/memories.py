@@ -145,7 +145,7 @@ class MemoriesPane(Pane):
         Binding("slash", "focus_search", "Search", id="memories.search", tooltip="Search name, description and body"),
         Binding("t", "cycle_type", "Type filter", id="memories.type", tooltip="Cycle the type filter"),
         Binding("r", "reload", "Reload", id="memories.reload", tooltip="Re-scan the memory dir"),
-        Binding("escape", "clear_search", "Clear", show=False, id="memories.clear", tooltip="Clear the search"),
+        Binding("escape", "back", "Back", show=False, id="memories.back", tooltip="Leave the search box (the search stays); again to clear the search"),
         Binding("down", "to_table", "List", show=False, id="memories.to-table", tooltip="From the search box to the list (the search stays)"),
         Binding("e", "edit", "Edit", id="memories.edit", tooltip="Edit the selected memory in the app"),
         Binding("E", "edit_external", "$EDITOR", show=False, id="memories.edit-external", tooltip="Edit in $VISUAL / $EDITOR"),
@@ -359,10 +359,10 @@ class MemoriesPane(Pane):
     def action_focus_search(self) -> None:
         self.query_one("#memories-search", Input).focus()
 
-    def action_clear_search(self) -> None:
-        search = self.query_one("#memories-search", Input)
-        search.value = ""
-        self.query_one("#memories-table", DataTable).focus()
+    def action_back(self) -> None:
+        """esc: out of the search box to the list, the search kept; again: clear the search."""
+        if not self.escape_text_box():
+            self.query_one("#memories-table", DataTable).focus()
 
     def action_cycle_type(self) -> None:
         self.type_filter = TYPE_FILTERS[(TYPE_FILTERS.index(self.type_filter) + 1) % len(TYPE_FILTERS)]

@@ -13,6 +13,9 @@
   draws in Python.
 - **Every key is in the palette** (``binding_commands``): a pane's and a screen's palette
   commands are made from its bindings, so a key added is a command added.
+- **esc and text boxes, the same in every pane** (``Pane.escape_text_box``): esc in a text
+  box leaves it for the pane's list with the text kept (the pane's keys work again); a second
+  esc clears that box.
 - **Panes in tabs** (``Pane``): ``MAIN`` names the widget that has the keys when the pane is
   shown, ``activated`` runs each time its tab becomes the visible one, ``reveal`` brings the
   pane into view from anywhere (palette commands) — ``PaneTabs`` does the switching and owns
@@ -35,7 +38,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Static, TabbedContent, TabPane
+from textual.widgets import Input, Static, TabbedContent, TabPane
 from textual.worker import NoActiveWorker, Worker, WorkerState, get_current_worker
 
 from memtui.core.base.terminal import visible, visible_block
@@ -252,9 +255,32 @@ class Pane(WorkerReports, Widget):
     ``short``: the terminal is below the breakpoints (kept up to date on resize)."""
 
     MAIN: ClassVar[str] = ""
+    # where esc from a text box puts the focus (default: ``MAIN``)
+    LEAVE_TO: ClassVar[str] = ""
 
     narrow: reactive[bool] = reactive(False, init=False)
     short: reactive[bool] = reactive(False, init=False)
+
+    _left_box: Input | None = None  # the text box esc last left (a second esc clears it)
+
+    def escape_text_box(self) -> bool:
+        """What esc does first in every pane: in a text box of the pane, leave it for the
+        ``LEAVE_TO`` (else ``MAIN``) widget, the text kept; elsewhere, clear the box esc left
+        last, if it still holds text. Returns ``False`` when neither applied (the pane's esc
+        does its own job)."""
+        focused = self.app.focused
+        if isinstance(focused, Input) and self in focused.ancestors:
+            self._left_box = focused
+            target = self.query_one(self.LEAVE_TO or self.MAIN)
+            if target is focused:
+                return False
+            target.focus()
+            return True
+        box, self._left_box = self._left_box, None
+        if box is not None and box.is_attached and box.value:
+            box.clear()
+            return True
+        return False
 
     def _on_resize(self) -> None:
         size = self.app.size

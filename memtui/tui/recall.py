@@ -113,6 +113,7 @@ class RecallPane(Pane):
     """Type a prompt, see what the agent would recall and inject."""
 
     MAIN = "#recall-query"
+    LEAVE_TO = "#recall-results"
     FAILURE_TITLES = {
         "recall-load": "Cannot scan the memory dir",
         "recall-run": "Recall failed",
@@ -126,7 +127,7 @@ class RecallPane(Pane):
         Binding("ctrl+g", "toggle_sent", "Manifest+request", id="recall.sent", tooltip="Show or hide the exact manifest and request"),
         Binding("ctrl+n", "toggle_injected", "Injected text", id="recall.injected", tooltip="Focus (or, when narrow, show) the injected text; again to go back"),
         Binding("ctrl+r", "reload", "Reload", id="recall.reload", tooltip="Re-scan the memory dir and the sessions"),
-        Binding("escape", "cancel", "Cancel", show=False, id="recall.cancel", tooltip="Cancel a running Claude request; else leave the text box for the results"),
+        Binding("escape", "cancel", "Cancel", show=False, id="recall.cancel", tooltip="Cancel a running Claude request; else leave the text box for the results (the text stays); again to clear it"),
     ]
 
     # ----- messages (posted by workers; handled below on the UI thread) ----------------------
@@ -465,16 +466,16 @@ class RecallPane(Pane):
 
     def action_cancel(self) -> None:
         """Cancel a running Claude request (its answer, if it still comes, is ignored); else
-        leave a text box for the results (so digits switch panes again), or from elsewhere
-        go back to the query box."""
+        leave a text box for the results, its text kept (so digits switch panes again); again:
+        clear that box; from elsewhere: back to the query box."""
         if self._recall_in_flight:
             self._cancel_running()
             self._notice(styled("Cancelled: the request's answer will be ignored.", style="$warning"))
-        elif isinstance(self.app.focused, Input):
-            if self._show_injected:
-                self._toggle_narrow_view(False)
-            self.query_one("#recall-results", VerticalScroll).focus()
-        else:
+            return
+        leaving = isinstance(self.app.focused, Input)
+        if leaving and self._show_injected:
+            self._toggle_narrow_view(False)
+        if not self.escape_text_box():
             self.action_focus_query()
 
     # ----- showing ---------------------------------------------------------------------------

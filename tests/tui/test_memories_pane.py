@@ -87,7 +87,10 @@ async def test_incremental_search_over_name_description_and_body(make_app: Calla
         await type_text(pilot, "zzz")
         assert listed(app) == []
         assert "No memory matches" in plain(app, "#preview-fields")
-        await pilot.press("escape")
+        await pilot.press("escape")  # out of the box: the search stays
+        await pilot.pause()
+        assert listed(app) == []
+        await pilot.press("escape")  # again: cleared
         await pilot.pause()
         assert len(listed(app)) == 5
 
