@@ -52,8 +52,8 @@ from memtui.core.recall import (
     choose_selector,
     load_corpus,
     recall,
+    selector_status,
 )
-from memtui.core.recall.engine import NO_KEY
 from memtui.core.recall.inputs import RecallInputs, SessionContext, recall_inputs, session_context, split_names
 from memtui.core.recall.manifest import SESSION_BUDGET
 from memtui.core.sessions.transcripts import SessionFile, list_sessions
@@ -74,6 +74,9 @@ from memtui.tui.theme import assemble, styled, tone
 
 if TYPE_CHECKING:
     import anthropic
+
+# the badge's chip colour for each state of the selector (``selector_status``)
+BADGE_TONE = {"online": "$success", "offline": "$warning", "no-key": "$error", "error": "$error"}
 
 # memtui's choice: the pause after the last keystroke before lexical recall runs.
 DEBOUNCE_S = 0.25
@@ -489,11 +492,10 @@ class RecallPane(Pane):
         notice.display = text is not None
 
     def _update_badge(self) -> None:
-        """The online/offline badge with its reason, the memory count and the transcript."""
-        choice = self.selector_choice()
-        chosen = choice.selector
-        result = self.result if self.result is not None and self.result.selector == chosen.name else None
-        facts: list[str] = []
+        """The selector's badge (the core's ``selector_status``: the same words the result
+        uses), the memory count and the transcript."""
+        status_of = selector_status(self.selector_choice(), self.model, self.result, asking=self._recall_in_flight)
+        facts: list[str] = [] if status_of.state != "online" or status_of.reason is None else [status_of.reason]
         if self.corpus is not None:
             facts.append(f"{len(self.corpus.docs):,} memories")
         if self.transcript is not None:
@@ -502,22 +504,15 @@ class RecallPane(Pane):
                 f"session {t.session_id[:8]}: {len(t.tools)} tool{'s' if len(t.tools) != 1 else ''},"
                 f" {len(t.surfaced)} surfaced ({t.units:,} of {SESSION_BUDGET:,} units)"
             )
+        trouble = status_of.state in ("error", "no-key")
+        if status_of.state != "online" and status_of.reason is not None:
+            facts.append(status_of.reason)
         status = Text()
-        if result is not None and result.error and result.online:
-            status.append(" ERROR ", tone("bold $chip-text on $error"))
-            status.append(f" {chosen.name} · {self.model}", tone("bold"))
-            facts.append(result.error)
-        elif choice.offline_cause is None:
-            status.append(" ONLINE ", tone("bold $chip-text on $success"))
-            status.append(f" {chosen.name} · {self.model}", tone("bold"))
-            facts.insert(0, "asking…" if self._recall_in_flight else "Enter sends one request")
-        else:
-            status.append(" OFFLINE ", tone("bold $chip-text on $warning"))
-            status.append(f" {chosen.name} (BM25) as you type", tone("bold"))
-            facts.append(NO_KEY if choice.offline_cause == "no-credentials" else "by choice: an API key is set")
+        status.append(f" {status_of.chip} ", tone(f"bold $chip-text on {BADGE_TONE[status_of.state]}"))
+        status.append(f" {status_of.title}", tone("bold"))
         for fact in facts:
             status.append("  ·  ", tone(MUTED))
-            status.append(visible(fact), tone("$error" if result is not None and fact == result.error else SOFT))
+            status.append(visible(fact), tone("$error" if trouble and fact == status_of.reason else SOFT))
         self._status(status)
 
     def _show_intro(self) -> None:
