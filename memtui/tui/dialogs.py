@@ -69,6 +69,15 @@ class PlanPreview(ModalScreen[bool]):
                     ),
                     classes="dialog-warning",
                 )
+            if plan.losses:
+                yield Static(
+                    assemble(
+                        ("▲ After this change the agent loses:\n", "bold $warning"),
+                        "\n".join(visible(f"• {loss}") for loss in plan.losses),
+                    ),
+                    classes="dialog-warning",
+                    id="plan-losses",
+                )
             if plan.notes:
                 with VerticalScroll(classes="dialog-notes"):
                     for note in plan.notes:

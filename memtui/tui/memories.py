@@ -596,8 +596,9 @@ class MemoriesPane(Pane):
         self.app.push_screen(EditorScreen(mem.relpath, mem.text), saved)
 
     def _save_text(self, mem: Memory, text: str) -> None:
+        fmt = self.locations.flavor.behaviour.memory_format
         try:
-            plan = plan_save(self.locations.memory_dir, mem, text)
+            plan = plan_save(self.locations.memory_dir, mem, text, fmt)
         except EditError as exc:
             self.notify(str(exc), severity="warning")
             return
@@ -608,7 +609,22 @@ class MemoriesPane(Pane):
             self.notify(f"{exc.strerror or exc} — your text is still in the editor", title="Not saved", severity="error")
             self._edit_again(mem, text)
             return
-        self.apply(plan, select=mem.relpath)
+        self._save_plan(plan, mem, text)
+
+    def _save_plan(self, plan: Plan, mem: Memory, text: str) -> None:
+        """Apply a save; when it would make the agent lose a name, description or type, show
+        what is lost first and ask (Cancel: back to the editor, the text kept)."""
+        if not plan.losses:
+            self.apply(plan, select=mem.relpath)
+            return
+
+        def confirmed(ok: bool | None) -> None:
+            if ok:
+                self.apply(plan, select=mem.relpath)
+            else:
+                self._edit_again(mem, text)
+
+        self.app.push_screen(PlanPreview(plan, confirm_label="Save anyway"), confirmed)
 
     def _edit_again(self, mem: Memory, text: str) -> None:
         """Back to the editor with ``text`` (not saved yet)."""
@@ -627,9 +643,10 @@ class MemoriesPane(Pane):
                 self.action_reload()
             elif choice == "keep":
                 # plan against what is on disk now: the journal keeps it as the backup
-                plan = self._make_plan(lambda: plan_save(self.locations.memory_dir, disk, text))
+                fmt = self.locations.flavor.behaviour.memory_format
+                plan = self._make_plan(lambda: plan_save(self.locations.memory_dir, disk, text, fmt))
                 if plan:
-                    self.apply(plan, select=mem.relpath)
+                    self._save_plan(plan, disk, text)
             elif choice == "diff":
                 change = FileChange(mem.relpath, disk.text.encode("utf-8"), text.encode("utf-8"))
                 self._resolve_conflict(mem, text, change.diff())

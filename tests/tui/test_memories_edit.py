@@ -13,7 +13,7 @@ from pathlib import Path
 from textual.pilot import Pilot
 from textual.widgets import Input, TextArea
 
-from support.pilot import run_from_palette, settle, wait_until
+from support.pilot import plain, run_from_palette, settle, wait_until
 
 from memtui.tui.app import MemtuiApp
 from memtui.tui.dialogs import ConflictDialog, DiscardDialog, EditorScreen, PlanPreview, TrashDialog, TypePicker
@@ -239,3 +239,30 @@ async def test_the_palette_cancels_the_editor(make_app: Callable[..., MemtuiApp]
         await settle(pilot)
         assert not isinstance(app.screen, EditorScreen)
         assert (memory_dir(app) / "reference_grafana.md").read_text().startswith("---\nname: Latency board")
+
+
+async def test_saving_an_edit_that_breaks_the_frontmatter_shows_the_loss_and_asks(make_app: Callable[..., MemtuiApp]) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        path = memory_dir(app) / "reference_grafana.md"
+        original = path.read_text()
+        await select(app, pilot, "reference_grafana.md")
+        await pilot.press("e")
+        await pilot.pause()
+        await pilot.press("o", "o", "p", "s")  # typed above the opening ---
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert isinstance(app.screen, PlanPreview)
+        losses = plain(app.screen, "#plan-losses")
+        assert "name “Latency board”: the agent sees no name" in losses
+        assert "type reference: the memory becomes untyped" in losses
+        assert path.read_text() == original  # nothing written yet
+        await pilot.press("escape")  # cancel: back to the editor, the text kept
+        await pilot.pause()
+        assert isinstance(app.screen, EditorScreen) and app.screen.query_one(TextArea).text == "oops" + original
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        await pilot.press("y")  # save anyway
+        await settle(pilot)
+        assert path.read_text() == "oops" + original

@@ -44,7 +44,7 @@ from memtui.core.writes.journal import (
     sha256_hex,
 )
 from memtui.core.memory.frontmatter import parse_frontmatter
-from memtui.core.memory.memories import MEMORY_TYPES, SEED_FORMAT, TEAM_DIR, Memory, MemoryType, type_value
+from memtui.core.memory.memories import MEMORY_TYPES, SEED_FORMAT, TEAM_DIR, Memory, MemoryType, lost_fields, parse_memory_bytes, type_value
 from memtui.core.places.behaviour import MemoryFormat
 from memtui.core.writes.rewrite import set_nested_key, set_top_level_key
 from memtui.core.writes.transaction import OutsideWriteError, WriteStep, missing_dirs, rollback, rollback_note, write_step
@@ -115,7 +115,9 @@ class FileChange:
 @dataclass(frozen=True, slots=True)
 class Plan:
     """A change set to preview, then apply. ``index_overflow``: entries the change would push
-    past the index cap (ask before applying); ``notes``: other things the change does."""
+    past the index cap (ask before applying); ``losses``: what the agent would no longer see
+    in the file (a name, a description, a type: ask before applying); ``notes``: other things
+    the change does."""
 
     title: str
     changes: tuple[FileChange, ...]
@@ -124,6 +126,7 @@ class Plan:
     action: str = "edit"  # edit | retype | rename | create | delete | restore | undo | fix | dream
     undoes: str | None = None  # the journal entry an undo reverts
     restores: str | None = None  # the delete entry a restore brings back
+    losses: tuple[str, ...] = ()
 
     def diff(self) -> str:
         """All file diffs, concatenated."""
@@ -219,10 +222,11 @@ def suggest_filename(mem_type: MemoryType, name: str) -> str:
 # ----- plan builders --------------------------------------------------------------------------
 
 
-def plan_save(memory_dir: Path, memory: Memory, new_text: str) -> Plan:
+def plan_save(memory_dir: Path, memory: Memory, new_text: str, fmt: MemoryFormat = SEED_FORMAT) -> Plan:
     """Replace a memory's whole text (a hand edit), in the file's line-end style. A file with
-    bytes that are not UTF-8 is refused (a text editor would replace them). Raises
-    ``ConflictError``, ``EditError``."""
+    bytes that are not UTF-8 is refused (a text editor would replace them). ``Plan.losses``:
+    the name, description or type the agent of memory format ``fmt`` would no longer see
+    after the edit (``lost_fields``). Raises ``ConflictError``, ``EditError``."""
     before = _current(memory_dir, memory)
     try:
         before.decode("utf-8")
@@ -231,7 +235,12 @@ def plan_save(memory_dir: Path, memory: Memory, new_text: str) -> Plan:
     after = _encode_like(before, new_text)
     if after == before:
         raise EditError("no change to save")
-    return Plan(f"Edit {memory.relpath}", (FileChange(memory.relpath, before, after),), action="edit")
+    path = memory_dir / memory.relpath
+    losses = lost_fields(
+        parse_memory_bytes(path, memory.relpath, before, memory.mtime, fmt),
+        parse_memory_bytes(path, memory.relpath, after, memory.mtime, fmt),
+    )
+    return Plan(f"Edit {memory.relpath}", (FileChange(memory.relpath, before, after),), action="edit", losses=losses)
 
 
 def plan_retype(memory_dir: Path, memory: Memory, new_type: MemoryType, fmt: MemoryFormat = SEED_FORMAT) -> Plan:

@@ -207,3 +207,28 @@ def test_undo_refuses_when_the_file_changed_since(mem: Path, journal: Journal) -
     write(mem / "u.md", b"---\ntype: user\n---\nedited by the agent\n")
     with pytest.raises(ConflictError):
         undo_plan(mem, journal)
+
+
+GRAFANA = b"---\nname: Latency board\ndescription: Grafana board for ingest latency\ntype: reference\n---\n\nBoard.\n"
+
+
+def test_a_save_that_breaks_the_frontmatter_lists_what_the_agent_loses(mem: Path) -> None:
+    write(mem / "r.md", GRAFANA)
+    plan = plan_save(mem, read_memory(mem / "r.md", mem), "oops" + GRAFANA.decode())  # typed above the opening ---
+    assert plan.losses[:3] == (
+        "name “Latency board”: the agent sees no name",
+        "description “Grafana board for ingest latency”: recall has nothing to match on",
+        "type reference: the memory becomes untyped",
+    )
+    assert any(loss.startswith("why: no frontmatter") for loss in plan.losses[3:])
+
+
+def test_a_mistyped_type_is_a_loss_and_an_ordinary_edit_is_not(mem: Path) -> None:
+    write(mem / "r.md", GRAFANA)
+    loaded = read_memory(mem / "r.md", mem)
+    typo = plan_save(mem, loaded, GRAFANA.decode().replace("type: reference", "type: refrence"))
+    assert typo.losses[0] == "type reference: the memory becomes “refrence”, not a type the agent knows"
+    assert plan_save(mem, loaded, GRAFANA.decode().replace("Board.", "Panel p99.")).losses == ()
+    # a new value is no loss: renaming, re-describing, re-typing by hand
+    edited = GRAFANA.decode().replace("Latency board", "Ingest board").replace("type: reference", "type: project")
+    assert plan_save(mem, loaded, edited).losses == ()
