@@ -243,7 +243,7 @@ class ConflictDialog(ModalScreen[str]):
     version kept as a backup in the journal) or ``diff``; ``cancel`` keeps editing."""
 
     BINDINGS = [
-        Binding("r", "choose('reload')", "Reload", id="conflict.reload", tooltip="Drop my edit, reload from disk"),
+        Binding("r", "choose('reload')", "Reload", id="conflict.reload", tooltip="Drop my edit, reload from disk (asks first)"),
         Binding("k", "choose('keep')", "Keep mine", id="conflict.keep", tooltip="Save my version; the disk version is backed up (undo restores it)"),
         Binding("d", "choose('diff')", "Diff", id="conflict.diff", tooltip="Show what differs"),
         Binding("escape", "choose('cancel')", "Back", id="conflict.cancel", tooltip="Back to editing"),
@@ -355,19 +355,26 @@ class EditorScreen(Screen["str | None"]):
 
 
 class DiscardDialog(ModalScreen[bool]):
-    """Confirm dropping unsaved edits."""
+    """Confirm dropping unsaved edits (``title`` and ``confirm_label`` say what dropping them
+    does: close the editor, reload from disk)."""
 
     BINDINGS = [
         Binding("y", "answer(True)", "Discard", id="discard.yes", tooltip="Drop the unsaved edits"),
-        Binding("escape,n", "answer(False)", "Keep editing", id="discard.no", tooltip="Back to the editor"),
+        Binding("escape,n", "answer(False)", "Keep editing", id="discard.no", tooltip="Back, the edits kept"),
     ]
+
+    def __init__(self, title: str = "Discard unsaved edits?", *, confirm_label: str = "Discard", keep_label: str = "Keep editing") -> None:
+        super().__init__()
+        self.title_text = title
+        self.confirm_label = confirm_label
+        self.keep_label = keep_label
 
     def compose(self) -> ComposeResult:
         with Vertical(id="discard-dialog", classes="dialog"):
-            yield Label("Discard unsaved edits?", classes="dialog-title")
+            yield Label(plain(self.title_text), classes="dialog-title")
             with Horizontal(classes="dialog-buttons"):
-                yield Button("Discard  y", variant="error", id="yes")
-                yield Button("Keep editing  esc", id="no")
+                yield Button(f"{self.confirm_label}  y", variant="error", id="yes")
+                yield Button(f"{self.keep_label}  esc", id="no")
 
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:

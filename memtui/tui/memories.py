@@ -56,6 +56,7 @@ from memtui.core.writes.journal import Journal, JournalEntry
 from memtui.tui.badges import age_badge, type_badge
 from memtui.tui.dialogs import (
     ConflictDialog,
+    DiscardDialog,
     EditorScreen,
     NewMemoryDialog,
     PlanPreview,
@@ -638,9 +639,19 @@ class MemoriesPane(Pane):
     def _resolve_conflict(self, mem: Memory, text: str, diff: str | None = None) -> None:
         disk = read_memory(mem.path, self.locations.memory_dir, self.locations.flavor.behaviour.memory_format)
 
+        def reload(drop: bool | None) -> None:
+            if drop:
+                self.action_reload()
+            else:
+                self._resolve_conflict(mem, text, diff)
+
         def chosen(choice: str | None) -> None:
             if choice == "reload":
-                self.action_reload()
+                # the edit is lost on reload: say so and ask
+                self.app.push_screen(
+                    DiscardDialog(f"Drop your edit of {mem.relpath} and reload it from disk?", confirm_label="Drop and reload", keep_label="Back"),
+                    reload,
+                )
             elif choice == "keep":
                 # plan against what is on disk now: the journal keeps it as the backup
                 fmt = self.locations.flavor.behaviour.memory_format

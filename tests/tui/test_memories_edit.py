@@ -266,3 +266,37 @@ async def test_saving_an_edit_that_breaks_the_frontmatter_shows_the_loss_and_ask
         await pilot.press("y")  # save anyway
         await settle(pilot)
         assert path.read_text() == "oops" + original
+
+
+async def test_reload_in_the_conflict_dialog_asks_before_dropping_the_edit(make_app: Callable[..., MemtuiApp]) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        path = memory_dir(app) / "reference_grafana.md"
+        await select(app, pilot, "reference_grafana.md")
+        await pilot.press("e")
+        await pilot.pause()
+        theirs = path.read_text().replace("panel p95", "panel p50")
+        path.write_text(theirs)  # meanwhile the agent rewrites the file
+        area = app.screen.query_one(TextArea)
+        area.text = area.text.replace("panel p95", "panel p99")
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert isinstance(app.screen, ConflictDialog)
+        await pilot.press("r")
+        await pilot.pause()
+        assert isinstance(app.screen, DiscardDialog)  # asked, nothing dropped yet
+        await pilot.press("escape")  # back: the choice again, the edit still there
+        await pilot.pause()
+        assert isinstance(app.screen, ConflictDialog)
+        await pilot.press("escape")  # back to editing
+        await pilot.pause()
+        assert isinstance(app.screen, EditorScreen) and "panel p99" in app.screen.query_one(TextArea).text
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        await pilot.press("r", "y")  # drop and reload
+        await settle(pilot)
+        assert not isinstance(app.screen, (ConflictDialog, DiscardDialog, EditorScreen))
+        assert path.read_text() == theirs
+        entry = app.query_one(MemoriesPane).selected_entry()
+        assert entry is not None and "panel p50" in entry.memory.text
