@@ -322,16 +322,18 @@ class EditorScreen(Screen["str | None"]):
         Binding("escape", "cancel", "Cancel", priority=True, id="editor.cancel", tooltip="Close without saving (asks when there are unsaved edits)"),
     ]
 
-    def __init__(self, relpath: str, text: str, *, saved: str | None = None) -> None:
+    def __init__(self, relpath: str, text: str, *, saved: str | None = None, title: str | None = None) -> None:
         """``text``: what the editor opens with; ``saved``: the text as saved (default:
-        ``text``), what esc compares with before it asks."""
+        ``text``), what esc compares with before it asks; ``title``: the line above the text
+        (default: "editing <relpath>")."""
         super().__init__()
         self.relpath = relpath
+        self.title_text = title if title is not None else f"editing {relpath}"
         self.text = text
         self.original = text if saved is None else saved
 
     def compose(self) -> ComposeResult:
-        yield Label(plain(f" editing {self.relpath}"), id="editor-title")
+        yield Label(plain(f" {self.title_text}"), id="editor-title")
         yield TextArea.code_editor(self.text, language="markdown", id="editor-area", soft_wrap=True)
         yield Footer()
 

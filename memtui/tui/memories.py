@@ -44,6 +44,7 @@ from memtui.core.writes.edits import (
     TrashItem,
     apply_plan,
     plan_create,
+    plan_create_text,
     plan_delete,
     plan_rename,
     plan_retype,
@@ -145,7 +146,7 @@ class MemoriesPane(Pane):
     BINDINGS = [
         Binding("slash", "focus_search", "Search", id="memories.search", tooltip="Search name, description and body"),
         Binding("t", "cycle_type", "Type filter", id="memories.type", tooltip="Cycle the type filter"),
-        Binding("r", "reload", "Reload", id="memories.reload", tooltip="Re-scan the memory dir"),
+        Binding("r", "reload", "Reload", show=False, id="memories.reload", tooltip="Re-scan the memory dir (changes outside memtui show on their own)"),
         Binding("escape", "back", "Back", show=False, id="memories.back", tooltip="Leave the search box (the search stays); again to clear the search"),
         Binding("down", "to_table", "List", show=False, id="memories.to-table", tooltip="From the search box to the list (the search stays)"),
         Binding("e", "edit", "Edit", id="memories.edit", tooltip="Edit the selected memory in the app"),
@@ -158,7 +159,7 @@ class MemoriesPane(Pane):
         Binding("z", "trash", "Trash", show=False, id="memories.trash", tooltip="Deleted memories; restore one"),
         Binding("D", "doctor", "Doctor", id="memories.doctor", tooltip="Every check of the lint catalog, with safe fixes"),
         Binding("I", "inbox", "Inbox", id="memories.inbox", tooltip="Memories proposed by extraction: accept, edit, reject"),
-        Binding("o", "source", "Source", show=False, id="memories.source", tooltip="The conversation this memory came from (originSessionId)"),
+        Binding("o", "source", "Source", id="memories.source", tooltip="The conversation this memory came from (originSessionId)"),
     ]
 
     type_filter: reactive[TypeFilter] = reactive("all")
@@ -564,7 +565,9 @@ class MemoriesPane(Pane):
     @on(Applied)
     def _on_applied(self, message: Applied) -> None:
         self.applying = False
-        self.notify(f"{message.entry.title}  ·  u to undo", title="Done")
+        # a save and a creation say so in words; every change says how to undo it
+        title = {"edit": "Saved", "create": "Created"}.get(message.entry.action, "Done")
+        self.notify(f"{message.entry.title}  ·  u to undo", title=title)
         if message.select:
             self._pending_select = message.select
         self.action_reload()
@@ -702,7 +705,7 @@ class MemoriesPane(Pane):
                 fmt = self.locations.flavor.behaviour.memory_format
                 plan = self._make_plan(lambda: plan_retype(self.locations.memory_dir, mem, mem_type, fmt))
                 if plan:
-                    self.apply(plan, select=mem.relpath, preview=bool(plan.notes))
+                    self.apply(plan, select=mem.relpath, preview=True)
 
         self.app.push_screen(TypePicker(mem.type or mem.declared_type, mem.relpath), picked)
 
@@ -721,15 +724,38 @@ class MemoriesPane(Pane):
         self.app.push_screen(TextPrompt(f"Rename {mem.relpath}", mem.relpath, hint="a path ending in .md, relative to the memory dir"), named)
 
     def action_new(self) -> None:
+        """Type, name and description; then the editor on the type's template. Nothing is
+        written (no file, no index entry) until the body is written and saved."""
+
         def created(result: tuple[MemoryType, str, str] | None) -> None:
             if result:
                 mem_type, name, description = result
-                plan = self._make_plan(lambda: plan_create(self.locations.memory_dir, mem_type, name, description))
-                if plan:
-                    self.apply(plan, select=plan.changes[0].relpath)
+                draft = self._make_plan(lambda: plan_create(self.locations.memory_dir, mem_type, name, description))
+                if draft:
+                    first = draft.changes[0]
+                    self._write_new(first.relpath, (first.after or b"").decode("utf-8"), None)
 
         self.locations.memory_dir.mkdir(parents=True, exist_ok=True)
         self.app.push_screen(NewMemoryDialog(), created)
+
+    def _write_new(self, relpath: str, draft: str, text: str | None) -> None:
+        """The editor on a new memory (``draft``: as the dialog made it; ``text``: what was
+        typed so far); ctrl+s creates it with its index entry, esc drops it."""
+
+        def saved(edited: str | None) -> None:
+            if edited is None:
+                return
+            fmt = self.locations.flavor.behaviour.memory_format
+            try:
+                plan = plan_create_text(self.locations.memory_dir, relpath, edited, fmt)
+            except EditError as exc:
+                self.notify(f"{exc} — your text is still in the editor", title="Not created", severity="warning", timeout=8)
+                self._write_new(relpath, draft, edited)
+                return
+            self.apply(plan, select=relpath)
+
+        title = f"new memory {relpath} — written when you save (ctrl+s) · esc drops it"
+        self.app.push_screen(EditorScreen(relpath, draft if text is None else text, saved=draft, title=title), saved)
 
     def action_delete(self) -> None:
         entry = self._need_selection()

@@ -17,6 +17,7 @@ from memtui.core.writes.edits import (
     EditError,
     apply_plan,
     plan_create,
+    plan_create_text,
     plan_delete,
     plan_rename,
     plan_retype,
@@ -150,6 +151,25 @@ def test_create_writes_the_type_template_and_an_index_line(mem: Path, journal: J
     assert (mem / "MEMORY.md").read_text() == (
         "- [A](a.md) — a\n- [No mocks](feedback_no_mocks.md) — Integration tests hit the real DB\n"
     )
+
+
+def test_create_from_text_refuses_a_template_or_empty_body_and_writes_nothing(mem: Path) -> None:
+    draft = "---\nname: No mocks\ndescription: Integration tests hit the real DB\ntype: feedback\n---\n\n"
+    template = draft + "The rule, in one or two sentences.\n\n**Why:** what happened that made it a rule.\n\n**How to apply:** when and how to follow it.\n"
+    with pytest.raises(EditError, match="still the template"):
+        plan_create_text(mem, "feedback_no_mocks.md", template)
+    with pytest.raises(EditError, match="body is empty"):
+        plan_create_text(mem, "feedback_no_mocks.md", draft + "\n")
+    with pytest.raises(EditError, match="no name and no description and no type"):
+        plan_create_text(mem, "feedback_no_mocks.md", "oops" + draft + "Use the real DB.\n")
+    assert list(mem.iterdir()) == []
+
+
+def test_create_from_text_writes_the_text_and_indexes_what_the_agent_reads(mem: Path, journal: Journal) -> None:
+    text = "---\nname: No mocks\ndescription: Integration tests hit the real DB\ntype: feedback\n---\n\nUse the real DB.\n"
+    apply_plan(mem, plan_create_text(mem, "feedback_no_mocks.md", text), journal, NOW)
+    assert (mem / "feedback_no_mocks.md").read_text() == text
+    assert (mem / "MEMORY.md").read_text() == "- [No mocks](feedback_no_mocks.md) — Integration tests hit the real DB\n"
 
 
 def test_create_quotes_a_name_yaml_would_misread(mem: Path, journal: Journal) -> None:
