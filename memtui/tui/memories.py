@@ -135,6 +135,18 @@ class MemoriesPane(Pane):
     """Browse the memories of one memory dir."""
 
     MAIN = "#memories-table"
+    PALETTE_TITLES = {
+        "memories.search": ("search", "Focus the search box"),
+        "memories.type": ("cycle type filter", "All → user → feedback → project → reference → untyped"),
+        "memories.back": ("leave or clear the search", "Out of the search box, the search kept; again: clear it"),
+        "memories.to-table": ("to the list", "From the search box to the list, the search kept"),
+        "memories.edit-external": ("edit in $EDITOR", "Edit the selected memory in $VISUAL / $EDITOR"),
+        "memories.new": ("new memory", "Create a memory: type, name, description, then its body"),
+        "memories.delete": ("delete", "Move the selected memory to memtui's trash (restorable)"),
+        "memories.source": ("source conversation", "The conversation the selected memory came from (originSessionId)"),
+        "memories.first": ("first memory", "The cursor to the first memory listed"),
+        "memories.last": ("last memory", "The cursor to the last memory listed"),
+    }
     FAILURE_TITLES = {
         "memories-scan": "Cannot scan the memory dir",
         "memories-apply": "Not saved",
@@ -835,16 +847,11 @@ class MemoriesPane(Pane):
 
         self.app.push_screen(SourceDialog(message.title, message.excerpt))
 
-    def system_commands(self) -> Iterable[SystemCommand]:
-        """The pane's palette commands: each shows the pane, then acts."""
-        yield SystemCommand("Memories: search", "Focus the search box ( / )", self.there(self.action_focus_search))
-        yield SystemCommand("Memories: cycle type filter", "All → user → feedback → project → reference → untyped ( t )", self.there(self.action_cycle_type))
-        yield SystemCommand("Memories: reload", "Re-scan the memory dir ( r )", self.there(self.action_reload))
+    def extra_commands(self) -> Iterable[SystemCommand]:
+        """A type filter by name (the ``t`` key cycles through them)."""
         for label, value in TYPE_CHOICES:
             name = "all" if value == "all" else label
             yield SystemCommand(f"Memories: show {name}", f"Filter the list to {name} memories", self.there(partial(setattr, self, "type_filter", value)))
-        yield SystemCommand("Memories: doctor", "Every check of the lint catalog, with safe fixes ( D )", self.there(self.action_doctor))
-        yield SystemCommand("Memories: inbox", "Memories proposed by extraction ( I )", self.there(self.action_inbox))
 
     # ----- live reload -----------------------------------------------------------------------
 

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import on
+from textual.actions import parse as parse_action
 from textual.app import SystemCommand
 from textual.binding import Binding
 from textual.css.query import NoMatches
@@ -93,16 +94,26 @@ def binding_commands(
     run: Callable[[Callable[[], object]], Callable[[], object]] | None = None,
 ) -> Iterator[SystemCommand]:
     """A palette command for every binding of ``node`` (``own_bindings``): "``section``:
-    <what it does>", with its keys in the help text. ``titles``: binding id → (title, help)
-    where the binding's own description and tooltip are too short for the palette. ``run``:
-    wraps each command's callback (a pane reveals itself first)."""
+    <what it does>", with its keys in the help text; it runs the binding's action on ``node``
+    as the key does.
+
+    ``titles``: binding id → (title, help) where the binding's own description and tooltip are
+    too short for the palette. ``run``: wraps each command's callback (a pane reveals itself
+    first). A binding ``node.check_action`` hides (``False``) has no command; one it disables
+    for now (``None``) says so in its help."""
     titles = titles or {}
     for binding in own_bindings(type(node)):
         title, help_text = titles.get(binding.id or "", (binding.description.lower(), binding.tooltip or binding.description))
+        _namespace, name, parameters = parse_action(binding.action)
+        state = node.check_action(name, parameters)
+        if state is False:
+            continue
+        if state is None:
+            help_text += " — not available now"
         action = binding.action
 
         def act(action: str = action) -> None:
-            node.call_later(node.app.run_action, action, node)
+            node.app.call_later(node.app.run_action, action, node)
 
         callback: Callable[[], object] = run(act) if run is not None else act
         yield SystemCommand(f"{section}: {title}", f"{help_text} ( {key_names(node, binding)} )", callback)
@@ -331,8 +342,24 @@ class Pane(WorkerReports, Widget):
 
         return run
 
+    # the pane's name in the palette ("Memories: …"; default: the class name without "Pane")
+    PALETTE: ClassVar[str] = ""
+    # binding id -> (title, help) of its palette command, where the binding's own words are short
+    PALETTE_TITLES: ClassVar[dict[str, tuple[str, str]]] = {}
+
     def system_commands(self) -> Iterable[SystemCommand]:
-        """The pane's palette commands (override): each reaches an action a key reaches."""
+        """The pane's palette commands: one for every key of the pane and of the widgets in it
+        (``binding_commands``; each shows the pane, then acts as the key does), then
+        ``extra_commands``."""
+        section = self.PALETTE or type(self).__name__.removesuffix("Pane")
+        yield from binding_commands(self, section, titles=self.PALETTE_TITLES, run=self.there)
+        for widget in self.query("*"):
+            if own_bindings(type(widget)):
+                yield from binding_commands(widget, section, titles=self.PALETTE_TITLES, run=self.there)
+        yield from self.extra_commands()
+
+    def extra_commands(self) -> Iterable[SystemCommand]:
+        """Palette commands no key has (override: a filter by name, a selector by name)."""
         return ()
 
 

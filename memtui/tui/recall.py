@@ -117,6 +117,17 @@ class RecallPane(Pane):
 
     MAIN = "#recall-query"
     LEAVE_TO = "#recall-results"
+    PALETTE_TITLES = {
+        "recall.query": ("open", "Switch to the Recall pane and type a prompt"),
+        "recall.selector": ("cycle selector", "auto → claude → lexical → hybrid"),
+        "recall.transcript": ("from transcript", "Recent tools and surfaced memories from a session"),
+        "recall.sent": ("manifest and request", "Show or hide the exact manifest and request"),
+        "recall.injected": ("injected text", "Focus the exact injected text"),
+        "recall.reload": ("reload", "Re-scan the memory dir and the sessions"),
+        "recall.cancel": ("cancel request / leave or clear the text box", "Cancel a running Claude request; else out of the text box, the text kept; again: clear it"),
+        "history.previous": ("previous query", "The previous query of this session, in the query box"),
+        "history.next": ("next query", "The next query of this session, in the query box"),
+    }
     FAILURE_TITLES = {
         "recall-load": "Cannot scan the memory dir",
         "recall-run": "Recall failed",
@@ -585,19 +596,10 @@ class RecallPane(Pane):
 
     # ----- actions ---------------------------------------------------------------------------
 
-    def system_commands(self) -> Iterable[SystemCommand]:
-        """The pane's palette commands: each switches to the pane, then acts."""
-
-        there = self.there
-        yield SystemCommand("Recall: open", "Switch to the Recall pane and type a prompt ( 3 )", there(self.action_focus_query))
-        yield SystemCommand("Recall: cycle selector", "auto → claude → lexical → hybrid ( ctrl+o )", there(self.action_cycle_selector))
+    def extra_commands(self) -> Iterable[SystemCommand]:
+        """A selector by name (``ctrl+o`` cycles through them)."""
         for name in SELECTOR_NAMES:
-            yield SystemCommand(f"Recall: selector {name}", SELECTOR_HELP[name], there(partial(self.set_selector, name)))
-        yield SystemCommand("Recall: from transcript", "Recent tools and surfaced memories from a session ( ctrl+t )", there(self.action_pick_transcript))
-        yield SystemCommand("Recall: manifest and request", "Show or hide the exact manifest and request ( ctrl+g )", there(self.action_toggle_sent))
-        yield SystemCommand("Recall: injected text", "Focus the exact injected text ( ctrl+n )", there(self.action_toggle_injected))
-        yield SystemCommand("Recall: reload", "Re-scan the memory dir and the sessions ( ctrl+r )", there(self.action_reload))
-        yield SystemCommand("Recall: cancel request", "Cancel a running Claude request ( esc )", there(self.action_cancel))
+            yield SystemCommand(f"Recall: selector {name}", SELECTOR_HELP[name], self.there(partial(self.set_selector, name)))
 
     def set_selector(self, name: str) -> None:
         """Choose the selector ``name`` (one of ``SELECTOR_NAMES``)."""
