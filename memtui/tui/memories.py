@@ -47,6 +47,7 @@ from memtui.core.writes.edits import (
     TrashItem,
     apply_plan,
     plan_create,
+    plan_create_text,
     plan_delete,
     plan_rename,
     plan_retype,
@@ -62,6 +63,7 @@ if TYPE_CHECKING:
 from memtui.tui.badges import age_badge, type_badge
 from memtui.tui.dialogs import (
     ConflictDialog,
+    DiscardDialog,
     EditorScreen,
     NewMemoryDialog,
     PlanPreview,
@@ -140,6 +142,20 @@ class MemoriesPane(Pane):
     """Browse the memories of one memory dir."""
 
     MAIN = "#memories-table"
+    PALETTE_TITLES = {
+        "memories.search": ("search", "Focus the search box"),
+        "memories.type": ("cycle type filter", "All → user → feedback → project → reference → untyped"),
+        "memories.back": ("leave or clear the search", "Out of the search box, the search kept; again: clear it"),
+        "memories.to-table": ("to the list", "From the search box to the list, the search kept"),
+        "memories.edit-external": ("edit in $EDITOR", "Edit the selected memory in $VISUAL / $EDITOR"),
+        "memories.new": ("new memory", "Create a memory: type, name, description, then its body"),
+        "memories.delete": ("delete", "Move the selected memory to memtui's trash (restorable)"),
+        "memories.source": ("conversation at a use", "Open the conversation where the agent used the selected memory, or the one it came from"),
+        "memories.sort": ("sort by use", "Newest → most used → least used, from the agent's transcripts"),
+        "memories.never-used": ("never used", "Only the memories the agent never used in the sessions on record"),
+        "memories.first": ("first memory", "The cursor to the first memory listed"),
+        "memories.last": ("last memory", "The cursor to the last memory listed"),
+    }
     FAILURE_TITLES = {
         "memories-scan": "Cannot scan the memory dir",
         "memories-apply": "Not saved",
@@ -152,8 +168,8 @@ class MemoriesPane(Pane):
     BINDINGS = [
         Binding("slash", "focus_search", "Search", id="memories.search", tooltip="Search name, description and body"),
         Binding("t", "cycle_type", "Type filter", id="memories.type", tooltip="Cycle the type filter"),
-        Binding("r", "reload", "Reload", id="memories.reload", tooltip="Re-scan the memory dir"),
-        Binding("escape", "clear_search", "Clear", show=False, id="memories.clear", tooltip="Clear the search"),
+        Binding("r", "reload", "Reload", show=False, id="memories.reload", tooltip="Re-scan the memory dir (changes outside memtui show on their own)"),
+        Binding("escape", "back", "Back", show=False, id="memories.back", tooltip="Leave the search box (the search stays); again to clear the search"),
         Binding("down", "to_table", "List", show=False, id="memories.to-table", tooltip="From the search box to the list (the search stays)"),
         Binding("e", "edit", "Edit", id="memories.edit", tooltip="Edit the selected memory in the app"),
         Binding("E", "edit_external", "$EDITOR", show=False, id="memories.edit-external", tooltip="Edit in $VISUAL / $EDITOR"),
@@ -165,7 +181,7 @@ class MemoriesPane(Pane):
         Binding("z", "trash", "Trash", show=False, id="memories.trash", tooltip="Deleted memories; restore one"),
         Binding("D", "doctor", "Doctor", id="memories.doctor", tooltip="Every check of the lint catalog, with safe fixes"),
         Binding("I", "inbox", "Inbox", id="memories.inbox", tooltip="Memories proposed by extraction: accept, edit, reject"),
-        Binding("o", "source", "Conversation", show=False, id="memories.source", tooltip="The conversation at a use of this memory (from the agent's transcripts), or the one it came from"),
+        Binding("o", "source", "Source", id="memories.source", tooltip="The conversation at a use of this memory (from the agent's transcripts), or the one it came from"),
         Binding("U", "cycle_sort", "Sort", show=False, id="memories.sort", tooltip="Sort: newest → most used → least used (the agent's own use, from its transcripts)"),
         Binding("N", "toggle_never_used", "Never used", show=False, id="memories.never-used", tooltip="Only the memories the agent never used in the sessions on record"),
     ]
@@ -407,10 +423,10 @@ class MemoriesPane(Pane):
     def action_focus_search(self) -> None:
         self.query_one("#memories-search", Input).focus()
 
-    def action_clear_search(self) -> None:
-        search = self.query_one("#memories-search", Input)
-        search.value = ""
-        self.query_one("#memories-table", DataTable).focus()
+    def action_back(self) -> None:
+        """esc: out of the search box to the list, the search kept; again: clear the search."""
+        if not self.escape_text_box():
+            self.query_one("#memories-table", DataTable).focus()
 
     def action_cycle_sort(self) -> None:
         """Newest first → most used → least used (never used first)."""
@@ -640,7 +656,9 @@ class MemoriesPane(Pane):
     @on(Applied)
     def _on_applied(self, message: Applied) -> None:
         self.applying = False
-        self.notify(f"{message.entry.title}  ·  u to undo", title="Done")
+        # a save and a creation say so in words; every change says how to undo it
+        title = {"edit": "Saved", "create": "Created"}.get(message.entry.action, "Done")
+        self.notify(f"{message.entry.title}  ·  u to undo", title=title)
         if message.select:
             self._pending_select = message.select
         self.action_reload()
@@ -673,8 +691,9 @@ class MemoriesPane(Pane):
         self.app.push_screen(EditorScreen(mem.relpath, mem.text), saved)
 
     def _save_text(self, mem: Memory, text: str) -> None:
+        fmt = self.locations.flavor.behaviour.memory_format
         try:
-            plan = plan_save(self.locations.memory_dir, mem, text)
+            plan = plan_save(self.locations.memory_dir, mem, text, fmt)
         except EditError as exc:
             self.notify(str(exc), severity="warning")
             return
@@ -685,7 +704,22 @@ class MemoriesPane(Pane):
             self.notify(f"{exc.strerror or exc} — your text is still in the editor", title="Not saved", severity="error")
             self._edit_again(mem, text)
             return
-        self.apply(plan, select=mem.relpath)
+        self._save_plan(plan, mem, text)
+
+    def _save_plan(self, plan: Plan, mem: Memory, text: str) -> None:
+        """Apply a save; when it would make the agent lose a name, description or type, show
+        what is lost first and ask (Cancel: back to the editor, the text kept)."""
+        if not plan.losses:
+            self.apply(plan, select=mem.relpath)
+            return
+
+        def confirmed(ok: bool | None) -> None:
+            if ok:
+                self.apply(plan, select=mem.relpath)
+            else:
+                self._edit_again(mem, text)
+
+        self.app.push_screen(PlanPreview(plan, confirm_label="Save anyway"), confirmed)
 
     def _edit_again(self, mem: Memory, text: str) -> None:
         """Back to the editor with ``text`` (not saved yet)."""
@@ -694,19 +728,30 @@ class MemoriesPane(Pane):
             if edited is not None:
                 self._save_text(mem, edited)
 
-        self.app.push_screen(EditorScreen(mem.relpath, text), saved)
+        self.app.push_screen(EditorScreen(mem.relpath, text, saved=mem.text), saved)
 
     def _resolve_conflict(self, mem: Memory, text: str, diff: str | None = None) -> None:
         disk = read_memory(mem.path, self.locations.memory_dir, self.locations.flavor.behaviour.memory_format)
 
+        def reload(drop: bool | None) -> None:
+            if drop:
+                self.action_reload()
+            else:
+                self._resolve_conflict(mem, text, diff)
+
         def chosen(choice: str | None) -> None:
             if choice == "reload":
-                self.action_reload()
+                # the edit is lost on reload: say so and ask
+                self.app.push_screen(
+                    DiscardDialog(f"Drop your edit of {mem.relpath} and reload it from disk?", confirm_label="Drop and reload", keep_label="Back"),
+                    reload,
+                )
             elif choice == "keep":
                 # plan against what is on disk now: the journal keeps it as the backup
-                plan = self._make_plan(lambda: plan_save(self.locations.memory_dir, disk, text))
+                fmt = self.locations.flavor.behaviour.memory_format
+                plan = self._make_plan(lambda: plan_save(self.locations.memory_dir, disk, text, fmt))
                 if plan:
-                    self.apply(plan, select=mem.relpath)
+                    self._save_plan(plan, disk, text)
             elif choice == "diff":
                 change = FileChange(mem.relpath, disk.text.encode("utf-8"), text.encode("utf-8"))
                 self._resolve_conflict(mem, text, change.diff())
@@ -751,7 +796,7 @@ class MemoriesPane(Pane):
                 fmt = self.locations.flavor.behaviour.memory_format
                 plan = self._make_plan(lambda: plan_retype(self.locations.memory_dir, mem, mem_type, fmt))
                 if plan:
-                    self.apply(plan, select=mem.relpath, preview=bool(plan.notes))
+                    self.apply(plan, select=mem.relpath, preview=True)
 
         self.app.push_screen(TypePicker(mem.type or mem.declared_type, mem.relpath), picked)
 
@@ -770,15 +815,38 @@ class MemoriesPane(Pane):
         self.app.push_screen(TextPrompt(f"Rename {mem.relpath}", mem.relpath, hint="a path ending in .md, relative to the memory dir"), named)
 
     def action_new(self) -> None:
+        """Type, name and description; then the editor on the type's template. Nothing is
+        written (no file, no index entry) until the body is written and saved."""
+
         def created(result: tuple[MemoryType, str, str] | None) -> None:
             if result:
                 mem_type, name, description = result
-                plan = self._make_plan(lambda: plan_create(self.locations.memory_dir, mem_type, name, description))
-                if plan:
-                    self.apply(plan, select=plan.changes[0].relpath)
+                draft = self._make_plan(lambda: plan_create(self.locations.memory_dir, mem_type, name, description))
+                if draft:
+                    first = draft.changes[0]
+                    self._write_new(first.relpath, (first.after or b"").decode("utf-8"), None)
 
         self.locations.memory_dir.mkdir(parents=True, exist_ok=True)
         self.app.push_screen(NewMemoryDialog(), created)
+
+    def _write_new(self, relpath: str, draft: str, text: str | None) -> None:
+        """The editor on a new memory (``draft``: as the dialog made it; ``text``: what was
+        typed so far); ctrl+s creates it with its index entry, esc drops it."""
+
+        def saved(edited: str | None) -> None:
+            if edited is None:
+                return
+            fmt = self.locations.flavor.behaviour.memory_format
+            try:
+                plan = plan_create_text(self.locations.memory_dir, relpath, edited, fmt)
+            except EditError as exc:
+                self.notify(f"{exc} — your text is still in the editor", title="Not created", severity="warning", timeout=8)
+                self._write_new(relpath, draft, edited)
+                return
+            self.apply(plan, select=relpath)
+
+        title = f"new memory {relpath} — written when you save (ctrl+s) · esc drops it"
+        self.app.push_screen(EditorScreen(relpath, draft if text is None else text, saved=draft, title=title), saved)
 
     def action_delete(self) -> None:
         entry = self._need_selection()
@@ -882,19 +950,11 @@ class MemoriesPane(Pane):
 
         self.app.push_screen(SourceDialog(message.title, message.excerpt))
 
-    def system_commands(self) -> Iterable[SystemCommand]:
-        """The pane's palette commands: each shows the pane, then acts."""
-        yield SystemCommand("Memories: search", "Focus the search box ( / )", self.there(self.action_focus_search))
-        yield SystemCommand("Memories: cycle type filter", "All → user → feedback → project → reference → untyped ( t )", self.there(self.action_cycle_type))
-        yield SystemCommand("Memories: reload", "Re-scan the memory dir ( r )", self.there(self.action_reload))
-        yield SystemCommand("Memories: sort by use", "Newest → most used → least used, from the agent's transcripts ( U )", self.there(self.action_cycle_sort))
-        yield SystemCommand("Memories: never used", "Only the memories the agent never used in the sessions on record ( N )", self.there(self.action_toggle_never_used))
-        yield SystemCommand("Memories: conversation at a use", "Open the conversation where the agent used the selected memory ( o )", self.there(self.action_source))
+    def extra_commands(self) -> Iterable[SystemCommand]:
+        """A type filter by name (the ``t`` key cycles through them)."""
         for label, value in TYPE_CHOICES:
             name = "all" if value == "all" else label
             yield SystemCommand(f"Memories: show {name}", f"Filter the list to {name} memories", self.there(partial(setattr, self, "type_filter", value)))
-        yield SystemCommand("Memories: doctor", "Every check of the lint catalog, with safe fixes ( D )", self.there(self.action_doctor))
-        yield SystemCommand("Memories: inbox", "Memories proposed by extraction ( I )", self.there(self.action_inbox))
 
     # ----- live reload -----------------------------------------------------------------------
 

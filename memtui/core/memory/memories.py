@@ -388,6 +388,26 @@ def parse_memory_bytes(path: StrPath, relpath: str, data: bytes, mtime: float, f
     )
 
 
+def lost_fields(before: Memory, after: Memory) -> tuple[str, ...]:
+    """What the agent saw in ``before`` and no longer sees in ``after`` (the same file, edited):
+    one sentence per field among ``name``, ``description`` and ``type`` that was there and is
+    gone — the frontmatter broken (a line typed above its opening ``---``), the key deleted, a
+    type the agent does not recognise. ``()``: nothing lost. A field whose value changed to
+    another usable value is not a loss."""
+    lost: list[str] = []
+    if before.name and not after.name:
+        lost.append(f"name “{before.name}”: the agent sees no name")
+    if before.description and not after.description:
+        lost.append(f"description “{before.description}”: recall has nothing to match on")
+    if before.type and not after.type:
+        now = f"“{after.declared_type}”, not a type the agent knows" if after.declared_type else "untyped"
+        lost.append(f"type {before.type}: the memory becomes {now}")
+    if lost:
+        new = {d.code for d in before.diagnostics}
+        lost.extend(f"why: {d.message}" for d in after.diagnostics if d.code not in new and d.severity in ("error", "warning"))
+    return tuple(lost)
+
+
 def unreadable_memory(path: StrPath, relpath: str, error: OSError) -> Memory:
     """A placeholder record for a file that could not be read (listed, with ``unreadable``)."""
     return Memory(
