@@ -112,13 +112,13 @@ def m_scan(ws: generate.Workspace, args: argparse.Namespace) -> list[dict[str, A
     import shutil
 
     from memtui.core.memory.headers import scan_headers
-    from memtui.core.memory.scancache import HEADER_CACHE_NAME, ScanCache
+    from memtui.core.memory.catalogdb import CatalogDB
 
     state = ws.root / "bench-scan-state"
     shutil.rmtree(state, ignore_errors=True)
     expected = scan_headers(ws.memory_dir)
-    def cache() -> ScanCache:
-        return ScanCache.for_memory_dir(state, ws.memory_dir, HEADER_CACHE_NAME)
+    def cache() -> CatalogDB:
+        return CatalogDB.for_memory_dir(state, ws.memory_dir)
 
     scan_headers(ws.memory_dir, cache=cache())  # fill it
     assert scan_headers(ws.memory_dir, cache=cache()) == expected
@@ -142,14 +142,15 @@ def m_ls(ws: generate.Workspace, args: argparse.Namespace) -> list[dict[str, Any
     def run(cmd: list[str]) -> None:
         subprocess.run(cmd, env=env, cwd=ws.project, check=True, stdout=subprocess.DEVNULL)
 
-    from memtui.core.memory.scancache import CACHE_NAME
+    from memtui.core.memory.catalogdb import DB_NAME
     from memtui.core.places.statedir import memdir_state
 
-    # ws.env() points MEMTUI_STATE_DIR at the workspace's own state dir: its scan cache
-    cache_file = memdir_state(Path(env["MEMTUI_STATE_DIR"]), ws.memory_dir) / CACHE_NAME
+    # ws.env() points MEMTUI_STATE_DIR at the workspace's own state dir: its catalog database
+    db_file = memdir_state(Path(env["MEMTUI_STATE_DIR"]), ws.memory_dir) / DB_NAME
 
     def cold() -> None:
-        cache_file.unlink(missing_ok=True)
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{db_file}{suffix}").unlink(missing_ok=True)
         run(ls_cmd)
 
     runs = max(3, args.runs // 2)

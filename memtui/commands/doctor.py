@@ -33,7 +33,7 @@ from memtui.core.doctor import (
 )
 from memtui.core.writes.edits import ApplyError, ConflictError, Plan, apply_plan
 from memtui.core.writes.journal import Journal
-from memtui.core.memory.scancache import ScanCache
+from memtui.core.memory.catalogdb import CatalogDB
 
 _SEVERITY_COLOR = {"error": "red", "warning": "yellow", "info": "cyan"}
 
@@ -111,7 +111,7 @@ def doctor(obj: CliContext, as_json: bool, fix_codes: tuple[str, ...], yes: bool
     if not memory_dir.is_dir():
         fail(f"no memory dir at {memory_dir} ({obj.locations.memory_dir_source}); see `memtui where`", 1)
     instructions = _instruction_texts(obj)
-    report = run_doctor(memory_dir, obj.now(), instruction_texts=instructions, cache=ScanCache.for_memory_dir(obj.locations.state_dir, memory_dir))
+    report = run_doctor(memory_dir, obj.now(), instruction_texts=instructions, cache=CatalogDB.for_memory_dir(obj.locations.state_dir, memory_dir))
     if not codes:
         if as_json:
             emit_json(report.to_json())
@@ -151,7 +151,7 @@ def doctor(obj: CliContext, as_json: bool, fix_codes: tuple[str, ...], yes: bool
         except (ConflictError, ApplyError) as exc:
             error = str(exc)
         else:
-            report = run_doctor(memory_dir, obj.now(), instruction_texts=instructions, cache=ScanCache.for_memory_dir(obj.locations.state_dir, memory_dir))
+            report = run_doctor(memory_dir, obj.now(), instruction_texts=instructions, cache=CatalogDB.for_memory_dir(obj.locations.state_dir, memory_dir))
     if as_json:
         emit_json(
             {

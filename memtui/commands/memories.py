@@ -19,7 +19,7 @@ from memtui.core.memory.catalog import Catalog, entry_to_json, index_to_json, lo
 from memtui.core.memory.index import MAX_INDEX_LINES, MAX_INDEX_UNITS
 from memtui.core.places.locations import Locations, other_flavor_memory_dir
 from memtui.core.memory.memories import MEMORY_TYPES
-from memtui.core.memory.scancache import ScanCache
+from memtui.core.memory.catalogdb import CatalogDB
 
 _TYPE_STYLE = {"user": "magenta", "feedback": "yellow", "project": "green", "reference": "cyan"}
 
@@ -37,7 +37,7 @@ def _catalog(obj: CliContext) -> Catalog:
         fail(f"{memory_dir} is not a directory", 1)
     if not memory_dir.is_dir():
         fail(f"no memory dir at {memory_dir} ({loc.memory_dir_source}){other_flavor_hint(loc)}; see `memtui where`", 1)
-    return load_catalog(memory_dir, obj.now(), cache=ScanCache.for_memory_dir(loc.state_dir, memory_dir))
+    return load_catalog(memory_dir, obj.now(), cache=CatalogDB.for_memory_dir(loc.state_dir, memory_dir))
 
 
 @click.command("ls")

@@ -30,7 +30,7 @@ from memtui.core.doctor import (
 from memtui.core.writes.edits import ApplyError, ConflictError, EditError, Plan, apply_plan
 from memtui.core.writes.journal import Journal
 from memtui.core.places.locations import Locations
-from memtui.core.memory.scancache import ScanCache
+from memtui.core.memory.catalogdb import CatalogDB
 from memtui.tui.dialogs import PlanPreview
 from memtui.tui.styles import stylesheets
 
@@ -80,7 +80,7 @@ class DoctorScreen(Screen[bool]):
     def run_checks(self) -> None:
         """The doctor reads every file: off the UI thread, posting only its report."""
         texts = instruction_texts(self.locations)
-        self.post_message(self.Done(run_doctor(self.locations.memory_dir, system_now(), instruction_texts=texts, cache=ScanCache.for_memory_dir(self.locations.state_dir, self.locations.memory_dir))))
+        self.post_message(self.Done(run_doctor(self.locations.memory_dir, system_now(), instruction_texts=texts, cache=CatalogDB.for_memory_dir(self.locations.state_dir, self.locations.memory_dir))))
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state == WorkerState.ERROR:

@@ -50,7 +50,7 @@ from memtui.core.extract.inbox import Inbox
 from memtui.core.writes.journal import Journal
 from memtui.core.places.locations import Locations, other_flavor_memory_dir
 from memtui.core.memory.memories import MEMORY_TYPES, Memory, MemoryType, read_memory
-from memtui.core.memory.scancache import ScanCache
+from memtui.core.memory.catalogdb import CatalogDB
 from memtui.tui.badges import age_badge, type_badge
 from memtui.tui.dialogs import (
     ConflictDialog,
@@ -250,7 +250,7 @@ class MemoriesPane(Widget):
             if first.complete:
                 return
         # unchanged files come from the scan cache (parsed by an earlier scan, text read on demand)
-        cache = ScanCache.for_memory_dir(self.locations.state_dir, memory_dir)
+        cache = CatalogDB.for_memory_dir(self.locations.state_dir, memory_dir)
         self.post_message(self.CatalogLoaded(load_catalog(memory_dir, now, cache=cache), waiting))
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:

@@ -26,7 +26,7 @@ from memtui.core.doctor.model import (
 from memtui.core.memory.lint import mtime_datetime
 from memtui.core.places.locations import Locations
 from memtui.core.memory.memories import MEMORY_TYPES, TEAM_DIR, Memory
-from memtui.core.memory.scancache import ScanCache
+from memtui.core.memory.catalogdb import CatalogDB
 
 # Parser codes the doctor computes itself (richer: the index's own check, the dates with fixes).
 _RECOMPUTED = frozenset({"relative-date", "not-indexed"})
@@ -109,14 +109,14 @@ def run_doctor(
     *,
     instruction_texts: Sequence[str] = (),
     near_duplicate_threshold: float = NEAR_DUPLICATE_THRESHOLD,
-    cache: ScanCache | None = None,
+    cache: CatalogDB | None = None,
 ) -> DoctorReport:
     """Audit ``memory_dir`` at time ``now`` against the whole lint catalog (SPEC §4.3).
 
     ``instruction_texts``: the text of the instruction files the agent loads (AGENT.md, rules);
     a memory repeating one is flagged ``in-instructions``. ``near_duplicate_threshold``: the
     rapidfuzz score (0–100) from which two memories are near-duplicates. ``cache``: the memory
-    dir's ``ScanCache`` (unchanged files are not parsed again; their text is still read).
+    dir's ``CatalogDB`` (unchanged files are not parsed again; their text is still read).
 
     Returns every finding (codes in ``DOCTOR_CODES``), sorted by path and line. Raises
     ``MemoryDirError`` (an ``OSError``) when the dir is missing; a bad file never raises.

@@ -15,7 +15,7 @@ from memtui.core.memory.age import AgeBand, age_band, age_days_at, age_label, st
 from memtui.core.base.diagnostics import Diagnostic
 from memtui.core.memory.index import IndexReport, read_index
 from memtui.core.memory.memories import TEAM_DIR, Memory, MemoryType, scan_memories
-from memtui.core.memory.scancache import ScanCache
+from memtui.core.memory.catalogdb import CatalogDB
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,10 +63,10 @@ class Catalog:
         return self.total < 0 or self.total == len(self.entries)
 
 
-def load_catalog(memory_dir: Path, now: datetime, *, newest: int | None = None, cache: ScanCache | None = None) -> Catalog:
+def load_catalog(memory_dir: Path, now: datetime, *, newest: int | None = None, cache: CatalogDB | None = None) -> Catalog:
     """Scan ``memory_dir`` and audit its indexes at time ``now``.
 
-    ``cache``: the memory dir's ``ScanCache`` (files unchanged since a previous scan are not
+    ``cache``: the memory dir's ``CatalogDB`` (files unchanged since a previous scan are not
     parsed again); ``None`` parses every file.
 
     ``newest``: only the ``newest`` most recent memories (a UI's first screenful of a large

@@ -22,7 +22,7 @@ from memtui.core.memory.frontmatter import Frontmatter, parse_frontmatter
 from memtui.core.memory.index import INDEX_NAME
 from memtui.core.memory.lint import find_relative_dates, missing_sections, mtime_datetime
 from memtui.core.base.safe_read import read_regular
-from memtui.core.memory.scancache import ScanCache, jsonable, stat_key
+from memtui.core.memory.catalogdb import CatalogDB, jsonable, stat_key
 
 StrPath = str | os.PathLike[str]
 MemoryType = Literal["user", "feedback", "project", "reference"]
@@ -88,7 +88,7 @@ class Memory:
       body starts (1-based); ``text``: the whole decoded file.
 
     ``text`` and ``body`` are one string: ``body`` is ``text[body_start:]``, cut on access. A
-    record rebuilt from the scan cache (``memtui.core.memory.scancache``) holds no text: ``text`` reads
+    record rebuilt from the catalog database (``memtui.core.memory.catalogdb``) holds no text: ``text`` reads
     the file on first access (decoded as the scan decodes it; ``""`` if it is gone). If the file
     changed since its ``sha256`` was taken, the record's other fields describe the old bytes —
     as they do for any record read before a change; writes check ``sha256`` against the disk.
@@ -117,7 +117,7 @@ class Memory:
 
     @property
     def text(self) -> str:
-        """The whole decoded file (read now if this record came from the scan cache)."""
+        """The whole decoded file (read now if this record came from the catalog database)."""
         text = self.loaded_text
         if text is None:
             try:
@@ -336,7 +336,7 @@ def unreadable_memory(path: StrPath, relpath: str, error: OSError) -> Memory:
 
 
 def _to_cache(mem: Memory) -> list[Any] | None:
-    """The scan-cache value of a parsed memory (``None`` when its frontmatter would not survive
+    """The catalog record of a parsed memory (``None`` when its frontmatter would not survive
     JSON). Layout: ``["m", mtime, size, sha256, frontmatter, body_start, body_line, diagnostics,
     header_visible]`` (name, description and types are derived from the frontmatter again, as
     the parse derives them); ``header_visible``: the
@@ -391,13 +391,26 @@ def _from_cache(path: str, relpath: str, value: list[Any]) -> Memory | None:
     )
 
 
-def _read_memory(path: StrPath, relpath: str, cache: ScanCache | None) -> Memory:
+def header_of_record(mem: Memory, value: list[Any]) -> list[Any] | None:
+    """The header (``[mtime, description, type]``: what the header scan and recall read in the
+    first 30 lines) a parse record implies, or ``None`` when it cannot tell (a file over the
+    header scan's 1 MiB read cap)."""
+    header_visible = value[8]
+    if header_visible is None:
+        return None
+    meta = mem.frontmatter if header_visible else {}
+    desc = meta.get("description")
+    description = None if desc is None or isinstance(desc, (list, dict)) or desc == "" else str(desc)
+    return [mem.mtime, description, parse_memory_type(meta.get("type"))]
+
+
+def _read_memory(path: StrPath, relpath: str, cache: CatalogDB | None) -> Memory:
     """``read_memory`` with a known relpath, answered from ``cache`` when the file's ``stat``
-    matches an entry (and stored there after a parse)."""
+    matches a row (and stored there after a parse)."""
     if cache is not None:
         value, st = cache.lookup_file(path, relpath)
         mem = _from_cache(os.fspath(path), relpath, value) if value is not None and st is not None else None
-        if mem is not None and st is not None and mem.mtime == st.st_mtime and mem.size == st.st_size:  # the entry's own
+        if mem is not None and st is not None and mem.mtime == st.st_mtime and mem.size == st.st_size:  # the row's own
             return mem
     try:
         data, st = read_regular(path, MAX_MEMORY_BYTES)
@@ -405,7 +418,7 @@ def _read_memory(path: StrPath, relpath: str, cache: ScanCache | None) -> Memory
         return unreadable_memory(path, relpath, exc)
     mem = parse_memory_bytes(path, relpath, data, st.st_mtime)
     if cache is not None and (value := _to_cache(mem)) is not None:
-        cache.store(relpath, stat_key(st), value)
+        cache.store(relpath, stat_key(st), value, header_of_record(mem, value))
     return mem
 
 
@@ -480,11 +493,11 @@ def _stat_mtime(path: str) -> float:
         return 0.0
 
 
-def scan_memories(memory_dir: Path, *, newest: int | None = None, cache: ScanCache | None = None) -> MemoryScan:
+def scan_memories(memory_dir: Path, *, newest: int | None = None, cache: CatalogDB | None = None) -> MemoryScan:
     """Read and parse every memory below ``memory_dir``; newest mtime first (ties by relpath).
 
-    ``cache``: a ``ScanCache`` (``memtui.core.memory.scancache``) that answers for files whose ``stat``
-    is unchanged since a previous scan (their text is then read on first use) and is saved
+    ``cache``: the memory dir's ``CatalogDB`` (``memtui.core.memory.catalogdb``) that answers for
+    files whose ``stat`` is unchanged since a previous scan (their text is then read on first use) and is saved
     after a full scan (not after a ``newest`` batch); ``None`` reads and parses every file.
 
     ``newest``: read only the ``newest`` most recently modified files (by ``stat``) — a quick
