@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -134,6 +134,24 @@ class Memory:
     def body(self) -> str:
         """The text after the frontmatter (the whole text when there is none)."""
         return self.text[self.body_start :]
+
+
+def with_text(mem: Memory) -> tuple[Memory, bool]:
+    """``mem`` with its text loaded, for one use: ``mem`` itself when it holds its text, else a
+    copy that holds it (``mem`` stays without, so a pass over 100,000 memories keeps no text
+    alive). The flag says whether the text is the bytes ``mem`` describes (its ``sha256``):
+    ``False`` when the file changed (or is gone) since the scan — its body is then cut where
+    that text's frontmatter ends, as ``Memory.text`` does."""
+    if mem.loaded_text is not None:
+        return mem, True
+    try:
+        data, _st = read_regular(mem.path, MAX_MEMORY_BYTES)
+    except OSError:
+        data = b""
+    text = data.decode("utf-8", errors="replace")
+    if hashlib.sha256(data).hexdigest() == mem.sha256:
+        return replace(mem, loaded_text=text), True
+    return replace(mem, loaded_text=text, body_start=len(text) - len(parse_frontmatter(text).body)), False
 
 
 def parse_memory_type(raw: object) -> MemoryType | None:
