@@ -474,10 +474,11 @@ class CatalogDB:
         rows = self._query("SELECT relpath, key, value FROM derived WHERE kind = ? AND fingerprint = ?", (kind, fingerprint))
         return {rel: (key, value) for rel, key, value in rows}
 
-    def put_derived(self, kind: str, fingerprint: str, values: Mapping[str, tuple[StatKey, bytes]]) -> None:
-        """Store ``relpath -> (stat key, value)`` as ``kind`` under ``fingerprint``; values of
-        racy files are not stored. Never raises."""
-        items = [(rel, kind, _key_text(key), fingerprint, value) for rel, (key, value) in values.items() if not is_racy(key)]
+    def put_derived(self, kind: str, fingerprint: str, values: Mapping[str, tuple[str, bytes]]) -> None:
+        """Store ``relpath -> (key text, value)`` as ``kind`` under ``fingerprint``. The key
+        must be the memory's row key (``stored_key``: a row exists only for a file that was
+        not racy) and the value made from the bytes that row describes. Never raises."""
+        items = [(rel, kind, key, fingerprint, value) for rel, (key, value) in values.items()]
         if not items:
             return
         self._write(lambda conn: conn.executemany("INSERT OR REPLACE INTO derived VALUES (?, ?, ?, ?, ?)", items))
