@@ -386,21 +386,23 @@ class CatalogDB:
         key = stat_key(st)
         return (self.lookup_header(relpath, key) if header else self.lookup(relpath, key)), st
 
-    def store(self, relpath: str, key: StatKey, record: list[Any] | None, header: list[Any] | None) -> None:
+    def store(self, relpath: str, key: StatKey, record: list[Any] | None, header: list[Any] | None) -> bool:
         """Remember ``record`` (a parse; ``None``: only the header is known) and ``header``
         (``None``: not known) for ``relpath`` at ``key`` — unless the file is racy (then its
-        row is dropped) or the database is disabled. Written by ``save``."""
+        row is dropped) or the database is disabled. Written by ``save``. Returns whether it
+        is kept."""
         self._seen.add(relpath)
         if self._conn is None:
-            return
+            return False
         if is_racy(key):
             self._forget.add(relpath)
             self._new.pop(relpath, None)
-            return
+            return False
         rec = None if record is None else orjson.dumps(record)
         head = None if header is None else orjson.dumps(header)
         self._new[relpath] = (_key_text(key), rec, head)
         self._forget.discard(relpath)
+        return True
 
     def save(self, *, complete: bool) -> None:
         """Write what changed. ``complete``: this scan saw every file, so rows of files it did

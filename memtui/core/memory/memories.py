@@ -435,8 +435,10 @@ def _read_memory(path: StrPath, relpath: str, cache: CatalogDB | None) -> Memory
     except OSError as exc:
         return unreadable_memory(path, relpath, exc)
     mem = parse_memory_bytes(path, relpath, data, st.st_mtime)
-    if cache is not None and (value := _to_cache(mem)) is not None:
-        cache.store(relpath, stat_key(st), value, header_of_record(mem, value))
+    if cache is not None and (value := _to_cache(mem)) is not None and cache.store(relpath, stat_key(st), value, header_of_record(mem, value)):
+        # as a row read back from the database: the text is read when asked for (a scan of
+        # 100,000 files keeps none of them)
+        return replace(mem, loaded_text=None)
     return mem
 
 
