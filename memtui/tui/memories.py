@@ -51,6 +51,8 @@ from memtui.core.writes.journal import Journal
 from memtui.core.places.locations import Locations, other_flavor_memory_dir
 from memtui.core.memory.memories import MEMORY_TYPES, Memory, MemoryType, read_memory
 from memtui.core.memory.catalogdb import CatalogDB
+from memtui.core.memory.search import CatalogSearch, terms_of
+from memtui.core.memory.search import matches as search_matches
 from memtui.tui.badges import age_badge, type_badge
 from memtui.tui.dialogs import (
     ConflictDialog,
@@ -76,16 +78,21 @@ _SEVERITY_ICON = {"error": "✖", "warning": "▲", "info": "●"}
 _SEVERITY_STYLE = {"error": "bold #e06c75", "warning": "bold #e5c07b", "info": "#56b6c2"}
 
 
+# Up to this many memories a search runs at once on the UI thread (a few milliseconds); a larger
+# catalog is searched in a worker, through the catalog database's index, the latest query
+# winning (memtui's choice).
+SYNC_SEARCH_MAX = 2_000
+
+
+def type_passes(entry: MemoryEntry, type_filter: str) -> bool:
+    """Whether ``entry`` passes the type filter (``all``, a type, or ``none``: untyped)."""
+    return type_filter == "all" or (entry.type or "none") == type_filter
+
+
 def matches(entry: MemoryEntry, type_filter: str, terms: list[str]) -> bool:
     """Whether ``entry`` passes the type filter and contains every search term (case-insensitive)
-    in its name, description, path or body."""
-    if type_filter != "all" and (entry.type or "none") != type_filter:
-        return False
-    if not terms:
-        return True
-    mem = entry.memory
-    haystack = "\n".join(filter(None, (mem.name, mem.description, mem.relpath, mem.body))).casefold()
-    return all(term in haystack for term in terms)
+    in its name, description, path or body (``memtui.core.memory.search``)."""
+    return type_passes(entry, type_filter) and search_matches(entry.memory, terms)
 
 
 # The preview renders at most this much of a body / of one field (a 5 MB memory must not freeze
@@ -162,10 +169,21 @@ class MemoriesPane(Widget):
 
     @dataclass
     class CatalogLoaded(Message):
-        """A scan finished: the new catalog, and how many proposals wait in the inbox."""
+        """A scan finished: the new catalog, how many proposals wait in the inbox, and the
+        search over it (``None``: a first batch, searched without the index)."""
 
         catalog: Catalog
         inbox: int = 0
+        searcher: CatalogSearch | None = None
+
+    @dataclass
+    class SearchFound(Message):
+        """Matches of search number ``generation``: positions in the catalog, ``done`` with
+        the last chunk."""
+
+        generation: int
+        positions: tuple[int, ...]
+        done: bool
 
     @dataclass
     class CatalogFailed(Message):
@@ -184,6 +202,8 @@ class MemoriesPane(Widget):
         self._frozen_catalog: Catalog | None = None  # the catalog `_freeze_long_lived` last collected for
         self._pending_select: str | None = None
         self.watch_files = watch
+        self._searcher: CatalogSearch | None = None
+        self._search_generation = 0  # the latest search started; older results are dropped
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="memories-toolbar"):
@@ -249,9 +269,12 @@ class MemoriesPane(Widget):
             self.post_message(self.CatalogLoaded(first, waiting))
             if first.complete:
                 return
-        # unchanged files come from the scan cache (parsed by an earlier scan, text read on demand)
-        cache = CatalogDB.for_memory_dir(self.locations.state_dir, memory_dir)
-        self.post_message(self.CatalogLoaded(load_catalog(memory_dir, now, cache=cache), waiting))
+        # unchanged files come from the catalog database (parsed by an earlier scan, text read
+        # on demand); its search index is filled afterwards, in the background
+        db = CatalogDB.for_memory_dir(self.locations.state_dir, memory_dir)
+        catalog = load_catalog(memory_dir, now, cache=db)
+        searcher = CatalogSearch([e.memory for e in catalog.entries], db)
+        self.post_message(self.CatalogLoaded(catalog, waiting, searcher))
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """A scan that raised shows why, in the pane (Worker.StateChanged does not bubble)."""
@@ -265,6 +288,9 @@ class MemoriesPane(Widget):
     def _on_loaded(self, message: CatalogLoaded) -> None:
         self.loading = False
         self.catalog = message.catalog
+        self._searcher = message.searcher
+        if message.searcher is not None and message.searcher.db is not None:
+            self.fill_search_index(message.searcher)
         self.query_one(IndexGauge).show_report(message.catalog.index)
         self.refresh_table()
         self.call_after_refresh(self.query_one("#memories-table", MemoryTable).check_width)  # the real width may differ
@@ -338,31 +364,92 @@ class MemoriesPane(Widget):
 
     def refresh_table(self) -> None:
         """Rebuild the rows from the catalog, the type filter and the search, keeping the
-        selected memory selected when it is still listed."""
+        selected memory selected when it is still listed. A search of a large catalog runs in
+        a worker (``search_catalog``) and lists its matches as they come."""
         if not self.is_mounted or self.catalog is None:
             return
+        self._search_generation += 1
+        terms = terms_of(self.search)
+        entries = self.catalog.entries
+        if terms and len(entries) > SYNC_SEARCH_MAX:
+            allowed = None if self.type_filter == "all" else [i for i, e in enumerate(entries) if type_passes(e, self.type_filter)]
+            searcher = self._searcher or CatalogSearch([e.memory for e in entries], None)
+            self.search_catalog(self._search_generation, searcher, self.search, allowed)
+            return
+        self._list([e for e in entries if matches(e, self.type_filter, terms)], done=True)
+
+    def _list(self, shown: list[MemoryEntry], *, done: bool) -> None:
+        """Show ``shown`` in the table (``done``: every match is in)."""
+        assert self.catalog is not None
         table = self.query_one("#memories-table", MemoryTable)
         selected = self._pending_select or self._selected_relpath()
         self._pending_select = None
         scroll_y = table.scroll_y
-        terms = self.search.casefold().split()
-        self._shown = [e for e in self.catalog.entries if matches(e, self.type_filter, terms)]
+        self._shown = shown
         rows = [e.relpath for e in self._shown]
         keep = rows.index(selected) if selected in rows else 0
         table.show_memories(self._shown, at_once=keep + 1)
-        total = len(self.catalog.entries)
-        if not self.catalog.complete:
-            table.border_title = f"newest {total:,} of {self.catalog.total:,} memories · reading the rest…"
-        elif self._shown or not total:
-            table.border_title = f"{len(self._shown):,} of {total:,} memories"
-        else:
-            table.border_title = f"no memory matches (of {total:,})"
+        self._title(done)
         self._previewed = None  # the catalog or the filter changed: show the preview again
         if self._shown:
             table.move_cursor(row=keep, scroll=False)
             table.scroll_to(y=scroll_y, animate=False, immediate=True)
             table.move_cursor(row=table.cursor_row)  # keep the cursor visible
         self._schedule_preview()
+
+    def _title(self, done: bool) -> None:
+        assert self.catalog is not None
+        table = self.query_one("#memories-table", MemoryTable)
+        total = len(self.catalog.entries)
+        if not self.catalog.complete:
+            table.border_title = f"newest {total:,} of {self.catalog.total:,} memories · reading the rest…"
+        elif not done:
+            table.border_title = f"{len(self._shown):,}… of {total:,} memories · searching"
+        elif self._shown or not total:
+            table.border_title = f"{len(self._shown):,} of {total:,} memories"
+        else:
+            table.border_title = f"no memory matches (of {total:,})"
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="memories-search")
+    def search_catalog(self, generation: int, searcher: CatalogSearch, query: str, allowed: list[int] | None) -> None:
+        """Search off the UI thread; posts the matches in chunks. A newer search cancels this
+        one (``exclusive``): the latest query wins."""
+        from textual.worker import get_current_worker
+
+        worker = get_current_worker()
+
+        class _Cancelled:
+            def is_set(self) -> bool:
+                return worker.is_cancelled or generation != self_ref._search_generation
+
+        self_ref = self
+        for chunk in searcher.search(query, allowed, _Cancelled()):  # type: ignore[arg-type]
+            self.post_message(self.SearchFound(generation, chunk.positions, chunk.done))
+
+    @on(SearchFound)
+    def _on_found(self, message: SearchFound) -> None:
+        if message.generation != self._search_generation or self.catalog is None:
+            return  # an older query's matches
+        entries = self.catalog.entries
+        found = [entries[p] for p in message.positions]
+        table = self.query_one("#memories-table", MemoryTable)
+        if getattr(self, "_found_generation", None) != message.generation:
+            self._found_generation = message.generation
+            self._list(found, done=message.done)
+            return
+        self._shown.extend(found)
+        table.more_memories()
+        self._title(message.done)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="memories-index")
+    def fill_search_index(self, searcher: CatalogSearch) -> None:
+        """Add the memories the catalog database's search index lacks, a batch at a time
+        (searches meanwhile read those memories instead)."""
+        from textual.worker import get_current_worker
+
+        worker = get_current_worker()
+        while not worker.is_cancelled and searcher.index_pending():
+            pass
 
     @on(MemoryTable.Filled)
     def _on_filled(self, message: MemoryTable.Filled) -> None:

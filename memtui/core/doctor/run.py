@@ -9,6 +9,7 @@ from pathlib import Path
 
 from memtui.core.memory.catalog import load_catalog
 from memtui.core.base.diagnostics import Diagnostic
+from memtui.core.base.gcpause import gc_paused
 from memtui.core.doctor.content import (
     content_findings,
     instruction_finding,
@@ -188,6 +189,11 @@ def run_doctor(
     ``MemoryDirError`` (an ``OSError``) when the dir is missing; a bad file never raises.
     Reads only; writes nothing to the memory dir (fixes are plans: ``fix_plan``).
     """
+    with gc_paused():
+        return _run_doctor(memory_dir, now, instruction_texts, near_duplicate_threshold, cache)
+
+
+def _run_doctor(memory_dir: Path, now: datetime, instruction_texts: Sequence[str], near_duplicate_threshold: float, cache: CatalogDB | None) -> DoctorReport:
     catalog = load_catalog(memory_dir, now, cache=cache)
     memories = [e.memory for e in catalog.entries]
     findings: list[Finding] = _stray(memory_dir, catalog.diagnostics)
@@ -223,7 +229,7 @@ def run_doctor(
             instr = _decode_instruction(mem.relpath, ihit[1])
         full: Memory | None = None
         same = False
-        if facts is None or instr is False or table is not None:
+        if facts is None or (haystacks and instr is False) or table is not None:
             full, same = with_text(mem)
         if facts is None:
             assert full is not None

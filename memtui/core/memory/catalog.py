@@ -14,7 +14,8 @@ from typing import Any
 from memtui.core.memory.age import AgeBand, age_band, age_days_at, age_label, stale_caveat
 from memtui.core.base.diagnostics import Diagnostic
 from memtui.core.memory.index import IndexReport, read_index
-from memtui.core.memory.memories import TEAM_DIR, Memory, MemoryType, scan_memories
+from memtui.core.base.gcpause import gc_paused
+from memtui.core.memory.memories import TEAM_DIR, Memory, MemoryScan, MemoryType, scan_memories
 from memtui.core.memory.catalogdb import CatalogDB
 
 
@@ -82,6 +83,11 @@ def load_catalog(memory_dir: Path, now: datetime, *, newest: int | None = None, 
     index = read_index(memory_dir, main_rel, check_links=links, known_files=read)
     team_dir = memory_dir / TEAM_DIR
     team_index = read_index(memory_dir, team_rel, index_dir_rel=TEAM_DIR, check_links=links, known_files=read) if team_dir.is_dir() else None
+    with gc_paused():
+        return _entries(memory_dir, now, scan, index, team_index)
+
+
+def _entries(memory_dir: Path, now: datetime, scan: MemoryScan, index: IndexReport, team_index: IndexReport | None) -> Catalog:
     indexed = set(index.indexed) | (set(team_index.indexed) if team_index else set())
     entries: list[MemoryEntry] = []
     now_ts = now.timestamp()

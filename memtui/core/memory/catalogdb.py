@@ -40,6 +40,7 @@ import stat
 import threading
 import time
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -110,15 +111,20 @@ def is_racy(key: StatKey) -> bool:
     return max(key[0], key[3]) > time.time_ns() - RACY_SECONDS * 1_000_000_000
 
 
-def code_fingerprint(modules: Iterable[str] = _PARSER_MODULES) -> str:
-    """memtui's version and the size + mtime (ns) of each of ``modules`` (paths below
-    ``memtui/core`` without ``.py``; default: the parsing modules)."""
+@lru_cache(maxsize=1)
+def _version() -> str:
     from importlib.metadata import PackageNotFoundError, version
 
     try:
-        parts = [version("memtui")]
+        return version("memtui")
     except PackageNotFoundError:
-        parts = ["dev"]
+        return "dev"
+
+
+def code_fingerprint(modules: Iterable[str] = _PARSER_MODULES) -> str:
+    """memtui's version and the size + mtime (ns) of each of ``modules`` (paths below
+    ``memtui/core`` without ``.py``; default: the parsing modules)."""
+    parts = [_version()]
     core = Path(__file__).resolve().parent.parent
     for name in modules:
         try:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from memtui.core.base.diagnostics import Diagnostic, Severity
+from memtui.core.base.gcpause import gc_paused
 from memtui.core.memory.frontmatter import Frontmatter, parse_frontmatter
 from memtui.core.memory.index import INDEX_NAME
 from memtui.core.memory.lint import find_relative_dates, missing_sections, mtime_datetime
@@ -533,7 +534,8 @@ def scan_memories(memory_dir: Path, *, newest: int | None = None, cache: Catalog
     if newest is not None and newest < total:
         stamped = sorted(((_stat_mtime(path), rel, path) for path, rel in paths), key=lambda t: (-t[0], t[1]))
         paths = [(path, rel) for _, rel, path in stamped[:newest]]
-    memories = [_read_memory(path, rel, cache) for path, rel in paths]
+    with gc_paused():
+        memories = [_read_memory(path, rel, cache) for path, rel in paths]
     memories.sort(key=lambda m: (-m.mtime, m.relpath))
     if cache is not None and len(paths) == total:  # a quick first batch leaves it to the full scan
         cache.save(complete=True)

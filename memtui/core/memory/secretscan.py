@@ -31,6 +31,8 @@ over the whole plugin set (``tests/core/memory/test_secretscan_prefilter.py``).
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
+from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
@@ -76,15 +78,10 @@ def find_secrets(text: str) -> list[SecretFinding]:
     result is ``find_secrets_line_by_line``'s.
     """
     plugins = _plugins()
-    prefilter = secret_prefilter()
-    possible = prefilter.possible(text)
-    if not possible:
-        return []
     findings: list[SecretFinding] = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        marked = prefilter.on_line(line, possible)
-        if not marked:
-            continue
+    lines = text.splitlines()
+    for number, marked in secret_prefilter().marked_lines(text, lines):
+        line = lines[number - 1]
         seen: set[str] = set()
         for chunk in _windows(line):
             for i in marked:
@@ -192,32 +189,62 @@ class SecretPrefilter:
             self._folded.make_automaton()
         self._folded_all = frozenset(lit for lit in literals if lit[1])
 
-    def _present(self, text: str) -> set[Literal]:
-        found: set[Literal] = set()
-        if self._has_exact:
-            found.update(value for _end, value in self._exact.iter(text))
-        if self._has_folded:
-            if IGNORECASE_EXTRA.isdisjoint(text):
-                found.update(value for _end, value in self._folded.iter(text.lower()))
-            else:
-                found |= self._folded_all
-        return found
-
     def _holds(self, i: int, found: set[Literal]) -> bool:
         needs = self.needs[i]
         return needs is None or any(all(not clause.isdisjoint(found) for clause in need) for need in needs)
 
+    def marked_lines(self, text: str, lines: list[str]) -> list[tuple[int, list[int]]]:
+        """``(line number, plugins)`` for each line of ``lines`` (``text.splitlines()``) where
+        some plugin may match, the plugins in order.
+
+        One pass of each automaton over the whole text finds every occurrence of every literal
+        (overlapping ones included); an occurrence belongs to the line it starts on (a match
+        inside a line holds its literals inside that line). Lower-casing keeps every character's
+        place except for ``İ`` (one of ``IGNORECASE_EXTRA``): a text holding one of those has
+        every case-insensitive literal on every line."""
+        starts: list[int] = []
+        pos = 0
+        for line in text.splitlines(keepends=True):
+            starts.append(pos)
+            pos += len(line)
+        per_line: dict[int, set[Literal]] = defaultdict(set)
+        if self._has_exact:
+            for end, (lit, folded) in self._exact.iter(text):
+                per_line[bisect_right(starts, end - len(lit) + 1) - 1].add((lit, folded))
+        fold_all = False
+        if self._has_folded:
+            if IGNORECASE_EXTRA.isdisjoint(text):
+                for end, (lit, folded) in self._folded.iter(text.lower()):
+                    per_line[bisect_right(starts, end - len(lit) + 1) - 1].add((lit, folded))
+            else:
+                fold_all = True
+        everywhere = fold_all or bool(self.always)
+        numbers = range(len(lines)) if everywhere else sorted(per_line)
+        found_text: set[Literal] = set().union(*per_line.values()) if per_line else set()
+        if fold_all:
+            found_text |= self._folded_all
+        possible = [i for i in range(len(self.needs)) if i in self.always or self._holds(i, found_text)]
+        if not possible:
+            return []
+        out: list[tuple[int, list[int]]] = []
+        for k in numbers:
+            found = per_line.get(k, set())
+            if fold_all:
+                found = found | self._folded_all
+            marked = [i for i in possible if i in self.always or self._holds(i, found)]
+            if marked:
+                out.append((k + 1, marked))
+        return out
+
     def possible(self, text: str) -> list[int]:
-        """The plugins that may match somewhere in ``text``, in plugin order."""
-        found = self._present(text)
-        return [i for i in range(len(self.needs)) if i in self.always or self._holds(i, found)]
+        """The plugins that may match on some line of ``text``, in plugin order."""
+        return sorted({i for _number, marked in self.marked_lines(text, text.splitlines()) for i in marked})
 
     def on_line(self, line: str, possible: list[int]) -> list[int]:
-        """Of ``possible``, the plugins that may match on ``line``, in order."""
-        if all(i in self.always for i in possible):
-            return possible
-        found = self._present(line)
-        return [i for i in possible if i in self.always or self._holds(i, found)]
+        """Of ``possible``, the plugins that may match on ``line`` alone, in order."""
+        marked = self.marked_lines(line, line.splitlines())
+        allowed = set(marked[0][1]) if marked else set()
+        return [i for i in possible if i in allowed]
 
 
 @lru_cache(maxsize=1)

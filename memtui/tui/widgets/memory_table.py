@@ -173,6 +173,7 @@ class MemoryTable(DataTable[RenderableType]):
         self._moved_at = 0.0  # time.monotonic() of the last cursor move
         self._listing = 0  # counts the lists shown: a fill of an older one stops
         self._end_row: int | None = None  # where `end` left the cursor while rows were missing
+        self._filling = 0  # the listing a `_fill` worker is adding rows for (0: none)
 
     def on_mount(self) -> None:
         for label, key, width in COLUMNS:
@@ -212,6 +213,14 @@ class MemoryTable(DataTable[RenderableType]):
         self._moved_at = time.monotonic()
         self._add_rows_upto(max(ROW_CHUNK, at_once))
         if self.row_count < len(memories):
+            self._filling = self._listing
+            self._fill(self._listing)
+
+    def more_memories(self) -> None:
+        """The list handed to ``show_memories`` grew (a search found more): add their rows."""
+        self._add_rows_upto(max(self.row_count, ROW_CHUNK))
+        if self.row_count < len(self._memories) and self._filling != self._listing:
+            self._filling = self._listing
             self._fill(self._listing)
 
     def _add_rows_upto(self, upto: int) -> None:
@@ -232,12 +241,16 @@ class MemoryTable(DataTable[RenderableType]):
         only once the cursor has rested `FILL_IDLE` seconds; stop when another list replaces
         this one (a worker that ends, rather than a cancelled one: whoever waits for the app's
         workers is not handed a cancellation)."""
-        while listing == self._listing and self.row_count < len(self._memories):
-            await self.wait_for_refresh()
-            while self._end_row is None and (rested := time.monotonic() - self._moved_at) < FILL_IDLE:
-                await asyncio.sleep(FILL_IDLE - rested)
-            if listing == self._listing:  # bigger chunks when `end` waits for the last row
-                self._add_rows_upto(self.row_count + ROW_CHUNK * (1 if self._end_row is None else 4))
+        try:
+            while listing == self._listing and self.row_count < len(self._memories):
+                await self.wait_for_refresh()
+                while self._end_row is None and (rested := time.monotonic() - self._moved_at) < FILL_IDLE:
+                    await asyncio.sleep(FILL_IDLE - rested)
+                if listing == self._listing:  # bigger chunks when `end` waits for the last row
+                    self._add_rows_upto(self.row_count + ROW_CHUNK * (1 if self._end_row is None else 4))
+        finally:
+            if self._filling == listing:
+                self._filling = 0
 
     @on(DataTable.RowHighlighted)
     def _note_move(self) -> None:

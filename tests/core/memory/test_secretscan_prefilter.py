@@ -61,6 +61,8 @@ def test_the_case_folding_exceptions_are_exactly_the_characters_ignorecase_adds(
         if m.group().lower() != letter.lower()
     }
     assert extra == set(IGNORECASE_EXTRA)
+    # and lower-casing keeps every other character's place (a literal's line is found by it)
+    assert {c for c in everything if len(c.lower()) != 1} <= set(IGNORECASE_EXTRA)
 
 
 def test_every_plugin_of_the_set_has_literals_read_from_its_patterns() -> None:
@@ -92,10 +94,13 @@ def test_any_string_a_pattern_matches_passes_its_prefilter(name: str, index: int
     text = data.draw(strategy)
     assert rx.search(text)
     prefilter = secret_prefilter()
-    assert index in prefilter.possible(text)
-    for line in text.splitlines():
-        if rx.search(line):
-            assert index in prefilter.on_line(line, [index])
+    # the scan is line by line (``str.splitlines``): a line the pattern matches is marked for
+    # its plugin, alone and inside the whole text
+    matching = [n for n, line in enumerate(text.splitlines(), start=1) if rx.search(line)]
+    marked = dict(prefilter.marked_lines(text, text.splitlines()))
+    for number in matching:
+        assert index in prefilter.on_line(text.splitlines()[number - 1], [index])
+        assert index in marked.get(number, [])
 
 
 # Prose with secrets dropped in at odd places: line starts and ends, other line breaks (CR, form
