@@ -78,10 +78,11 @@ _SEVERITY_ICON = {"error": "✖", "warning": "▲", "info": "●"}
 _SEVERITY_STYLE = {"error": "bold #e06c75", "warning": "bold #e5c07b", "info": "#56b6c2"}
 
 
-# Up to this many memories a search runs at once on the UI thread (a few milliseconds); a larger
+# Up to this many memories a search runs at once on the UI thread (a few milliseconds, bodies read
+# included); a larger
 # catalog is searched in a worker, through the catalog database's index, the latest query
 # winning (memtui's choice).
-SYNC_SEARCH_MAX = 2_000
+SYNC_SEARCH_MAX = 200
 
 
 def type_passes(entry: MemoryEntry, type_filter: str) -> bool:
