@@ -353,3 +353,159 @@ def test_an_entry_whose_mtime_or_size_is_not_the_files_is_parsed(tmp_path: Path,
         value[field] = bad
 
     assert_damaged_entries_are_parsed(tmp_path, monkeypatch, damage)
+
+
+def _db_path(state: Path, mem: Path) -> Path:
+    db = CatalogDB.for_memory_dir(state, mem)
+    assert db.path is not None
+    db.close()
+    return db.path
+
+
+def test_another_applications_sqlite_file_is_rebuilt_not_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    mem = tricky_dir(tmp_path)
+    state = tmp_path / "state"
+    uncached = snapshot(scan_memories(mem))
+    path = _db_path(state, mem)
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    other = sqlite3.connect(path)
+    other.execute("CREATE TABLE memories(relpath TEXT, key TEXT, record BLOB)")  # same names, not ours
+    other.execute("INSERT INTO memories VALUES ('plain.md', 'x', 'y')")
+    other.commit()
+    other.close()
+    db = CatalogDB.for_memory_dir(state, mem)
+    assert db.rebuilt
+    assert snapshot(scan_memories(mem, cache=db)) == uncached
+    parsed = parse_count(monkeypatch)
+    assert snapshot(scan_memories(mem, cache=CatalogDB.for_memory_dir(state, mem))) == uncached
+    assert parsed == []
+
+
+@pytest.mark.parametrize("pragma", ["user_version = 999", "application_id = 7"])
+def test_a_database_of_another_schema_is_rebuilt(tmp_path: Path, pragma: str) -> None:
+    mem = tricky_dir(tmp_path)
+    state = tmp_path / "state"
+    scan_memories(mem, cache=CatalogDB.for_memory_dir(state, mem))
+    path = _db_path(state, mem)
+    conn = sqlite3.connect(path)
+    conn.execute(f"PRAGMA {pragma}")
+    conn.commit()
+    conn.close()
+    db = CatalogDB.for_memory_dir(state, mem)
+    assert db.rebuilt and db.enabled
+    assert db.lookup("plain.md", (0, 0, 0, 0)) is None
+    assert snapshot(scan_memories(mem, cache=db)) == snapshot(scan_memories(mem))
+
+
+def test_the_database_of_another_memory_dir_is_not_trusted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    mem = tricky_dir(tmp_path)
+    state = tmp_path / "state"
+    twin = tmp_path / "twin"
+    import shutil
+
+    shutil.copytree(mem, twin)
+    scan_memories(twin, cache=CatalogDB.for_memory_dir(state, twin))
+    source = _db_path(state, twin)
+    target = _db_path(state, mem)
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{target}{suffix}").unlink(missing_ok=True)
+    shutil.copy(source, target)
+    parsed = parse_count(monkeypatch)
+    scan_memories(mem, cache=CatalogDB.for_memory_dir(state, mem))
+    assert len(parsed) == 12
+
+
+def test_a_damaged_database_costs_only_a_rebuild(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    mem = tricky_dir(tmp_path)
+    state = tmp_path / "state"
+    uncached = snapshot(scan_memories(mem))
+    scan_memories(mem, cache=CatalogDB.for_memory_dir(state, mem))
+    path = _db_path(state, mem)
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # every page in the main file
+    conn.close()
+    data = bytearray(path.read_bytes())
+    assert len(data) > 4096 * 2
+    for at in range(4096 + 100, len(data), 37):  # the header stays; every page after it is noise
+        data[at] = (data[at] * 7 + 13) % 256
+    path.write_bytes(bytes(data))
+    assert snapshot(scan_memories(mem, cache=CatalogDB.for_memory_dir(state, mem))) == uncached
+    parsed = parse_count(monkeypatch)
+    assert snapshot(scan_memories(mem, cache=CatalogDB.for_memory_dir(state, mem))) == uncached
+    assert parsed == []  # rebuilt by the scan before
+
+
+def test_deleting_the_database_mid_run_costs_only_a_rebuild(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    mem = tricky_dir(tmp_path)
+    state = tmp_path / "state"
+    uncached = snapshot(scan_memories(mem))
+    scan_memories(mem, cache=CatalogDB.for_memory_dir(state, mem))
+    running = CatalogDB.for_memory_dir(state, mem)  # a TUI holding the database open
+    assert running.lookup("plain.md", (0, 0, 0, 0)) is None  # its rows are loaded
+    assert running.path is not None
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{running.path}{suffix}").unlink(missing_ok=True)
+    write(mem / "new.md", "---\ndescription: new\ntype: user\n---\n")
+    # the open instance goes on (its writes land in the deleted file) ...
+    assert len(scan_memories(mem, cache=running).memories) == 13
+    # ... and the next process starts a new database, parses everything once, then nothing
+    parsed = parse_count(monkeypatch)
+    fresh = snapshot(scan_memories(mem, cache=CatalogDB.for_memory_dir(state, mem)))
+    assert len(parsed) == 13
+    assert fresh == snapshot(scan_memories(mem))
+    parsed.clear()
+    assert snapshot(scan_memories(mem, cache=CatalogDB.for_memory_dir(state, mem))) == fresh
+    assert parsed == []
+    assert uncached == [row for row in fresh if row[0] != "new.md"]
+
+
+def test_a_writer_holding_the_database_blocks_no_reader(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import time
+
+    monkeypatch.setattr(catalogdb, "BUSY_SECONDS", 0.2)
+    mem = tricky_dir(tmp_path)
+    state = tmp_path / "state"
+    scan_memories(mem, cache=CatalogDB.for_memory_dir(state, mem))
+    path = _db_path(state, mem)
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")  # another process in the middle of a write
+    other.execute("UPDATE meta SET value = value WHERE key = 'code'")
+    try:
+        write(mem / "new.md", "---\ndescription: new\ntype: user\n---\n")
+        start = time.monotonic()
+        scan = scan_memories(mem, cache=CatalogDB.for_memory_dir(state, mem))  # reads; its write gives up
+        assert time.monotonic() - start < 5
+        assert len(scan.memories) == 13
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    parsed = parse_count(monkeypatch)
+    scan_memories(mem, cache=CatalogDB.for_memory_dir(state, mem))
+    assert parsed == ["new.md"]  # the skipped write is made by the next scan
+
+
+def _scan_in_a_process(args: tuple[str, str, int]) -> int:
+    mem, state, rounds = args
+    catalogdb.RACY_SECONDS = -10  # (a fresh interpreter: the files were written just now)
+    total = 0
+    for _ in range(rounds):
+        total += len(scan_memories(Path(mem), cache=CatalogDB.for_memory_dir(Path(state), Path(mem))).memories)
+    return total
+
+
+def test_concurrent_processes_leave_a_sound_database(tmp_path: Path) -> None:
+    import multiprocessing
+
+    mem = tmp_path / "memory"
+    for i in range(300):
+        write(mem / f"m{i:03d}.md", f"---\nname: n{i}\ndescription: d{i}\ntype: user\n---\nbody {i}\n")
+    state = tmp_path / "state"
+    with multiprocessing.get_context("spawn").Pool(3) as pool:
+        counts = pool.map(_scan_in_a_process, [(str(mem), str(state), 3)] * 3)
+    assert counts == [900, 900, 900]
+    path = _db_path(state, mem)
+    conn = sqlite3.connect(path)
+    assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    assert conn.execute("SELECT count(*) FROM memories").fetchone() == (300,)
+    conn.close()
