@@ -187,7 +187,25 @@ class SecretPrefilter:
             self._exact.make_automaton()
         if self._has_folded:
             self._folded.make_automaton()
+        # every literal by its lower-cased form (case-sensitive ones are checked in the text)
+        by_lower: dict[str, list[Literal]] = defaultdict(list)
+        for text, folded in sorted(literals):
+            by_lower[text.lower()].append((text, folded))
+        self._lowered = ahocorasick.Automaton()
+        for key, entries in by_lower.items():
+            self._lowered.add_word(key, tuple(entries))
+        if by_lower:
+            self._lowered.make_automaton()
         self._folded_all = frozenset(lit for lit in literals if lit[1])
+        # literal -> the plugins whose needs mention it (only those are checked on a line)
+        lit_plugins: dict[Literal, set[int]] = defaultdict(set)
+        for i, n in enumerate(needs):
+            for need in n or ():
+                for clause in need:
+                    for lit in clause:
+                        lit_plugins[lit].add(i)
+        self._lit_plugins = {lit: frozenset(v) for lit, v in lit_plugins.items()}
+        self._folded_plugins = frozenset(i for lit in self._folded_all for i in self._lit_plugins[lit])
 
     def _holds(self, i: int, found: set[Literal]) -> bool:
         needs = self.needs[i]
@@ -208,30 +226,36 @@ class SecretPrefilter:
             starts.append(pos)
             pos += len(line)
         per_line: dict[int, set[Literal]] = defaultdict(set)
-        if self._has_exact:
-            for end, (lit, folded) in self._exact.iter(text):
-                per_line[bisect_right(starts, end - len(lit) + 1) - 1].add((lit, folded))
         fold_all = False
-        if self._has_folded:
-            if IGNORECASE_EXTRA.isdisjoint(text):
-                for end, (lit, folded) in self._folded.iter(text.lower()):
+        if IGNORECASE_EXTRA.isdisjoint(text):
+            # one pass over the lower-cased text (same places): a case-sensitive literal found
+            # there is kept when the text itself holds it at that place
+            for end, entries in self._lowered.iter(text.lower()):
+                start = end - len(entries[0][0]) + 1
+                line = bisect_right(starts, start) - 1
+                for lit, folded in entries:
+                    if folded or text.startswith(lit, start):
+                        per_line[line].add((lit, folded))
+        else:
+            if self._has_exact:
+                for end, (lit, folded) in self._exact.iter(text):
                     per_line[bisect_right(starts, end - len(lit) + 1) - 1].add((lit, folded))
-            else:
-                fold_all = True
-        everywhere = fold_all or bool(self.always)
-        numbers = range(len(lines)) if everywhere else sorted(per_line)
-        found_text: set[Literal] = set().union(*per_line.values()) if per_line else set()
-        if fold_all:
-            found_text |= self._folded_all
-        possible = [i for i in range(len(self.needs)) if i in self.always or self._holds(i, found_text)]
-        if not possible:
-            return []
+            fold_all = self._has_folded
+        lit_plugins = self._lit_plugins
+        extra = self._folded_plugins if fold_all else frozenset()
+        if self.always or fold_all:
+            numbers: Iterable[int] = range(len(lines))
+        else:
+            numbers = sorted(per_line)
         out: list[tuple[int, list[int]]] = []
         for k in numbers:
             found = per_line.get(k, set())
             if fold_all:
                 found = found | self._folded_all
-            marked = [i for i in possible if i in self.always or self._holds(i, found)]
+            cands = set(self.always) | extra
+            for lit in found:
+                cands |= lit_plugins[lit]
+            marked = sorted(i for i in cands if i in self.always or self._holds(i, found))
             if marked:
                 out.append((k + 1, marked))
         return out
