@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 from pathlib import Path
 
@@ -26,3 +27,19 @@ def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     monkeypatch.setenv("MEMTUI_MANAGED_DIR", str(root / "managed"))
     monkeypatch.setenv("MEMTUI_STATE_DIR", str(root / "state"))
     return home
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Collect the garbage once, then freeze what survives, before pytest's unraisable-exception
+    cleanup runs its five full collections.
+
+    Each full collection walks every live object; with the anthropic SDK's models loaded one costs
+    0.1–0.5 s, more on a busy machine. Under pytest-xdist a worker that takes over 5 s to shut down
+    is sent SIGINT by execnet, which surfaced as a ``KeyboardInterrupt`` inside hypothesis's GC
+    callback ("PytestUnraisableExceptionWarning") at the end of a passing run. Frozen objects are
+    not walked again, so the five collections cost almost nothing; garbage that exists now is still
+    collected here, with pytest's unraisable hook installed to report it.
+    """
+    gc.collect()
+    gc.freeze()

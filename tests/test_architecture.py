@@ -38,7 +38,7 @@ ROOM_DEPS: dict[str, frozenset[str]] = {
     "team": frozenset({"base", "places", "memory", "writes"}),
     "doctor": frozenset({"base", "places", "memory", "writes", "sessions", "cascade"}),
     "extract": frozenset({"base", "places", "memory", "writes", "sessions", "agent", "recall"}),
-    "dream": frozenset({"base", "places", "memory", "writes", "sessions", "agent", "recall", "doctor"}),
+    "dream": frozenset({"base", "places", "memory", "writes", "sessions", "agent", "recall", "doctor", "cascade"}),
 }
 
 Graph = Mapping[str, frozenset[str]]

@@ -1,7 +1,12 @@
 """``memtui dream status|plan|apply|undo``: the dream (SPEC §8) from the command line — the
 same core the Dream pane drives (``memtui.core.dream``).
 
-- ``status``: every gate, what blocks, the lock holder (nothing written);
+- ``status``: every gate, what blocks, the lock holder (nothing written to the memory dir);
+  for the claude flavor the gates of Claude Code's own auto-dream in its order, with their
+  sources, the sessions counted, the traps and the verdict;
+- ``history``: memtui's dreams and the agent's own dreams and extractions, with diffs;
+- ``request``: the claude flavor's dream request as the agent would send it now;
+- ``reset-lock``: after a dream that left no record, the lock back (undoable);
 - ``plan``: a dry run — the four phases, then the plan with a diff and reason per file
   (nothing written, no gates, no lock);
 - ``apply``: gates (``--force`` skips them), lock, plan, apply as one transaction; prints the
@@ -40,6 +45,13 @@ from memtui.core.dream import (
     status_to_json,
     undo_last_dream,
 )
+from memtui.core.dream.autodream import AutoDreamStatus, check_autodream, counted_sessions
+from memtui.core.dream.autodream import status_to_json as autodream_to_json
+from memtui.core.dream.history import dream_history, item_diffs, remember_files
+from memtui.core.dream.prompt import build_dream_request, instructions_block
+from memtui.core.dream.reset import plan_lock_reset, reset_lock
+from memtui.core.memory.catalog import iso_utc
+from memtui.core.places.release import release_of
 from memtui.core.writes.edits import ApplyError, ConflictError, EditError
 
 _CONSOLIDATOR = click.option(
@@ -100,19 +112,143 @@ def _print_status(status: GateStatus) -> None:
     click.echo("would run" if data["would_run"] else f"would not run: {data['reasons'][0]}")
 
 
+def _print_autodream(status: AutoDreamStatus) -> None:
+    click.echo(f"{status.release.cli} {status.release.version}'s auto-dream, gates in its order:")
+    for g in status.gates:
+        mark = "open  " if g.ok else "CLOSED"
+        click.echo(f"  {g.title:<17} {mark} {g.detail}")
+        if g.sources:
+            click.echo(f"  {'':<17}        from {'; '.join(g.sources)}")
+        if not g.ok and g.opens:
+            click.echo(f"  {'':<17}        opens: {g.opens}")
+    counted = [s for s in status.sessions if s.counted]
+    if status.sessions:
+        click.echo(f"sessions counted ({len(counted)} of {len(status.sessions)}):")
+        for s in status.sessions:
+            mark = "+" if s.counted else "-"
+            why = "" if s.counted else f"  ({s.why})"
+            click.echo(f"  {mark} {s.session_id}  {iso_utc(s.mtime)}  {s.entrypoint or '?'}{why}")
+    for trap in status.traps:
+        click.echo(f"trap: {trap.title}: {trap.message}")
+        if trap.fix:
+            click.echo(f"      fix: {trap.fix}")
+    click.echo(status.verdict)
+
+
 @dream.command("status")
 @_SESSION
+@click.option("--entrypoint", default="cli", show_default=True, metavar="NAME",
+              help="claude flavor: the session whose turn ends (cli = interactive; sdk-cli = `claude -p`).")
 @_JSON
 @common_options
 @click.pass_obj
 @user_errors
-def status_cmd(obj: CliContext, session: str | None, as_json: bool) -> None:
-    """The gates, cheapest first, and whether a dream would run now (writes nothing)."""
-    status = check_gates(_context(obj, session), obj.now())
+def status_cmd(obj: CliContext, session: str | None, entrypoint: str, as_json: bool) -> None:
+    """The gates, in the order the agent checks them, and whether it dreams next (writes
+    nothing but memtui's copies of the memory files, for the history's diffs)."""
+    ctx = _context(obj, session)
+    release = release_of(ctx.flavor)
+    if release is not None:
+        remember_files(ctx, obj.now())
+        auto = check_autodream(ctx, obj.now(), release, entrypoint=entrypoint)
+        if as_json:
+            emit_json(autodream_to_json(auto))
+            return
+        _print_autodream(auto)
+        return
+    status = check_gates(ctx, obj.now())
     if as_json:
         emit_json(status_to_json(status))
         return
     _print_status(status)
+
+
+@dream.command("history")
+@click.option("--diff", "with_diff", is_flag=True, help="Show the diff of each file the agent changed, where memtui has a copy from before.")
+@_JSON
+@common_options
+@click.pass_obj
+@user_errors
+def history_cmd(obj: CliContext, with_diff: bool, as_json: bool) -> None:
+    """memtui's dreams and the agent's own dreams and extractions (from its transcripts),
+    newest first."""
+    ctx = _context(obj)
+    items = dream_history(ctx)
+    if as_json:
+        out = []
+        for item in items:
+            data = item.to_json()
+            if item.who == "agent":
+                data["diffs"] = [{"path": d.relpath, "diff": d.diff, "source": d.source, "note": d.note} for d in item_diffs(ctx, item)]
+            out.append(data)
+        emit_json(out)
+        return
+    if not items:
+        click.echo("no dream or extraction recorded yet")
+    for item in items:
+        who = "memtui" if item.who == "memtui" else f"agent {item.session_id or ''}".rstrip()
+        click.echo(f"{iso_utc(item.time)[:19].replace('T', ' ')}  {item.kind:<10} {who}: {item.summary}")
+        for rel in item.files:
+            click.echo(f"    {rel}")
+        if with_diff and item.who == "agent":
+            for d in item_diffs(ctx, item):
+                if d.diff:
+                    click.echo(f"  ({d.source})")
+                    click.echo(d.diff.rstrip("\n"))
+                elif d.note:
+                    click.echo(f"  {d.relpath}: {d.note}")
+
+
+@dream.command("request")
+@click.option("--model", default=None, help="The model (default: settings `model`, else the agent's main-loop default).")
+@_JSON
+@common_options
+@click.pass_obj
+@user_errors
+def request_cmd(obj: CliContext, model: str | None, as_json: bool) -> None:
+    """claude flavor: the dream request as the agent would send it now (its prompt over the
+    real memory dir and the sessions its gate counts); memtui's consolidator sends the same
+    prompt over its staging copy."""
+    ctx = _context(obj)
+    release = release_of(ctx.flavor)
+    if release is None:
+        fail("the agent flavor's dream has no fixed request; `memtui dream plan --consolidator claude` runs memtui's", 2)
+    from memtui.core.agent import DEFAULT_MAX_TOKENS
+
+    request = build_dream_request(ctx, release, counted_sessions(ctx), model=model, max_tokens=DEFAULT_MAX_TOKENS,
+                                  instructions=instructions_block(ctx))
+    if as_json:
+        emit_json(request.to_json())
+        return
+    click.echo(request.render())
+
+
+@dream.command("reset-lock")
+@click.option("--yes", is_flag=True, help="Do it without showing the change first.")
+@_JSON
+@common_options
+@click.pass_obj
+@user_errors
+def reset_lock_cmd(obj: CliContext, yes: bool, as_json: bool) -> None:
+    """Set the consolidation lock back to the last dream the transcripts record (or to "never"),
+    after a dream that left no record; `memtui undo` puts it back."""
+    ctx = _context(obj)
+    try:
+        plan = plan_lock_reset(ctx)
+    except EditError as exc:
+        fail(str(exc), 1)
+    if not yes and not as_json:
+        click.echo(plan.title)
+        click.echo("run again with --yes to do it")
+        return
+    try:
+        entry = reset_lock(ctx, obj.now())
+    except (EditError, ConflictError, ApplyError) as exc:
+        fail(str(exc), 1)
+    if as_json:
+        emit_json({"id": entry.id, "title": entry.title})
+        return
+    click.echo(f"{entry.title}  (undo with `memtui undo`)")
 
 
 def _print_plan(dp: DreamPlan, *, diffs: bool = True) -> None:
@@ -130,7 +266,7 @@ def _print_plan(dp: DreamPlan, *, diffs: bool = True) -> None:
 
 @dream.command("plan")
 @_CONSOLIDATOR
-@click.option("--model", default=None, help="The model of the claude consolidator (default: settings `model`, else claude-sonnet-5-5).")
+@click.option("--model", default=None, help="The model of the claude consolidator (default: settings `model`, else claude-sonnet-5-5; claude flavor: the agent's main-loop model).")
 @click.option("--max-deletions", type=click.IntRange(0), default=DEFAULT_MAX_DELETIONS, show_default=True, help="At most this many files deleted per run.")
 @_JSON
 @common_options
@@ -167,7 +303,8 @@ def apply_cmd(obj: CliContext, force: bool, consolidator: str, model: str | None
         dp, entry = run_dream(ctx, obj.now(), name, force=force, max_deletions=max_deletions, **_claude_options(name, model))  # type: ignore[arg-type]
     except DreamBlocked as exc:
         if as_json:
-            emit_json({"run_id": None, "blocked": True, **status_to_json(exc.status)})
+            blocked = autodream_to_json(exc.status) if isinstance(exc.status, AutoDreamStatus) else status_to_json(exc.status)
+            emit_json({"run_id": None, "blocked": True, **blocked})
             raise SystemExit(1) from exc
         fail(str(exc), 1)
     except (LockError, ConflictError, ApplyError, DreamError) as exc:

@@ -26,6 +26,7 @@ from memtui.core.extract import (
 from memtui.core.extract.inbox import Inbox, InboxError, Proposal
 from memtui.core.writes.journal import Journal
 from memtui.core.places.locations import state_dir
+from memtui.core.places.release import release_of
 from memtui.core.memory.memories import MEMORY_TYPES
 
 
@@ -73,11 +74,12 @@ def _proposal_line(p: Proposal) -> str:
 @click.option("--apply", "apply_", is_flag=True, help="Write the memories now (the agent's behaviour) instead of proposing them.")
 @click.option("--all", "whole", is_flag=True, help="Read the whole transcript, not only what follows the cursor.")
 @click.option("--model", default=None, help="Model for the claude extractor (default: settings `model`, else claude-sonnet-5-5).")
+@click.option("--explain", is_flag=True, help="claude flavor: show the gates of Claude Code's own extraction for this range, in its order (extracts nothing).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @common_options
 @click.pass_obj
 @user_errors
-def extract_cmd(obj: CliContext, transcript: str, extractor: str, apply_: bool, whole: bool, model: str | None, as_json: bool) -> None:
+def extract_cmd(obj: CliContext, transcript: str, extractor: str, apply_: bool, whole: bool, model: str | None, explain: bool, as_json: bool) -> None:
     """Extract memories from a session TRANSCRIPT (a .jsonl path or a session id) into the inbox.
 
     Reads what follows the session's cursor; skips (and moves the cursor) when the agent
@@ -85,12 +87,20 @@ def extract_cmd(obj: CliContext, transcript: str, extractor: str, apply_: bool, 
     path = _transcript(obj, transcript)
     _project_from_transcript(obj, path)
     loc = obj.locations
+    release = release_of(loc.flavor)
+    if explain:
+        _explain(obj, path, whole, as_json)
+        return
     from memtui.core.recall import choose_model
 
-    chosen_model = choose_model(model, loc.settings.get("model")[0])
+    setting_model = loc.settings.get("model")[0]
+    if release is not None:  # the agent's extraction is a fork of its main loop: the main model
+        chosen_model = model or (setting_model.strip() if isinstance(setting_model, str) and setting_model.strip() else release.main_model_default)
+    else:
+        chosen_model = choose_model(model, setting_model)
     try:
         result = extract(path, loc.memory_dir, state_dir(), obj.now(), extractor=extractor,  # type: ignore[arg-type]
-                         apply=apply_, model=chosen_model, ignore_cursor=whole)
+                         apply=apply_, model=chosen_model, ignore_cursor=whole, release=release)
     except ExtractorError as exc:
         fail(f"extraction failed, cursor not moved: {exc.reason}", 1)
     if as_json:
@@ -114,6 +124,25 @@ def extract_cmd(obj: CliContext, transcript: str, extractor: str, apply_: bool, 
     for note in result.notes:
         click.echo(f"note: {note}")
     click.echo(f"cursor: {result.cursor}")
+
+
+def _explain(obj: CliContext, path: Path, whole: bool, as_json: bool) -> None:
+    """``extract --explain``: the release's extraction gates for the range a pass would read."""
+    from memtui.core.extract.engine import explain_extraction
+
+    status = explain_extraction(path, obj.locations, state_dir(), ignore_cursor=whole)
+    if status is None:
+        fail("--explain shows the gates of a CLI release's own extraction: use --flavor claude", 2)
+    if as_json:
+        emit_json(status.to_json())
+        return
+    r = status.release
+    click.echo(f"{r.cli} {r.version}'s extraction, gates in its order ({'interactive' if status.interactive else '-p/SDK'} session, {status.messages} message(s) since the cursor):")
+    for g in status.gates:
+        click.echo(f"  {g.id:<16} {'open  ' if g.ok else 'CLOSED'} {g.detail}")
+        if not g.ok and g.log:
+            click.echo(f"  {'':<16}        its log: {g.log}")
+    click.echo(status.verdict)
 
 
 def _inbox(obj: CliContext) -> Inbox:

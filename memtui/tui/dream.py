@@ -6,6 +6,12 @@ streaming log; the plan as a list of changes with the diff of the highlighted on
 (``a``), discard (``x``), undo the last dream (``u``, after a preview of what it restores);
 cancel while running (``escape``: the core's cancel event is set and the lock rolled back).
 
+For the claude flavor the gates are those of Claude Code's own auto-dream, in its order, with
+the verdict and the traps (``g`` details every gate's numbers and sources and the sessions
+counted); ``v`` shows the dream request, ``h`` the history (memtui's dreams beside the agent's own
+dreams and extractions, with diffs where memtui kept a copy), ``L`` resets a lock stamped by a
+dream that left no record, ``m`` sets the claude consolidator's model.
+
 Nothing is written before apply. A real run holds the lock while its plan is open (the core's
 ``DreamSession``); applying a dry-run plan takes the lock then (no gates: the user reviewed
 the exact diff), and the conflict check refuses it when a file changed since. The core does
@@ -58,16 +64,25 @@ from memtui.core.dream import (
     plan_dream,
     undo_last_dream,
 )
+from memtui.core.dream.autodream import AutoDreamStatus, check_autodream, counted_sessions
+from memtui.core.dream.history import HistoryItem, dream_history, item_diffs, remember_files
+from memtui.core.dream.prompt import DreamRequest, build_dream_request, instructions_block, main_model
+from memtui.core.dream.reset import plan_lock_reset, reset_lock
+from memtui.core.places.release import release_of
 from memtui.core.writes.edits import ApplyError, ConflictError, EditError, undo_plan
 from memtui.core.writes.journal import Journal, JournalEntry
 from memtui.core.places.locations import Locations
 from memtui.core.memory.memories import MemoryDirError
 from memtui.core.recall.claude import has_credentials
-from memtui.tui.dialogs import PlanPreview
+from memtui.tui.dialogs import PlanPreview, TextPrompt
 from memtui.tui.memories import MemoriesPane, shorten_home
 from memtui.tui.widgets.dream_view import (
     MUTED,
     PhaseRow,
+    autodream_details,
+    autodream_text,
+    history_detail,
+    history_prompt,
     change_prompt,
     event_line,
     finding_prompt,
@@ -97,6 +112,11 @@ class DreamPane(Widget):
         Binding("escape", "cancel", "Cancel", id="dream.cancel", tooltip="Stop the running dream; the lock is rolled back"),
         Binding("c", "toggle_consolidator", "Consolidator", show=False, id="dream.consolidator", tooltip="Offline or claude (claude needs an API key)"),
         Binding("r", "refresh", "Gates", show=False, id="dream.refresh", tooltip="Check the gates and the lock again"),
+        Binding("g", "gate_details", "Gate details", show=False, id="dream.gate-details", tooltip="Every gate with its numbers and sources, the sessions counted, the traps"),
+        Binding("v", "show_request", "Request", show=False, id="dream.request", tooltip="The dream request: what the agent would send now, or what memtui's claude consolidator sent"),
+        Binding("h", "history", "History", show=False, id="dream.history", tooltip="memtui's dreams and the agent's own dreams and extractions, with diffs"),
+        Binding("L", "reset_lock", "Reset lock", show=False, id="dream.reset-lock", tooltip="After a dream that left no record: the lock back to the last recorded dream (undo with u)"),
+        Binding("m", "set_model", "Model", show=False, id="dream.model", tooltip="The claude consolidator's model (default: the agent's main-loop model)"),
     ]
 
     # ----- messages (posted by the workers; the pane's own ones do not bubble, applied and
@@ -104,10 +124,20 @@ class DreamPane(Widget):
 
     @dataclass
     class GatesChecked(Message, bubble=False):
-        """The gates as they are now, and the applied dream ``u`` would undo (or ``None``)."""
+        """The gates as they are now, and the applied dream ``u`` would undo (or ``None``);
+        ``auto``: the gates of the flavor's CLI release (``None`` for the agent flavor);
+        ``history``: memtui's and the agent's dreams and extractions, newest first."""
 
         status: GateStatus
         last_dream: JournalEntry | None
+        auto: AutoDreamStatus | None = None
+        history: list[HistoryItem] | None = None
+
+    @dataclass
+    class RequestReady(Message, bubble=False):
+        """The dream request as the agent would send it now."""
+
+        request: DreamRequest
 
     @dataclass
     class Streamed(Message, bubble=False):
@@ -142,7 +172,7 @@ class DreamPane(Widget):
         kind: RunKind
         outcome: Literal["cancelled", "blocked", "failed"]
         reason: str
-        status: GateStatus | None = None
+        status: GateStatus | AutoDreamStatus | None = None
 
     @dataclass
     class Applied(Message):
@@ -179,6 +209,11 @@ class DreamPane(Widget):
         self._cancel = threading.Event()
         self._pending: list[ProposedChange] = []
         self._compact = False
+        self.release = release_of(locations.flavor)
+        self.auto: AutoDreamStatus | None = None
+        self.history: list[HistoryItem] = []
+        self.showing_history = False
+        self.model_override: str | None = None
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="dream-top"):
@@ -237,13 +272,41 @@ class DreamPane(Widget):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="dream-gates")
     def check(self) -> None:
-        """Evaluate the gates (writes nothing) and find the last applied dream."""
-        status = check_gates(self.ctx, system_now())
+        """Evaluate the gates (the memory dir is not written), find the last applied dream and
+        the history; keep memtui's copies of the memory files for the history's diffs."""
+        now = system_now()
+        status = check_gates(self.ctx, now)
         entries = dream_entries(self.ctx)
-        self.post_message(self.GatesChecked(status, entries[-1] if entries else None))
+        auto = None
+        if self.release is not None:
+            remember_files(self.ctx, now)
+            auto = check_autodream(self.ctx, now, self.release)
+        # the seed design's transcripts record no background work: its history is memtui's own
+        history = dream_history(self.ctx, None if self.release is not None else [])
+        self.post_message(self.GatesChecked(status, entries[-1] if entries else None, auto, history))
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="dream-request")
+    def fetch_request(self) -> None:
+        """Build the request the agent would send now (its instructions come from the cascade)."""
+        assert self.release is not None
+        from memtui.core.agent import DEFAULT_MAX_TOKENS
+
+        request = build_dream_request(self.ctx, self.release, counted_sessions(self.ctx), model=self.model_override,
+                                      max_tokens=DEFAULT_MAX_TOKENS, instructions=instructions_block(self.ctx))
+        self.post_message(self.RequestReady(request))
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="dream-apply")
+    def reset_lock_worker(self) -> None:
+        """Reset the lock through the journal (``u`` undoes it)."""
+        try:
+            entry = reset_lock(self.ctx, system_now())
+        except (EditError, ConflictError, ApplyError, OSError) as exc:
+            self.post_message(self.Failed("Lock not reset", str(exc)))
+            return
+        self.post_message(self.Applied(entry))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="dream-run")
-    def dream(self, kind: RunKind, consolidator: str | Consolidator, cancel: threading.Event) -> None:
+    def dream(self, kind: RunKind, consolidator: str | Consolidator, cancel: threading.Event, options: dict[str, object] | None = None) -> None:
         """Plan a dream: dry (no gates, no lock) or through a ``DreamSession`` (gates unless
         forced, the lock held until apply or discard). Events become messages as they come;
         a cancelled worker sets the core's cancel event at the next one."""
@@ -260,11 +323,12 @@ class DreamPane(Widget):
         now = system_now()
         session: DreamSession | None = None
         try:
+            extra = options or {}
             if kind == "dry":
-                dp = plan_dream(self.ctx, now, consolidator, emit=emit, cancel=cancel)  # type: ignore[arg-type]
+                dp = plan_dream(self.ctx, now, consolidator, emit=emit, cancel=cancel, **extra)  # type: ignore[arg-type]
             else:
                 session = DreamSession.start(self.ctx, now, force=kind == "force")
-                dp = session.plan(consolidator, now, emit=emit, cancel=cancel)  # type: ignore[arg-type]
+                dp = session.plan(consolidator, now, emit=emit, cancel=cancel, **extra)  # type: ignore[arg-type]
         except DreamBlocked as exc:
             self.post_message(self.Stopped(kind, "blocked", str(exc), exc.status))
             return
@@ -322,8 +386,16 @@ class DreamPane(Widget):
     def _on_gates(self, message: GatesChecked) -> None:
         self.status = message.status
         self.last_dream = message.last_dream
+        self.auto = message.auto
+        self.history = message.history or []
         self._show_gates()
         self._show_status()
+        if self.showing_history and self.plan is None:
+            self._fill_history()
+
+    @on(RequestReady)
+    def _on_request(self, message: RequestReady) -> None:
+        self._show_diff("request · as the agent would send it now", Text(message.request.render()))
 
     @on(Streamed)
     def _on_event(self, message: Streamed) -> None:
@@ -365,7 +437,10 @@ class DreamPane(Widget):
     def _on_stopped(self, message: Stopped) -> None:
         self.running = None
         if message.outcome == "blocked" and message.status is not None:
-            self.status = message.status
+            if isinstance(message.status, AutoDreamStatus):
+                self.auto = message.status
+            else:
+                self.status = message.status
             self._show_gates()
             self.notify(f"{message.reason}", title="Gate closed", severity="warning", timeout=8)
         elif message.outcome == "failed":
@@ -411,6 +486,9 @@ class DreamPane(Widget):
 
     @on(OptionList.OptionHighlighted, "#dream-changes")
     def _on_highlight(self, event: OptionList.OptionHighlighted) -> None:
+        if self.showing_history and self.plan is None:
+            self._show_history_item(event.option_index)
+            return
         self._show_selected(event.option_index)
 
     # ----- actions ------------------------------------------------------------------------
@@ -428,6 +506,11 @@ class DreamPane(Widget):
             return True if idle and self.session is None and self.last_dream is not None else None
         if action == "cancel":
             return True if self.running in ("dry", "run", "force") else None
+        if action in ("gate_details", "show_request", "set_model"):
+            return True if self.release is not None else None
+        if action == "reset_lock":
+            failed = self.auto is not None and any(t.code == "failed-dream" for t in self.auto.traps)
+            return True if idle and self.session is None and failed else None
         return True
 
     def action_dry_run(self) -> None:
@@ -501,6 +584,83 @@ class DreamPane(Widget):
     def action_refresh(self) -> None:
         self.check()
 
+    def action_gate_details(self) -> None:
+        """Every gate of the agent's own dream with its numbers and sources, the sessions."""
+        if self.auto is not None:
+            self._show_diff("gates · in the agent's order", autodream_details(self.auto))
+
+    def action_show_request(self) -> None:
+        """The request memtui's claude consolidator sent (a plan is open), else the one the
+        agent would send now."""
+        if self.release is None:
+            return
+        if self.plan is not None and self.plan.request is not None:
+            self._show_diff("request · as memtui's claude consolidator sent it", Text(self.plan.request.render()))
+            return
+        self._show_diff("request", Text("building the request…", style=MUTED))
+        self.fetch_request()
+
+    def action_history(self) -> None:
+        """Toggle the plan list into the history (memtui's and the agent's)."""
+        if self.plan is not None or self.running is not None:
+            return
+        self.showing_history = not self.showing_history
+        if self.showing_history:
+            self._fill_history()
+        else:
+            self._clear_plan()
+
+    def action_reset_lock(self) -> None:
+        """Preview, then reset the lock a dream with no record left."""
+        if self.running is not None or self.session is not None:
+            return
+        try:
+            plan = plan_lock_reset(self.ctx)
+        except EditError as exc:
+            self.notify(str(exc), title="Cannot reset the lock", severity="warning", timeout=6)
+            return
+
+        def confirmed(yes: bool | None) -> None:
+            if yes:
+                self.running = "apply"
+                self._show_status()
+                self.reset_lock_worker()
+
+        self.app.push_screen(PlanPreview(plan, confirm_label="Reset"), confirmed)
+
+    def action_set_model(self) -> None:
+        """Ask for the claude consolidator's model (empty: the default)."""
+        if self.release is None:
+            return
+
+        def chosen(value: str | None) -> None:
+            if value is None:
+                return
+            self.model_override = value.strip() or None
+            self._show_status()
+
+        default = self.release.main_model_default
+        self.app.push_screen(TextPrompt("Model of the claude consolidator", self.model_override or "", hint=f"empty: settings `model`, else {default}"), chosen)
+
+    def _fill_history(self) -> None:
+        changes = self.query_one("#dream-changes", OptionList)
+        changes.clear_options()
+        now = system_now()
+        changes.add_options([Option(history_prompt(item, now), id=f"history-{i}") for i, item in enumerate(self.history)])
+        changes.border_title = f"history · {len(self.history)}"
+        if self.history:
+            changes.highlighted = 0
+            self._show_history_item(0)
+        else:
+            self._show_diff("history", Text("No dream or extraction recorded yet: memtui's journal and the agent's transcripts have none.", style=MUTED))
+
+    def _show_history_item(self, index: int | None) -> None:
+        if index is None or index >= len(self.history):
+            return
+        item = self.history[index]
+        diffs = item_diffs(self.ctx, item) if item.who == "agent" else []
+        self._show_diff(f"{item.who} {item.kind}", history_detail(item, diffs))
+
     def _start(self, kind: RunKind) -> None:
         if self.running is not None or self.session is not None:
             return
@@ -513,8 +673,10 @@ class DreamPane(Widget):
         for phase in PHASES:
             self._row(phase).reset()
         self._log(Text(f"{RUN_LABELS[kind]} with the {self.consolidator_name} consolidator", style="bold"))
+        self.showing_history = False
         self._show_status()
-        self.dream(kind, self.consolidator, self._cancel)
+        options = {"model": self.model_override} if self.consolidator_name == "claude" and self.model_override else None
+        self.dream(kind, self.consolidator, self._cancel, options)
 
     # ----- drawing -------------------------------------------------------------------------
 
@@ -538,6 +700,13 @@ class DreamPane(Widget):
     def _show_gates(self) -> None:
         if self.status is None:
             return
+        if self.auto is not None:
+            self.query_one("#dream-gates", Static).border_title = f"gates · {self.auto.release.cli} {self.auto.release.version}"
+            text = autodream_text(self.auto, compact=self._compact)
+            if not self._compact:
+                text = Text.assemble(text, "\n", last_dream_text(self.last_dream))
+            self.query_one("#dream-gates", Static).update(text)
+            return
         text = gate_text(self.status, os.getpid(), compact=self._compact)
         if not self._compact:
             text = Text.assemble(text, "\n", last_dream_text(self.last_dream))
@@ -545,7 +714,11 @@ class DreamPane(Widget):
 
     def _badge(self) -> Text:
         if self.consolidator_name == "claude":
-            return Text(" claude · online ", style="bold #1e1e1e on #c678dd")
+            badge = Text(" claude · online ", style="bold #1e1e1e on #c678dd")
+            if self.release is not None:
+                model = self.model_override or main_model(self.ctx, self.release)[0]
+                badge.append_text(Text(f" {model} ", style="bold #c678dd"))
+            return badge
         return Text(" offline ", style="bold #1e1e1e on #98c379")
 
     def _show_status(self) -> None:
@@ -624,6 +797,14 @@ class DreamPane(Widget):
             ("esc", "bold"), " cancel a running dream (the lock is rolled back)\n",
             ("c", "bold"), "  consolidator: offline, or claude with an API key",
         )
+        if self.release is not None:
+            help_text.append_text(Text.assemble(
+                "\n\n", (f"{self.release.cli} {self.release.version}'s own dream: ", "bold"), "the gates above are its, in its order.\n",
+                ("g", "bold"), "  every gate's numbers and sources, the sessions, the traps\n",
+                ("v", "bold"), "  the dream request (as it would send it now)\n",
+                ("h", "bold"), "  history: memtui's and the agent's dreams and extractions\n",
+                ("L", "bold"), "  reset a lock a dream with no record left · ", ("m", "bold"), " model",
+            ))
         self._show_diff("diff", help_text)
 
     def system_commands(self) -> Iterator[SystemCommand]:
@@ -638,6 +819,14 @@ class DreamPane(Widget):
             ("Dream: cancel", "Stop the running dream ( esc )", self.action_cancel),
             ("Dream: consolidator", "Offline, or claude with an API key ( c )", self.action_toggle_consolidator),
             ("Dream: check the gates", "Check the gates and the lock again ( r )", self.action_refresh),
+            ("Dream: history", "memtui's dreams and the agent's own dreams and extractions, with diffs ( h )", self.action_history),
         ]
+        if self.release is not None:
+            entries += [
+                ("Dream: gate details", "The agent's gates with their numbers and sources, the sessions counted ( g )", self.action_gate_details),
+                ("Dream: show the request", "The dream request, as the agent would send it now or as memtui sent it ( v )", self.action_show_request),
+                ("Dream: reset the lock", "After a dream that left no record: the lock back, undoable ( L )", self.action_reset_lock),
+                ("Dream: consolidator model", "The claude consolidator's model ( m )", self.action_set_model),
+            ]
         for title, help_text, callback in entries:
             yield SystemCommand(title, help_text, callback)

@@ -10,6 +10,7 @@ Each call can also be recorded as a :class:`ToolCall` for the UI's event stream.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -59,6 +60,16 @@ class ToolPolicy:
     - ``bash_timeout_s`` 10 s per command (pipeline) — SPEC §11 "never a hang".
     - ``write_max_bytes`` 250,000: the same limit as a team-memory entry (``memtui team
       import``).
+
+    A CLI release's rules for its memory agents (the claude flavor: Claude Code 2.1.328's
+    dream and extraction) add:
+
+    - ``write_suffixes``: ``Write``/``Edit`` only on files with one of these endings (``.md``),
+      and never on a path with ``:`` below ``write_root``; ``None``: any file.
+    - ``remove_md``: ``Bash`` may also run ``rm`` (no option but ``-f``) of ``.md`` files inside
+      ``write_root``, outside ``protected_dirs`` (``.git``, ``agents``).
+    - ``denials``: the release's own refusal texts, ``{"shell": …, "tool": …}``: a refused
+      shell command, and a refused tool or path, are answered with them.
     """
 
     write_root: Path | None = None
@@ -76,6 +87,10 @@ class ToolPolicy:
     search_timeout_s: float = 10.0
     bash_timeout_s: float = 10.0
     write_max_bytes: int = 250_000
+    write_suffixes: tuple[str, ...] | None = None
+    remove_md: bool = False
+    protected_dirs: tuple[str, ...] = ()
+    denials: Mapping[str, str] | None = None
 
     def offered(self) -> tuple[str, ...]:
         """The tool names a model is told about: ``tools`` minus ``Write``/``Edit`` without a
@@ -98,7 +113,8 @@ class ToolOutcome:
     """The result of one tool call, as the model will see it.
 
     ``content``: the text of the ``tool_result`` block; ``is_error``: sent as ``is_error``;
-    ``wrote``: the real path a ``Write``/``Edit`` changed (``None`` otherwise); ``code``: a
+    ``wrote``: the real path a ``Write``/``Edit`` changed (``None`` otherwise); ``removed``:
+    the real paths an allowed ``rm`` deleted; ``code``: a
     stable identifier of a refusal or failure (``None`` on success) — see
     :mod:`memtui.core.agent` for the list.
     """
@@ -107,6 +123,7 @@ class ToolOutcome:
     is_error: bool = False
     wrote: Path | None = None
     code: str | None = None
+    removed: tuple[Path, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,7 +133,7 @@ class ToolCall:
     ``id``: the model's ``tool_use`` id (``""`` when called directly); ``turn``: 1-based
     request number (0 when called directly); ``name`` and ``input`` as the model sent them;
     ``summary``: one line such as ``Write notes/x.md (120 bytes)``; then the outcome's
-    ``is_error``, ``code``, ``wrote`` and ``content``.
+    ``is_error``, ``code``, ``wrote``, ``content`` and ``removed``.
     """
 
     id: str
@@ -128,3 +145,4 @@ class ToolCall:
     code: str | None
     wrote: Path | None
     content: str
+    removed: tuple[Path, ...] = ()

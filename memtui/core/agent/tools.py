@@ -16,6 +16,7 @@ from memtui.core.agent.args import error
 from memtui.core.agent.bash import run_bash
 from memtui.core.agent.policy import ALL_TOOLS, ToolCall, ToolOutcome, ToolPolicy
 from memtui.core.agent.read import glob_tool, grep_tool, read_tool
+from memtui.core.agent.remove import is_rm, remove_tool
 from memtui.core.agent.write import edit_tool, write_tool
 
 __all__ = ["execute", "summarize", "tool_definitions"]
@@ -176,6 +177,8 @@ def execute(
         outcome = _dispatch(policy, name, tool_input)
     except Exception as exc:  # noqa: BLE001 - the model must get an answer; the log keeps it
         outcome = ToolOutcome(f"Internal error in {name}: {type(exc).__name__}: {exc}", is_error=True, code="internal-error")
+    if policy.denials is not None and outcome.is_error:
+        outcome = _release_denial(policy.denials, name, outcome)
     if log is not None:
         log.append(
             ToolCall(
@@ -188,6 +191,7 @@ def execute(
                 code=outcome.code,
                 wrote=outcome.wrote,
                 content=outcome.content,
+                removed=outcome.removed,
             )
         )
     return outcome
@@ -238,7 +242,24 @@ def _dispatch(policy: ToolPolicy, name: str, tool_input: object) -> ToolOutcome:
         command = args.get("command")
         if not isinstance(command, str):
             return error("bad-input", "Refused: Bash needs 'command' (a string).")
+        if policy.remove_md and policy.write_root is not None and is_rm(command):
+            return remove_tool(policy, command)
         return run_bash(policy, command)
     if name == "Write":
         return write_tool(policy, args)
     return edit_tool(policy, args)
+
+
+# Refusals a release answers with its own texts (``ToolPolicy.denials``): a shell command that
+# is neither read-only nor an allowed ``rm``, and a tool or a path its memory agents may not use.
+_SHELL_DENIED = frozenset({"bash-redirection", "bash-chaining", "bash-not-allowed", "bash-forbidden-option", "bash-substitution"})
+_PATH_DENIED = frozenset({"outside-dir", "symlink-escape", "dangling-symlink", "symlink-loop", "dir-itself", "nul-byte", "unresolvable", "not-memory-file"})
+
+
+def _release_denial(denials: Mapping[str, str], name: str, outcome: ToolOutcome) -> ToolOutcome:
+    """``outcome`` with the release's refusal text when it is one of the refusals it words."""
+    if name == "Bash" and outcome.code in _SHELL_DENIED and "shell" in denials:
+        return ToolOutcome(denials["shell"], is_error=True, code=outcome.code)
+    if (outcome.code in ("unknown-tool", "tool-disabled") or (name in ("Write", "Edit") and outcome.code in _PATH_DENIED)) and "tool" in denials:
+        return ToolOutcome(denials["tool"], is_error=True, code=outcome.code)
+    return outcome

@@ -25,6 +25,11 @@ def _write_path(policy: ToolPolicy, raw: str, tool: str) -> Path | ToolOutcome:
         return error(exc.code, f"Refused: {tool} may only change files inside {policy.write_root}; {raw!r}: {exc.reason}.")
     if target.is_dir():
         return error("is-directory", f"Refused: {target} is a directory, not a file.")
+    if policy.write_suffixes is not None:
+        rel = target.relative_to(Path(policy.write_root).resolve()).as_posix()
+        if ":" in rel or not target.name.endswith(policy.write_suffixes):
+            allowed = " or ".join(policy.write_suffixes)
+            return error("not-memory-file", f"Refused: {tool} may only change {allowed} files inside {policy.write_root} ({raw!r}).")
     return target
 
 

@@ -46,12 +46,15 @@ from memtui.core.dream.events import (
     Progress,
     ProposedChange,
 )
+from memtui.core.dream.autodream import counted_sessions
 from memtui.core.dream.gates import DreamContext, sessions_since
 from memtui.core.dream.lock import LOCK_NAME, read_lock
 from memtui.core.dream.plan import DEFAULT_MAX_DELETIONS, DreamPlan, Workspace
+from memtui.core.dream.prompt import DreamRequest, build_dream_request, instructions_block
 from memtui.core.memory.index import MAX_INDEX_LINES, MAX_INDEX_UNITS
 from memtui.core.writes.index_edit import MAX_ENTRY_CHARS
 from memtui.core.memory.memories import TEAM_DIR
+from memtui.core.places.release import dir_text, release_of
 
 if TYPE_CHECKING:
     import anthropic
@@ -149,6 +152,8 @@ class ClaudeConsolidator:
         self.max_turns = max_turns
         self.max_deletions = max_deletions
         self.client_factory = client_factory
+        # The last request a release's dream sent (the claude flavor), for display.
+        self.last_request: DreamRequest | None = None
 
     def _model(self, ctx: DreamContext) -> str:
         from memtui.core.recall.claude import DEFAULT_MODEL
@@ -164,7 +169,8 @@ class ClaudeConsolidator:
     def __call__(self, ctx: DreamContext, now: datetime, emit: Emit, cancel: threading.Event | None) -> DreamPlan:
         """Run the agent on a staging copy and return the plan. Raises ``DreamError`` (API
         error, no credentials), ``DreamCancelled``, ``OSError`` (the staging copy failed)."""
-        from memtui.core.agent import ToolPolicy, run_agent
+        from memtui.core.agent import DEFAULT_MAX_TOKENS, ToolPolicy, run_agent
+
         log = emit if isinstance(emit, EventLog) else EventLog(emit)
         client = self.client
         if client is None:
@@ -184,19 +190,34 @@ class ClaudeConsolidator:
                 raise DreamError(f"the claude consolidator cannot start: {exc}") from exc
         root = ctx.dream_state_dir / "staging" / f"{now.strftime('%Y%m%dT%H%M%S')}-{secrets.token_hex(4)}"
         staging = root / "memory"
+        release = release_of(ctx.flavor)
         try:
             before = _snapshot(ctx.memory_dir, staging)
-            last = read_lock(ctx.memory_dir).last_consolidated_at
-            ids, _ = sessions_since(ctx, last)
-            sessions = [ctx.sessions_dir / f"{sid}.jsonl" for sid in ids]
-            tracker = _PhaseTracker(log, self.max_turns)
+            tracker = _PhaseTracker(log, self.max_turns, transcripts_dir=ctx.sessions_dir if release is not None else None)
             tracker.start("orient")
-            policy = ToolPolicy(write_root=staging, cwd=staging)
+            if release is not None:
+                request = build_dream_request(ctx, release, counted_sessions(ctx), memory_dir=staging, model=self.model,
+                                              max_tokens=DEFAULT_MAX_TOKENS, instructions=instructions_block(ctx))
+                self.last_request = request
+                facts = release.dream
+                shown = dir_text(staging)
+                cwd = ctx.project_root if ctx.project_root is not None and ctx.project_root.is_dir() else staging
+                policy = ToolPolicy(write_root=staging, cwd=cwd, write_suffixes=(".md",), remove_md=True, protected_dirs=facts.protected_subdirs,
+                                    denials=release.denials(shown))
+                model, system, messages = request.model, request.system, [dict(m) for m in request.messages]
+                log(LogLine("orient", "info", f"{release.cli} {release.version}'s dream prompt, {len(request.session_ids)} session(s), model {model} ({request.model_source})"))
+            else:
+                last = read_lock(ctx.memory_dir).last_consolidated_at
+                ids, _ = sessions_since(ctx, last)
+                sessions = [ctx.sessions_dir / f"{sid}.jsonl" for sid in ids]
+                policy = ToolPolicy(write_root=staging, cwd=staging)
+                model, system = self._model(ctx), SYSTEM_PROMPT
+                messages = [{"role": "user", "content": _user_message(ctx, staging, now, sessions, last)}]
             run = run_agent(
                 client,
-                model=self._model(ctx),
-                system=SYSTEM_PROMPT,
-                messages=[{"role": "user", "content": _user_message(ctx, staging, now, sessions, last)}],
+                model=model,
+                system=system,
+                messages=messages,
                 policy=policy,
                 max_turns=self.max_turns,
                 on_event=lambda ev: tracker.on_agent_event(ev, staging),
@@ -213,7 +234,7 @@ class ClaudeConsolidator:
             after = _files(staging)
             dp = self._plan(ctx, before, after, run.final_text, tracker, findings, log)
             tracker.finish_all()
-            return DreamPlan(dp.plan, dp.reasons, dp.findings, tuple(log.events), "claude")
+            return DreamPlan(dp.plan, dp.reasons, dp.findings, tuple(log.events), "claude", request=self.last_request if release is not None else None)
         finally:
             shutil.rmtree(root, ignore_errors=True)
 
@@ -240,7 +261,15 @@ class ClaudeConsolidator:
                 log(ProposedChange("consolidate", rel, "delete", why))
                 continue
             if new is None:
-                continue  # the agent cannot delete; a file gone from staging is not the agent's doing
+                if rel not in tracker.removed or old is None:
+                    continue  # only an allowed `rm` deletes; a file gone otherwise is not the agent's doing
+                if deletions >= self.max_deletions:
+                    findings.append(Finding("consolidate", "duplicate-deferred", rel, f"the agent removed it, but this run reached its cap of {self.max_deletions} deletions: kept"))
+                    continue
+                deletions += 1
+                ws.delete(rel, f"claude: {why} (rm by the agent: moved to memtui's trash on apply)")
+                log(ProposedChange("consolidate", rel, "delete", why))
+                continue
             ws.set(rel, new.decode("utf-8", errors="surrogateescape"), f"claude: {why}")
             log(ProposedChange("consolidate", rel, "create" if old is None else "modify", why))
         n = len(ws.changed())
@@ -250,15 +279,19 @@ class ClaudeConsolidator:
 
 class _PhaseTracker:
     """Turns the agent's events into dream events: ``Phase: x`` lines switch the phase, tool
-    calls become file reads / findings, turns become progress."""
+    calls become file reads / findings, turns become progress. With ``transcripts_dir`` (a
+    release's prompt, which asks for no phase lines) the phase follows the tool calls: a look
+    at the transcripts is gather, a change of a memory file consolidate, of the index prune."""
 
-    def __init__(self, log: EventLog, max_turns: int) -> None:
+    def __init__(self, log: EventLog, max_turns: int, *, transcripts_dir: Path | None = None) -> None:
         self.log = log
         self.max_turns = max_turns
         self.phase: Phase = "orient"
         self.started: list[Phase] = []
         self.findings: list[Finding] = []
         self.writes: dict[str, list[str]] = {}
+        self.removed: set[str] = set()
+        self.transcripts_dir = transcripts_dir
 
     def start(self, phase: Phase) -> None:
         for p in PHASES[: PHASES.index(phase) + 1]:
@@ -290,8 +323,14 @@ class _PhaseTracker:
                 self.findings.append(f)
                 self.log(f)
                 return
-            self.log(LogLine(self.phase, "info", call.summary))
             data: Any = call.input if isinstance(call.input, dict) else {}
+            if self.transcripts_dir is not None:
+                self._infer(call, data, staging)
+            self.log(LogLine(self.phase, "info", call.summary))
+            for path in call.removed:
+                rel = _rel(str(path), staging)
+                self.removed.add(rel)
+                self.writes.setdefault(rel, []).append(call.summary.replace(str(staging) + "/", ""))
             if call.name == "Read":
                 self.log(FileRead(self.phase, _rel(str(data.get("file_path", "")), staging), len(call.content)))
             if call.wrote is not None:
@@ -299,6 +338,16 @@ class _PhaseTracker:
                 self.writes.setdefault(rel, []).append(call.summary.replace(str(staging) + "/", ""))
         elif ev.kind == "done":
             self.log(LogLine(self.phase, "info", f"agent finished: {ev.text}"))
+
+    def _infer(self, call: Any, data: dict[str, Any], staging: Path) -> None:
+        """The phase a tool call belongs to (see the class docstring)."""
+        text = " ".join(str(v) for v in data.values())
+        if call.wrote is not None:
+            self.start("prune" if Path(str(call.wrote)).name == "MEMORY.md" else "consolidate")
+        elif call.removed:
+            self.start("consolidate")
+        elif self.transcripts_dir is not None and str(self.transcripts_dir) in text and str(staging) not in text:
+            self.start("gather")
 
 
 def _rel(path: str, staging: Path) -> str:

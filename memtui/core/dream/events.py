@@ -113,6 +113,7 @@ DREAM_FINDING_CODES: dict[str, str] = {
     "memory-drifted": "a memory changed since the last consolidation",
     "agent-error": "the Claude consolidator stopped with an error",
     "agent-tool-refused": "the Claude consolidator tried a tool call the policy refuses",
+    "reconcile-claude-md": "a memory names a command differently from an instruction file: verify which is current (CLAUDE.md is never edited)",
 }
 
 

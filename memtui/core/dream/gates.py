@@ -25,6 +25,7 @@ from memtui.core.writes.atomic import atomic_write_bytes
 from memtui.core.memory.catalog import iso_utc
 from memtui.core.base.diagnostics import Diagnostic
 from memtui.core.dream.lock import LockInfo, read_lock
+from memtui.core.places.flavor import AGENT, Flavor
 from memtui.core.places.locations import Locations
 from memtui.core.places.settings import SettingsLayers
 from memtui.core.places.statedir import memdir_state
@@ -50,11 +51,20 @@ class DreamContext:
     settings: SettingsLayers | None = None
     current_session: str | None = None
     auto_memory_enabled: bool = True
+    # Which rule decided ``auto_memory_enabled`` ("env", a settings layer, "default").
+    auto_memory_source: str = "default"
+    # The flavor: its release (if any) decides the gates, the prompt and the permissions.
+    flavor: Flavor = AGENT
+    project_root: Path | None = None
+    # The resolved project (the claude consolidator renders its instructions); None in tests
+    # that build a context by hand.
+    locations: Locations | None = field(default=None, compare=False, repr=False)
 
     @classmethod
     def from_locations(cls, loc: Locations, current_session: str | None = None) -> DreamContext:
         """The context of a resolved project."""
-        return cls(loc.memory_dir, loc.sessions_dir, loc.state_dir, loc.settings, current_session, loc.auto_memory_enabled)
+        return cls(loc.memory_dir, loc.sessions_dir, loc.state_dir, loc.settings, current_session, loc.auto_memory_enabled,
+                   loc.auto_memory_source, loc.flavor, loc.project_root, loc)
 
     @property
     def dream_state_dir(self) -> Path:

@@ -13,7 +13,10 @@
     **oldest** file of each group, keeping every distinct sentence (``merge``); the others are
     deleted (their journal before-image is the trash). The kept file takes the newest mtime of
     the group. At most ``max_deletions`` deletions per run; whole groups beyond it wait.
-  - contradicted facts are not judged offline (that needs a model).
+  - contradicted facts are not judged offline (that needs a model). With a CLI release (the
+    claude flavor), its "Reconcile memories against CLAUDE.md": a feedback/project memory naming
+    a command differently from an instruction line is a finding (``reconcile``); CLAUDE.md is
+    never edited.
 - **Prune**: the index (``prune``).
 
 A file is only in the plan when a step above changed it, each change with its reason; running
@@ -60,11 +63,14 @@ from memtui.core.dream.events import (
     ProposedChange,
     check_cancel,
 )
+from memtui.core.dream.autodream import counted_sessions
 from memtui.core.dream.gates import DreamContext, sessions_since
 from memtui.core.dream.lock import read_lock
 from memtui.core.dream.merge import append_block, missing_lines
 from memtui.core.dream.plan import DEFAULT_MAX_DELETIONS, DreamPlan, Workspace
 from memtui.core.dream.prune import HUB_PREFIX, PruneInput, is_hub, prune_index
+from memtui.core.dream.reconcile import RECONCILED_TYPES, instruction_files, reconcile_findings
+from memtui.core.places.release import release_of
 from memtui.core.memory.frontmatter import parse_frontmatter
 from memtui.core.memory.index import INDEX_NAME
 from memtui.core.writes.journal import read_or_none
@@ -207,7 +213,7 @@ class _Run:
         self.log(PhaseStarted("gather", "recent signal: sessions and memories changed since the last consolidation"))
         last = read_lock(self.ctx.memory_dir).last_consolidated_at
         since = "never consolidated" if last is None else f"since {iso_utc(last)}"
-        ids, _ = sessions_since(self.ctx, last)
+        ids = counted_sessions(self.ctx) if release_of(self.ctx.flavor) is not None else sessions_since(self.ctx, last)[0]
         for sid in ids[:20]:
             self.say("gather", f"session {sid}")
         if len(ids) > 20:
@@ -337,8 +343,20 @@ class _Run:
             store_near_pairs(db, NEAR_KIND, near_fp, pairs)
         merged = self.duplicates(pool, [f[1] for f in facts], pairs)
         prog(2, 2)
+        if release_of(self.ctx.flavor) is not None:
+            self.reconcile()
         self.say("consolidate", "offline: contradicted facts are not judged (that needs a model)")
         self.log(PhaseFinished("consolidate", f"dates fixed in {dated} file(s); {merged} duplicate group(s) merged, {self.deletions} file(s) to delete"))
+
+    def reconcile(self) -> None:
+        """The release's "Reconcile memories against CLAUDE.md": findings only, CLAUDE.md is
+        never edited (``memtui.core.dream.reconcile``)."""
+        files = instruction_files(self.ctx)
+        # (bodies read for the occasion, and only of the types reconciled)
+        memories = [(m.relpath, m.type, with_text(m)[0].body if m.type in RECONCILED_TYPES else "") for m in self.memories if self.ws.exists(m.relpath) and m.sha256 != ""]
+        for f in reconcile_findings(memories, files):
+            self.finding(f)
+        self.say("consolidate", f"reconciled {sum(1 for m in memories if m[1] in RECONCILED_TYPES)} feedback/project memories against {len(files)} instruction file(s); CLAUDE.md is never edited")
 
     def prune(self) -> None:
         self.log(PhaseStarted("prune", "index under 200 lines / 25,000 units, one-line entries, no dangling links"))

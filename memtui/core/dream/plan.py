@@ -34,6 +34,8 @@ class DreamPlan:
     events: tuple[DreamEvent, ...] = ()
     consolidator: str = "offline"
     notes: tuple[str, ...] = field(default=())
+    # The request a release's dream sent (``memtui.core.dream.prompt.DreamRequest``), or None.
+    request: Any = None
 
     @property
     def empty(self) -> bool:
@@ -59,6 +61,7 @@ def plan_to_json(dp: DreamPlan, *, with_events: bool = True) -> dict[str, Any]:
         "changes": [{"path": c.relpath, "action": c.kind, "reason": r, "diff": c.diff()} for c, r in dp.items()],
         "findings": [{"code": f.code, "path": f.path, "line": f.line, "message": f.message, "phase": f.phase} for f in dp.findings],
         "events": [event_to_json(e) for e in dp.events] if with_events else [],
+        **({"request": dp.request.to_json()} if dp.request is not None else {}),
     }
 
 

@@ -29,7 +29,8 @@ from typing import Any, Literal, Protocol, Self
 
 from memtui.core.writes.atomic import atomic_write_bytes
 from memtui.core.dream.events import DreamCancelled, DreamError, Emit, EventLog
-from memtui.core.dream.gates import DreamContext, GateStatus, check_gates
+from memtui.core.dream.autodream import AutoDreamStatus, check_autodream
+from memtui.core.dream.gates import DreamContext, GateStatus, check_gates, last_scan_at, record_scan
 from memtui.core.dream.lock import (
     LockHandle,
     LockLostError,
@@ -38,6 +39,7 @@ from memtui.core.dream.lock import (
     read_lock,
 )
 from memtui.core.dream.plan import DEFAULT_MAX_DELETIONS, DreamPlan
+from memtui.core.places.release import release_of
 from memtui.core.writes.edits import EditError, apply_plan, undo
 from memtui.core.writes.journal import Journal, JournalEntry
 
@@ -53,10 +55,15 @@ class Consolidator(Protocol):
 
 
 class DreamBlocked(RuntimeError):
-    """A gate is closed; ``status`` says which (``status.blocking``) and why."""
+    """A gate is closed; ``status`` says which (``status.blocking``) and why: a ``GateStatus``
+    (the seed's gates) or, for a flavor with a CLI release, its ``AutoDreamStatus``."""
 
-    def __init__(self, status: GateStatus) -> None:
-        super().__init__(f"the dream would not run: {status.reasons[0] if status.reasons else status.blocking} (--force skips the gates)")
+    def __init__(self, status: GateStatus | AutoDreamStatus) -> None:
+        if isinstance(status, AutoDreamStatus):
+            why = status.verdict
+        else:
+            why = status.reasons[0] if status.reasons else str(status.blocking)
+        super().__init__(f"the dream would not run: {why} (--force skips the gates)")
         self.status = status
 
 
@@ -130,10 +137,20 @@ class DreamSession:
     @classmethod
     def start(cls, ctx: DreamContext, now: datetime, *, force: bool = False, max_deletions: int = DEFAULT_MAX_DELETIONS) -> DreamSession:
         """Check the gates (skipped when ``force``; the sessions scan is recorded for the
-        10-minute throttle) and take the lock. Raises ``DreamBlocked``, ``LockHeldError``,
+        10-minute throttle) — the flavor's CLI release's, in its order, when it has one — and
+        take the lock. Raises ``DreamBlocked``, ``LockHeldError``,
         ``LockLostError``, ``OSError``."""
         status = None
-        if not force:
+        release = release_of(ctx.flavor)
+        if not force and release is not None:
+            # the flavor's CLI release decides, as its own dream would at the end of a turn;
+            # memtui is one more process: its last scan (kept in its state dir) is the throttle's
+            auto = check_autodream(ctx, now, release, last_scan_at=last_scan_at(ctx))
+            if auto.gate("time").ok and auto.gate("throttle").ok:
+                record_scan(ctx, now)
+            if not auto.would_fire:
+                raise DreamBlocked(auto)
+        elif not force:
             status = check_gates(ctx, now, record=True)
             if not status.would_run:
                 raise DreamBlocked(status)
@@ -232,11 +249,15 @@ def run_dream(
         return dp, session.apply(dp, now)
 
 
+# Journal actions undone as a dream: an applied dream, and a reset of the consolidation lock.
+DREAM_ACTIONS = ("dream", "dream-lock")
+
+
 def dream_entries(ctx: DreamContext) -> list[JournalEntry]:
-    """Applied dreams not undone yet, oldest first."""
+    """Applied dreams (and lock resets) not undone yet, oldest first."""
     entries = Journal(ctx.state_dir, ctx.memory_dir).entries()
     undone = {e.undoes for e in entries if e.status == "applied" and e.undoes}
-    return [e for e in entries if e.action == "dream" and e.status == "applied" and e.id not in undone]
+    return [e for e in entries if e.action in DREAM_ACTIONS and e.status == "applied" and e.id not in undone]
 
 
 def undo_last_dream(ctx: DreamContext, now: datetime) -> JournalEntry:

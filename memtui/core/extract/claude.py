@@ -24,6 +24,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from memtui.core.extract.autoextract import extraction_messages, extraction_prompt
 from memtui.core.extract.base import (
     Draft,
     ExtractionRequest,
@@ -35,6 +36,7 @@ from memtui.core.memory.index import INDEX_NAME
 from memtui.core.writes.journal import sha256_hex
 from memtui.core.memory.memories import MEMORY_TYPES, iter_memory_paths, parse_memory_type
 from memtui.core.recall.manifest import build_manifest
+from memtui.core.places.release import Release, dir_text
 from memtui.core.places.slug import slugify
 from memtui.core.places.statedir import memdir_state
 from memtui.core.sessions.transcripts import Entry, is_human_turn
@@ -164,11 +166,16 @@ def _copy_memory_dir(memory_dir: Path, staging: Path) -> dict[str, bytes]:
     return originals
 
 
-def _draft(rel: str, data: bytes, before: bytes | None, message_uuid: str | None) -> Draft | str:
-    """A draft for a staged file, or a note saying why it was left out."""
+def _draft(rel: str, data: bytes, before: bytes | None, message_uuid: str | None, *, nested_type: bool = False) -> Draft | str:
+    """A draft for a staged file, or a note saying why it was left out. ``nested_type``: a
+    ``type`` under ``metadata:`` counts (a CLI release's own memory instructions write it
+    there)."""
     text = data.decode("utf-8", errors="replace")
     fm = parse_frontmatter(text)
     mem_type = parse_memory_type(fm.data.get("type"))
+    meta = fm.data.get("metadata")
+    if mem_type is None and nested_type and isinstance(meta, dict):
+        mem_type = parse_memory_type(meta.get("type"))
     name = fm.data.get("name")
     description = fm.data.get("description")
     body = fm.body.lstrip("\n") if fm.present else text
@@ -180,7 +187,7 @@ def _draft(rel: str, data: bytes, before: bytes | None, message_uuid: str | None
         return f"{rel}: left out — no type among {', '.join(MEMORY_TYPES)}"
     if not isinstance(description, str) or not description.strip():
         return f"{rel}: left out — no one-line description"
-    extra = sorted(k for k in fm.data if k not in ("name", "description", "type"))
+    extra = sorted(k for k in fm.data if k not in ("name", "description", "type") and not (nested_type and k == "metadata"))
     notes = (f"frontmatter keys not kept: {', '.join(extra)}",) if extra else ()
     return Draft("create", mem_type, " ".join(str(name or Path(rel).stem).split()), " ".join(description.split()),
                  body, message_uuid, path=rel, notes=notes)
@@ -204,13 +211,15 @@ class ClaudeExtractor:
         cwd: Path | None = None,
         on_event: Callable[[Any], None] | None = None,
         max_turns: int = MAX_TURNS,
+        release: Release | None = None,
     ) -> None:
         self.state_dir = state_dir
         self.client = client
         self.model = model
         self.cwd = cwd
         self.on_event = on_event
-        self.max_turns = max_turns
+        self.max_turns = max_turns if release is None else release.extract.max_turns
+        self.release = release
         self.last_run: Any = None  # the agent.AgentRun of the last run, for display and tests
 
     def _client(self) -> anthropic.Anthropic:
@@ -247,11 +256,22 @@ class ClaudeExtractor:
         try:
             originals = _copy_memory_dir(request.memory_dir, staging)
             cwd = self.cwd if self.cwd is not None and self.cwd.is_dir() else staging
-            policy = ToolPolicy(write_root=staging, cwd=cwd)
-            system = SYSTEM_PROMPT.format(memory_dir=staging, max_turns=self.max_turns,
-                                          today=request.now.date().isoformat(), index=INDEX_NAME)
-            run = run_agent(client, model=choose_model(self.model), system=system,
-                            messages=[{"role": "user", "content": user_message(request, staging)}],
+            if self.release is not None:
+                release = self.release
+                shown = dir_text(staging)
+                policy = ToolPolicy(write_root=staging, cwd=cwd, write_suffixes=(".md",), remove_md=True,
+                                    protected_dirs=release.dream.protected_subdirs, denials=release.denials(shown))
+                entries = [e for e in request.entries if e.type in ("user", "assistant")]
+                prompt = extraction_prompt(release, len(entries), build_manifest(list(request.headers)).text)
+                system, model = release.memory_section(shown), self.model or release.main_model_default
+                messages = extraction_messages(entries, prompt)
+            else:
+                policy = ToolPolicy(write_root=staging, cwd=cwd)
+                system = SYSTEM_PROMPT.format(memory_dir=staging, max_turns=self.max_turns,
+                                              today=request.now.date().isoformat(), index=INDEX_NAME)
+                model = choose_model(self.model)
+                messages = [{"role": "user", "content": user_message(request, staging)}]
+            run = run_agent(client, model=model, system=system, messages=messages,
                             policy=policy, max_turns=self.max_turns, on_event=self.on_event, cancel=request.cancel)
             self.last_run = run
             if run.stop_reason == "cancelled":
@@ -260,6 +280,9 @@ class ClaudeExtractor:
                 raise ExtractorError(run.error)
             notes: list[str] = []
             refused = [c for c in run.tool_calls if c.is_error]
+            removed = [p.relative_to(staging.resolve()).as_posix() for c in run.tool_calls for p in c.removed if p.is_relative_to(staging.resolve())]
+            if removed:
+                notes.append(f"the agent removed {', '.join(removed)}: not proposed (the inbox proposes new and updated memories; delete one in the Memories pane)")
             if refused:
                 notes.append(f"{len(refused)} tool call(s) refused: " + "; ".join(f"{c.summary} ({c.code})" for c in refused[:5]))
             if run.stop_reason == "max_turns":
@@ -280,7 +303,7 @@ class ClaudeExtractor:
                 if not rel.endswith(".md"):
                     notes.append(f"ignored {rel}: not a memory file (.md)")
                     continue
-                made = _draft(rel, data, before, message_uuid)
+                made = _draft(rel, data, before, message_uuid, nested_type=self.release is not None)
                 if isinstance(made, str):
                     notes.append(made)
                 else:

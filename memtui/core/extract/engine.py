@@ -30,6 +30,7 @@ from memtui.core.extract.base import (
     ExtractorError,
     ExtractorName,
 )
+from memtui.core.extract.autoextract import AutoExtractStatus, check_autoextract
 from memtui.core.extract.cursor import Cursor, CursorStore
 from memtui.core.extract.offline import OfflineExtractor
 from memtui.core.memory.headers import scan_headers
@@ -43,6 +44,8 @@ from memtui.core.extract.inbox import (
     proposal_plan,
 )
 from memtui.core.writes.journal import Journal
+from memtui.core.places.locations import Locations
+from memtui.core.places.release import Release, release_of
 from memtui.core.sessions.transcripts import Transcript, read_transcript, writes_inside
 
 if TYPE_CHECKING:
@@ -112,17 +115,19 @@ def resolve_extractor(
     environ: Mapping[str, str] | None = None,
     cwd: Path | None = None,
     on_event: Callable[[Any], None] | None = None,
+    release: Release | None = None,
 ) -> Extractor:
     """The extractor for ``choice``. ``auto``: claude when ``client`` is given or an API key is
     in the environment (``recall.has_credentials``), else offline. ``claude`` without a client
-    makes one with memtui's timeouts (``recall.make_client``)."""
+    makes one with memtui's timeouts (``recall.make_client``). ``release``: the flavor's CLI
+    release, whose extraction prompt, permissions and turn limit the claude extractor uses."""
     from memtui.core.recall.claude import has_credentials
 
     if choice == "offline" or (choice == "auto" and client is None and not has_credentials(environ)):
         return OfflineExtractor()
     from memtui.core.extract.claude import ClaudeExtractor
 
-    return ClaudeExtractor(client=client, model=model, state_dir=state_dir, cwd=cwd, on_event=on_event)
+    return ClaudeExtractor(client=client, model=model, state_dir=state_dir, cwd=cwd, on_event=on_event, release=release)
 
 
 def _session_of(transcript: Transcript, path: Path) -> str:
@@ -168,6 +173,34 @@ def _proposal(draft: Draft, memory_dir: Path, session_id: str, transcript: Path,
     )
 
 
+def unread_range(transcript_path: Path, memory_dir: Path, state_dir: Path, *, ignore_cursor: bool = False) -> tuple[Transcript, int, int]:
+    """The transcript and the range a pass would read now (``entries[start:end]``: after the
+    session's cursor, or all with ``ignore_cursor``), without taking the lock or moving the
+    cursor. Raises ``OSError`` when the transcript cannot be read."""
+    transcript = read_transcript(transcript_path)
+    session = _session_of(transcript, transcript_path)
+    key = transcript_path.stem if transcript_path.stem.startswith("agent-") else session
+    previous = CursorStore(state_dir, memory_dir).get(key)
+    start = 0
+    if previous is not None and not ignore_cursor:
+        start, _ = previous.start_in(transcript)
+    return transcript, start, len(transcript.entries)
+
+
+def explain_extraction(transcript_path: Path, locations: Locations, state_dir: Path, *, ignore_cursor: bool = False,
+                       interactive: bool | None = None) -> AutoExtractStatus | None:
+    """What the flavor's CLI release would do with the range a pass would read now (its gates,
+    see :mod:`memtui.core.extract.autoextract`), or ``None`` for a flavor with no release.
+    Writes nothing. Raises ``OSError`` when the transcript cannot be read."""
+    release = release_of(locations.flavor)
+    if release is None:
+        return None
+    transcript, start, end = unread_range(transcript_path, locations.memory_dir, state_dir, ignore_cursor=ignore_cursor)
+    return check_autoextract(transcript, start, end, locations.memory_dir, release, settings=locations.settings,
+                             auto_memory_enabled=locations.auto_memory_enabled, auto_memory_source=locations.auto_memory_source,
+                             project_root=locations.project_root, interactive=interactive)
+
+
 def extract(
     transcript_path: Path,
     memory_dir: Path,
@@ -182,9 +215,11 @@ def extract(
     ignore_cursor: bool = False,
     cancel: threading.Event | None = None,
     on_event: Callable[[Any], None] | None = None,
+    release: Release | None = None,
 ) -> ExtractionResult:
     """One extraction pass over ``transcript_path`` for ``memory_dir`` (see the module
     docstring). ``ignore_cursor``: read the whole transcript (the cursor still moves after).
+    ``release``: the flavor's CLI release (the claude extractor then sends its prompt).
 
     Raises ``OSError`` (the transcript cannot be read; the state dir cannot be written) and
     ``ExtractorError`` (the extractor or a write failed; the cursor did not move).
@@ -230,7 +265,7 @@ def extract(
 
         chosen = extractor if not isinstance(extractor, str) else resolve_extractor(
             extractor, state_dir=state_dir, client=client, model=model, environ=environ,
-            cwd=Path(transcript.cwds[0]) if transcript.cwds else None, on_event=on_event)
+            cwd=Path(transcript.cwds[0]) if transcript.cwds else None, on_event=on_event, release=release)
         headers = scan_headers(memory_dir, cache=CatalogDB.for_memory_dir(state_dir, memory_dir))
         request = ExtractionRequest(transcript, start, end, memory_dir, session, now, headers, cancel)
         try:

@@ -2,7 +2,9 @@
 
 The agent runs the hook after every turn with a JSON object on stdin; Claude Code sends
 ``{"session_id", "transcript_path", "cwd", "hook_event_name": "Stop", "stop_hook_active", …}``
-(only the first three are read). A Stop hook must never block or fail the agent, so
+(only the first three are read). For the claude flavor each line also says what Claude Code's own extraction would do with the same
+range (``cli``: its verdict and each gate, see ``memtui.core.extract.autoextract``). A Stop
+hook must never block or fail the agent, so
 :func:`run_stop_hook` never raises: every outcome, error included, becomes one JSON line in
 memtui's hook log (``<state>/logs/hook.log``, rotated to ``hook.log.1`` past 1 MiB — memtui's
 choice) and the command exits 0. Garbage input or a missing transcript writes nothing but that
@@ -129,8 +131,9 @@ def run_stop_hook(
     hook = checked
     ctx = {"session_id": hook.session_id, "transcript": str(hook.transcript_path)}
     try:
-        from memtui.core.extract.engine import extract
+        from memtui.core.extract.engine import explain_extraction, extract
         from memtui.core.places.locations import resolve_locations
+        from memtui.core.places.release import release_of
 
         project = hook.cwd if hook.cwd.is_dir() else None
         if project is None and memory_dir is None:
@@ -142,8 +145,14 @@ def run_stop_hook(
             message = f"auto memory is off for {loc.project_root} ({loc.auto_memory_source}); nothing extracted"
             log_hook(state_dir, now, "info", message, **ctx)
             return HookOutcome("disabled", message)
+        release = release_of(loc.flavor)
+        if release is not None:
+            explained = explain_extraction(hook.transcript_path, loc, state_dir)
+            if explained is not None:
+                ctx = {**ctx, "cli": {"would_extract": explained.would_extract, "verdict": explained.verdict,
+                                      "gates": {g.id: g.ok for g in explained.gates}}}
         result = extract(hook.transcript_path, loc.memory_dir, state_dir, now,
-                         extractor=extractor, apply=apply, environ=environ)  # type: ignore[arg-type]
+                         extractor=extractor, apply=apply, environ=environ, release=release)  # type: ignore[arg-type]
     except Exception as exc:  # noqa: BLE001 - the hook contract: log every failure, never raise
         message = f"{type(exc).__name__}: {exc}"
         log_hook(state_dir, now, "error", message, **ctx)

@@ -32,6 +32,9 @@ class Flavor:
     disable_auto_memory_env: str  # AGENT_DISABLE_AUTO_MEMORY
     excludes_key: str  # agentMdExcludes
     external_import_flag: str | None  # claude: key in ~/.claude.json
+    # The CLI release whose background work (dream, extraction) this flavor follows: a folder
+    # of memtui/core/places/release_data (None: the seed design's own rules).
+    release: str | None = None
 
     def user_base_dir(self, environ: Mapping[str, str] | None = None) -> Path:
         """``<base>``: ``$AGENT_CONFIG_DIR`` (resp. ``$CLAUDE_CONFIG_DIR``) else ``$HOME/.agent``."""
@@ -98,6 +101,7 @@ CLAUDE = Flavor(
     disable_auto_memory_env="CLAUDE_CODE_DISABLE_AUTO_MEMORY",
     excludes_key="claudeMdExcludes",
     external_import_flag="hasClaudeMdExternalIncludesApproved",
+    release="claude-2.1.328",
 )
 
 FLAVORS: dict[str, Flavor] = {"agent": AGENT, "claude": CLAUDE}

@@ -27,6 +27,8 @@ from memtui.core.dream import (
     Progress,
     ProposedChange,
 )
+from memtui.core.dream.autodream import AutoDreamStatus, Gate, headline
+from memtui.core.dream.history import FileDiff, HistoryItem
 from memtui.core.writes.journal import JournalEntry
 
 MUTED = "#5c6370"
@@ -234,3 +236,108 @@ class PhaseRow(Widget):
         self.total = 1.0
         self.done = 0.0
         self.state = "waiting"
+
+
+# ----- a CLI release's own auto-dream (the claude flavor) ----------------------------------------
+
+TRAP_STYLE = "bold #e5c07b"
+# Gates shown together on one line, by a short name (they rarely close; ``g`` details them).
+_QUIET_GATES: dict[str, str] = {"remote": "local", "entrypoint": "interactive", "auto_memory": "auto memory", "read_block": "reads", "flag": "flag"}
+
+
+def _gate_mark(gate: Gate) -> Text:
+    return _mark(gate.ok)
+
+
+def _lock_short(gate: Gate) -> str:
+    d = gate.data
+    if not d.get("exists"):
+        return "free (no lock yet)"
+    age = "" if d.get("age_s") is None else f", {span(float(d['age_s']))} old"
+    if d.get("held"):
+        return f"held by live PID {d.get('holder_pid')}{age}"
+    return f"free (PID {d.get('holder_pid')} not running{age})" if d.get("holder_pid") is not None else f"free (no PID{age})"
+
+
+def autodream_text(status: AutoDreamStatus, *, compact: bool = False) -> Text:
+    """The release's gates in its order, one short line each: the quiet ones together (a
+    closed one on its own line), time, the throttle when closed, sessions, rules when closed,
+    lock; then the verdict in one line and a line per trap (``g`` shows everything)."""
+    lines: list[Text] = []
+    row = Text()
+    closed: list[Gate] = []
+    for g in status.gates:
+        if g.id in _QUIET_GATES:
+            if g.ok:
+                row.append_text(Text.assemble(_gate_mark(g), (_QUIET_GATES[g.id], MUTED), " "))
+            else:
+                closed.append(g)
+    if row.plain:
+        lines.append(row)
+    for g in closed:
+        lines.append(Text.assemble(_gate_mark(g), (f"{_QUIET_GATES[g.id]:<9}", "bold"), g.detail))
+    t, c, s, r, k = (status.gate(i) for i in ("time", "throttle", "sessions", "permission_rule", "lock"))
+    since = "never consolidated" if status.last_consolidated_at is None else f"{t.data['hours_since']:.1f} h since the last"
+    lines.append(Text.assemble(_gate_mark(t), ("time     ", "bold"), since, (f"  (min {status.min_hours:g} h)", MUTED)))
+    if not c.ok:
+        lines.append(Text.assemble(_gate_mark(c), ("throttle ", "bold"), "this process scanned < 10 min ago"))
+    lines.append(Text.assemble(_gate_mark(s), ("sessions ", "bold"), f"{s.data['count']} of {status.min_sessions:g} newer than the lock"))
+    if not r.ok:
+        lines.append(Text.assemble(_gate_mark(r), ("rules    ", "bold"), r.detail))
+    lines.append(Text.assemble(_gate_mark(k), ("lock     ", "bold"), _lock_short(k)))
+    lines.append(Text(("▶ " if status.would_fire else "■ ") + headline(status), style=OK_STYLE if status.would_fire else "bold"))
+    for trap in status.traps:
+        hint = " — L resets the lock" if trap.code == "failed-dream" else " — g for details"
+        lines.append(Text.assemble(("⚠ ", TRAP_STYLE), (trap.title, TRAP_STYLE), (hint, MUTED)))
+    return Text("\n").join(lines)
+
+
+def autodream_details(status: AutoDreamStatus) -> Text:
+    """Every gate with its detail, sources and when it opens; the sessions the gate looked at
+    (id, mtime, kind, counted or why not); the traps with their fix; the verdict."""
+    r = status.release
+    out = Text.assemble((f"{r.cli} {r.version}'s auto-dream", "bold"), (" — the gates in the order it checks them, at the end of each interactive turn\n\n", MUTED))
+    for i, g in enumerate(status.gates, 1):
+        out.append_text(Text.assemble(f"{i:>2}. ", _gate_mark(g), (g.title, "bold"), f"  {g.detail}\n"))
+        for src in g.sources:
+            out.append(f"       from {src}\n", style=MUTED)
+        if not g.ok and g.opens:
+            out.append(f"       opens: {g.opens}\n", style="#e5c07b")
+    counted = sum(1 for s in status.sessions if s.counted)
+    out.append(f"\nSessions ({counted} counted of {len(status.sessions)}, directory order)\n", style="bold")
+    for s in status.sessions:
+        stamp = datetime.fromtimestamp(s.mtime, status.now.tzinfo or UTC).strftime("%Y-%m-%d %H:%M")
+        kind = {"cli": "interactive", None: "?"}.get(s.entrypoint, s.entrypoint or "?")
+        out.append_text(Text.assemble(("  + " if s.counted else "  - ", OK_STYLE if s.counted else MUTED), s.session_id, (f"  {stamp}  {kind}", MUTED),
+                                      (f"  {s.why}" if s.why else "", MUTED), "\n"))
+    for trap in status.traps:
+        out.append_text(Text.assemble(("\n⚠ " + trap.title + "\n", TRAP_STYLE), trap.message + "\n"))
+        if trap.fix:
+            out.append(f"fix: {trap.fix}\n", style="italic")
+    out.append_text(Text.assemble("\n", (status.verdict, "bold")))
+    return out
+
+
+def history_prompt(item: HistoryItem, now: datetime) -> Text:
+    """One history item as a list option: when, who (memtui or the agent) and what, the files."""
+    who = ("memtui", "bold #98c379") if item.who == "memtui" else ("agent", "bold #c678dd")
+    head = Text.assemble(f" {item.kind:<10} ", who, f"  {when(item.time, now)}")
+    files = ", ".join(item.files[:4]) + (f" +{len(item.files) - 4}" if len(item.files) > 4 else "")
+    return Text.assemble(head, "\n", f"  {item.summary}", (f" · {files}" if files else "", MUTED))
+
+
+def history_detail(item: HistoryItem, diffs: list[FileDiff]) -> Text:
+    """An item's lines, the notice its next turn carried, and each file's diff (or why none)."""
+    out = Text.assemble((item.summary, "bold"), "\n")
+    if item.session_id:
+        out.append(f"session {item.session_id}\n", style=MUTED)
+    for rec in item.records:
+        out.append(f"{rec.line_type} at line {rec.line} of {PurePath(rec.transcript).name}\n", style=MUTED)
+    if item.notice:
+        out.append_text(Text.assemble(("\nthe next turn was told:\n", "italic"), (item.notice + "\n", MUTED)))
+    for d in diffs:
+        if d.diff:
+            out.append_text(Text.assemble(("\n" + d.relpath, "bold"), (f"  (from {d.source})\n", MUTED), d.diff))
+        else:
+            out.append_text(Text.assemble(("\n" + d.relpath, "bold"), (f"  {d.note}\n", MUTED)))
+    return out

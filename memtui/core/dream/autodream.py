@@ -1,0 +1,523 @@
+"""The gates of a CLI release's own auto-dream (the claude flavor: Claude Code 2.1.328), in the
+order its code checks them, each with its numbers and where they come from, and the verdict in
+a user's terms.
+
+At the end of every main-thread turn of an **interactive** session the CLI asks, in order:
+
+1. ``remote`` — the session is not a remote one;
+2. ``entrypoint`` — ``CLAUDE_CODE_ENTRYPOINT`` is not an SDK's (``sdk-ts``, ``sdk-py``,
+   ``sdk-cli``; ``claude -p`` is ``sdk-cli``): print mode never dreams;
+3. ``auto_memory`` — auto memory is on;
+4. ``read_block`` — no read block (``permissions.blockReadsOutsideWorkingDirectories``);
+5. ``flag`` — the feature flag (``tengu_onyx_plover`` in the flag cache of ``~/.claude.json``)
+   has ``enabled`` or ``available`` true; then the setting ``autoDreamEnabled`` decides when it
+   is set, else the flag's ``enabled``;
+6. ``time`` — hours since ``lastConsolidatedAt`` (the lock's mtime; absent = epoch 0) ≥
+   ``minHours`` (24; a positive ``minHours`` in the flag overrides it). Closes silently;
+7. ``throttle`` — at most one session scan per process per 10 minutes;
+8. ``sessions`` — session transcripts of the project dir whose mtime is newer than
+   ``lastConsolidatedAt``, the current session excluded, ≥ ``minSessions`` (5; the flag can
+   override it). Contents do not matter; ``-p`` sessions count too;
+9. ``permission_rule`` — no deny or ask rule on Edit/Write covers the memory dir;
+10. ``lock`` — not held: a lock under 1 hour old whose content is a live PID (PID ≤ 1 counts as
+    dead) stops it.
+
+Then it fires. Its traps are diagnosed too (:func:`find_traps`): a flag/setting combination
+that means it never dreams, a memory dir whose sessions all ran under ``-p``, and a lock
+stamped by a dream that left no record — a dream the API refused is still recorded as done.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from memtui.core.base.diagnostics import Diagnostic
+from memtui.core.dream.gates import DreamContext
+from memtui.core.dream.lock import read_lock
+from memtui.core.memory.catalog import iso_utc
+from memtui.core.places.claude_json import GlobalConfig, read_global_config
+from memtui.core.places.release import Release
+from memtui.core.places.permissions import memory_write_rule, setting_value
+from memtui.core.places.settings import SettingsLayers
+from memtui.core.sessions.background import SessionActivity, SessionFileInfo, list_cli_sessions, read_activity
+
+GateId = Literal["remote", "entrypoint", "auto_memory", "read_block", "flag", "time", "throttle", "sessions", "permission_rule", "lock"]
+GATE_ORDER: tuple[GateId, ...] = ("remote", "entrypoint", "auto_memory", "read_block", "flag", "time", "throttle", "sessions", "permission_rule", "lock")
+GATE_TITLES: dict[GateId, str] = {
+    "remote": "local session",
+    "entrypoint": "interactive",
+    "auto_memory": "auto memory",
+    "read_block": "read block",
+    "flag": "flag + setting",
+    "time": "time",
+    "throttle": "scan throttle",
+    "sessions": "sessions",
+    "permission_rule": "permission rules",
+    "lock": "lock",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Gate:
+    """One gate: ``ok`` (open), ``detail`` (its numbers in words), ``sources`` (where each
+    number came from: a file and key, or the release's default), ``opens`` (closed: when or how
+    it opens), ``never`` (closed until the user changes a setting or the flag changes),
+    ``silent`` (the CLI logs nothing when it closes), ``data`` (the numbers, for JSON)."""
+
+    id: GateId
+    ok: bool
+    detail: str
+    sources: tuple[str, ...] = ()
+    opens: str | None = None
+    never: bool = False
+    silent: bool = False
+    data: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def title(self) -> str:
+        """Its short name."""
+        return GATE_TITLES[self.id]
+
+
+@dataclass(frozen=True, slots=True)
+class SessionSeen:
+    """A session transcript the sessions gate looked at: ``counted`` (newer than the last
+    consolidation and not the current session), ``why`` it was left out, ``entrypoint``
+    (``cli``, ``sdk-cli``…, ``None`` unknown)."""
+
+    session_id: str
+    mtime: float
+    counted: bool
+    why: str | None
+    entrypoint: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Trap:
+    """Something that silently keeps the dream from doing what a user expects: ``code``
+    (``never-dreams``, ``print-sessions-only``, ``failed-dream``), one-line ``title``,
+    ``message`` (what and when), ``fix`` (what to do; ``None`` when nothing helps)."""
+
+    code: str
+    title: str
+    message: str
+    fix: str | None = None
+    data: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class AutoDreamStatus:
+    """The CLI's auto-dream as it stands at ``now``: ``gates`` in its order (every one
+    evaluated, so a closed gate does not hide the others), ``blocking`` (the first closed
+    one, ``None`` when it fires), ``verdict`` (one or two sentences for a person),
+    ``sessions`` (every transcript looked at, directory order) and ``session_ids`` (the counted
+    ones, in the order the dream prompt lists them), ``last_consolidated_at`` (the lock's mtime,
+    ``None`` absent or 0), the effective ``min_hours`` / ``min_sessions``, ``traps``,
+    ``diagnostics`` (an unreadable config)."""
+
+    release: Release
+    now: datetime
+    gates: tuple[Gate, ...]
+    blocking: Gate | None
+    verdict: str
+    sessions: tuple[SessionSeen, ...]
+    session_ids: tuple[str, ...]
+    last_consolidated_at: float | None
+    min_hours: float
+    min_sessions: float
+    traps: tuple[Trap, ...] = ()
+    diagnostics: tuple[Diagnostic, ...] = ()
+
+    @property
+    def would_fire(self) -> bool:
+        """Whether the next interactive turn's end starts a dream."""
+        return self.blocking is None
+
+    def gate(self, gate_id: GateId) -> Gate:
+        """The gate called ``gate_id``."""
+        return next(g for g in self.gates if g.id == gate_id)
+
+
+# ----- inputs -------------------------------------------------------------------------------
+
+
+def _where(settings: SettingsLayers | None, source: str | None, key: str) -> str:
+    """``<settings file> <key>`` for a value found in layer ``source``."""
+    path = settings.paths.get(source) if settings is not None and source is not None else None  # type: ignore[call-overload]
+    return f"{shorten(path)} {key}".strip() if path is not None else key
+
+
+def shorten(path: Path | str) -> str:
+    """``path`` with the home directory as ``~``."""
+    text = str(path)
+    home = os.environ.get("HOME")
+    if home and (text == home or text.startswith(home.rstrip("/") + "/")):
+        return "~" + text[len(home.rstrip("/")) :]
+    return text
+
+
+def _positive(value: Any) -> float | None:
+    """The CLI's override rule: a finite number greater than 0 (a bool is not a number)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value) if math.isfinite(value) and value > 0 else None
+
+
+def _when(epoch: float, now: datetime) -> str:
+    delta = epoch - now.timestamp()
+    return f"{iso_utc(epoch)[:16].replace('T', ' ')} UTC ({'in ' if delta > 0 else ''}{_span(abs(delta))}{'' if delta > 0 else ' ago'})"
+
+
+def _span(seconds: float) -> str:
+    return f"{seconds / 86_400:.1f} d" if seconds >= 86_400 else f"{seconds / 3600:.1f} h" if seconds >= 3600 else f"{seconds / 60:.0f} min"
+
+
+def pid_alive_cli(pid: int | None) -> bool:
+    """The CLI's liveness test of a lock holder: ``kill(pid, 0)`` succeeds; PID ≤ 1 is dead."""
+    if pid is None or pid <= 1:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    except OSError:
+        return False
+    return True
+
+
+# ----- the permission-rule gate ---------------------------------------------------------------
+
+
+def _permission_gate(ctx: DreamContext, settings: SettingsLayers | None) -> Gate:
+    found = memory_write_rule(settings, ctx.memory_dir, ctx.project_root)
+    if found is None:
+        return Gate("permission_rule", True, "no deny or ask rule on Edit/Write covers the memory dir")
+    rule, behavior, source, path = found
+    where = f"{shorten(path) if path else source} permissions.{behavior}"
+    return Gate("permission_rule", False, f"the {behavior} rule {rule!r} covers the memory dir: the CLI skips the dream and warns", (where,),
+                opens=f"remove {rule!r} from {where}", never=True, data={"rule": rule, "behavior": behavior, "source": source})
+
+
+# ----- the evaluation ----------------------------------------------------------------------------
+
+
+def check_autodream(
+    ctx: DreamContext,
+    now: datetime,
+    release: Release,
+    *,
+    entrypoint: str = "cli",
+    remote: bool = False,
+    last_scan_at: float | None = None,
+    config: GlobalConfig | None = None,
+    activities: list[SessionActivity] | None = None,
+) -> AutoDreamStatus:
+    """Evaluate every gate of ``release``'s auto-dream for the end of the next turn at ``now``.
+
+    ``entrypoint``: of the session whose turn ends (``cli``: interactive; ``sdk-cli``: ``-p``);
+    ``remote``: a remote session; ``last_scan_at``: epoch s of that process's last session scan
+    (``None``: a process that has not scanned — a new session); ``config``: the CLI's global
+    config (default: read ``~/.claude.json``); ``activities``: the project's session activity
+    when already read. ``ctx.current_session`` is left out of the session count. Reads the
+    lock, the transcripts' mtimes and entrypoints, the settings and the flag cache; writes
+    nothing. Never raises for bad input (an unreadable config becomes a diagnostic)."""
+    facts = release.dream
+    cfg = config if config is not None else read_global_config()
+    settings = ctx.settings
+    ts = now.timestamp()
+    gates: list[Gate] = []
+    cache_where = f"{shorten(cfg.path)} {release.flag_cache_key}.{facts.flag}"
+
+    gates.append(Gate("remote", not remote, "a remote session never dreams" if remote else "a local session"))
+    sdk = entrypoint in facts.sdk_entrypoints
+    gates.append(Gate("entrypoint", not sdk,
+                      f"entrypoint {entrypoint}: `claude -p` and the SDKs never dream" if sdk else "an interactive session (`claude -p` and the SDKs never dream)",
+                      ("CLAUDE_CODE_ENTRYPOINT",), opens="run `claude` interactively" if sdk else None, never=sdk, data={"entrypoint": entrypoint}))
+    gates.append(Gate("auto_memory", ctx.auto_memory_enabled, "auto memory is on" if ctx.auto_memory_enabled else "auto memory is off",
+                      (ctx.auto_memory_source,), opens=None if ctx.auto_memory_enabled else "turn auto memory on (autoMemoryEnabled, CLAUDE_CODE_DISABLE_AUTO_MEMORY)",
+                      never=not ctx.auto_memory_enabled))
+    block, block_src = setting_value(settings, facts.read_block_setting)
+    key = ".".join(facts.read_block_setting)
+    gates.append(Gate("read_block", block is not True, f"{key} is on: the CLI does not dream" if block is True else f"{key} is not set",
+                      (_where(settings, block_src, key),) if block_src else (), opens=f"unset {key}" if block is True else None, never=block is True))
+
+    flag, cached = cfg.flag(facts.flag)
+    flag_obj = flag if isinstance(flag, dict) else {}
+    enabled, available = flag_obj.get("enabled") is True, flag_obj.get("available") is True
+    setting, setting_src = setting_value(settings, (facts.setting,))
+    setting_set = setting_src is not None
+    flag_desc = "not in the flag cache" if not cached else f"{flag!r}" if not flag_obj else "{" + ", ".join(f"{k}: {v!r}" for k, v in flag_obj.items()) + "}"
+    flag_sources = (cache_where, _where(settings, setting_src, facts.setting) if setting_set else f"{facts.setting} (not set)")
+    flag_data = {"flag": facts.flag, "cached": cached, "value": flag, "setting": setting if setting_set else None, "setting_set": setting_set, "setting_source": setting_src}
+    if not (enabled or available):
+        if cfg.flag_cache is None:
+            why = (f"{shorten(cfg.path)} holds no flag cache ({release.flag_cache_key}), where the CLI keeps the flags it fetched; "
+                   "with no flag it does not dream (with telemetry off it reads that cache only when "
+                   "CLAUDE_CODE_GB_DISK_CACHE_WHEN_TELEMETRY_OFF is set)")
+        else:
+            why = "the flag cache has no entry for it" if not cached else "neither enabled nor available"
+        gates.append(Gate("flag", False, f"{facts.flag} {flag_desc}: {why}; {facts.setting} cannot turn the dream on", flag_sources,
+                          opens="only a flag change on Anthropic's side (the CLI refreshes the cache when it starts online)", never=True, data=flag_data))
+    elif setting_set:
+        on = bool(setting)
+        gates.append(Gate("flag", on, f"{facts.flag} {flag_desc}; {facts.setting}: {setting!r} decides", flag_sources,
+                          opens=None if on else f"set {facts.setting}: true in {_where(settings, setting_src, '')}".rstrip(), never=not on, data=flag_data))
+    else:
+        gates.append(Gate("flag", enabled, f"{facts.flag} {flag_desc}; {facts.setting} unset, so the flag's enabled decides ({'true' if enabled else 'not true'})",
+                          flag_sources, opens=None if enabled else f"set {facts.setting}: true in ~/.claude/settings.json", never=not enabled, data=flag_data))
+
+    over_hours, over_sessions = _positive(flag_obj.get("minHours")), _positive(flag_obj.get("minSessions"))
+    min_hours = over_hours if over_hours is not None else facts.min_hours
+    min_sessions = over_sessions if over_sessions is not None else facts.min_sessions
+    hours_src = f"{cache_where}.minHours" if over_hours is not None else f"{release.cli} {release.version} default"
+    sessions_src = f"{cache_where}.minSessions" if over_sessions is not None else f"{release.cli} {release.version} default"
+
+    info = read_lock(ctx.memory_dir)
+    last_ms = (info.mtime or 0.0) * 1000.0 if info.exists else 0.0
+    last = last_ms / 1000.0 if last_ms > 0 else None
+    hours = (ts * 1000.0 - last_ms) / 3_600_000
+    time_ok = hours >= min_hours
+    since = "never consolidated (no lock)" if not info.exists else f"{hours:.1f} h since the last consolidation (the lock's mtime {iso_utc(info.mtime or 0)})"
+    gates.append(Gate("time", time_ok, f"{since}; {min_hours:g} h needed", (f"{shorten(info.path)} mtime", hours_src),
+                      opens=None if time_ok else _when(last_ms / 1000.0 + min_hours * 3600, now), silent=True,
+                      data={"hours_since": round(hours, 3), "min_hours": min_hours, "last_consolidated_at": iso_utc(last) if last else None}))
+
+    interval = facts.scan_interval_s
+    scan_ok = last_scan_at is None or ts - last_scan_at >= interval
+    gates.append(Gate("throttle", scan_ok,
+                      "a process scans the sessions at most once per 10 min: a new session scans at once" if last_scan_at is None
+                      else f"this process scanned {_span(max(0.0, ts - last_scan_at))} ago",
+                      (f"{release.cli} {release.version}: {interval / 60:g} min per process",),
+                      opens=None if scan_ok or last_scan_at is None else _when(last_scan_at + interval, now),
+                      data={"last_scan_at": iso_utc(last_scan_at) if last_scan_at else None, "interval_s": interval}))
+
+    acts = activities if activities is not None else [read_activity(s.path) for s in list_cli_sessions(ctx.sessions_dir)]
+    entry_of = {a.session_id: a.entrypoint for a in acts}
+    seen = [SessionSeen(s.session_id, s.mtime, why is None, why, entry_of.get(s.session_id)) for s, why in session_gate(ctx, last_ms)]
+    counted = [s.session_id for s in seen if s.counted]
+    n = len(counted)
+    sessions_ok = n >= min_sessions
+    more = max(0, math.ceil(min_sessions - n))
+    gates.append(Gate("sessions", sessions_ok, f"{n} session(s) since the last consolidation; {min_sessions:g} needed",
+                      (f"{shorten(ctx.sessions_dir)}/*.jsonl mtimes", sessions_src),
+                      opens=None if sessions_ok else f"after {more} more session{'s' if more != 1 else ''} (each start of Claude Code, `-p` included, writes one)",
+                      data={"count": n, "min_sessions": min_sessions, "ids": counted}))
+
+    gates.append(_permission_gate(ctx, settings))
+
+    age_s = None if info.mtime is None else ts - info.mtime
+    held = info.exists and age_s is not None and age_s * 1000 < facts.lock_stale_s * 1000 and pid_alive_cli(info.holder_pid)
+    if held:
+        lock_detail = f"held by live PID {info.holder_pid} (mtime {age_s:.0f}s ago)"
+    elif not info.exists:
+        lock_detail = "no lock: the dream creates it"
+    else:
+        alive = "alive" if pid_alive_cli(info.holder_pid) else "not running"
+        lock_detail = f"free: PID {info.holder_pid} ({alive}), mtime {_span(age_s or 0)} ago" if info.holder_pid is not None else f"free: no PID, mtime {_span(age_s or 0)} ago"
+    gates.append(Gate("lock", not held, lock_detail, (f"{shorten(info.path)} content and mtime",),
+                      opens=None if not held else f"when PID {info.holder_pid} exits, or {_when((info.mtime or 0) + facts.lock_stale_s, now)}",
+                      data={"exists": info.exists, "holder_pid": info.holder_pid, "age_s": None if age_s is None else round(age_s, 3), "held": held}))
+
+    blocking = next((g for g in gates if not g.ok), None)
+    status = AutoDreamStatus(release, now, tuple(gates), blocking, "", tuple(seen), tuple(counted), last, min_hours, float(min_sessions),
+                             diagnostics=(cfg.diagnostic,) if cfg.diagnostic else ())
+    traps = find_traps(ctx, status, acts)
+    return _with(status, verdict=verdict(status), traps=traps)
+
+
+def session_gate(ctx: DreamContext, last_ms: float) -> list[tuple[SessionFileInfo, str | None]]:
+    """Every session transcript of the project dir in directory order, each with why the
+    session gate leaves it out (``None``: counted): not newer than ``last_ms`` (the lock's
+    mtime in ms; 0 when absent), or the current session."""
+    out: list[tuple[SessionFileInfo, str | None]] = []
+    for s in list_cli_sessions(ctx.sessions_dir):
+        why = None
+        if not s.mtime_ms > last_ms:
+            why = "not newer than the last consolidation"
+        elif ctx.current_session is not None and s.session_id == ctx.current_session:
+            why = "the current session"
+        out.append((s, why))
+    return out
+
+
+def counted_sessions(ctx: DreamContext) -> list[str]:
+    """The ids the session gate counts now, in its order (the dream prompt's list)."""
+    info = read_lock(ctx.memory_dir)
+    last_ms = (info.mtime or 0.0) * 1000.0 if info.exists else 0.0
+    return [s.session_id for s, why in session_gate(ctx, last_ms) if why is None]
+
+
+def _with(status: AutoDreamStatus, **changes: Any) -> AutoDreamStatus:
+    from dataclasses import replace
+
+    return replace(status, **changes)
+
+
+def verdict(status: AutoDreamStatus) -> str:
+    """The verdict in a user's terms: when the CLI dreams next, or which gate stops it and when
+    (or how) that opens. Print-mode and SDK sessions never dream: said either way."""
+    cli = status.release.cli
+    g = status.blocking
+    t = status.gate("time")
+    if g is None:
+        since = "never consolidated" if status.last_consolidated_at is None else f"{t.data['hours_since']:.1f} h since the last consolidation"
+        return (f"Your {cli} will dream at the end of its next interactive turn ({since}, {len(status.session_ids)} sessions to review). "
+                "`claude -p` and SDK sessions never dream.")
+    if g.never:
+        return f"Your {cli} never dreams here: {g.detail}. To change that: {g.opens}." if g.opens else f"Your {cli} never dreams here: {g.detail}."
+    if g.id == "time":
+        s = status.gate("sessions")
+        also = "" if s.ok else f"; then {s.opens} as well"
+        return f"No dream before {g.opens}: {g.detail}{also}. (Only interactive sessions dream.)"
+    if g.id == "sessions":
+        return f"No dream yet: {g.detail}. It runs at the end of the first interactive turn {g.opens}. (Only interactive sessions dream.)"
+    if g.id == "throttle":
+        return f"This process does not look again before {g.opens}: {g.detail}."
+    if g.id == "lock":
+        return f"A dream is running: the lock is {g.detail}; the next can run {g.opens}."
+    return f"Blocked by {g.title}: {g.detail}."
+
+
+def headline(status: AutoDreamStatus) -> str:
+    """The verdict in one short line (for a narrow panel; :func:`verdict` says it whole)."""
+    g = status.blocking
+    if g is None:
+        return "dreams at the end of the next interactive turn"
+    if g.never:
+        return f"never dreams here: {g.title}"
+    if g.id == "time":
+        return f"no dream before {g.opens}"
+    if g.id == "sessions":
+        more = max(0, math.ceil(status.min_sessions - g.data["count"]))
+        return f"no dream until {more} more session{'s' if more != 1 else ''}"
+    if g.id == "throttle":
+        return f"this process scans again {g.opens}"
+    if g.id == "lock":
+        return f"a dream is running (PID {status.gate('lock').data.get('holder_pid')})"
+    return f"blocked by {g.title}"
+
+
+# ----- traps -------------------------------------------------------------------------------------
+
+# A dream's records follow its lock stamp by its run time (10 API attempts at most); this is
+# how far before the stamp a session must reach, and how long after it a dream may still be
+# running (memtui's choices).
+SPAN_SLACK_S = 120.0
+RUNNING_WINDOW_S = 15 * 60.0
+
+
+def find_traps(ctx: DreamContext, status: AutoDreamStatus, activities: list[SessionActivity]) -> tuple[Trap, ...]:
+    """The traps of ``status`` (see the module docstring): ``never-dreams`` when a closed gate
+    means it never dreams; ``print-sessions-only`` when every session with a known entrypoint
+    ran under ``-p``/an SDK; ``failed-dream`` (see :func:`failed_dream`)."""
+    out: list[Trap] = []
+    never = [g for g in status.gates if not g.ok and g.never and g.id != "entrypoint"]
+    if never:
+        g = never[0]
+        out.append(Trap("never-dreams", f"{status.release.cli} never dreams here ({g.title})", g.detail, g.opens, {"gate": g.id}))
+    facts = status.release.dream
+    known = [a for a in activities if a.entrypoint is not None]
+    if known and all(a.entrypoint in facts.sdk_entrypoints for a in known):
+        out.append(Trap(
+            "print-sessions-only",
+            "every session here ran under `claude -p` or an SDK",
+            f"all {len(known)} session transcript(s) of {shorten(ctx.sessions_dir)} have an SDK entrypoint "
+            f"({', '.join(sorted({a.entrypoint or '' for a in known}))}): they count toward the session gate, but only the end of an "
+            "interactive turn starts a dream, and none has run here",
+            "run `claude` interactively in this project; its first turn dreams once the other gates are open",
+            {"sessions": len(known)},
+        ))
+    failed = failed_dream(ctx, status, activities)
+    if failed is not None:
+        out.append(failed)
+    return tuple(out)
+
+
+def dream_stamp_session(stamp: float, activities: list[SessionActivity]) -> SessionActivity | None:
+    """The session that was running when the lock was stamped at ``stamp`` (epoch s): the one
+    whose lines reach from before the stamp to within ``SPAN_SLACK_S`` of it, the latest-ending
+    first."""
+    candidates = [a for a in activities if a.spans(stamp, SPAN_SLACK_S)]
+    return max(candidates, key=lambda a: a.last_time or 0.0) if candidates else None
+
+
+def failed_dream(ctx: DreamContext, status: AutoDreamStatus, activities: list[SessionActivity]) -> Trap | None:
+    """A lock stamped by the CLI (its content is a bare PID) whose dream left no record: no
+    ``memory_saved`` or ``memory_update`` line of a dream at or after the stamp in any session,
+    while the session that stamped it is found. That dream failed (the API refused every
+    attempt: the CLI still records it as done) or changed nothing; the next dream waits
+    ``minHours`` from the stamp. ``None`` when there is no such lock, or its dream may still be
+    running (a live holder within ``RUNNING_WINDOW_S``)."""
+    info = read_lock(ctx.memory_dir)
+    if not info.exists or info.mtime is None or info.mtime <= 0:
+        return None
+    body = info.body.strip()
+    if not body.isdigit():
+        return None  # memtui's own lock (notes, or emptied on success), or not the CLI's
+    stamp = info.mtime
+    age = status.now.timestamp() - stamp
+    if age < RUNNING_WINDOW_S and pid_alive_cli(info.holder_pid):
+        return None
+    records = [r for a in activities for r in a.records if r.kind == "dream" and r.time is not None and r.time >= stamp - 1.0]
+    if records:
+        return None
+    session = dream_stamp_session(stamp, activities)
+    if session is None:
+        return None
+    facts = status.release.dream
+    min_hours, min_sessions = status.min_hours, status.min_sessions
+    prior = last_recorded_dream(activities, before=stamp)
+    newer = sum(1 for s in status.sessions if s.mtime * 1000 > stamp * 1000)
+    reset_to = "the previous recorded dream, " + _when(prior, status.now) if prior is not None else "never consolidated (an empty lock dated 1970: every session counts)"
+    message = (
+        f"The lock was stamped { _when(stamp, status.now)} by PID {info.holder_pid} in session {session.session_id}, "
+        f"but no dream record (memory_saved / memory_update) followed: that dream failed (e.g. the API refused it) or changed nothing, "
+        f"and {status.release.cli} counts it as done. The next dream can run {_when(stamp + min_hours * 3600, status.now)} "
+        f"once {min_sessions:g} sessions newer than the stamp exist ({newer} so far)."
+    )
+    fix = f"reset the lock to {reset_to} with `memtui dream reset-lock` (undo with `memtui undo`)"
+    return Trap("failed-dream", "the last dream left no record", message, fix, {
+        "stamp": iso_utc(stamp), "pid": info.holder_pid, "session": session.session_id,
+        "next_at": iso_utc(stamp + min_hours * 3600), "sessions_newer": newer, "reset_to": iso_utc(prior) if prior else None,
+        "lock_file": facts.lock_file,
+    })
+
+
+def last_recorded_dream(activities: list[SessionActivity], *, before: float | None = None) -> float | None:
+    """Epoch s of the newest dream record (``memory_saved`` / ``memory_update`` of a dream) in
+    the transcripts, before ``before`` when given."""
+    times = [r.time for a in activities for r in a.records if r.kind == "dream" and r.time is not None and (before is None or r.time < before - 1.0)]
+    return max(times) if times else None
+
+
+def status_to_json(status: AutoDreamStatus) -> dict[str, Any]:
+    """The claude flavor's ``memtui dream status --json``: ``{release, would_fire, verdict,
+    blocking, gates: [{id, title, ok, detail, sources, opens, never, silent, data}] (the CLI's
+    order), sessions: [{id, mtime, counted, why, entrypoint}], session_ids, last_consolidated_at,
+    min_hours, min_sessions, traps: [{code, title, message, fix, data}], diagnostics}``."""
+    return {
+        "release": status.release.name,
+        "would_fire": status.would_fire,
+        "verdict": status.verdict,
+        "blocking": status.blocking.id if status.blocking else None,
+        "gates": [
+            {"id": g.id, "title": g.title, "ok": g.ok, "detail": g.detail, "sources": list(g.sources), "opens": g.opens,
+             "never": g.never, "silent": g.silent, "data": dict(g.data)}
+            for g in status.gates
+        ],
+        "sessions": [{"id": s.session_id, "mtime": iso_utc(s.mtime), "counted": s.counted, "why": s.why, "entrypoint": s.entrypoint} for s in status.sessions],
+        "session_ids": list(status.session_ids),
+        "last_consolidated_at": iso_utc(status.last_consolidated_at) if status.last_consolidated_at else None,
+        "min_hours": status.min_hours,
+        "min_sessions": status.min_sessions,
+        "traps": [{"code": t.code, "title": t.title, "message": t.message, "fix": t.fix, "data": dict(t.data)} for t in status.traps],
+        "diagnostics": [{"code": d.code, "severity": d.severity, "message": d.message, "path": d.path} for d in status.diagnostics],
+    }
