@@ -61,6 +61,11 @@ EXACT_BLOCK_MAX = 2000
 MINHASH_BANDS = 16
 MINHASH_ROWS = 4
 MINHASH_SEED = 20260302
+# A band bucket holding more memories than this gives no candidates (memtui's choice): with
+# common words in every text, buckets of texts sharing only those grow with the store, and their
+# pairs with its square; a near-duplicate shares most bands with its twin and is found through a
+# smaller bucket (same pairs as without the cap on the benchmark workspaces: benchmarks/README.md).
+MINHASH_BUCKET_CAP = 64
 
 _CJK = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
 # A token is a maximal run of CJK characters or of other word characters; the two classes are
@@ -234,7 +239,8 @@ def _block_words(ids: list[int], table: _TokenTable, hashes: Any) -> tuple[Any, 
 def _minhash_candidates(ids: list[int], words: Any, lens: Any) -> Any:
     """Approximate candidates for large blocks: MinHash LSH, ``MINHASH_BANDS`` bands of
     ``MINHASH_ROWS`` rows (a pair with Jaccard J is a candidate with probability
-    ``1 - (1 - J**4)**16``: 0.98 at 0.7, 0.9996 at 0.8, 0.64 at 0.5). Deterministic: CRC-32 word
+    ``1 - (1 - J**4)**16``: 0.98 at 0.7, 0.9996 at 0.8, 0.64 at 0.5), buckets of at most
+    ``MINHASH_BUCKET_CAP`` memories (so at most ``n · cap / 2`` pairs a band). Deterministic: CRC-32 word
     hashes (``words``: flat, ``lens`` per memory), fixed-seed permutations. Returns the pairs
     sharing a band as positions into ``ids``: ``int64[k, 2]``, ``x < y``, sorted, unique."""
     import numpy as np
@@ -263,7 +269,8 @@ def _minhash_candidates(ids: list[int], words: Any, lens: Any) -> Any:
         sorted_keys = key[order]
         starts = np.flatnonzero(np.r_[True, sorted_keys[1:] != sorted_keys[:-1]])
         sizes = np.diff(np.r_[starts, n])
-        starts, sizes = starts[sizes > 1], sizes[sizes > 1]
+        keep = (sizes > 1) & (sizes <= MINHASH_BUCKET_CAP)
+        starts, sizes = starts[keep], sizes[keep]
         if not len(starts):
             continue
         # every position p of a group [s, s + g) pairs with the positions after it in the group
