@@ -532,24 +532,22 @@ class CatalogDB:
                 self._failed(exc)
                 return None
 
-    def index_texts(self, texts: Mapping[str, tuple[str, str, bool]]) -> int:
+    def index_texts(self, texts: Mapping[str, tuple[str, str, bool]]) -> dict[str, int]:
         """Add ``relpath -> (key text, text, exact)`` to the search index, for rows still at
-        that key; returns how many were added. Never raises."""
-        added = 0
+        that key; returns ``relpath -> search rowid`` of those added. Never raises."""
+        added: dict[str, int] = {}
 
         def do(conn: sqlite3.Connection) -> None:
-            nonlocal added
-            start = int(conn.execute("SELECT value FROM meta WHERE key = 'fts_next'").fetchone()[0])
-            next_id = start
+            next_id = int(conn.execute("SELECT value FROM meta WHERE key = 'fts_next'").fetchone()[0])
             for rel, (key, text, exact) in texts.items():
                 cur = conn.execute("UPDATE memories SET fts_id = ?, fts_exact = ? WHERE relpath = ? AND key = ? AND fts_id IS NULL", (next_id, int(exact), rel, key))
                 if cur.rowcount:
                     conn.execute("INSERT INTO search(rowid, text) VALUES (?, ?)", (next_id, text))
+                    added[rel] = next_id
                     next_id += 1
             conn.execute("UPDATE meta SET value = ? WHERE key = 'fts_next'", (str(next_id),))
-            added = next_id - start
 
-        return added if self._write(do) else 0
+        return added if self._write(do) else {}
 
     def reset_search(self) -> None:
         """Empty the search index (every row to be indexed again): when it holds more stale

@@ -155,7 +155,7 @@ class CatalogSearch:
         A memory whose file changed since its row was stored is left for the next scan."""
         if self.db is None:
             return 0
-        with self._lock:
+        with self._lock:  # (held only to read the rows: a search meanwhile does not wait for the reads below)
             self._load_rows()
             assert self._fts_of is not None
             if len(self._fts_of) and self.db.search_size() > 2 * max(len(self.memories), 1) + 1000:
@@ -163,24 +163,32 @@ class CatalogSearch:
                 self.db.reset_search()
                 self._fts_of = None
                 self._load_rows()
-            assert self._fts_of is not None
-            batch: dict[str, tuple[str, str, bool]] = {}
-            rows = {rel: fts_id for rel, _key, fts_id, _exact in self.db.search_rows()} if self._always else {}
-            for pos in self._always:
-                mem = self.memories[pos]
-                key = self.db.stored_key(mem.relpath)
-                if key is None or rows.get(mem.relpath) is not None:
-                    continue
-                full, same = with_text(mem)
-                if not same:
-                    continue
-                text = haystack(full)
-                exact = _SURROGATE.search(text) is None
-                batch[mem.relpath] = (key, text if exact else _SURROGATE.sub("\ufffd", text), exact)
-                if len(batch) >= limit:
-                    break
-            if not batch:
-                return 0
-            added = self.db.index_texts(batch)
-            self._fts_of = None  # read the rows again for the next search
-            return added if added else 0
+            pending = list(self._always)
+        batch: dict[str, tuple[str, str, bool]] = {}
+        rows = {rel: fts_id for rel, _key, fts_id, _exact in self.db.search_rows()} if pending else {}
+        for pos in pending:
+            mem = self.memories[pos]
+            key = self.db.stored_key(mem.relpath)
+            if key is None or rows.get(mem.relpath) is not None:
+                continue
+            full, same = with_text(mem)
+            if not same:
+                continue
+            text = haystack(full)
+            exact = _SURROGATE.search(text) is None
+            batch[mem.relpath] = (key, text if exact else _SURROGATE.sub("\ufffd", text), exact)
+            if len(batch) >= limit:
+                break
+        if not batch:
+            return 0
+        added = self.db.index_texts(batch)
+        with self._lock:  # the new entries join the index's map; they are no longer read
+            if self._fts_of is not None and added:
+                positions = {self.memories[p].relpath: p for p in pending}
+                exact = {rel for rel in added if batch[rel][2]}  # (a haystack held inexactly stays read)
+                for rel, fts_id in added.items():
+                    if (pos := positions.get(rel)) is not None and rel in exact:
+                        self._fts_of[fts_id] = pos
+                done = {positions[rel] for rel in exact if rel in positions}
+                self._always = [p for p in self._always if p not in done]
+        return len(added)
