@@ -734,6 +734,7 @@ def main() -> None:
                     r["n"] = n
                     r["load"] = load
                     rows.append(r)
+                    print("ROW " + json.dumps(r), file=sys.stderr, flush=True)  # (a long run's figures so far)
             loads.append(f"{n:,}: {', '.join(f'{x:.1f}' for x in os.getloadavg())}")
     text = table(rows)
     if len(sizes) > 1:
