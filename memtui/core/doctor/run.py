@@ -9,7 +9,6 @@ from pathlib import Path
 
 from memtui.core.memory.catalog import load_catalog
 from memtui.core.base.diagnostics import Diagnostic
-from memtui.core.base.gcpause import gc_paused
 from memtui.core.doctor.content import (
     content_findings,
     instruction_finding,
@@ -189,8 +188,7 @@ def run_doctor(
     ``MemoryDirError`` (an ``OSError``) when the dir is missing; a bad file never raises.
     Reads only; writes nothing to the memory dir (fixes are plans: ``fix_plan``).
     """
-    with gc_paused():
-        return _run_doctor(memory_dir, now, instruction_texts, near_duplicate_threshold, cache)
+    return _run_doctor(memory_dir, now, instruction_texts, near_duplicate_threshold, cache)
 
 
 def _run_doctor(memory_dir: Path, now: datetime, instruction_texts: Sequence[str], near_duplicate_threshold: float, cache: CatalogDB | None) -> DoctorReport:

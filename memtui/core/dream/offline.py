@@ -33,7 +33,6 @@ from typing import Any
 
 import orjson
 
-from memtui.core.base.gcpause import gc_paused
 from memtui.core.memory.catalog import iso_utc
 from memtui.core.doctor.dates import relative_dates
 from memtui.core.doctor.dates import DatedPhrase
@@ -386,8 +385,7 @@ def consolidate_offline(
 
     if not ctx.memory_dir.is_dir():
         raise MemoryDirError(2, "memory dir does not exist", str(ctx.memory_dir))
-    with gc_paused():
-        return _consolidate(ctx, now, emit, cancel, max_deletions)
+    return _consolidate(ctx, now, emit, cancel, max_deletions)
 
 
 def _consolidate(ctx: DreamContext, now: datetime, emit: Emit | None, cancel: threading.Event | None, max_deletions: int) -> DreamPlan:
