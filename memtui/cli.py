@@ -97,9 +97,14 @@ class MemtuiGroup(click.Group):
     default=None,
     help="File naming: agent (AGENT.md, ~/.agent) or claude (CLAUDE.md, ~/.claude). Env: MEMTUI_FLAVOR.",
 )
+@click.option(
+    "--settings",
+    default=None,
+    help="What the agent was started with as --settings: a settings file or inline JSON.",
+)
 @click.version_option(package_name="memtui")
 @click.pass_context
-def main(ctx: click.Context, project: Path | None, memory_dir: Path | None, flavor: str | None) -> None:
+def main(ctx: click.Context, project: Path | None, memory_dir: Path | None, flavor: str | None, settings: str | None) -> None:
     """See and tend the memory of a coding agent. With no command, open the app."""
     try:
         chosen = get_flavor(flavor)
@@ -107,7 +112,7 @@ def main(ctx: click.Context, project: Path | None, memory_dir: Path | None, flav
         fail(str(exc))
     if project is not None and not project.is_dir():
         fail(f"--project {project}: not a directory")
-    ctx.obj = CliContext(flavor=chosen, project=project, memory_dir=memory_dir, open_app=open_app)
+    ctx.obj = CliContext(flavor=chosen, project=project, memory_dir=memory_dir, settings=settings, open_app=open_app)
     if ctx.invoked_subcommand is None:
         ctx.obj.run_app(chosen, project, memory_dir)
 

@@ -69,18 +69,24 @@ def _print_text(cascade: Cascade) -> None:
 @click.command("cascade")
 @click.option("--cwd", "cwd", type=click.Path(path_type=Path), default=None, help="The agent's working directory (default: --project, else the current directory).")
 @click.option("--read", "reads", multiple=True, help="Simulate the agent reading this path, relative to the cwd (repeatable, in order).")
-@click.option("--rendered", is_flag=True, help="Print only the exact text the model receives.")
+@click.option("--rendered", is_flag=True, help="Print only the exact text the model receives in its first message (the instruction block); with --read, each read's messages follow after an `[after reading PATH]` line.")
+@click.option("--memory-prompt", "memory_prompt", is_flag=True, help="Print only the `# Memory` section of the system prompt, as the agent builds it.")
 @click.option("--json", "as_json", is_flag=True, help="Print the whole cascade as JSON.")
 @click.pass_context
 @user_errors
-def cascade(ctx: click.Context, cwd: Path | None, reads: tuple[str, ...], rendered: bool, as_json: bool) -> None:
+def cascade(ctx: click.Context, cwd: Path | None, reads: tuple[str, ...], rendered: bool, memory_prompt: bool, as_json: bool) -> None:
     """Show exactly which instruction files the agent loads, in order, and why."""
     obj, real_cwd = _context(ctx, cwd)
     result = compute_cascade(obj.locations, real_cwd, reads=list(reads))
     if as_json:
         emit_json(result.to_json())
+    elif memory_prompt:
+        click.echo(result.memory_prompt, nl=False)
     elif rendered:
         click.echo(result.rendered, nl=False)
+        for step in result.reads:
+            if step.messages:
+                click.echo(f"\n\n[after reading {step.target}]\n{step.rendered}", nl=False)
     else:
         _print_text(result)
 

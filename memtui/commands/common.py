@@ -30,6 +30,7 @@ class CliContext:
     flavor: Flavor
     project: Path | None
     memory_dir: Path | None
+    settings: str | None = None
     # How to open the app (``flavor, project, memory_dir``), given by the ``memtui`` entry point:
     # the commands never import the TUI.
     open_app: AppOpener | None = field(default=None, repr=False)
@@ -39,7 +40,7 @@ class CliContext:
     def locations(self) -> Locations:
         """Resolved once per invocation."""
         if self._locations is None:
-            self._locations = resolve_locations(self.flavor, self.project, memory_dir=self.memory_dir)
+            self._locations = resolve_locations(self.flavor, self.project, memory_dir=self.memory_dir, flag_settings=self.settings)
         return self._locations
 
     def run_app(self, flavor: Flavor, project: Path | None, memory_dir: Path | None = None) -> None:
@@ -121,6 +122,8 @@ def _set_common(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
         obj.project = Path(value)
     elif param.name == "memory_dir":
         obj.memory_dir = Path(value)
+    elif param.name == "settings":
+        obj.settings = str(value)
     obj._locations = None
     return value
 
@@ -137,6 +140,8 @@ def common_options(func: Callable[P, R]) -> Callable[P, R]:
                      callback=_set_common, is_eager=True, help="Use this memory dir instead of resolving it."),
         click.option("--flavor", type=click.Choice(sorted(FLAVORS)), default=None, expose_value=False,
                      callback=_set_common, is_eager=True, help="agent (AGENT.md) or claude (CLAUDE.md)."),
+        click.option("--settings", default=None, expose_value=False, callback=_set_common, is_eager=True,
+                     help="The agent's --settings: a settings file or inline JSON (the flag layer)."),
     ]
     for deco in decorators:
         func = deco(func)

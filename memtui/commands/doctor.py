@@ -111,7 +111,14 @@ def doctor(obj: CliContext, as_json: bool, fix_codes: tuple[str, ...], yes: bool
     if not memory_dir.is_dir():
         fail(f"no memory dir at {memory_dir} ({obj.locations.memory_dir_source}); see `memtui where`", 1)
     instructions = _instruction_texts(obj)
-    report = run_doctor(memory_dir, obj.now(), instruction_texts=instructions, cache=CatalogDB.for_memory_dir(obj.locations.state_dir, memory_dir))
+    report = run_doctor(
+        memory_dir,
+        obj.now(),
+        instruction_texts=instructions,
+        cache=CatalogDB.for_memory_dir(obj.locations.state_dir, memory_dir, fmt=obj.locations.flavor.behaviour.memory_format),
+        fmt=obj.locations.flavor.behaviour.memory_format,
+        warning_style=obj.locations.flavor.behaviour.instructions.index_warning,
+    )
     if not codes:
         if as_json:
             emit_json(report.to_json())
@@ -151,7 +158,14 @@ def doctor(obj: CliContext, as_json: bool, fix_codes: tuple[str, ...], yes: bool
         except (ConflictError, ApplyError) as exc:
             error = str(exc)
         else:
-            report = run_doctor(memory_dir, obj.now(), instruction_texts=instructions, cache=CatalogDB.for_memory_dir(obj.locations.state_dir, memory_dir))
+            report = run_doctor(
+                memory_dir,
+                obj.now(),
+                instruction_texts=instructions,
+                cache=CatalogDB.for_memory_dir(obj.locations.state_dir, memory_dir, fmt=obj.locations.flavor.behaviour.memory_format),
+                fmt=obj.locations.flavor.behaviour.memory_format,
+                warning_style=obj.locations.flavor.behaviour.instructions.index_warning,
+            )
     if as_json:
         emit_json(
             {

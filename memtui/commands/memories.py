@@ -38,7 +38,10 @@ def _catalog(obj: CliContext) -> Catalog:
         fail(f"{memory_dir} is not a directory", 1)
     if not memory_dir.is_dir():
         fail(f"no memory dir at {memory_dir} ({loc.memory_dir_source}){other_flavor_hint(loc)}; see `memtui where`", 1)
-    return load_catalog(memory_dir, obj.now(), cache=CatalogDB.for_memory_dir(loc.state_dir, memory_dir))
+    release = loc.flavor.behaviour
+    fmt = release.memory_format
+    cache = CatalogDB.for_memory_dir(loc.state_dir, memory_dir, fmt=fmt)
+    return load_catalog(memory_dir, obj.now(), cache=cache, fmt=fmt, warning_style=release.instructions.index_warning)
 
 
 @click.command("ls")

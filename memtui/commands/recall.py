@@ -14,6 +14,8 @@ from memtui.commands.common import (
     rich_console,
     user_errors,
 )
+from memtui.core.places.agentconfig import recall_state
+from memtui.core.places.claude_json import read_global_config
 from memtui.core.recall import SELECTOR_NAMES, choose_model, load_corpus, recall
 from memtui.core.recall.engine import RecallResult, surfaced_size
 from memtui.core.sessions.transcripts import (
@@ -39,7 +41,8 @@ def _split(value: str | None) -> list[str]:
 @click.option("--surfaced", default=None, help="Memories already surfaced this session, comma-separated paths.")
 @click.option("--selector", type=click.Choice(SELECTOR_NAMES), default="auto", show_default=True,
               help="auto: claude with an API key, else lexical.")
-@click.option("--model", default=None, help="Model for claude/hybrid (default: settings `model`, else claude-sonnet-5-5).")
+@click.option("--model", default=None, help="Model for claude/hybrid (default: the release's, e.g. claude-sonnet-5-5).")
+@click.option("--preview", is_flag=True, help="Recall even when this user's agent does not (show what it would pick).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @common_options
 @click.pass_obj
@@ -52,13 +55,17 @@ def recall_cmd(
     surfaced: str | None,
     selector: str,
     model: str | None,
+    preview: bool,
     as_json: bool,
 ) -> None:
     """Show the memories the agent would recall for QUERY, why, and the text it would inject."""
     loc = obj.locations
     if not loc.memory_dir.is_dir():
         fail(f"no memory dir at {loc.memory_dir} ({loc.memory_dir_source}); see `memtui where`", 1)
-    corpus = load_corpus(loc.memory_dir)
+    release = loc.flavor.behaviour
+    corpus = load_corpus(loc.memory_dir, release.memory_format)
+    config = loc.agent_config if loc.agent_config is not None else read_global_config()
+    gate = None if release.recall_gate.always else recall_state(release.recall_gate, config)
     recent: list[str] = []
     given = _split(surfaced)
     surfaced_paths = list(given)
@@ -82,7 +89,10 @@ def recall_cmd(
         recent_tools=recent,
         surfaced=surfaced_paths,
         surfaced_units=units,
-        model=choose_model(model, settings_model),
+        model=choose_model(model, settings_model, release.recall_request),
+        behaviour=release,
+        gate=gate,
+        preview=preview,
     )
     if as_json:
         emit_json(result.to_json())
@@ -97,6 +107,11 @@ def _print(result: RecallResult) -> None:
     badge = "[green]online[/]" if result.online else "[yellow]offline[/]"
     console.print(f"[bold]recall[/] selector [bold]{result.selector}[/] {badge}"
                   + (f" [dim]({escape(result.offline_reason)})[/]" if result.offline_reason else ""))
+    if result.gate is not None:
+        state = "[green]recalls[/]" if result.gate.on else "[yellow]does not recall[/]"
+        console.print(f"{escape(result.release)} {state}: {escape(result.gate.reason)}")
+        if result.would_only and not result.skipped:
+            console.print("[yellow]preview[/]: what recall would pick if it were on (the agent loads MEMORY.md instead)")
     m = result.manifest
     console.print(f"manifest: {m.count} of {m.total} memories (the reference sends the {m.count} newest)")
     if result.recent_tools:

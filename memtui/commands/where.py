@@ -8,12 +8,18 @@ import click
 
 from memtui.commands.common import CliContext, common_options, emit_json, user_errors
 from memtui.core.places.locations import Locations, other_flavor_memory_dir
+from memtui.core.sessions.version import VersionCheck, check_version
+
+_TRUST_NOTE = "a trusted workspace, or a -p/SDK run"
 
 
-def locations_to_json(loc: Locations) -> dict[str, Any]:
+def locations_to_json(loc: Locations, version: VersionCheck | None = None) -> dict[str, Any]:
     """The ``memtui where --json`` shape."""
+    release = loc.flavor.behaviour
     return {
         "flavor": loc.flavor.name,
+        "release": {"product": release.product, "version": release.version},
+        "version": version.to_json() if version is not None else None,
         "project_root": str(loc.project_root),
         "git_root": str(loc.git_root) if loc.git_root else None,
         "canonical_git_root": str(loc.canonical_git_root) if loc.canonical_git_root else None,
@@ -25,6 +31,9 @@ def locations_to_json(loc: Locations) -> dict[str, Any]:
         "state_dir": str(loc.state_dir),
         "auto_memory_enabled": loc.auto_memory_enabled,
         "auto_memory_source": loc.auto_memory_source,
+        "trust": None if loc.trust is None else {"trusted": loc.trust.trusted, "record": loc.trust.key},
+        "memory_dir_untrusted": str(loc.memory_dir_untrusted) if loc.memory_dir_untrusted else None,
+        "memory_dir_untrusted_source": loc.memory_dir_untrusted_source,
         "diagnostics": [d.to_json() for d in loc.diagnostics],
     }
 
@@ -36,28 +45,45 @@ def locations_to_json(loc: Locations) -> dict[str, Any]:
 @user_errors
 def where(obj: CliContext, as_json: bool) -> None:
     """Show where the agent's memory, transcripts and memtui's state live."""
-    data = locations_to_json(obj.locations)
+    loc = obj.locations
+    version = check_version(loc)
+    data = locations_to_json(loc, version)
     if as_json:
         emit_json(data)
         return
+    trusted_note = ""
+    if loc.memory_dir_untrusted is not None:
+        trusted_note = f"; in {_TRUST_NOTE}"
     rows = [
         ("flavor", data["flavor"]),
+        ("models", loc.flavor.behaviour.title),
         ("project root", data["project_root"]),
         ("git root", data["git_root"] or "— (not in a git repository)"),
         ("canonical git root", data["canonical_git_root"] or "—"),
         ("slug", data["slug"]),
         (
             "memory dir",
-            f"{data['memory_dir']}  (from {data['memory_dir_source']}"
+            f"{data['memory_dir']}  (from {data['memory_dir_source']}{trusted_note}"
             + ("" if data["memory_dir_exists"] else "; does not exist yet") + ")",
         ),
         ("sessions dir", data["sessions_dir"]),
         ("state dir", data["state_dir"]),
         ("auto memory", f"{'on' if data['auto_memory_enabled'] else 'OFF'}  (from {data['auto_memory_source']})"),
     ]
+    if loc.memory_dir_untrusted is not None:
+        rows.insert(
+            rows.index(next(r for r in rows if r[0] == "memory dir")) + 1,
+            ("  if untrusted", f"{loc.memory_dir_untrusted}  (from {loc.memory_dir_untrusted_source}: an interactive session in a workspace whose trust was not accepted)"),
+        )
+    if loc.trust is not None:
+        rows.append(("workspace trust", f"accepted ({loc.trust.key})" if loc.trust.trusted else "no record (interactive sessions ask; -p/SDK runs count as trusted)"))
+    if version.modelled is not None:
+        rows.append(("your version", f"{version.installed}  ({version.source})" if version.installed else "unknown (no transcript says, no `claude` on PATH)"))
     width = max(len(k) for k, _ in rows)
     for key, value in rows:
         click.echo(f"{key:<{width}}  {value}")
+    if version.notice:
+        click.echo(f"\nnotice: {version.notice}")
     found = other_flavor_memory_dir(obj.locations)
     if found:
         click.echo(f"\nnote: the {found[0]} flavor has a memory dir here: {found[1]} (try --flavor {found[0]})")

@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from functools import partial
 from pathlib import Path
 
-from textual import on
+from textual import on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
@@ -18,6 +18,7 @@ from textual.worker import Worker, WorkerState
 
 from memtui.core.places.flavor import Flavor
 from memtui.core.places.locations import Locations, resolve_locations
+from memtui.core.sessions.version import check_version
 from memtui.tui.cascade import CascadePane
 from memtui.tui.dream import DreamPane
 from memtui.tui.memories import MemoriesPane, shorten_home
@@ -76,7 +77,22 @@ class MemtuiApp(App[None]):
     def on_mount(self) -> None:
         loc = self.locations
         self.sub_title = f"{shorten_home(loc.project_root)} · {loc.flavor.name} flavor"
+        if loc.flavor.behaviour.version is not None:
+            self.sub_title += f" · models {loc.flavor.behaviour.title}"
+            self.check_version()
         self.query_one("#memories-table").focus()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="version")
+    def check_version(self) -> None:
+        """Read the user's version of the agent (transcripts, else its command) off the UI
+        thread; a difference from the modelled release becomes a notice."""
+        result = check_version(self.locations)
+        if result.notice is not None:
+            self.call_from_thread(self._version_differs, result.installed or "?", result.notice)
+
+    def _version_differs(self, installed: str, notice: str) -> None:
+        self.sub_title += f" · you run {installed}"
+        self.notify(notice, title="Claude Code version", severity="warning", timeout=12)
 
     def action_show_pane(self, pane: str) -> None:
         """Switch to the pane with id ``pane``; the pane shown focuses its main widget."""

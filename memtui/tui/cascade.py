@@ -344,7 +344,19 @@ class CascadePane(Widget):
         box.border_title = f"rendered context · {cascade.total_chars:,} ch · ~{cascade.total_tokens_est:,} tok"
         box.border_subtitle = "startup context, byte for byte · v back"
         text = cascade.rendered or "(empty: no instruction file loads, the model gets no context block)"
-        self.query_one("#cascade-rendered-text", Static).update(Text(text, style="" if cascade.rendered else "italic " + MUTED))
+        body = Text(text, style="" if cascade.rendered else "italic " + MUTED)
+        steps = [step for step in cascade.reads if step.messages]
+        if cascade.memory_prompt or steps:
+            # The release's whole picture: the system prompt's `# Memory` section, the first
+            # message's instruction block, then what each read adds, each as the model gets it.
+            parts: list[Text] = []
+            if cascade.memory_prompt:
+                parts += [Text("── system prompt: the # Memory section ──", style="bold " + MUTED), Text(cascade.memory_prompt), Text("")]
+            parts += [Text("── first message: the instruction block ──", style="bold " + MUTED), body]
+            for step in steps:
+                parts += [Text(""), Text(f"── after reading {step.target} ──", style="bold " + MUTED), Text(step.rendered)]
+            body = Text("\n").join(parts)
+        self.query_one("#cascade-rendered-text", Static).update(body)
 
     def _show_node(self, node: TreeNode[NodeData] | None) -> None:
         cascade = self.cascade

@@ -80,7 +80,17 @@ class DoctorScreen(Screen[bool]):
     def run_checks(self) -> None:
         """The doctor reads every file: off the UI thread, posting only its report."""
         texts = instruction_texts(self.locations)
-        self.post_message(self.Done(run_doctor(self.locations.memory_dir, system_now(), instruction_texts=texts, cache=CatalogDB.for_memory_dir(self.locations.state_dir, self.locations.memory_dir))))
+        release = self.locations.flavor.behaviour
+        cache = CatalogDB.for_memory_dir(self.locations.state_dir, self.locations.memory_dir, fmt=release.memory_format)
+        report = run_doctor(
+            self.locations.memory_dir,
+            system_now(),
+            instruction_texts=texts,
+            cache=cache,
+            fmt=release.memory_format,
+            warning_style=release.instructions.index_warning,
+        )
+        self.post_message(self.Done(report))
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state == WorkerState.ERROR:

@@ -264,16 +264,17 @@ class MemoriesPane(Widget):
         except OSError:
             waiting = 0
         now = system_now()
+        release = self.locations.flavor.behaviour
         if self.catalog is None:  # first load: the newest screenful first, then everything
             # (parsing 300 files costs less than loading the scan cache: the first batch reads them)
-            first = load_catalog(memory_dir, now, newest=FIRST_BATCH)
+            first = load_catalog(memory_dir, now, newest=FIRST_BATCH, fmt=release.memory_format, warning_style=release.instructions.index_warning)
             self.post_message(self.CatalogLoaded(first, waiting))
             if first.complete:
                 return
         # unchanged files come from the catalog database (parsed by an earlier scan, text read
         # on demand); its search index is filled afterwards, in the background
-        db = CatalogDB.for_memory_dir(self.locations.state_dir, memory_dir)
-        catalog = load_catalog(memory_dir, now, cache=db)
+        db = CatalogDB.for_memory_dir(self.locations.state_dir, memory_dir, fmt=release.memory_format)
+        catalog = load_catalog(memory_dir, now, cache=db, fmt=release.memory_format, warning_style=release.instructions.index_warning)
         searcher = CatalogSearch([e.memory for e in catalog.entries], db)
         self.post_message(self.CatalogLoaded(catalog, waiting, searcher))
 
@@ -644,7 +645,7 @@ class MemoriesPane(Widget):
         self.app.push_screen(EditorScreen(mem.relpath, text), saved)
 
     def _resolve_conflict(self, mem: Memory, text: str, diff: str | None = None) -> None:
-        disk = read_memory(mem.path, self.locations.memory_dir)
+        disk = read_memory(mem.path, self.locations.memory_dir, self.locations.flavor.behaviour.memory_format)
 
         def chosen(choice: str | None) -> None:
             if choice == "reload":
@@ -691,7 +692,8 @@ class MemoriesPane(Widget):
 
         def picked(mem_type: MemoryType | None) -> None:
             if mem_type:
-                plan = self._make_plan(lambda: plan_retype(self.locations.memory_dir, mem, mem_type))
+                fmt = self.locations.flavor.behaviour.memory_format
+                plan = self._make_plan(lambda: plan_retype(self.locations.memory_dir, mem, mem_type, fmt))
                 if plan:
                     self.apply(plan, select=mem.relpath, preview=bool(plan.notes))
 

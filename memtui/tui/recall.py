@@ -42,6 +42,8 @@ from textual.worker import get_current_worker
 
 from memtui.core.memory.age import age_days, age_label
 from memtui.core.base.clock import system_now
+from memtui.core.places.agentconfig import RecallState, recall_state
+from memtui.core.places.claude_json import read_global_config
 from memtui.core.places.locations import Locations
 from memtui.core.recall import (
     SELECTOR_NAMES,
@@ -281,7 +283,16 @@ class RecallPane(Widget):
     def model(self) -> str:
         """The model for claude/hybrid: settings ``model`` or the default."""
         settings_model, _ = self.locations.settings.get("model")
-        return choose_model(None, settings_model)
+        return choose_model(None, settings_model, self.locations.flavor.behaviour.recall_request, self.environ)
+
+    @property
+    def gate(self) -> RecallState | None:
+        """Whether this user's agent recalls at all (``None``: the release always does)."""
+        gate = self.locations.flavor.behaviour.recall_gate
+        if gate.always:
+            return None
+        config = self.locations.agent_config if self.locations.agent_config is not None else read_global_config(self.environ)
+        return recall_state(gate, config, self.environ)
 
     def costs_a_request(self, selector: str | None = None) -> bool:
         """Whether running ``selector`` now would send a request (claude/hybrid with a
@@ -305,7 +316,7 @@ class RecallPane(Widget):
     def load(self) -> None:
         """Scan and index off the UI thread (20,000 memories take seconds); only posts."""
         memory_dir = self.locations.memory_dir
-        corpus = load_corpus(memory_dir)
+        corpus = load_corpus(memory_dir, self.locations.flavor.behaviour.memory_format)
         corpus.lexical_index()  # built here, once, so keystrokes only query it
         sessions = list_sessions(self.locations.sessions_dir)
         if not get_current_worker().is_cancelled:
@@ -467,6 +478,9 @@ class RecallPane(Widget):
             model=run.model,
             client=self.client,
             environ=self.environ,
+            behaviour=self.locations.flavor.behaviour,
+            gate=self.gate,
+            preview=True,  # the pane always shows what recall would pick, labelled when it is off
         )
         if not get_current_worker().is_cancelled:
             self.post_message(self.RecallDone(run.seq, result, run.send))
@@ -562,6 +576,12 @@ class RecallPane(Widget):
         self._title_results()
         self._update_badge()
         notice: list[Text] = []
+        if result.gate is not None:
+            if result.gate.on:
+                notice.append(Text.assemble((f"{result.release} recalls", "bold #98c379"), (f" — {result.gate.reason}; MEMORY.md is not in its context.", SOFT)))
+            else:
+                notice.append(Text.assemble((f"{result.release} does not recall", "bold #e5c07b"), (f" — {result.gate.reason}.", SOFT)))
+                notice.append(Text("It loads MEMORY.md instead. Below: what recall would pick if it were on.", style=SOFT))
         if result.skipped:
             notice.append(Text.assemble(("Skipped — ", "bold #e5c07b"), (result.skipped, "#e5c07b")))
             notice.append(Text("The agent would not recall anything for this prompt.", style=SOFT))
@@ -592,6 +612,9 @@ class RecallPane(Widget):
             request.title = request_title(result)
             self.query_one("#recall-request-text", Static).update(request_text(result))
         self._set_injected(result.injected_text, len(result.injected))
+        if result.would_only and result.injected_text:
+            area = self.query_one("#recall-injected", TextArea)
+            area.border_title = f"{area.border_title} · if recall were on"
 
     def _title_results(self) -> None:
         title = "results" if self.result is None else f"results · {self.result.selector}"

@@ -67,3 +67,41 @@ JS_WHITESPACE = (
 def js_trim(text: str) -> str:
     """``text.trim()`` as JavaScript computes it (a leading BOM is removed, U+0085 kept)."""
     return text.strip(JS_WHITESPACE)
+
+
+# Unicode Default_Ignorable_Code_Point (DerivedCoreProperties.txt), which JavaScript's \p{DI}
+# matches and Python's unicodedata does not expose.
+_DEFAULT_IGNORABLE = (
+    (0x00AD, 0x00AD), (0x034F, 0x034F), (0x061C, 0x061C), (0x115F, 0x1160), (0x17B4, 0x17B5),
+    (0x180B, 0x180F), (0x200B, 0x200F), (0x202A, 0x202E), (0x2060, 0x206F), (0x3164, 0x3164),
+    (0xFE00, 0xFE0F), (0xFEFF, 0xFEFF), (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8), (0x1BCA0, 0x1BCA3),
+    (0x1D173, 0x1D17A), (0xE0000, 0xE0FFF),
+)
+# Kept although they are format characters: ZWNJ, ZWJ, VS15, VS16, tab, LF, CR.
+_SANITIZE_KEEP = frozenset({0x200C, 0x200D, 0xFE0E, 0xFE0F, 0x09, 0x0A, 0x0D})
+
+
+def _dropped_by_sanitize(ch: str) -> bool:
+    import unicodedata
+
+    cp = ord(ch)
+    if cp in _SANITIZE_KEEP:
+        return False
+    if cp < 32 or 127 <= cp <= 159:
+        return True
+    if unicodedata.category(ch) in ("Cf", "Co", "Cn", "Cs"):
+        return True
+    return any(lo <= cp <= hi for lo, hi in _DEFAULT_IGNORABLE)
+
+
+def agent_sanitize(text: str) -> str:
+    """Claude Code's cleaning of text it puts in the context (the auto-memory index, recalled
+    memories): ``\\r\\n``, ``\\r``, U+2028 and U+2029 become ``\\n``; control, format,
+    private-use, unassigned and default-ignorable characters are dropped (tab, ZWNJ, ZWJ and
+    the emoji variation selectors are kept)."""
+    import re
+
+    text = re.sub("\r\n?|[\u2028\u2029]", "\n", text)
+    if text.isascii() and not any(ord(c) < 32 and c not in "\t\n" or ord(c) == 127 for c in text):
+        return text
+    return "".join(c for c in text if not _dropped_by_sanitize(c))

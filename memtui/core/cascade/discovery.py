@@ -12,9 +12,13 @@ from memtui.core.base.diagnostics import Diagnostic
 from memtui.core.places.flavor import home_dir
 from memtui.core.places.gitroot import resolve_git_roots
 from memtui.core.memory.index import INDEX_NAME, truncate_index
+from memtui.core.places.agentconfig import RecallState, recall_state
+from memtui.core.places.claude_json import read_global_config
 from memtui.core.places.locations import Locations
-from memtui.core.base.units import estimate_tokens, utf16_len
+from memtui.core.places.behaviour import Behaviour
+from memtui.core.base.units import agent_sanitize, estimate_tokens, utf16_len
 
+from .agents_md import AgentsMdSession, agents_md_mode, startup_agents
 from .approvals import resolve_approval
 from .excludes import ExcludeMatcher
 from .imports import is_inside
@@ -96,28 +100,54 @@ def compute_cascade(
         )
         dot = directory / flavor.dot_dir
         if skip_project:
-            files.extend(_worktree_skipped(directory, flavor.instruction_file, dot))
+            files.extend(_worktree_skipped(directory, flavor.instruction_file, dot, flavor.behaviour.instructions.rule_order))
         else:
             _roots(files, loader.process_file(directory / flavor.instruction_file, "project", "instructions", include_ext), f"project instructions of {directory}")
             _roots(files, loader.process_file(dot / flavor.instruction_file, "project", "instructions", include_ext), f"project instructions of {directory}")
             files.extend(loader.process_rules(dot / "rules", "project", include_ext, conditional_rule=False))
         _roots(files, loader.process_file(directory / flavor.local_file, "local", "instructions", include_ext), f"private local instructions of {directory}")
 
+    release = flavor.behaviour
     notes: list[str] = []
-    if loader.rules_seen > 1:
+    if loader.rules_seen > 1 and release.instructions.rule_order == "sorted":
         notes.append(RULES_ORDER_NOTE)
+    config = locations.agent_config if locations.agent_config is not None else read_global_config(env)
+    cached = config.data.get("cachedGrowthBookFeatures")
+    plugin = release.instructions.agents_md
+    mode = agents_md_mode(plugin, locations.settings, cached if isinstance(cached, dict) else None)
+    diags.extend(mode.diagnostics)
+    agents: AgentsMdSession | None = None
+    if plugin is not None and mode.mode is not None:
+        taken = {os.path.normpath(managed / flavor.instruction_file), os.path.normpath(base / flavor.instruction_file)}
+        agents, _added = startup_agents(mode, plugin, files, load_env, taken)
+        if mode.mode != plugin.default_mode:
+            notes.append(f"AGENTS.md mode: {mode.mode} (from {mode.source} settings).")
+    recall = recall_state(release.recall_gate, config, env)
     if locations.auto_memory_enabled:
         for layer, path in (("automem", locations.memory_dir / INDEX_NAME), ("teammem", locations.memory_dir / "team" / INDEX_NAME)):
-            entry = _index_entry(path, layer, loader)  # type: ignore[arg-type]
-            if entry is not None:
-                files.append(entry)
+            if layer == "teammem" and not release.instructions.loads_team_index:
+                continue
+            entry = _index_entry(path, layer, loader, release)  # type: ignore[arg-type]
+            if entry is None:
+                continue
+            if layer == "automem" and entry.loaded and recall.on and release.recall_gate.hides_index:
+                entry.loaded = False
+                entry.status = "hidden-by-recall"
+                entry.reason = f"not in the context: the agent recalls memories instead ({recall.reason})"
+            files.append(entry)
+        if recall.on and release.recall_gate.hides_index and not release.recall_gate.always:
+            notes.append(f"Recall is on ({recall.reason}): {INDEX_NAME} is not loaded; recall picks memories per prompt.")
     else:
         notes.append(f"Auto memory is off ({locations.auto_memory_source}): MEMORY.md and team memory are not loaded.")
+    memory_prompt = ""
+    if locations.auto_memory_enabled and release.memory_prompt is not None:
+        template = release.memory_prompt.recall_on if recall.on else release.memory_prompt.recall_off
+        memory_prompt = template.substitute(memory_dir=str(locations.memory_dir).rstrip(os.sep) + os.sep)
 
     diags.extend(loader.diagnostics)
     for f in files:
         diags.extend(f.diagnostics)
-    context = CascadeContext(locations, load_env, env)
+    context = CascadeContext(locations, load_env, env, agents)
     cascade = Cascade(
         cwd=real_cwd,
         flavor=flavor.name,
@@ -125,10 +155,14 @@ def compute_cascade(
         pending_external_imports=loader.pending,
         diagnostics=diags,
         reads=[],
-        rendered=render_context(files),
+        rendered=render_context(files, release.instructions.labels),
         external_approval=approval,
         notes=notes,
         context=context,
+        memory_prompt=memory_prompt,
+        recall=recall,
+        release=release.title,
+        agents_md_mode=mode.mode,
     )
     if reads:
         session = new_session(cascade)
@@ -146,10 +180,10 @@ def _roots(files: list[CascadeFile], entries: list[CascadeFile], reason: str) ->
         files.append(entry)
 
 
-def _worktree_skipped(directory: Path, instruction_file: str, dot: Path) -> list[CascadeFile]:
+def _worktree_skipped(directory: Path, instruction_file: str, dot: Path, order: str) -> list[CascadeFile]:
     reason = "the cwd is in a git worktree nested in its main repository; the agent skips the main repository's project files outside the worktree"
     out: list[CascadeFile] = []
-    candidates = [directory / instruction_file, dot / instruction_file, *list_rule_files(dot / "rules").files]
+    candidates = [directory / instruction_file, dot / instruction_file, *list_rule_files(dot / "rules", order).files]  # type: ignore[arg-type]
     for path in candidates:
         if path.is_file():
             kind: Kind = "rule" if path.parent != directory and path != dot / instruction_file else "instructions"
@@ -159,10 +193,10 @@ def _worktree_skipped(directory: Path, instruction_file: str, dot: Path) -> list
     return out
 
 
-def _index_entry(path: Path, layer: Layer, loader: Loader) -> CascadeFile | None:
+def _index_entry(path: Path, layer: Layer, loader: Loader, release: Behaviour) -> CascadeFile | None:
     """The auto-memory or team index as the agent loads it: no imports, frontmatter and
     block comments stripped, then the reference's index truncation (200 lines / 25,000
-    UTF-16 units)."""
+    UTF-16 units) with the release's warning, then the release's text cleaning."""
     norm = os.path.normpath(path)
     try:
         raw = read_text(path)
@@ -175,9 +209,9 @@ def _index_entry(path: Path, layer: Layer, loader: Loader) -> CascadeFile | None
     if norm in loader.processed:
         return CascadeFile(norm, layer, "index", None, 0, False, "duplicate", "already loaded earlier as an instruction file")
     loader.processed.add(norm)
-    parsed = preprocess(raw, norm, want_imports=False)
-    trunc = truncate_index(parsed.content)
-    content = js_trim(trunc.content)
+    parsed = preprocess(raw, norm, want_imports=False, strip_bom=release.memory_format.strip_bom)
+    trunc = truncate_index(parsed.content, release.instructions.index_warning)
+    content = js_trim(agent_sanitize(trunc.content) if release.instructions.sanitize_index else trunc.content)
     label = "auto-memory index" if layer == "automem" else "team memory index"
     entry = CascadeFile(norm, layer, "index", None, 0, bool(content), "loaded" if content else "empty", "")
     entry.diagnostics.extend(parsed.diagnostics)

@@ -16,11 +16,15 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from string import Template
+
 from memtui.core.base.diagnostics import Diagnostic
 
+from .agents_md import lazy_agents
 from .imports import is_inside
 from .loader import CascadeContext, Loader
 from .model import Cascade, CascadeFile, Layer, ReadStep, SessionState
+from .render import render_lazy
 from .rules import RuleMatcher
 
 READ_TOOLS = ("Read", "Write", "Edit")
@@ -59,7 +63,7 @@ def simulate_read(cascade: Cascade, state: SessionState, target: Path | str, *, 
     assert isinstance(ctx, CascadeContext), "a Cascade made by compute_cascade"
     cwd = ctx.env.cwd
     path = _target_path(cwd, target)
-    step = ReadStep(str(path), tool)
+    step = ReadStep(str(path), tool, renders=ctx.locations.flavor.behaviour.instructions.lazy_message is not None)
     state.steps.append(step)
     if tool not in READ_TOOLS:
         step.diagnostics.append(
@@ -104,6 +108,7 @@ def simulate_read(cascade: Cascade, state: SessionState, target: Path | str, *, 
     # 3. Root → cwd: only matching conditional rules.
     for directory in _dirs_to_cwd(cwd):
         candidates += _conditioned(loader, path, directory / flavor.dot_dir / "rules", "project", False, directory)
+    instructions = flavor.behaviour.instructions
     for entry in candidates:
         if not entry.loaded:
             step.considered.append(entry)
@@ -116,6 +121,21 @@ def simulate_read(cascade: Cascade, state: SessionState, target: Path | str, *, 
             state.loaded_paths.add(entry.path)
             step.added.append(entry)
             step.diagnostics.extend(entry.diagnostics)
+            step.texts.append(entry.content if instructions.lazy_content_trimmed else entry.body)
+            message = render_lazy(entry, instructions.lazy_message, instructions.lazy_content_trimmed)
+            if message is not None:
+                step.messages.append(message)
+    # The release's AGENTS.md support adds its files after the instruction files of this read.
+    if ctx.agents is not None and instructions.agents_md is not None:
+        agents = lazy_agents(ctx.agents, ctx.env, path, state.loaded_paths, ctx.environ, ctx.agents.processed)
+        for entry in agents:
+            state.loaded_paths.add(entry.path)
+            step.added.append(entry)
+            step.diagnostics.extend(entry.diagnostics)
+            step.texts.append(entry.body)
+        if agents:
+            joined = "\n".join(f"Contents of {e.path}:\n\n{e.body}" for e in agents)
+            step.messages.append(Template(instructions.agents_md.lazy_message).substitute(messages=joined))
     return step
 
 

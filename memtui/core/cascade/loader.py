@@ -12,6 +12,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from memtui.core.base.diagnostics import Diagnostic, Severity
 from memtui.core.places.flavor import Flavor
@@ -70,11 +71,13 @@ class LoadEnv:
 
 @dataclass(frozen=True, slots=True)
 class CascadeContext:
-    """What a computed cascade keeps so reads can be simulated later (``simulate_read``)."""
+    """What a computed cascade keeps so reads can be simulated later (``simulate_read``):
+    ``agents``: the AGENTS.md support's session state (``None`` without it)."""
 
     locations: Locations
     env: LoadEnv
     environ: Mapping[str, str]
+    agents: Any = None
 
 
 @dataclass(slots=True)
@@ -161,7 +164,8 @@ class Loader:
             key = (norm, stat.st_mtime_ns, stat.st_size)
             parsed = self.env.parse_cache.get(key)
             if parsed is None:
-                parsed = self.env.parse_cache[key] = preprocess(read_text(Path(norm)), norm, want_imports=True)
+                strip_bom = self.env.flavor.behaviour.memory_format.strip_bom
+                parsed = self.env.parse_cache[key] = preprocess(read_text(Path(norm)), norm, want_imports=True, strip_bom=strip_bom)
         except FileNotFoundError:
             if not imported:
                 return []
@@ -185,6 +189,7 @@ class Loader:
             return [entry]
         entry.loaded = True
         entry.content = content
+        entry.body = parsed.content
         entry.chars = utf16_len(content)
         entry.tokens_est = estimate_tokens(content)
         entry.reason = _imported_reason(origin) if imported else ""
@@ -235,11 +240,11 @@ class Loader:
 
     # ---------------------------------------------------------------- a rules dir
     def process_rules(self, rules_dir: Path, layer: Layer, include_external: bool, *, conditional_rule: bool) -> list[CascadeFile]:
-        """Every rule file below ``rules_dir`` (sorted), filtered like the reference: with
+        """Every rule file below ``rules_dir`` (in the release's ``rule_order``), filtered like the reference: with
         ``conditional_rule`` false the conditional rules are kept as skipped entries while
         their imports load (the reference's quirk); with it true only conditional rules are
         returned (their imports do not load)."""
-        listing = list_rule_files(rules_dir)
+        listing = list_rule_files(rules_dir, self.env.flavor.behaviour.instructions.rule_order)
         self.diagnostics.extend(listing.diagnostics)
         out: list[CascadeFile] = []
         for rule_path in listing.files:
@@ -320,6 +325,10 @@ class Loader:
         sev: Severity = "warning" if in_rules else "info"
         effect = "so this rule is unconditional (loads everywhere)" if in_rules else "so it is sent to the model as text"
         path = entry.path
+        if fm.bom_stripped:
+            entry.diagnostics.append(
+                Diagnostic("frontmatter-bom-stripped", "info", "a UTF-8 BOM precedes `---`: the agent drops it and reads the frontmatter", path, 1)
+            )
         if fm.leading == "bom":
             entry.diagnostics.append(
                 Diagnostic("frontmatter-after-bom", sev, f"a UTF-8 BOM precedes `---`: the agent sees no frontmatter, {effect}", path, 1)

@@ -31,6 +31,8 @@ Status = Literal[
     "depth-limit",  # past the import depth limit
     "worktree-skipped",  # main-repo Project file outside the nested worktree
     "already-loaded",  # a lazy read found it already in the session
+    "dropped",  # dropped by the release's AGENTS.md support (managed-only mode)
+    "hidden-by-recall",  # the index is left out because the agent recalls memories instead
 ]
 ApprovalSource = Literal["argument", "memtui", "claude.json", "default"]
 
@@ -44,7 +46,8 @@ class CascadeFile:
     a root file, +1 per import hop; ``conditional``/``patterns``: the rule's ``paths:`` globs
     (after splitting, brace expansion and dropping ``/**``); ``loaded``: in the context;
     ``status``/``reason``: why (a ``Status`` and a sentence); ``content``: the text as the
-    model receives it (frontmatter and block comments stripped, trimmed); ``chars``: its
+    model receives it at startup (frontmatter and block comments stripped, trimmed); ``body``:
+    the same text before trimming (what a lazy load sends in Claude Code); ``chars``: its
     length in UTF-16 code units (the agent's measure); ``tokens_est``: estimated tokens;
     ``line``: for imports, the line of the ``@`` in the parent; ``diagnostics``: findings
     about this file.
@@ -65,6 +68,7 @@ class CascadeFile:
     tokens_est: int = 0
     line: int | None = None
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    body: str = ""
 
     def to_json(self) -> dict[str, Any]:
         """The CLI's JSON shape (content left out; ``rendered`` carries the text)."""
@@ -126,7 +130,10 @@ class ReadStep:
 
     ``tool``: ``Read``/``Write``/``Edit`` (``Bash`` reads load nothing); ``added``: the
     files newly loaded, in order; ``considered``: files that matched but were already in the
-    session (status ``already-loaded``) or were skipped; ``diagnostics``: findings of this step.
+    session (status ``already-loaded``) or were skipped; ``diagnostics``: findings of this step;
+    ``texts``: the text of each added file as the release sends it; ``messages``: the messages
+    the read adds as the model receives them; ``renders``: the release says how a lazy load
+    reaches the model (``messages`` and ``rendered`` are in the JSON only then).
     """
 
     target: str
@@ -134,17 +141,36 @@ class ReadStep:
     added: list[CascadeFile] = field(default_factory=list)
     considered: list[CascadeFile] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    texts: list[str] = field(default_factory=list)
+    messages: list[str] = field(default_factory=list)
+    renders: bool = False
+
+    @property
+    def rendered(self) -> str:
+        """The messages this read adds, one after the other (blank-line separated)."""
+        return "\n\n".join(self.messages)
 
     def to_json(self) -> dict[str, Any]:
-        """``{target, tool, added: [path], added_files: [...], skipped: [...], diagnostics}``."""
-        return {
+        """``{target, tool, added: [path], added_files: [... + content], skipped: [...],
+        diagnostics, messages, rendered}``: ``added_files[i].content`` is the text of that file
+        as the release sends it; ``messages`` the messages the read adds, in order."""
+        files = []
+        for i, f in enumerate(self.added):
+            item = f.to_json()
+            item["content"] = self.texts[i] if i < len(self.texts) else f.content
+            files.append(item)
+        out: dict[str, Any] = {
             "target": self.target,
             "tool": self.tool,
             "added": [f.path for f in self.added],
-            "added_files": [f.to_json() for f in self.added],
+            "added_files": files,
             "skipped": [f.to_json() for f in self.considered],
             "diagnostics": [d.to_json() for d in self.diagnostics],
         }
+        if self.renders:
+            out["messages"] = list(self.messages)
+            out["rendered"] = self.rendered
+        return out
 
 
 @dataclass(slots=True)
@@ -163,7 +189,12 @@ class Cascade:
     ``files``: every file loaded or skipped at startup, in load order; ``pending_external_imports``;
     ``diagnostics``: every finding (each also on its file); ``reads``: the simulated reads;
     ``rendered``: the exact text the model receives (SPEC §3.6); ``notes``: display notes
-    (e.g. the rule sort order); ``context``: what ``simulate_read`` needs to continue.
+    (e.g. the rule sort order); ``context``: what ``simulate_read`` needs to continue;
+    ``memory_prompt``: the ``# Memory`` section of the system prompt as the release builds it
+    (``""`` when auto memory is off or the release's prompt is not modelled); ``recall``: the
+    release's recall gate for this user (``memtui.core.places.agentconfig.RecallState``);
+    ``release``: the release modelled (``Claude Code 2.1.328``); ``agents_md_mode``: the
+    AGENTS.md mode in effect (``None`` when the release reads no AGENTS.md).
     """
 
     cwd: Path
@@ -176,6 +207,10 @@ class Cascade:
     external_approval: ExternalApproval
     notes: list[str]
     context: Any = field(default=None, repr=False)
+    memory_prompt: str = ""
+    recall: Any = None
+    release: str = ""
+    agents_md_mode: str | None = None
 
     @property
     def loaded_files(self) -> list[CascadeFile]:
@@ -211,4 +246,8 @@ class Cascade:
             "total_chars": self.total_chars,
             "total_tokens_est": self.total_tokens_est,
             "notes": list(self.notes),
+            "release": self.release,
+            "memory_prompt": self.memory_prompt,
+            "recall": None if self.recall is None else {"on": self.recall.on, "source": self.recall.source, "reason": self.recall.reason},
+            "agents_md_mode": self.agents_md_mode,
         }

@@ -81,13 +81,14 @@ class ParsedFile:
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
 
-def preprocess(raw: str, path: str, *, want_imports: bool) -> ParsedFile:
+def preprocess(raw: str, path: str, *, want_imports: bool, strip_bom: bool = False) -> ParsedFile:
     """Strip frontmatter and block comments from ``raw`` (the decoded file text).
 
     ``want_imports``: the caller will extract ``@`` imports, so tokenise when the body holds an
-    ``@``. Never raises.
+    ``@``; ``strip_bom``: a BOM before ``---`` is dropped (``MemoryFormat.strip_bom``). Never
+    raises.
     """
-    fm = parse_frontmatter(raw)
+    fm = parse_frontmatter(raw, strip_bom=strip_bom)
     body = fm.body
     need_tokens = "<!--" in body or (want_imports and "@" in body)
     tokens = _MD.parse(body) if need_tokens else None

@@ -7,9 +7,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from string import Template
 
-from .model import CascadeFile, Layer
+from memtui.core.places.releases.seed import LABELS as SEED_LABELS
+
+from .model import CascadeFile
 
 # The reference's MEMORY_INSTRUCTION_PROMPT.
 PREAMBLE = (
@@ -17,32 +20,36 @@ PREAMBLE = (
     "IMPORTANT: These instructions OVERRIDE any default behavior and you MUST follow them exactly as written."
 )
 
-# The reference's per-type descriptions (Managed shares the User wording).
-LABELS: dict[Layer, str] = {
-    "project": "project instructions, checked into the codebase",
-    "local": "user's private project instructions, not checked in",
-    "user": "user's private global instructions for all projects",
-    "managed": "user's private global instructions for all projects",
-    "automem": "user's auto-memory, persists across conversations",
-    "teammem": "shared team memory, synced across the organization",
-}
+# The seed's per-type descriptions (Managed shares the User wording); a release gives its own
+# (``Behaviour.instructions.labels``).
+LABELS: Mapping[str, str] = SEED_LABELS
 
 
-def render_file(entry: CascadeFile) -> str:
+def render_file(entry: CascadeFile, labels: Mapping[str, str] = LABELS) -> str:
     """One file's block: ``Contents of <path> (<label>):`` + blank line + content."""
-    head = f"Contents of {entry.path} ({LABELS[entry.layer]}):\n\n"
+    head = f"Contents of {entry.path} ({labels[entry.layer]}):\n\n"
     if entry.layer == "teammem":
         return f'{head}<team-memory-content source="shared">\n{entry.content}\n</team-memory-content>'
     return head + entry.content
 
 
-def render_context(files: Iterable[CascadeFile]) -> str:
-    """The full context for the loaded files of ``files`` (in the given order).
+def render_context(files: Iterable[CascadeFile], labels: Mapping[str, str] = LABELS) -> str:
+    """The full context for the loaded files of ``files`` (in the given order); ``labels``:
+    the release's header labels per layer.
 
     ``CascadeFile.content`` is already trimmed the way the reference trims (JavaScript
     ``trim``), so nothing is trimmed here.
     """
-    blocks = [render_file(f) for f in files if f.loaded and f.content]
+    blocks = [render_file(f, labels) for f in files if f.loaded and f.content]
     if not blocks:
         return ""
     return PREAMBLE + "\n\n" + "\n\n".join(blocks)
+
+
+def render_lazy(entry: CascadeFile, template: str | None, trimmed: bool) -> str | None:
+    """The message one lazily loaded file reaches the model as: ``template`` (``$path``,
+    ``$content``, from ``Behaviour.instructions.lazy_message``) filled with the file's text —
+    trimmed like startup text when ``trimmed``, else as read. ``None`` without a template."""
+    if template is None:
+        return None
+    return Template(template).substitute(path=entry.path, content=entry.content if trimmed else entry.body)

@@ -20,6 +20,7 @@ import bracex
 from pathspec import GitIgnoreSpec
 
 from memtui.core.base.diagnostics import Diagnostic
+from memtui.core.places.behaviour import RuleOrder
 
 RULE_SUFFIX = ".md"  # case-sensitive, like the reference's ``name.endsWith('.md')``
 
@@ -137,20 +138,22 @@ class RuleListing:
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
 
-def list_rule_files(rules_dir: Path) -> RuleListing:
+def list_rule_files(rules_dir: Path, order: RuleOrder = "sorted") -> RuleListing:
     """Walk ``rules_dir`` recursively like the reference's ``processMdRules``.
 
     Follows symlinked directories, remembering each directory's raw path and realpath so
-    loops terminate; names must end in ``.md`` (case-sensitive). memtui sorts the entries of
-    each directory by name (the reference uses directory order). Never raises.
+    loops terminate; names must end in ``.md`` (case-sensitive). ``order``: ``sorted`` takes
+    each directory's entries by name (the seed design's stable display); ``directory`` takes
+    them in the order the directory lists them (what ``readdir`` returns, as Claude Code
+    does), a sub-folder walked where it appears. Never raises.
     """
     listing = RuleListing()
     visited: set[str] = set()
-    _walk(rules_dir, visited, listing)
+    _walk(rules_dir, visited, listing, order)
     return listing
 
 
-def _walk(directory: Path, visited: set[str], listing: RuleListing) -> None:
+def _walk(directory: Path, visited: set[str], listing: RuleListing, order: RuleOrder) -> None:
     key = str(directory)
     if key in visited:
         listing.diagnostics.append(
@@ -162,7 +165,10 @@ def _walk(directory: Path, visited: set[str], listing: RuleListing) -> None:
     if real != key:
         visited.add(real)
     try:
-        entries = sorted(os.scandir(real), key=lambda e: e.name)
+        with os.scandir(real) as it:
+            entries = list(it)
+        if order == "sorted":
+            entries.sort(key=lambda e: e.name)
     except FileNotFoundError:
         return
     except NotADirectoryError:
@@ -183,7 +189,7 @@ def _walk(directory: Path, visited: set[str], listing: RuleListing) -> None:
         except OSError:
             continue
         if is_dir:
-            _walk(Path(resolved), visited, listing)
+            _walk(Path(resolved), visited, listing, order)
         elif is_file and entry.name.endswith(RULE_SUFFIX):
             listing.files.append(Path(resolved))
         elif is_file and entry.name.lower().endswith(RULE_SUFFIX):

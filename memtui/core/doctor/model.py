@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from memtui.core.base.diagnostics import Severity
-from memtui.core.memory.memories import DIAGNOSTIC_CODES
+from memtui.core.memory.memories import DIAGNOSTIC_CODES, FORMAT_CODES
 
 # Codes the doctor adds to the parser's. code -> (severity, meaning).
 _DOCTOR_ONLY: dict[str, tuple[Severity, str]] = {
@@ -40,7 +40,7 @@ _DOCTOR_ONLY: dict[str, tuple[Severity, str]] = {
     "index-line-too-long": ("info", "an index line over ~150 characters: detail belongs in the memory, the index is loaded every session"),
 }
 
-DOCTOR_CODES: dict[str, tuple[Severity, str]] = {**DIAGNOSTIC_CODES, **_DOCTOR_ONLY}
+DOCTOR_CODES: dict[str, tuple[Severity, str]] = {**DIAGNOSTIC_CODES, **FORMAT_CODES, **_DOCTOR_ONLY}
 DOCTOR_CODES["relative-date"] = (
     "warning",
     "a relative date in a project memory's body or description; shown with the absolute date it meant at the file's mtime",

@@ -39,7 +39,9 @@ from memtui.core.doctor.model import (
 )
 from memtui.core.memory.lint import mtime_datetime
 from memtui.core.places.locations import Locations
-from memtui.core.memory.memories import MEMORY_TYPES, TEAM_DIR, Memory, with_text
+from memtui.core.memory.index import SEED_WARNING
+from memtui.core.memory.memories import MEMORY_TYPES, SEED_FORMAT, TEAM_DIR, Memory, with_text
+from memtui.core.places.behaviour import IndexWarning, MemoryFormat
 from memtui.core.memory.catalogdb import CatalogDB, code_fingerprint
 
 # Parser codes the doctor computes itself (richer: the index's own check, the dates with fixes).
@@ -78,7 +80,7 @@ def _fix_for(memory: Memory, code: str) -> tuple[str | None, dict[str, object]]:
     declared = memory.declared_type
     if code == "type-nested" and declared is not None:
         return ("lift-type" if declared.lower() in MEMORY_TYPES else None), {"declared": declared}
-    if code == "type-case" and declared is not None:
+    if code == "type-case" and declared is not None and memory.frontmatter.get("type") == declared:
         return "lower-case-type", {"declared": declared}
     if code == "frontmatter-after-bom":
         return "remove-bom", {}
@@ -173,6 +175,8 @@ def run_doctor(
     instruction_texts: Sequence[str] = (),
     near_duplicate_threshold: float = NEAR_DUPLICATE_THRESHOLD,
     cache: CatalogDB | None = None,
+    fmt: MemoryFormat = SEED_FORMAT,
+    warning_style: IndexWarning = SEED_WARNING,
 ) -> DoctorReport:
     """Audit ``memory_dir`` at time ``now`` against the whole lint catalog (SPEC §4.3).
 
@@ -182,17 +186,21 @@ def run_doctor(
     dir's ``CatalogDB``: unchanged files are not parsed again, and what the doctor found in a
     file whose bytes did not change (dates, content, secrets, its body key, its repeating of
     the instructions) and the near-duplicate pairs of an unchanged dir are kept there and not
-    made again — a second run over unchanged files reads none of them.
+    made again — a second run over unchanged files reads none of them. ``fmt`` /
+    ``warning_style``: the release's memory format and index warning (the database must be that
+    format's).
 
     Returns every finding (codes in ``DOCTOR_CODES``), sorted by path and line. Raises
     ``MemoryDirError`` (an ``OSError``) when the dir is missing; a bad file never raises.
     Reads only; writes nothing to the memory dir (fixes are plans: ``fix_plan``).
     """
-    return _run_doctor(memory_dir, now, instruction_texts, near_duplicate_threshold, cache)
+    return _run_doctor(memory_dir, now, instruction_texts, near_duplicate_threshold, cache, fmt, warning_style)
 
 
-def _run_doctor(memory_dir: Path, now: datetime, instruction_texts: Sequence[str], near_duplicate_threshold: float, cache: CatalogDB | None) -> DoctorReport:
-    catalog = load_catalog(memory_dir, now, cache=cache)
+def _run_doctor(
+    memory_dir: Path, now: datetime, instruction_texts: Sequence[str], near_duplicate_threshold: float, cache: CatalogDB | None, fmt: MemoryFormat, warning_style: IndexWarning
+) -> DoctorReport:
+    catalog = load_catalog(memory_dir, now, cache=cache, fmt=fmt, warning_style=warning_style)
     memories = [e.memory for e in catalog.entries]
     findings: list[Finding] = _stray(memory_dir, catalog.diagnostics)
     db = cache if cache is not None and cache.enabled else None

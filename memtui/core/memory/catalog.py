@@ -14,9 +14,10 @@ from typing import Any
 from memtui.core.memory.age import AgeBand, age_band, age_days_at, age_label, stale_caveat
 from memtui.core.base.diagnostics import Diagnostic
 from memtui.core.memory.index import IndexReport, read_index
-from memtui.core.base.gcpause import gc_paused
-from memtui.core.memory.memories import TEAM_DIR, Memory, MemoryScan, MemoryType, scan_memories
+from memtui.core.memory.memories import SEED_FORMAT, TEAM_DIR, Memory, MemoryType, scan_memories
 from memtui.core.memory.catalogdb import CatalogDB
+from memtui.core.memory.index import SEED_WARNING
+from memtui.core.places.behaviour import IndexWarning, MemoryFormat
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,8 +65,20 @@ class Catalog:
         return self.total < 0 or self.total == len(self.entries)
 
 
-def load_catalog(memory_dir: Path, now: datetime, *, newest: int | None = None, cache: CatalogDB | None = None) -> Catalog:
+def load_catalog(
+    memory_dir: Path,
+    now: datetime,
+    *,
+    newest: int | None = None,
+    cache: CatalogDB | None = None,
+    fmt: MemoryFormat = SEED_FORMAT,
+    warning_style: IndexWarning = SEED_WARNING,
+) -> Catalog:
     """Scan ``memory_dir`` and audit its indexes at time ``now``.
+
+    ``fmt`` / ``warning_style``: how the agent reads a memory and words the index warning
+    (``Behaviour.memory_format``, ``Behaviour.instructions.index_warning``); ``cache`` must be the
+    cache of that format.
 
     ``cache``: the memory dir's ``CatalogDB`` (files unchanged since a previous scan are not
     parsed again); ``None`` parses every file.
@@ -75,19 +88,18 @@ def load_catalog(memory_dir: Path, now: datetime, *, newest: int | None = None, 
     checked). Raises ``MemoryDirError``
     (an ``OSError``) when the dir is missing; never for a bad file.
     """
-    scan = scan_memories(memory_dir, newest=newest, cache=cache)
+    scan = scan_memories(memory_dir, newest=newest, cache=cache, fmt=fmt)
     main_rel = [m.relpath for m in scan.memories if not m.team]
     team_rel = [m.relpath for m in scan.memories if m.team]
     links = scan.complete  # a quick first batch skips the dangling-link checks
     read = frozenset(m.relpath for m in scan.memories if m.sha256)  # regular files, just read
-    index = read_index(memory_dir, main_rel, check_links=links, known_files=read)
+    index = read_index(memory_dir, main_rel, check_links=links, known_files=read, warning_style=warning_style)
     team_dir = memory_dir / TEAM_DIR
-    team_index = read_index(memory_dir, team_rel, index_dir_rel=TEAM_DIR, check_links=links, known_files=read) if team_dir.is_dir() else None
-    with gc_paused():
-        return _entries(memory_dir, now, scan, index, team_index)
-
-
-def _entries(memory_dir: Path, now: datetime, scan: MemoryScan, index: IndexReport, team_index: IndexReport | None) -> Catalog:
+    team_index = (
+        read_index(memory_dir, team_rel, index_dir_rel=TEAM_DIR, check_links=links, known_files=read, warning_style=warning_style)
+        if team_dir.is_dir()
+        else None
+    )
     indexed = set(index.indexed) | (set(team_index.indexed) if team_index else set())
     entries: list[MemoryEntry] = []
     now_ts = now.timestamp()

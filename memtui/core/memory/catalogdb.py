@@ -42,9 +42,12 @@ import time
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
+
+if TYPE_CHECKING:
+    from memtui.core.places.behaviour import MemoryFormat
 
 # A file modified this recently when it was read is parsed again next time (git's "racy" rule).
 RACY_SECONDS = 2
@@ -190,18 +193,21 @@ class CatalogDB:
             self._open()
 
     @classmethod
-    def for_memory_dir(cls, state_dir: Path | None, memory_dir: Path) -> CatalogDB:
-        """The database of ``memory_dir`` in ``state_dir`` (memtui's state dir). Disabled when
-        ``state_dir`` is ``None`` or lies inside the memory dir. Never raises."""
+    def for_memory_dir(cls, state_dir: Path | None, memory_dir: Path, *, fmt: MemoryFormat | None = None) -> CatalogDB:
+        """The database of ``memory_dir`` in ``state_dir`` (memtui's state dir); ``fmt``: the
+        memory format the scans read with (each format has its own database: what a parse finds
+        depends on it). Disabled when ``state_dir`` is ``None`` or lies inside the memory dir.
+        Never raises."""
         if state_dir is None:
             return cls(None, memory_dir)
+        name = DB_NAME if fmt is None or fmt.key == "seed" else DB_NAME.replace(".sqlite3", f".{fmt.key}.sqlite3")
         from memtui.core.places.statedir import memdir_state
 
         try:
             folder = memdir_state(state_dir, memory_dir)
         except OSError:  # StateDirInsideMemoryDirError, or a path that cannot be resolved
             return cls(None, memory_dir)
-        return cls(folder / DB_NAME, memory_dir)
+        return cls(folder / name, memory_dir)
 
     # ----- the file -------------------------------------------------------------------------
 

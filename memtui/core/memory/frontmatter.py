@@ -49,6 +49,7 @@ class Frontmatter:
     - ``leading``: ``"bom"`` or ``"blank"`` when a fenced block follows a BOM or blank lines
       (so the reference sees no frontmatter), else ``None``.
     - ``unclosed``: the text starts with ``---`` but no closing fence follows.
+    - ``bom_stripped``: a BOM before ``---`` was dropped (``strip_bom``) and the block read.
     """
 
     present: bool
@@ -61,6 +62,7 @@ class Frontmatter:
     not_mapping: bool = False
     leading: str | None = None
     unclosed: bool = False
+    bom_stripped: bool = False
 
 
 def quote_problematic_values(yaml_text: str) -> str:
@@ -102,11 +104,19 @@ def _load(yaml_text: str) -> Any:
         raise _Invalid(f"{type(exc).__name__}: {exc}"[:300]) from exc
 
 
-def parse_frontmatter(text: str) -> Frontmatter:
+def parse_frontmatter(text: str, *, strip_bom: bool = False) -> Frontmatter:
     """Read ``text``'s frontmatter the way the reference does. Never raises.
 
     ``text`` is the decoded file content, BOM and CRLF kept as they are on disk.
+    ``strip_bom``: a leading BOM is dropped before the block is matched (Claude Code's
+    ``MemoryFormat.strip_bom``); ``body`` then starts after the block in the text without it,
+    and ``body_line`` still counts the file's lines.
     """
+    if strip_bom and text.startswith(BOM):
+        fm = parse_frontmatter(text[1:])
+        if fm.present:
+            fm.bom_stripped = True
+            return fm
     m = FRONTMATTER_RE.match(text)
     if not m:
         fm = Frontmatter(present=False, body=text)

@@ -16,11 +16,14 @@ from typing import Any
 from memtui.core.memory.frontmatter import parse_frontmatter
 from memtui.core.memory.memories import (
     HEADER_LINES,
+    SEED_FORMAT,
     MemoryType,
     StrPath,
     iter_memory_files,
+    memory_type_of,
     parse_memory_type,
 )
+from memtui.core.places.behaviour import MemoryFormat
 from memtui.core.base.safe_read import read_head_regular
 from memtui.core.memory.catalogdb import CatalogDB, stat_key
 
@@ -66,22 +69,26 @@ def read_head(path: StrPath, max_lines: int = HEADER_LINES) -> tuple[str, float]
     return "\n".join(lines[:max_lines]), mtime
 
 
-def _header(path: StrPath, relpath: str, mtime: float, data: dict[str, Any]) -> MemoryHeader:
+def _header(path: StrPath, relpath: str, mtime: float, data: dict[str, Any], fmt: MemoryFormat = SEED_FORMAT) -> MemoryHeader:
     desc = data.get("description")
-    description = None if desc is None or isinstance(desc, (list, dict)) or desc == "" else str(desc)
-    return MemoryHeader(path, relpath, mtime, description, parse_memory_type(data.get("type")))
+    if fmt.strings_only:
+        description = desc if isinstance(desc, str) and desc else None
+    else:
+        description = None if desc is None or isinstance(desc, (list, dict)) or desc == "" else str(desc)
+    return MemoryHeader(path, relpath, mtime, description, memory_type_of(data, fmt))
 
 
-def read_header(path: StrPath, relpath: str) -> MemoryHeader | None:
-    """The header of one file, or ``None`` when it cannot be read."""
+def read_header(path: StrPath, relpath: str, fmt: MemoryFormat = SEED_FORMAT) -> MemoryHeader | None:
+    """The header of one file as the agent of memory format ``fmt`` reads it, or ``None``
+    when it cannot be read."""
     try:
         head, mtime = read_head(path)
     except OSError:
         return None
-    return _header(path, relpath, mtime, parse_frontmatter(head).data)
+    return _header(path, relpath, mtime, parse_frontmatter(head, strip_bom=fmt.strip_bom).data, fmt)
 
 
-def _cached_header(path: StrPath, relpath: str, cache: CatalogDB) -> MemoryHeader | None:
+def _cached_header(path: StrPath, relpath: str, cache: CatalogDB, fmt: MemoryFormat = SEED_FORMAT) -> MemoryHeader | None:
     """The header of one file from ``cache`` when its ``stat`` matches a row (stored by a full
     parse, or by an earlier header scan), else read now and stored as a header-only row."""
     value, st = cache.lookup_file(path, relpath, header=True)
@@ -93,23 +100,26 @@ def _cached_header(path: StrPath, relpath: str, cache: CatalogDB) -> MemoryHeade
                 return MemoryHeader(path, relpath, st.st_mtime, description, parse_memory_type(mem_type))
         except (TypeError, ValueError):
             pass  # a garbled row: read the file
-    header = read_header(path, relpath)
+    header = read_header(path, relpath, fmt)
     if header is not None and st is not None and header.mtime == st.st_mtime:
         cache.store(relpath, stat_key(st), None, [header.mtime, header.description, header.type])
     return header
 
 
-def scan_headers(memory_dir: Path, *, cache: CatalogDB | None = None) -> list[MemoryHeader]:
+def scan_headers(memory_dir: Path, *, cache: CatalogDB | None = None, fmt: MemoryFormat = SEED_FORMAT) -> list[MemoryHeader]:
     """Headers of every memory below ``memory_dir``, newest first. A missing dir gives ``[]``.
 
-    ``cache``: the memory dir's ``CatalogDB`` (``CatalogDB.for_memory_dir(state, memory_dir)``);
-    files whose ``stat`` is unchanged since an earlier scan are not read again. Saved after
-    the scan.
+    ``fmt``: the agent's memory format (where it reads the type); ``cache`` must be that
+    format's database.
+
+    ``cache``: the memory dir's ``CatalogDB`` (``CatalogDB.for_memory_dir(state, memory_dir,
+    fmt=fmt)``); files whose ``stat`` is unchanged since an earlier scan are not read again.
+    Saved after the scan.
     """
     if cache is None:
-        headers = [h for path, rel in iter_memory_files(memory_dir) if (h := read_header(path, rel)) is not None]
+        headers = [h for path, rel in iter_memory_files(memory_dir) if (h := read_header(path, rel, fmt)) is not None]
     else:
-        headers = [h for path, rel in iter_memory_files(memory_dir) if (h := _cached_header(path, rel, cache)) is not None]
+        headers = [h for path, rel in iter_memory_files(memory_dir) if (h := _cached_header(path, rel, cache, fmt)) is not None]
         cache.save(complete=True)
     headers.sort(key=lambda h: -h.mtime)
     return headers

@@ -20,7 +20,8 @@ from urllib.parse import unquote, urlsplit
 from markdown_it import MarkdownIt
 
 from memtui.core.base.safe_read import read_regular
-from memtui.core.base.units import JS_WHITESPACE, js_trim, utf16_len, utf16_to_index
+from memtui.core.base.units import JS_WHITESPACE, js_trim, utf16_len, utf16_prefix, utf16_to_index
+from memtui.core.places.behaviour import IndexWarning
 
 INDEX_NAME = "MEMORY.md"
 MAX_INDEX_LINES = 200
@@ -62,8 +63,50 @@ class IndexTruncation:
     kept: str
 
 
-def truncate_index(raw: str) -> IndexTruncation:
-    """Apply the reference's index truncation to ``raw`` (the decoded file text)."""
+# The seed design's warning: it says only that part of the index was loaded.
+SEED_WARNING = IndexWarning(names_cut=False)
+_JS_SPACE = re.compile("[" + JS_WHITESPACE + "]")
+
+
+def quote_cut(text: str, units: int = 80) -> str:
+    """A line quoted in the warning, at most ``units`` UTF-16 units: kept whole when it fits,
+    else cut to ``units - 1`` units at the last space (when that keeps over half of it) and
+    ended with ``…`` (Claude Code's ``truncateAtWord``)."""
+    if utf16_len(text) <= units:
+        return text
+    head = utf16_prefix(text, units - 1)
+    last = -1
+    for m in _JS_SPACE.finditer(head):
+        last = m.start()
+    word = "" if last == -1 else js_trim_end(head[:last])
+    return f"{word if utf16_len(word) > units / 2 else js_trim_end(head)}…"
+
+
+def js_trim_end(text: str) -> str:
+    """``text.trimEnd()`` as JavaScript computes it."""
+    return text.rstrip(JS_WHITESPACE)
+
+
+def _cut_clause(trimmed: str, kept: str, line_count: int, quote_units: int) -> str:
+    """What was cut, as Claude Code says it: ``N of M lines were cut off, starting at line K
+    ("<first cut line>")``, or — when the first line alone was cut inside — ``everything
+    after the first N characters of line 1 was cut off``."""
+    after = trimmed[len(kept) : len(kept) + 1]
+    if after != "\n":
+        return f"everything after the first {utf16_len(kept)} characters of line 1 was cut off"
+    kept_lines = kept.count("\n") + 1
+    start = len(kept) + 1
+    end = trimmed.find("\n", start)
+    first_cut = js_trim(trimmed[start : end if end >= 0 else None])
+    quote = f' ("{quote_cut(first_cut, quote_units)}")' if first_cut else ""
+    return f"{line_count - kept_lines} of {line_count} lines were cut off, starting at line {kept_lines + 1}{quote}"
+
+
+def truncate_index(raw: str, warning_style: IndexWarning = SEED_WARNING) -> IndexTruncation:
+    """Apply the reference's index truncation to ``raw`` (the decoded file text).
+
+    ``warning_style``: how the release words the warning (``Behaviour.instructions.index_warning``):
+    the seed says only that part was loaded; Claude Code also names the cut."""
     trimmed = js_trim(raw)
     lines = trimmed.split("\n")
     line_count = len(lines)
@@ -84,7 +127,10 @@ def truncate_index(raw: str) -> IndexTruncation:
         reason = f"{line_count} lines (limit: {MAX_INDEX_LINES})"
     else:
         reason = f"{line_count} lines and {format_file_size(units)}"
-    warning = f"> WARNING: {INDEX_NAME} is {reason}. Only part of it was loaded. {INDEX_ADVICE}"
+    loaded = "Only part of it was loaded"
+    if warning_style.names_cut:
+        loaded += ": " + _cut_clause(trimmed, kept, line_count, warning_style.quote_units)
+    warning = f"> WARNING: {INDEX_NAME} is {reason}. {loaded}. {INDEX_ADVICE}"
     truncated_by: list[Literal["lines", "size"]] = []
     if by_lines:
         truncated_by.append("lines")
@@ -225,14 +271,15 @@ def read_index(
     index_dir_rel: str = "",
     check_links: bool = True,
     known_files: AbstractSet[str] = frozenset(),
+    warning_style: IndexWarning = SEED_WARNING,
 ) -> IndexReport:
     """Audit ``<memory_dir>/<index_dir_rel>/MEMORY.md`` against the memories found.
 
     ``memory_relpaths``: POSIX relpaths (to ``memory_dir``) of the memories this index is
     meant to cover. ``check_links=False`` skips the one ``stat`` per link that finds dangling
     links (``dangling`` is then empty); ``known_files``: relpaths the caller has just read as
-    regular files (a scan's memories), whose links need no ``stat``. Never raises: an
-    unreadable index is reported in ``error``.
+    regular files (a scan's memories), whose links need no ``stat``; ``warning_style``: the
+    release's index warning. Never raises: an unreadable index is reported in ``error``.
     """
     index_path = memory_dir / index_dir_rel / INDEX_NAME if index_dir_rel else memory_dir / INDEX_NAME
     try:
@@ -241,7 +288,7 @@ def read_index(
         return IndexReport(index_path, False, None, unindexed=tuple(memory_relpaths))
     except OSError as exc:
         return IndexReport(index_path, True, None, unindexed=tuple(memory_relpaths), error=exc.strerror or str(exc))
-    trunc = truncate_index(raw)
+    trunc = truncate_index(raw, warning_style)
     entries = parse_entries(raw, index_dir_rel)
     dropped = split_dropped(raw, trunc, entries)
     dangling: dict[str, None] = {}  # ordered, each target once

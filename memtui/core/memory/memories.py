@@ -4,8 +4,11 @@ One memory per ``*.md`` file anywhere below the memory dir, except files named `
 (indexes). Parsing never fails a scan: each problem becomes one ``Diagnostic`` with a stable
 ``code`` (see ``DIAGNOSTIC_CODES``) and the file is still listed.
 
-Type matching is exact and case-sensitive, as in the reference (``parseMemoryType``):
-``metadata.type`` and ``Feedback`` are *declared* types the agent does not recognise.
+Type matching is exact and case-sensitive, as in the reference (``parseMemoryType``). Where
+the type is read depends on the agent's memory format (``memtui.core.places.release``): the
+seed design reads a top-level ``type`` only (``metadata.type`` is a *declared* type it does not
+recognise), Claude Code reads ``metadata.type`` first, then ``type``; ``Feedback`` is never a
+type.
 """
 
 from __future__ import annotations
@@ -24,6 +27,11 @@ from memtui.core.memory.index import INDEX_NAME
 from memtui.core.memory.lint import find_relative_dates, missing_sections, mtime_datetime
 from memtui.core.base.safe_read import read_regular
 from memtui.core.memory.catalogdb import CatalogDB, jsonable, stat_key
+from memtui.core.places.behaviour import MemoryFormat
+from memtui.core.places.releases.seed import SEED
+
+# The seed design's reading of a memory: a top-level `type` only, scalars read as text.
+SEED_FORMAT: MemoryFormat = SEED.memory_format
 
 StrPath = str | os.PathLike[str]
 MemoryType = Literal["user", "feedback", "project", "reference"]
@@ -68,8 +76,15 @@ DIAGNOSTIC_CODES: dict[str, tuple[Severity, str]] = {
 }
 
 
+# Codes only a memory format that reads more than the seed's produces (Claude Code's).
+FORMAT_CODES: dict[str, tuple[Severity, str]] = {
+    "frontmatter-bom-stripped": ("info", "a BOM precedes `---`: this agent drops it and reads the frontmatter"),
+    "type-shadowed": ("warning", "`type` given twice (top level and `metadata.type`): the agent reads only one of them"),
+}
+
+
 def _diag(code: str, message: str | None = None, path: StrPath | None = None, line: int | None = None) -> Diagnostic:
-    severity, meaning = DIAGNOSTIC_CODES[code]
+    severity, meaning = DIAGNOSTIC_CODES[code] if code in DIAGNOSTIC_CODES else FORMAT_CODES[code]
     return Diagnostic(code, severity, message or meaning, str(path) if path else None, line)
 
 
@@ -118,7 +133,7 @@ class Memory:
 
     @property
     def text(self) -> str:
-        """The whole decoded file (read now if this record came from the catalog database)."""
+        """The whole decoded file (read now if this record came from the scan cache)."""
         text = self.loaded_text
         if text is None:
             try:
@@ -164,7 +179,9 @@ def parse_memory_type(raw: object) -> MemoryType | None:
     return None
 
 
-def _scalar_text(value: object) -> str | None:
+def _scalar_text(value: object, fmt: MemoryFormat = SEED_FORMAT) -> str | None:
+    if fmt.strings_only:
+        return value if isinstance(value, str) and value else None
     if value is None or isinstance(value, (list, dict)):
         return None
     if isinstance(value, bool):
@@ -172,10 +189,42 @@ def _scalar_text(value: object) -> str | None:
     return str(value)
 
 
-def declared_type_of(data: dict[str, Any]) -> str | None:
-    """What the file declares as its type: top-level ``type``, else ``metadata.type``; a
-    non-scalar value (a list, a mapping) is shown as its kind, never expanded."""
-    value = data.get("type")
+def _lookup(data: dict[str, Any], key: tuple[str, ...]) -> tuple[bool, object]:
+    """``(present, value)`` of a key path: a top-level key is present when not null; a nested
+    one when its parent is a mapping holding the key (a null there still counts)."""
+    if len(key) == 1:
+        value = data.get(key[0])
+        return value is not None, value
+    node: object = data
+    for part in key[:-1]:
+        node = node.get(part) if isinstance(node, dict) else None
+    if isinstance(node, dict) and key[-1] in node:
+        return True, node[key[-1]]
+    return False, None
+
+
+def type_value(data: dict[str, Any], fmt: MemoryFormat = SEED_FORMAT) -> tuple[object, tuple[str, ...] | None]:
+    """The value the agent takes as the type, and the key path it came from: the first of the
+    format's ``type_keys`` that is present (``(None, None)`` when none is)."""
+    for key in fmt.type_keys:
+        present, value = _lookup(data, key)
+        if present:
+            return value, key
+    return None, None
+
+
+def memory_type_of(data: dict[str, Any], fmt: MemoryFormat = SEED_FORMAT) -> MemoryType | None:
+    """The type the agent recognises in a frontmatter mapping, per ``fmt``."""
+    return parse_memory_type(type_value(data, fmt)[0])
+
+
+def declared_type_of(data: dict[str, Any], fmt: MemoryFormat = SEED_FORMAT) -> str | None:
+    """What the file declares as its type: where the agent reads it (``fmt``), else wherever
+    the file puts one (top-level ``type``, else ``metadata.type``); a non-scalar value (a list,
+    a mapping) is shown as its kind, never expanded."""
+    value, _key = type_value(data, fmt)
+    if value is None:
+        value = data.get("type")
     if value is None:
         meta = data.get("metadata")
         value = meta.get("type") if isinstance(meta, dict) else None
@@ -188,6 +237,8 @@ def declared_type_of(data: dict[str, Any]) -> str | None:
 
 def _frontmatter_diagnostics(fm: Frontmatter, text: str, path: StrPath) -> list[Diagnostic]:
     diags: list[Diagnostic] = []
+    if fm.bom_stripped:
+        diags.append(_diag("frontmatter-bom-stripped", path=path, line=1))
     if not fm.present:
         if fm.leading == "bom":
             diags.append(_diag("frontmatter-after-bom", path=path, line=1))
@@ -226,13 +277,29 @@ def _field_line(fm: Frontmatter, key: str) -> int | None:
     return None
 
 
-def _type_diagnostics(fm: Frontmatter, declared: str | None, mem_type: MemoryType | None, path: StrPath) -> list[Diagnostic]:
-    if mem_type is not None or not fm.present or fm.error is not None or fm.not_mapping:
+def _type_diagnostics(
+    fm: Frontmatter, declared: str | None, mem_type: MemoryType | None, path: StrPath, fmt: MemoryFormat = SEED_FORMAT
+) -> list[Diagnostic]:
+    if not fm.present or fm.error is not None or fm.not_mapping:
         return []
     data = fm.data
+    _value, source = type_value(data, fmt)
+    if mem_type is not None:
+        top, nested = data.get("type"), _lookup(data, ("metadata", "type"))
+        if source is not None and len(fmt.type_keys) > 1 and top is not None and nested[0] and top != nested[1]:
+            where = ".".join(source)
+            return [
+                _diag(
+                    "type-shadowed",
+                    f"`type: {top}` at the top level and `metadata.type: {nested[1]}`: the agent reads `{where}` ({mem_type})",
+                    path,
+                    _field_line(fm, "type"),
+                )
+            ]
+        return []
     if declared is None:
         return [_diag("type-missing", path=path)]
-    if "type" not in data or data["type"] is None:
+    if source is None:
         return [
             _diag(
                 "type-nested",
@@ -241,13 +308,14 @@ def _type_diagnostics(fm: Frontmatter, declared: str | None, mem_type: MemoryTyp
                 _field_line(fm, "metadata"),
             )
         ]
+    field_key = source[0] if source is not None else "type"
     if declared.lower() in MEMORY_TYPES:
         return [
             _diag(
                 "type-case",
                 f"`type: {declared}` is not recognised: types are case-sensitive (fix: `{declared.lower()}`)",
                 path,
-                _field_line(fm, "type"),
+                _field_line(fm, field_key),
             )
         ]
     return [
@@ -255,7 +323,7 @@ def _type_diagnostics(fm: Frontmatter, declared: str | None, mem_type: MemoryTyp
             "type-unknown",
             f"`type: {declared}` is not one of user, feedback, project, reference; the agent ignores it",
             path,
-            _field_line(fm, "type"),
+            _field_line(fm, field_key),
         )
     ]
 
@@ -282,8 +350,10 @@ def _body_diagnostics(fm: Frontmatter, mem_type: MemoryType | None, declared: st
     return diags
 
 
-def parse_memory_bytes(path: StrPath, relpath: str, data: bytes, mtime: float) -> Memory:
-    """Parse one memory file's bytes. Never raises."""
+def parse_memory_bytes(path: StrPath, relpath: str, data: bytes, mtime: float, fmt: MemoryFormat = SEED_FORMAT) -> Memory:
+    """Parse one memory file's bytes as the agent of memory format ``fmt`` reads them (where
+    the type is, whether a BOM hides the frontmatter, how ``name``/``description`` are read).
+    Never raises."""
     diags: list[Diagnostic] = []
     try:
         text = data.decode("utf-8")
@@ -293,14 +363,14 @@ def parse_memory_bytes(path: StrPath, relpath: str, data: bytes, mtime: float) -
         diags.append(_diag("not-utf8", f"bytes that are not UTF-8 (first at byte {exc.start}); the agent reads them as U+FFFD", path, line))
     if not text.strip():
         diags.append(_diag("empty", path=path))
-    fm = parse_frontmatter(text)
+    fm = parse_frontmatter(text, strip_bom=fmt.strip_bom)
     diags.extend(_frontmatter_diagnostics(fm, text, path))
     meta = fm.data
-    declared = declared_type_of(meta)
-    mem_type = parse_memory_type(meta.get("type"))
-    diags.extend(_type_diagnostics(fm, declared, mem_type, path))
-    name = _scalar_text(meta.get("name"))
-    description = _scalar_text(meta.get("description"))
+    declared = declared_type_of(meta, fmt)
+    mem_type = memory_type_of(meta, fmt)
+    diags.extend(_type_diagnostics(fm, declared, mem_type, path, fmt))
+    name = _scalar_text(meta.get("name"), fmt)
+    description = _scalar_text(meta.get("description"), fmt)
     if fm.present and fm.error is None and not fm.not_mapping:
         if description is None or not description.strip():
             diags.append(_diag("description-missing", path=path))
@@ -355,7 +425,7 @@ def unreadable_memory(path: StrPath, relpath: str, error: OSError) -> Memory:
 
 
 def _to_cache(mem: Memory) -> list[Any] | None:
-    """The catalog record of a parsed memory (``None`` when its frontmatter would not survive
+    """The scan-cache value of a parsed memory (``None`` when its frontmatter would not survive
     JSON). Layout: ``["m", mtime, size, sha256, frontmatter, body_start, body_line, diagnostics,
     header_visible]`` (name, description and types are derived from the frontmatter again, as
     the parse derives them); ``header_visible``: the
@@ -376,7 +446,7 @@ def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _from_cache(path: str, relpath: str, value: list[Any]) -> Memory | None:
+def _from_cache(path: str, relpath: str, value: list[Any], fmt: MemoryFormat = SEED_FORMAT) -> Memory | None:
     """The memory a ``_to_cache`` value describes (its text read on first use), or ``None``
     for a value of another shape (a header-only entry, a foreign file)."""
     try:
@@ -398,10 +468,10 @@ def _from_cache(path: str, relpath: str, value: list[Any]) -> Memory | None:
         mtime=mtime,
         size=size,
         sha256=sha,
-        name=_scalar_text(meta.get("name")),
-        description=_scalar_text(meta.get("description")),
-        type=parse_memory_type(meta.get("type")),
-        declared_type=declared_type_of(meta),
+        name=_scalar_text(meta.get("name"), fmt),
+        description=_scalar_text(meta.get("description"), fmt),
+        type=memory_type_of(meta, fmt),
+        declared_type=declared_type_of(meta, fmt),
         frontmatter=meta,
         body_start=body_start,
         body_line=body_line,
@@ -410,43 +480,47 @@ def _from_cache(path: str, relpath: str, value: list[Any]) -> Memory | None:
     )
 
 
-def header_of_record(mem: Memory, value: list[Any]) -> list[Any] | None:
+def header_of_record(mem: Memory, value: list[Any], fmt: MemoryFormat = SEED_FORMAT) -> list[Any] | None:
     """The header (``[mtime, description, type]``: what the header scan and recall read in the
-    first 30 lines) a parse record implies, or ``None`` when it cannot tell (a file over the
-    header scan's 1 MiB read cap)."""
+    first 30 lines, as the agent of format ``fmt`` reads them) a parse record implies, or
+    ``None`` when it cannot tell (a file over the header scan's 1 MiB read cap)."""
     header_visible = value[8]
     if header_visible is None:
         return None
-    meta = mem.frontmatter if header_visible else {}
-    desc = meta.get("description")
-    description = None if desc is None or isinstance(desc, (list, dict)) or desc == "" else str(desc)
-    return [mem.mtime, description, parse_memory_type(meta.get("type"))]
+    data = mem.frontmatter if header_visible else {}
+    desc = data.get("description")
+    if fmt.strings_only:
+        description = desc if isinstance(desc, str) and desc else None
+    else:
+        description = None if desc is None or isinstance(desc, (list, dict)) or desc == "" else str(desc)
+    return [mem.mtime, description, memory_type_of(data, fmt)]
 
 
-def _read_memory(path: StrPath, relpath: str, cache: CatalogDB | None) -> Memory:
+def _read_memory(path: StrPath, relpath: str, cache: CatalogDB | None, fmt: MemoryFormat = SEED_FORMAT) -> Memory:
     """``read_memory`` with a known relpath, answered from ``cache`` when the file's ``stat``
-    matches a row (and stored there after a parse)."""
+    matches an entry (and stored there after a parse)."""
     if cache is not None:
         value, st = cache.lookup_file(path, relpath)
-        mem = _from_cache(os.fspath(path), relpath, value) if value is not None and st is not None else None
-        if mem is not None and st is not None and mem.mtime == st.st_mtime and mem.size == st.st_size:  # the row's own
+        mem = _from_cache(os.fspath(path), relpath, value, fmt) if value is not None and st is not None else None
+        if mem is not None and st is not None and mem.mtime == st.st_mtime and mem.size == st.st_size:  # the entry's own
             return mem
     try:
         data, st = read_regular(path, MAX_MEMORY_BYTES)
     except OSError as exc:
         return unreadable_memory(path, relpath, exc)
-    mem = parse_memory_bytes(path, relpath, data, st.st_mtime)
-    if cache is not None and (value := _to_cache(mem)) is not None and cache.store(relpath, stat_key(st), value, header_of_record(mem, value)):
+    mem = parse_memory_bytes(path, relpath, data, st.st_mtime) if fmt is SEED_FORMAT else parse_memory_bytes(path, relpath, data, st.st_mtime, fmt)
+    if cache is not None and (value := _to_cache(mem)) is not None and cache.store(relpath, stat_key(st), value, header_of_record(mem, value, fmt)):
         # as a row read back from the database: the text is read when asked for (a scan of
         # 100,000 files keeps none of them)
         return replace(mem, loaded_text=None)
     return mem
 
 
-def read_memory(path: Path, memory_dir: Path) -> Memory:
-    """Read and parse the memory at ``path`` (below ``memory_dir``). Never raises: a FIFO, a
-    device, a file over ``MAX_MEMORY_BYTES`` or an unreadable file is listed with a diagnostic."""
-    return _read_memory(path, Path(os.path.relpath(path, memory_dir)).as_posix(), None)
+def read_memory(path: Path, memory_dir: Path, fmt: MemoryFormat = SEED_FORMAT) -> Memory:
+    """Read and parse the memory at ``path`` (below ``memory_dir``) in memory format ``fmt``.
+    Never raises: a FIFO, a device, a file over ``MAX_MEMORY_BYTES`` or an unreadable file is
+    listed with a diagnostic."""
+    return _read_memory(path, Path(os.path.relpath(path, memory_dir)).as_posix(), None, fmt)
 
 
 def iter_memory_files(memory_dir: Path) -> Iterator[tuple[str, str]]:
@@ -514,11 +588,16 @@ def _stat_mtime(path: str) -> float:
         return 0.0
 
 
-def scan_memories(memory_dir: Path, *, newest: int | None = None, cache: CatalogDB | None = None) -> MemoryScan:
+def scan_memories(
+    memory_dir: Path, *, newest: int | None = None, cache: CatalogDB | None = None, fmt: MemoryFormat = SEED_FORMAT
+) -> MemoryScan:
     """Read and parse every memory below ``memory_dir``; newest mtime first (ties by relpath).
 
-    ``cache``: the memory dir's ``CatalogDB`` (``memtui.core.memory.catalogdb``) that answers for
-    files whose ``stat`` is unchanged since a previous scan (their text is then read on first use) and is saved
+    ``fmt``: the memory format of the agent (``Behaviour.memory_format``); ``cache`` must be the
+    database of that format (``CatalogDB.for_memory_dir(..., fmt=fmt)``).
+
+    ``cache``: the memory dir's ``CatalogDB`` (``memtui.core.memory.catalogdb``) that answers for files whose ``stat``
+    is unchanged since a previous scan (their text is then read on first use) and is saved
     after a full scan (not after a ``newest`` batch); ``None`` reads and parses every file.
 
     ``newest``: read only the ``newest`` most recently modified files (by ``stat``) — a quick
@@ -535,7 +614,7 @@ def scan_memories(memory_dir: Path, *, newest: int | None = None, cache: Catalog
         stamped = sorted(((_stat_mtime(path), rel, path) for path, rel in paths), key=lambda t: (-t[0], t[1]))
         paths = [(path, rel) for _, rel, path in stamped[:newest]]
     with gc_paused():
-        memories = [_read_memory(path, rel, cache) for path, rel in paths]
+        memories = [_read_memory(path, rel, cache, fmt) for path, rel in paths]
     memories.sort(key=lambda m: (-m.mtime, m.relpath))
     if cache is not None and len(paths) == total:  # a quick first batch leaves it to the full scan
         cache.save(complete=True)

@@ -12,6 +12,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from memtui.core.places.behaviour import Behaviour
+from memtui.core.places.releases.claude_code import CLAUDE_CODE
+from memtui.core.places.releases.seed import SEED
+
 
 class UnknownFlavorError(ValueError):
     """A flavor name other than ``agent`` or ``claude`` was asked for."""
@@ -19,7 +23,9 @@ class UnknownFlavorError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Flavor:
-    """The file and variable names of one flavor (SPEC §1 table)."""
+    """The file and variable names of one flavor (SPEC §1 table), and how the agent it models
+    behaves with its memory (``behaviour``, ``memtui.core.places.behaviour``): every difference
+    between flavors in loading, reading and recalling memory is a field there, read as data."""
 
     name: str
     instruction_file: str  # AGENT.md
@@ -32,6 +38,7 @@ class Flavor:
     disable_auto_memory_env: str  # AGENT_DISABLE_AUTO_MEMORY
     excludes_key: str  # agentMdExcludes
     external_import_flag: str | None  # claude: key in ~/.claude.json
+    behaviour: Behaviour  # what the modelled agent does with the files (data)
     # The CLI release whose background work (dream, extraction) this flavor follows: a folder
     # of memtui/core/places/release_data (None: the seed design's own rules).
     release: str | None = None
@@ -83,6 +90,7 @@ AGENT = Flavor(
     disable_auto_memory_env="AGENT_DISABLE_AUTO_MEMORY",
     excludes_key="agentMdExcludes",
     external_import_flag=None,
+    behaviour=SEED,
 )
 
 CLAUDE = Flavor(
@@ -101,6 +109,7 @@ CLAUDE = Flavor(
     disable_auto_memory_env="CLAUDE_CODE_DISABLE_AUTO_MEMORY",
     excludes_key="claudeMdExcludes",
     external_import_flag="hasClaudeMdExternalIncludesApproved",
+    behaviour=CLAUDE_CODE,
     release="claude-2.1.328",
 )
 

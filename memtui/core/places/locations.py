@@ -27,13 +27,16 @@ from typing import Literal
 import platformdirs
 
 from memtui.core.base.diagnostics import Diagnostic
+from memtui.core.places.agentconfig import Trust, workspace_trust
+from memtui.core.places.claude_json import GlobalConfig, read_global_config
 from memtui.core.places.flavor import Flavor, home_dir
 from memtui.core.places.gitroot import resolve_git_roots
 from memtui.core.places.settings import SettingsLayers, load_settings
 from memtui.core.places.slug import slugify
 
-MemoryDirSource = Literal["env", "policy", "user", "local", "default", "option"]
-# SPEC §2: the settings layers allowed to move the memory dir, in order. Never "project".
+MemoryDirSource = Literal["env", "policy", "flag", "user", "project", "local", "default", "option"]
+# SPEC §2: the settings layers allowed to move the memory dir, in order (the seed design's;
+# a release gives its own: ``Behaviour.memory_dir_sources``). Never "project" there.
 MEMORY_DIR_SETTING_SOURCES: tuple[Literal["policy", "user", "local"], ...] = ("policy", "user", "local")
 _TRUTHY = {"1", "true", "yes", "on"}
 _FALSY = {"0", "false", "no", "off"}
@@ -46,6 +49,13 @@ class Locations:
     Paths are absolute. ``memory_dir_source`` says which rule chose ``memory_dir``;
     ``auto_memory_source`` which rule decided ``auto_memory_enabled``
     (``"env"``, a settings layer, or ``"default"``).
+
+    When the release lets a settings layer move the memory dir only in a trusted workspace,
+    ``memory_dir`` is the trusted outcome (a ``-p``/SDK run, or an interactive session whose
+    workspace trust was accepted) and ``memory_dir_untrusted`` / ``memory_dir_untrusted_source``
+    the outcome of an interactive session in an untrusted workspace, when it differs;
+    ``trust``: what the agent's own records say about this workspace; ``agent_config``: the
+    agent's global config, read once.
     """
 
     flavor: Flavor
@@ -63,6 +73,10 @@ class Locations:
     auto_memory_source: str
     settings: SettingsLayers
     diagnostics: tuple[Diagnostic, ...]
+    trust: Trust | None = None
+    memory_dir_untrusted: Path | None = None
+    memory_dir_untrusted_source: MemoryDirSource | None = None
+    agent_config: GlobalConfig | None = None
 
 
 def validate_memory_dir_override(raw: object, *, expand_tilde: bool, home: Path) -> tuple[Path | None, str | None]:
@@ -123,16 +137,49 @@ def state_dir(environ: Mapping[str, str] | None = None) -> Path:
     return Path(platformdirs.user_state_dir("memtui", appauthor=False))
 
 
+def _settings_choice(
+    flavor: Flavor, settings: SettingsLayers, home: Path, *, trusted: bool, diags: list[Diagnostic] | None
+) -> tuple[Path | None, MemoryDirSource | None]:
+    """The memory dir the release's settings layers choose (``None`` when none does), for a
+    trusted or an untrusted workspace. The seed design tries the next layer after an invalid
+    value; Claude Code takes the first layer that sets the key and falls back to the default
+    when its value is invalid."""
+    release = flavor.behaviour
+    for layer, needs_trust in release.memory_dir_sources:
+        if needs_trust and not trusted:
+            continue
+        value = settings.layers.get(layer, {}).get("autoMemoryDirectory")
+        if value is None:
+            continue
+        path, reason = validate_memory_dir_override(value, expand_tilde=True, home=home)
+        if path is not None:
+            return path, layer
+        if diags is not None:
+            diags.append(
+                Diagnostic(
+                    "memory-dir-override-invalid",
+                    "warning",
+                    f"autoMemoryDirectory {reason}; ignored (the agent ignores it silently)",
+                    str(settings.paths[layer]) if layer in settings.paths else None,
+                )
+            )
+        if not release.memory_dir_invalid_falls_through:
+            return None, None
+    return None, None
+
+
 def resolve_locations(
     flavor: Flavor,
     project: Path | None = None,
     *,
     memory_dir: Path | None = None,
     environ: Mapping[str, str] | None = None,
+    flag_settings: str | None = None,
 ) -> Locations:
     """Compute the locations for the project at ``project`` (default: the current directory).
 
-    ``memory_dir`` (the CLI's ``--memory-dir``) skips resolution entirely. Never raises for bad
+    ``memory_dir`` (the CLI's ``--memory-dir``) skips resolution entirely; ``flag_settings``:
+    the agent's ``--settings`` value (a file's path or inline JSON). Never raises for bad
     settings or git metadata: those become ``diagnostics``.
     """
     env = os.environ if environ is None else environ
@@ -142,13 +189,21 @@ def resolve_locations(
     roots = resolve_git_roots(project_root)
     diags.extend(roots.diagnostics)
     base = flavor.user_base_dir(env)
-    settings = load_settings(flavor, project_root, env)
+    settings = load_settings(flavor, project_root, env, flag_settings=flag_settings)
     diags.extend(settings.diagnostics)
     home = home_dir(env)
     slug = slugify(str(roots.canonical or project_root))
+    release = flavor.behaviour
+    needs_trust = any(t for _, t in release.memory_dir_sources)
+    config = read_global_config(env) if (needs_trust or flavor.external_import_flag or not release.recall_gate.always) else None
+    if config is not None and config.diagnostic is not None:
+        diags.append(config.diagnostic)
+    trust = workspace_trust(config, project_root, roots.git_root) if config is not None and needs_trust else None
 
     chosen: Path | None = None
     source: MemoryDirSource = "default"
+    untrusted: Path | None = None
+    untrusted_source: MemoryDirSource | None = None
     if memory_dir is not None:
         chosen, source = Path(os.path.abspath(memory_dir)), "option"
     else:
@@ -165,25 +220,17 @@ def resolve_locations(
                         f"${flavor.memory_dir_env} {reason}; ignored (the agent ignores it silently)",
                     )
                 )
-        for layer in MEMORY_DIR_SETTING_SOURCES:
-            if chosen is not None:
-                break
-            value = settings.layers.get(layer, {}).get("autoMemoryDirectory")
-            if value is None:
-                continue
-            path, reason = validate_memory_dir_override(value, expand_tilde=True, home=home)
-            if path is not None:
-                chosen, source = path, layer
-            else:
-                diags.append(
-                    Diagnostic(
-                        "memory-dir-override-invalid",
-                        "warning",
-                        f"autoMemoryDirectory {reason}; ignored (the agent ignores it silently)",
-                        str(settings.paths[layer]),
-                    )
-                )
-        if settings.layers.get("project", {}).get("autoMemoryDirectory") is not None:
+        if chosen is None:
+            picked, layer = _settings_choice(flavor, settings, home, trusted=True, diags=diags)
+            if picked is not None and layer is not None:
+                chosen, source = picked, layer
+            if needs_trust and not (trust is not None and trust.trusted):
+                alt, alt_layer = _settings_choice(flavor, settings, home, trusted=False, diags=None)
+                if (alt, alt_layer) != (picked, layer):
+                    untrusted = alt if alt is not None else base / "projects" / slug / "memory"
+                    untrusted_source = alt_layer or "default"
+        allowed = {layer for layer, _ in release.memory_dir_sources}
+        if "project" not in allowed and settings.layers.get("project", {}).get("autoMemoryDirectory") is not None:
             diags.append(
                 Diagnostic(
                     "memory-dir-in-project-settings",
@@ -223,6 +270,10 @@ def resolve_locations(
         auto_memory_source=enabled_source,
         settings=settings,
         diagnostics=tuple(diags),
+        trust=trust,
+        memory_dir_untrusted=untrusted,
+        memory_dir_untrusted_source=untrusted_source,
+        agent_config=config,
     )
 
 

@@ -18,9 +18,9 @@ from memtui.core.base.diagnostics import Diagnostic
 from memtui.core.places.flavor import Flavor
 from memtui.core.base.safe_read import read_regular
 
-SettingsSource = Literal["policy", "user", "project", "local"]
-# Highest priority first, for keys merged the ordinary way.
-MERGE_PRIORITY: tuple[SettingsSource, ...] = ("policy", "local", "project", "user")
+SettingsSource = Literal["policy", "flag", "user", "project", "local"]
+# Highest priority first, for keys merged the ordinary way ("flag": the agent's `--settings`).
+MERGE_PRIORITY: tuple[SettingsSource, ...] = ("policy", "flag", "local", "project", "user")
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,14 +81,41 @@ def _load_one(path: Path) -> tuple[dict[str, Any], Diagnostic | None]:
     return data, None
 
 
-def load_settings(flavor: Flavor, project_root: Path, environ: Mapping[str, str] | None = None) -> SettingsLayers:
-    """Read all four settings files. Never raises."""
+def _load_flag(value: str) -> tuple[dict[str, Any], Path | None, Diagnostic | None]:
+    """The agent's ``--settings`` value: a JSON object given inline, else a file's path."""
+    if value.lstrip().startswith("{"):
+        try:
+            data = json.loads(value, parse_constant=_reject_constant)
+        except (ValueError, RecursionError) as exc:
+            return {}, None, Diagnostic("settings-invalid-json", "warning", f"--settings is not valid JSON ({str(exc)[:200]}); ignored")
+        if not isinstance(data, dict):
+            return {}, None, Diagnostic("settings-invalid-json", "warning", "--settings must be a JSON object; ignored")
+        return data, None, None
+    path = Path(value).expanduser()
+    data, diag = _load_one(path)
+    if diag is None and not path.exists():
+        diag = Diagnostic("settings-unreadable", "warning", "the --settings file does not exist; ignored", str(path))
+    return data, path, diag
+
+
+def load_settings(
+    flavor: Flavor, project_root: Path, environ: Mapping[str, str] | None = None, *, flag_settings: str | None = None
+) -> SettingsLayers:
+    """Read all four settings files, and the agent's ``--settings`` value (a file's path or
+    inline JSON, the ``flag`` layer) when given. Never raises."""
     paths = settings_paths(flavor, project_root, environ)
     layers: dict[SettingsSource, Mapping[str, Any]] = {}
     diags: list[Diagnostic] = []
     for source, path in paths.items():
         data, diag = _load_one(path)
         layers[source] = data
+        if diag:
+            diags.append(diag)
+    if flag_settings is not None:
+        data, flag_path, diag = _load_flag(flag_settings)
+        layers["flag"] = data
+        if flag_path is not None:
+            paths["flag"] = flag_path
         if diag:
             diags.append(diag)
     return SettingsLayers(layers, paths, tuple(diags))

@@ -23,16 +23,20 @@ from typing import TYPE_CHECKING, Any
 
 import pydantic
 
+from memtui.core.places.behaviour import RecallRequest
+from memtui.core.places.releases.seed import SEED
 from memtui.core.recall.manifest import Manifest
 
 if TYPE_CHECKING:
     import anthropic
     import httpx2
 
+# The seed design's request (``Behaviour.recall_request`` of the seed).
+SEED_REQUEST: RecallRequest = SEED.recall_request
 # SPEC §6: the configured Sonnet model; settings `model` and `--model` override it.
-DEFAULT_MODEL = "claude-sonnet-5-5"
+DEFAULT_MODEL = SEED_REQUEST.default_model
 # The reference's side query asks for at most 256 output tokens (seed chapter §17.6).
-MAX_TOKENS = 256
+MAX_TOKENS = SEED_REQUEST.max_tokens
 # The reference's cap on recalled files.
 MAX_PICKS = 5
 # memtui's choices (SPEC §11 "never a hang"): total and connect timeouts in seconds, and one
@@ -43,23 +47,16 @@ MAX_RETRIES = 1
 # The SDK's standard credential variables (anthropic 2.x, `Anthropic.__init__`).
 CREDENTIAL_ENV = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_PROFILE")
 
-SYSTEM_PROMPT = (
-    "You choose which of a coding agent's memory files it should read before it handles a"
-    " user's query. You are given the query and a manifest of the available memory files, one"
-    " per line: its type, its file name, when it was last modified, and its description.\n"
-    "\n"
-    "Return the file names of the memories that will clearly be useful for this query: at most"
-    " 5. Choose a memory only when its name and description make you sure it will help; when in"
-    " doubt, leave it out. If nothing in the manifest is clearly useful, return an empty list —"
-    " that is a good answer.\n"
-    "\n"
-    "If a list of recently used tools is given, the agent is already working with those tools:"
-    " do not choose memories that are only usage guides or API reference for them, but do choose"
-    " memories that record warnings, gotchas or known issues about them, because that is exactly"
-    " when those matter.\n"
-    "\n"
-    "Copy each file name exactly as it appears in the manifest."
-)
+SYSTEM_PROMPT = SEED_REQUEST.system
+
+# The JSON schema Claude Code sends as ``output_config.format.schema``, verbatim.
+SELECTOR_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"selected_memories": {"type": "array", "items": {"type": "string"}}},
+    "required": ["selected_memories"],
+    "additionalProperties": False,
+}
+_EPHEMERAL = {"type": "ephemeral"}
 
 
 # The structured output asked of the model. An object rather than a bare list, so that "no
@@ -74,13 +71,20 @@ class SelectedMemories(pydantic.BaseModel):
 @dataclass(frozen=True, slots=True)
 class ClaudeRequest:
     """What is (or would be) sent: ``model``, ``max_tokens``, ``system``, the ``user``
-    message text, and the JSON ``schema`` of the structured output."""
+    message text (the messages' texts joined by a blank line), the JSON ``schema`` of the
+    structured output; ``style`` (``query-first`` | ``conversation``), ``messages`` (the exact
+    message list of a conversation-style request), ``thinking`` (sent when not ``None``) and
+    ``fallbacks`` (what the release does when the API refuses)."""
 
     model: str
     max_tokens: int
     system: str
     user: str
     schema: dict[str, Any] = field(default_factory=dict)
+    style: str = "query-first"
+    messages: tuple[dict[str, Any], ...] = ()
+    thinking: dict[str, Any] | None = None
+    fallbacks: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,13 +104,38 @@ def user_message(query: str, manifest: Manifest, recent_tools: Sequence[str] = (
     return f"Query: {query}\n\nAvailable memories:\n{manifest.text}{tools}"
 
 
-def build_request(query: str, manifest: Manifest, recent_tools: Sequence[str] = (), model: str = DEFAULT_MODEL) -> ClaudeRequest:
-    """The request for ``query`` (see the module docstring). ``schema`` is the JSON schema the
-    SDK derives from ``SelectedMemories`` and sends as ``output_config.format.schema``."""
+def conversation_messages(query: str, manifest: Manifest) -> tuple[dict[str, Any], ...]:
+    """Claude Code's two user messages: the manifest, then the query (each a text block with
+    ``cache_control``)."""
+    return (
+        {"role": "user", "content": [{"type": "text", "text": f"Available memories:\n{manifest.text}", "cache_control": dict(_EPHEMERAL)}]},
+        {"role": "user", "content": [{"type": "text", "text": f"Select memories relevant to:\n{query}", "cache_control": dict(_EPHEMERAL)}]},
+    )
+
+
+def build_request(
+    query: str,
+    manifest: Manifest,
+    recent_tools: Sequence[str] = (),
+    model: str = DEFAULT_MODEL,
+    shape: RecallRequest = SEED_REQUEST,
+) -> ClaudeRequest:
+    """The request for ``query`` in the release's ``shape`` (see the module docstring). For the
+    seed design ``schema`` is the JSON schema the SDK derives from ``SelectedMemories``."""
+    if shape.style == "conversation":
+        messages = conversation_messages(query, manifest)
+        thinking: dict[str, Any] | None = None
+        max_tokens = shape.max_tokens
+        if model in shape.no_thinking_models:
+            thinking = {"type": "disabled"}
+        else:
+            max_tokens += shape.thinking_budget
+        user = "\n\n".join(b["text"] for m in messages for b in m["content"])
+        return ClaudeRequest(model, max_tokens, shape.system, user, dict(SELECTOR_SCHEMA), "conversation", messages, thinking, shape.fallbacks)
     from anthropic import transform_schema
 
     schema = transform_schema(SelectedMemories.model_json_schema())
-    return ClaudeRequest(model, MAX_TOKENS, SYSTEM_PROMPT, user_message(query, manifest, recent_tools), schema)
+    return ClaudeRequest(model, shape.max_tokens, shape.system, user_message(query, manifest, recent_tools), schema)
 
 
 def has_credentials(environ: Mapping[str, str] | None = None) -> bool:
@@ -176,21 +205,36 @@ def ask_claude(
     manifest's relpaths). Never raises for API, network or reply problems."""
     import anthropic
 
+    parsed: SelectedMemories | None
     try:
-        message = client.messages.parse(
-            model=request.model,
-            max_tokens=request.max_tokens,
-            system=request.system,
-            messages=[{"role": "user", "content": request.user}],
-            output_format=SelectedMemories,
-        )
+        if request.style == "conversation":
+            params: dict[str, Any] = {
+                "model": request.model,
+                "max_tokens": request.max_tokens,
+                "system": request.system,
+                "messages": list(request.messages),
+                "output_config": {"format": {"type": "json_schema", "schema": request.schema}},
+            }
+            if request.thinking is not None:
+                params["thinking"] = request.thinking
+            message: Any = client.messages.create(**params)
+            texts = [b.text for b in message.content if getattr(b, "type", None) == "text"]
+            parsed = SelectedMemories.model_validate_json(texts[0]) if texts and message.stop_reason != "max_tokens" else None
+        else:
+            message = client.messages.parse(
+                model=request.model,
+                max_tokens=request.max_tokens,
+                system=request.system,
+                messages=[{"role": "user", "content": request.user}],
+                output_format=SelectedMemories,
+            )
+            parsed = message.parsed_output
     except (anthropic.AnthropicError, pydantic.ValidationError) as exc:
         return ClaudeReply((), error=_describe(exc))
     if message.stop_reason == "refusal":
         details = getattr(message, "stop_details", None)
         why = getattr(details, "explanation", None) or getattr(details, "category", None)
         return ClaudeReply((), error=f"the model refused to answer{': ' + str(why) if why else ''}")
-    parsed = message.parsed_output
     if parsed is None:
         if message.stop_reason == "max_tokens":
             return ClaudeReply((), error=f"the reply was cut at max_tokens ({request.max_tokens})")

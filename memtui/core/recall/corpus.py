@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING
 
 from memtui.core.memory.frontmatter import parse_frontmatter
 from memtui.core.memory.headers import MemoryHeader, read_head
-from memtui.core.memory.memories import StrPath, iter_memory_files, parse_memory_type
+from memtui.core.memory.memories import SEED_FORMAT, StrPath, iter_memory_files, memory_type_of
+from memtui.core.places.behaviour import MemoryFormat
 from memtui.core.recall.docs import RecallDoc
 
 if TYPE_CHECKING:
@@ -82,28 +83,31 @@ def normalise_paths(memory_dir: Path, paths: Iterable[str]) -> set[str]:
     return out
 
 
-def _doc(path: StrPath, relpath: str) -> RecallDoc | None:
+def _doc(path: StrPath, relpath: str, fmt: MemoryFormat = SEED_FORMAT) -> RecallDoc | None:
     try:
         head, mtime = read_head(path)
     except OSError:
         return None
-    fm = parse_frontmatter(head)
+    fm = parse_frontmatter(head, strip_bom=fmt.strip_bom)
     data = fm.data
     desc = data.get("description")
-    description = None if desc is None or isinstance(desc, (list, dict)) or desc == "" else str(desc)
+    if fmt.strings_only:
+        description = desc if isinstance(desc, str) and desc else None
+    else:
+        description = None if desc is None or isinstance(desc, (list, dict)) or desc == "" else str(desc)
     name = data.get("name")
-    header = MemoryHeader(path, relpath, mtime, description, parse_memory_type(data.get("type")))
+    header = MemoryHeader(path, relpath, mtime, description, memory_type_of(data, fmt))
     body = fm.body if fm.present else head
     return RecallDoc(header, None if name is None or isinstance(name, (list, dict)) else str(name), body[:BODY_HEAD_CHARS])
 
 
-def load_corpus(memory_dir: Path) -> RecallCorpus:
+def load_corpus(memory_dir: Path, fmt: MemoryFormat = SEED_FORMAT) -> RecallCorpus:
     """Scan ``memory_dir`` (SPEC §6 "Scan"): every ``*.md`` below it except ``MEMORY.md``,
-    first 30 lines each, newest first. Paths are made absolute (the injected text names files
-    by absolute path, as the reference does). A missing dir gives an empty corpus; never
-    raises."""
+    first 30 lines each, newest first, read in the agent's memory format ``fmt``. Paths are
+    made absolute (the injected text names files by absolute path, as the reference does). A
+    missing dir gives an empty corpus; never raises."""
     memory_dir = Path(os.path.abspath(memory_dir))
-    docs = [d for path, rel in iter_memory_files(memory_dir) if (d := _doc(path, rel)) is not None]
+    docs = [d for path, rel in iter_memory_files(memory_dir) if (d := _doc(path, rel, fmt)) is not None]
     docs.sort(key=lambda d: -d.header.mtime)
     return RecallCorpus(memory_dir, tuple(docs))
 

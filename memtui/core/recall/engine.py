@@ -16,6 +16,7 @@ Selectors (one interface, ``Selector.select``):
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -25,8 +26,12 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 import numpy as np
 
 from memtui.core.memory.age import age_days, age_label, stale_caveat
+from memtui.core.places.agentconfig import RecallState
+from memtui.core.places.behaviour import Behaviour, InjectionFormat, RecallRequest
+from memtui.core.places.releases.seed import SEED
 from memtui.core.recall.claude import (
     DEFAULT_MODEL,
+    SEED_REQUEST,
     ClaudeRequest,
     ask_claude,
     build_request,
@@ -35,6 +40,7 @@ from memtui.core.recall.claude import (
 )
 from memtui.core.recall.corpus import RecallCorpus, RecallDoc, normalise_paths
 from memtui.core.recall.inject import (
+    SEED_INJECTION,
     InjectedMemory,
     inject,
     injected_text,
@@ -179,6 +185,7 @@ class ClaudeSelector:
     client: anthropic.Anthropic | None = None
     environ: Mapping[str, str] | None = None
     name: str = "claude"
+    shape: RecallRequest = SEED_REQUEST
 
     def _client(self) -> tuple[anthropic.Anthropic | None, str | None]:
         if self.client is not None:
@@ -210,7 +217,7 @@ class ClaudeSelector:
         window = list(self.window(query, candidates, corpus))
         sent = build_manifest([d.header for d in window], cap=len(window))
         sent = Manifest(sent.headers, sent.lines, len(candidates))
-        request = build_request(query, sent, recent_tools, self.model)
+        request = build_request(query, sent, recent_tools, self.model, self.shape)
         ranked = _lexical_ranking(query, candidates, corpus, MAX_PICKS + NEAR_MISSES)
         client, problem = self._client()
         if client is None:
@@ -258,14 +265,20 @@ class HybridSelector(ClaudeSelector):
         return super().reason(doc, query, corpus).replace("from the manifest", "from the BM25-prefiltered manifest")
 
 
-def choose_model(option: str | None, settings_model: object = None) -> str:
-    """The model: ``--model`` if given, else the settings ``model`` (a non-empty string),
-    else ``DEFAULT_MODEL`` (SPEC §6)."""
+def choose_model(
+    option: str | None, settings_model: object = None, shape: RecallRequest = SEED_REQUEST, environ: Mapping[str, str] | None = None
+) -> str:
+    """The model: ``--model`` if given, else the release's model variable when set (Claude
+    Code: ``ANTHROPIC_DEFAULT_SONNET_MODEL``), else the settings ``model`` (a non-empty string)
+    when the release reads it for recall (the seed does, SPEC §6), else the release's default."""
     if option:
         return option
-    if isinstance(settings_model, str) and settings_model.strip():
+    env = os.environ if environ is None else environ
+    if shape.model_env and (env.get(shape.model_env) or "").strip():
+        return env[shape.model_env].strip()
+    if shape.uses_settings_model and isinstance(settings_model, str) and settings_model.strip():
         return settings_model.strip()
-    return DEFAULT_MODEL
+    return shape.default_model
 
 
 def resolve_selector(
@@ -274,6 +287,7 @@ def resolve_selector(
     model: str = DEFAULT_MODEL,
     client: anthropic.Anthropic | None = None,
     environ: Mapping[str, str] | None = None,
+    shape: RecallRequest = SEED_REQUEST,
 ) -> tuple[Selector, str | None]:
     """The selector for ``name`` and, when recall runs offline, why (``None`` when online is
     possible). ``auto`` → ``claude`` with a credential (or an injected ``client``), else
@@ -285,9 +299,9 @@ def resolve_selector(
         why = "lexical selector (BM25), offline by choice" if online_possible else f"offline: {NO_KEY}"
         return LexicalSelector(), why
     if name == "claude":
-        return ClaudeSelector(model, client, environ), None if online_possible else f"offline: {NO_KEY}"
+        return ClaudeSelector(model, client, environ, shape=shape), None if online_possible else f"offline: {NO_KEY}"
     if name == "hybrid":
-        return HybridSelector(model, client, environ), None if online_possible else f"offline: {NO_KEY}"
+        return HybridSelector(model, client, environ, shape=shape), None if online_possible else f"offline: {NO_KEY}"
     raise ValueError(f"unknown selector {name!r}; choose one of {', '.join(SELECTOR_NAMES)}")
 
 
@@ -331,6 +345,10 @@ class RecallResult:
     recent_tools: tuple[str, ...] = ()
     surfaced_units: int = 0
     dropped_surfaced: tuple[str, ...] = field(default=())
+    gate: RecallState | None = None
+    preview: bool = False
+    injection: InjectionFormat = SEED_INJECTION
+    release: str = ""
 
     @property
     def reference_window_misses(self) -> tuple[str, ...]:
@@ -340,7 +358,12 @@ class RecallResult:
     @property
     def injected_text(self) -> str:
         """The exact text injected into the conversation (``""`` when nothing is)."""
-        return injected_text(self.injected)
+        return injected_text(self.injected, self.injection)
+
+    @property
+    def would_only(self) -> bool:
+        """The agent does not recall for this user: the picks are what recall *would* pick."""
+        return self.gate is not None and not self.gate.on
 
     def to_json(self) -> dict[str, Any]:
         """The ``memtui recall --json`` shape: ``{selector, online, skipped, manifest: {count,
@@ -348,7 +371,7 @@ class RecallResult:
         score}], reference_window_misses: [path], injected, error}``. ``error`` also carries
         the notes (names dropped or cut) when there is no error."""
         error = self.error or ("; ".join(self.notes) if self.notes else None)
-        return {
+        out: dict[str, Any] = {
             "selector": self.selector,
             "online": self.online,
             "skipped": self.skipped,
@@ -362,6 +385,22 @@ class RecallResult:
             "injected": self.injected_text,
             "error": error,
         }
+        if self.gate is not None:
+            out["release"] = self.release
+            out["gate"] = {"on": self.gate.on, "source": self.gate.source, "reason": self.gate.reason}
+            out["would_only"] = self.would_only
+        if self.request is not None and self.request.style == "conversation":
+            req = self.request
+            out["request"] = {
+                "model": req.model,
+                "max_tokens": req.max_tokens,
+                "system": req.system,
+                "messages": list(req.messages),
+                "output_format": {"type": "json_schema", "schema": req.schema},
+                "thinking": req.thinking,
+                "fallbacks": req.fallbacks,
+            }
+        return out
 
 
 def surfaced_size(corpus: RecallCorpus, surfaced: Iterable[str]) -> int:
@@ -390,6 +429,9 @@ def recall(
     model: str = DEFAULT_MODEL,
     client: anthropic.Anthropic | None = None,
     environ: Mapping[str, str] | None = None,
+    behaviour: Behaviour = SEED,
+    gate: RecallState | None = None,
+    preview: bool = False,
 ) -> RecallResult:
     """Run recall for ``query`` over ``corpus`` at time ``now`` (aware datetime).
 
@@ -400,13 +442,17 @@ def recall(
     ``surfaced_units``: content already surfaced (UTF-16 units) for the 60 KiB budget; by
     default the size of the ``surfaced`` files' injected content.
     ``model``/``client``/``environ``: for the Claude selectors (see ``resolve_selector``).
+    ``behaviour``: the agent release whose request and injection text are modelled (the seed by
+    default); ``gate``: whether this user's agent recalls at all (``RecallState``) — when it
+    does not, recall is skipped with the gate's reason unless ``preview`` (then the result
+    shows what recall *would* pick, ``RecallResult.would_only``).
 
     Raises ``ValueError`` only for an unknown selector name; model and network failures are
     in ``RecallResult.error``.
     """
     surfaced = list(surfaced)
     if isinstance(selector, str):
-        chosen, offline = resolve_selector(selector, model=model, client=client, environ=environ)
+        chosen, offline = resolve_selector(selector, model=model, client=client, environ=environ, shape=behaviour.recall_request)
     else:
         chosen, offline = selector, None
     drop = normalise_paths(corpus.memory_dir, surfaced)
@@ -423,8 +469,14 @@ def recall(
         "recent_tools": tools,
         "surfaced_units": units,
         "dropped_surfaced": tuple(sorted(corpus.docs[i].relpath for i in candidates.dropped)),
+        "gate": gate,
+        "preview": preview,
+        "injection": behaviour.injection,
+        "release": behaviour.title,
     }
     skipped = skip_reason(query, units)
+    if skipped is None and gate is not None and not gate.on and not preview:
+        skipped = gate.reason
     if skipped is not None:
         return RecallResult(online=False, skipped=skipped, sent=None, request=None, picks=(), near_misses=(), injected=(), error=None, **base)
     selection = chosen.select(query, candidates, corpus, tools)
@@ -433,7 +485,7 @@ def recall(
     for doc, reason in selection.picks[:MAX_PICKS]:
         days = age_days(doc.header.mtime, now)
         picks.append(Pick(doc, reason, days, age_label(days), stale_caveat(days), doc.relpath in window))
-    injected = inject([p.doc.header for p in picks], now)
+    injected = inject([p.doc.header for p in picks], now, behaviour.injection)
     return RecallResult(
         online=selection.online,
         skipped=None,

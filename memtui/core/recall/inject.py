@@ -17,6 +17,11 @@ attachment renderer) does:
 
 ``<path>`` is the absolute path of the file. memtui shows the messages one after the other,
 separated by a blank line (in the agent they are separate messages of one attachment).
+
+That is the seed design's text. A release words it its own way (``Behaviour.injection``):
+Claude Code heads every memory ``Memory: <path>:`` (after the age caveat when older than a
+day), cleans the text (``agent_sanitize``), wraps nothing, and sends all of them as one
+system-role message that starts ``Retrieved for possible relevance — …``.
 """
 
 from __future__ import annotations
@@ -26,10 +31,17 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+from string import Template
+
 from memtui.core.memory.age import age_days, age_label, stale_caveat
 from memtui.core.memory.headers import MemoryHeader
 from memtui.core.memory.memories import RECALL_MAX_BYTES, RECALL_MAX_LINES
-from memtui.core.base.units import utf16_len
+from memtui.core.base.units import agent_sanitize, utf16_len
+from memtui.core.places.behaviour import InjectionFormat
+from memtui.core.places.releases.seed import SEED
+
+# The seed design's injection text.
+SEED_INJECTION: InjectionFormat = SEED.injection
 
 # The reference's FILE_READ_TOOL_NAME, named in the truncation note.
 READ_TOOL_NAME = "Read"
@@ -56,10 +68,11 @@ class InjectedMemory:
 
 
 def read_for_injection(
-    path: Path, max_lines: int = RECALL_MAX_LINES, max_bytes: int = RECALL_MAX_BYTES
+    path: Path, max_lines: int = RECALL_MAX_LINES, max_bytes: int = RECALL_MAX_BYTES, *, sanitize: bool = False
 ) -> tuple[str, str | None]:
     """Steps 1–2 for one file: ``(content, truncated_by)``. 200 lines / 4,096 bytes: the
-    reference's ``MAX_MEMORY_LINES`` / ``MAX_MEMORY_BYTES``. Raises ``OSError``."""
+    reference's ``MAX_MEMORY_LINES`` / ``MAX_MEMORY_BYTES``; ``sanitize``: the kept text goes
+    through ``agent_sanitize`` before the truncation note. Raises ``OSError``."""
     text = path.read_bytes().decode("utf-8", errors="replace")
     text = text.removeprefix("\ufeff")
     lines = text.replace("\r", "").split("\n")
@@ -77,6 +90,8 @@ def read_for_injection(
         selected.append(line)
         size += add
     content = "\n".join(selected)
+    if sanitize:
+        content = agent_sanitize(content)
     if by is not None:
         limit = f"{max_bytes} byte limit" if by == "bytes" else f"first {max_lines} lines"
         content += (
@@ -86,13 +101,13 @@ def read_for_injection(
     return content, by
 
 
-def memory_header(path: Path, mtime: float, now: datetime) -> str:
-    """Step 3: the reference's ``memoryHeader`` for a file of mtime ``mtime`` (epoch s)."""
+def memory_header(path: Path, mtime: float, now: datetime, injection: InjectionFormat = SEED_INJECTION) -> str:
+    """Step 3: the release's ``memoryHeader`` for a file of mtime ``mtime`` (epoch s)."""
     days = age_days(mtime, now)
     caveat = stale_caveat(days)
     if caveat:
-        return f"{caveat}\n\nMemory: {path}:"
-    return f"Memory (saved {age_label(days)}): {path}:"
+        return Template(injection.stale_header).substitute(caveat=caveat, path=path, label=age_label(days))
+    return Template(injection.fresh_header).substitute(path=path, label=age_label(days), caveat="")
 
 
 def system_reminder(text: str) -> str:
@@ -100,23 +115,28 @@ def system_reminder(text: str) -> str:
     return f"<system-reminder>\n{text}\n</system-reminder>"
 
 
-def inject_one(header: MemoryHeader, now: datetime) -> InjectedMemory:
+def inject_one(header: MemoryHeader, now: datetime, injection: InjectionFormat = SEED_INJECTION) -> InjectedMemory:
     """Steps 1–4 for one memory; an unreadable file gives an ``InjectedMemory`` with
     ``error`` set (the reference silently drops it)."""
     path = Path(header.path)
-    head = memory_header(path, header.mtime, now)
+    head = memory_header(path, header.mtime, now, injection)
     try:
-        content, by = read_for_injection(path)
+        content, by = read_for_injection(path, sanitize=injection.sanitize)
     except OSError as exc:
         return InjectedMemory(path, head, "", "", None, f"{exc.strerror or exc}")
-    return InjectedMemory(path, head, content, system_reminder(f"{head}\n\n{content}"), by)
+    return InjectedMemory(path, head, content, Template(injection.wrap).substitute(text=f"{head}\n\n{content}"), by)
 
 
-def inject(headers: Sequence[MemoryHeader], now: datetime) -> list[InjectedMemory]:
+def inject(headers: Sequence[MemoryHeader], now: datetime, injection: InjectionFormat = SEED_INJECTION) -> list[InjectedMemory]:
     """``inject_one`` for each picked memory, in pick order."""
-    return [inject_one(h, now) for h in headers]
+    return [inject_one(h, now, injection) for h in headers]
 
 
-def injected_text(memories: Sequence[InjectedMemory]) -> str:
-    """The messages of the readable memories separated by a blank line (``""`` for none)."""
-    return "\n\n".join(m.message for m in memories if m.error is None)
+def injected_text(memories: Sequence[InjectedMemory], injection: InjectionFormat = SEED_INJECTION) -> str:
+    """The messages of the readable memories as the release sends them: its prefix, then the
+    messages joined by its joiner (the seed: separate messages, shown a blank line apart);
+    ``""`` for none."""
+    messages = [m.message for m in memories if m.error is None]
+    if not messages:
+        return ""
+    return injection.prefix + injection.joiner.join(messages)

@@ -4,7 +4,16 @@ One JSON object per line; ``type`` is ``user`` / ``assistant`` (other types — 
 ``system``, ``attachment``, ``file-history-snapshot``… — are kept as entries but carry no
 message); ``message.content`` is a string or a list of blocks: ``text``, ``tool_use
 {id, name, input}``, ``tool_result {tool_use_id, content, is_error}``. Entries also carry
-``timestamp``, ``cwd``, ``sessionId``, ``isMeta`` and ``isSidechain``.
+``timestamp``, ``cwd``, ``sessionId``, ``isMeta``, ``isSidechain`` and ``version``.
+
+Claude Code 2.1.328 writes many more line types (``attachment``, ``api-request``,
+``api-request-blob``, ``queue-operation``, ``last-prompt``, ``cost-state``, ``atis-latch``,
+``tools-used``…): every line is kept as an entry, its type counted in
+``Transcript.line_types``, and nothing is said per line; ``unknown_line_types`` compares the
+counts with the types a release writes, for one summary at most. ``attachment`` lines (and
+``system`` lines with a ``subtype``) are read through ``attachments``; typed readers for their
+kinds are registered in ``ATTACHMENT_READERS`` (``instructions``, ``nested_memory``,
+``relevant_memories`` here; a new kind is one more entry).
 
 Reading never fails on content: a line that is not JSON, not an object, or cut short (a
 session still being written ends mid-line) is skipped and counted; unknown block types are
@@ -18,7 +27,8 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -82,22 +92,60 @@ class Entry:
         """The ``text`` blocks joined with a newline (``""`` when there are none)."""
         return "\n".join(b.text for b in self.content if b.type == "text")
 
+    @property
+    def version(self) -> str | None:
+        """The agent's version that wrote this line (``version``), when it says."""
+        value = self.raw.get("version")
+        return value if isinstance(value, str) else None
+
+    @property
+    def attachment(self) -> Attachment | None:
+        """The line's attachment: an ``attachment`` line's payload (kind = its ``type``), or a
+        ``system`` line's event (kind = its ``subtype``, data = the line); else ``None``."""
+        if self.type == "attachment":
+            att = self.raw.get("attachment")
+            if isinstance(att, dict) and isinstance(att.get("type"), str):
+                return Attachment(att["type"], att, self.index, self.line)
+        elif self.type == "system" and isinstance(self.raw.get("subtype"), str):
+            return Attachment(self.raw["subtype"], self.raw, self.index, self.line)
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class Attachment:
+    """What an ``attachment`` line (or a ``system`` line with a ``subtype``) carries: ``kind``
+    (``instructions``, ``nested_memory``, ``relevant_memories``, ``memory_update``,
+    ``memory_saved``…), ``data`` (the raw mapping), ``entry`` (the entry's index) and ``line``
+    (1-based line in the file)."""
+
+    kind: str
+    data: Mapping[str, Any]
+    entry: int
+    line: int
+
 
 @dataclass(frozen=True, slots=True)
 class Transcript:
     """A read transcript: ``entries`` in file order; ``skipped_lines``: 1-based numbers of
     lines that were not a JSON object (blank lines are not counted); ``truncated_tail``: the
-    last line was cut short (no final newline and not valid JSON)."""
+    last line was cut short (no final newline and not valid JSON); ``line_types``: how many
+    lines of each ``type`` there were."""
 
     path: Path | None
     entries: tuple[Entry, ...]
     skipped_lines: tuple[int, ...] = ()
     truncated_tail: bool = False
+    line_types: Mapping[str, int] = field(default_factory=dict)
 
     @property
     def session_id(self) -> str | None:
         """The first ``sessionId`` found, else ``None``."""
         return next((e.session_id for e in self.entries if e.session_id), None)
+
+    @property
+    def version(self) -> str | None:
+        """The agent's version on the newest line that says one (``None`` when none does)."""
+        return next((e.version for e in reversed(self.entries) if e.version), None)
 
     @property
     def cwds(self) -> tuple[str, ...]:
@@ -248,7 +296,8 @@ def parse_lines(lines: Iterable[bytes | str], path: Path | None = None) -> Trans
             continue
         last_bad_unterminated = False
         entries.append(parse_entry(obj, len(entries), number))
-    return Transcript(path, tuple(entries), tuple(skipped), last_bad_unterminated)
+    types = Counter(e.type for e in entries)
+    return Transcript(path, tuple(entries), tuple(skipped), last_bad_unterminated, dict(types))
 
 
 def read_transcript(path: Path) -> Transcript:
@@ -377,11 +426,8 @@ def surfaced_memories(transcript: Transcript) -> tuple[tuple[str, ...], int]:
     budget it is compared to)."""
     paths: dict[str, None] = {}
     total = 0
-    for entry in transcript.entries:
-        att = entry.raw.get("attachment")
-        if entry.type != "attachment" or not isinstance(att, dict) or att.get("type") != "relevant_memories":
-            continue
-        mems = att.get("memories")
+    for att in attachments(transcript, "relevant_memories"):
+        mems = att.data.get("memories")
         if not isinstance(mems, list):
             continue
         for mem in mems:
@@ -393,3 +439,115 @@ def surfaced_memories(transcript: Transcript) -> tuple[tuple[str, ...], int]:
             if isinstance(content, str):
                 total += utf16_len(content)
     return tuple(paths), total
+
+
+def unknown_line_types(transcript: Transcript, known: Iterable[str]) -> dict[str, int]:
+    """The line types of ``transcript`` outside ``known`` (a release's ``transcript_types``),
+    with their counts: one summary, never one finding per line."""
+    allowed = set(known)
+    return {kind: n for kind, n in sorted(transcript.line_types.items()) if kind not in allowed}
+
+
+def attachments(transcript: Transcript, *kinds: str) -> list[Attachment]:
+    """The attachments of ``transcript`` in file order, only those of ``kinds`` when given."""
+    out: list[Attachment] = []
+    for entry in transcript.entries:
+        att = entry.attachment
+        if att is not None and (not kinds or att.kind in kinds):
+            out.append(att)
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class InstructionFile:
+    """One file of an ``instructions`` attachment (what the agent put in its first message):
+    ``path``, ``type`` (``Project``, ``Local``, ``User``, ``Managed``, ``AutoMem``…) and
+    ``content`` as sent."""
+
+    path: str
+    type: str
+    content: str
+
+
+@dataclass(frozen=True, slots=True)
+class NestedMemory:
+    """A ``nested_memory`` attachment (a file loaded after a read): ``path``, ``type``,
+    ``content`` as sent, ``raw_content`` (the file as on disk, when it differed) and
+    ``is_rule``."""
+
+    path: str
+    type: str
+    content: str
+    raw_content: str | None
+    is_rule: bool
+
+
+@dataclass(frozen=True, slots=True)
+class SurfacedMemory:
+    """One memory of a ``relevant_memories`` attachment (a recall): ``path``, ``content`` as
+    injected, ``mtime_ms`` and ``header`` (as sent, when recorded)."""
+
+    path: str
+    content: str
+    mtime_ms: float | None
+    header: str | None
+
+
+def _str_field(data: Mapping[str, Any], key: str) -> str:
+    value = data.get(key)
+    return value if isinstance(value, str) else ""
+
+
+def read_instructions(att: Attachment) -> tuple[InstructionFile, ...]:
+    """The files of an ``instructions`` attachment (entries that are not objects skipped)."""
+    files = att.data.get("files")
+    return tuple(
+        InstructionFile(_str_field(f, "path"), _str_field(f, "type"), _str_field(f, "content"))
+        for f in (files if isinstance(files, list) else [])
+        if isinstance(f, dict)
+    )
+
+
+def read_nested_memory(att: Attachment) -> NestedMemory | None:
+    """The file of a ``nested_memory`` attachment, or ``None`` when it holds none."""
+    content = att.data.get("content")
+    if not isinstance(content, dict):
+        return None
+    raw = content.get("rawContent")
+    path = _str_field(content, "path") or _str_field(att.data, "path")
+    return NestedMemory(path, _str_field(content, "type"), _str_field(content, "content"), raw if isinstance(raw, str) else None, content.get("isRule") is True)
+
+
+def read_relevant_memories(att: Attachment) -> tuple[SurfacedMemory, ...]:
+    """The memories of a ``relevant_memories`` attachment."""
+    mems = att.data.get("memories")
+    out: list[SurfacedMemory] = []
+    for m in mems if isinstance(mems, list) else []:
+        if not isinstance(m, dict) or not isinstance(m.get("path"), str):
+            continue
+        mtime = m.get("mtimeMs")
+        header = m.get("header")
+        out.append(
+            SurfacedMemory(
+                m["path"],
+                _str_field(m, "content"),
+                float(mtime) if isinstance(mtime, (int, float)) and not isinstance(mtime, bool) else None,
+                header if isinstance(header, str) else None,
+            )
+        )
+    return tuple(out)
+
+
+# Attachment kind -> its typed reader. A new kind is one more entry (its reader takes an
+# ``Attachment`` and never raises on a malformed payload).
+ATTACHMENT_READERS: dict[str, Callable[[Attachment], Any]] = {
+    "instructions": read_instructions,
+    "nested_memory": read_nested_memory,
+    "relevant_memories": read_relevant_memories,
+}
+
+
+def read_attachment(att: Attachment) -> Any:
+    """``att`` through the reader registered for its kind; ``None`` for a kind without one."""
+    reader = ATTACHMENT_READERS.get(att.kind)
+    return reader(att) if reader is not None else None

@@ -41,8 +41,10 @@ from memtui.core.writes.journal import (
     read_or_none,
     sha256_hex,
 )
-from memtui.core.memory.memories import MEMORY_TYPES, TEAM_DIR, Memory, MemoryType
-from memtui.core.writes.rewrite import set_top_level_key
+from memtui.core.memory.frontmatter import parse_frontmatter
+from memtui.core.memory.memories import MEMORY_TYPES, SEED_FORMAT, TEAM_DIR, Memory, MemoryType, type_value
+from memtui.core.places.behaviour import MemoryFormat
+from memtui.core.writes.rewrite import set_nested_key, set_top_level_key
 
 ChangeKind = Literal["create", "modify", "delete"]
 
@@ -225,13 +227,22 @@ def plan_save(memory_dir: Path, memory: Memory, new_text: str) -> Plan:
     return Plan(f"Edit {memory.relpath}", (FileChange(memory.relpath, before, after),), action="edit")
 
 
-def plan_retype(memory_dir: Path, memory: Memory, new_type: MemoryType) -> Plan:
-    """Set the top-level ``type`` (lifting a ``metadata.type``); only frontmatter lines change."""
+def plan_retype(memory_dir: Path, memory: Memory, new_type: MemoryType, fmt: MemoryFormat = SEED_FORMAT) -> Plan:
+    """Set the type where the agent of memory format ``fmt`` reads it, in the form the file
+    already uses: the key the agent takes the type from now, else the form the agent itself
+    writes (``fmt.written_type_key``). With the seed design that is the top-level ``type``
+    (a ``metadata.type`` it cannot read is lifted); only frontmatter lines change."""
     if new_type not in MEMORY_TYPES:
         raise EditError(f"{new_type!r} is not one of {', '.join(MEMORY_TYPES)}")
     before = _current(memory_dir, memory)
     text = before.decode("utf-8", errors="surrogateescape")
-    rewrite = set_top_level_key(text, "type", new_type, drop_nested=("metadata", "type"))
+    _value, source = type_value(parse_frontmatter(text, strip_bom=fmt.strip_bom).data, fmt)
+    key = source or fmt.written_type_key
+    if len(key) == 2:
+        rewrite = set_nested_key(text, key[0], key[1], new_type)
+    else:
+        nested_read = ("metadata", "type") in fmt.type_keys
+        rewrite = set_top_level_key(text, key[0], new_type, drop_nested=None if nested_read else ("metadata", "type"))
     after = rewrite.text.encode("utf-8", errors="surrogateescape")
     if after == before:
         raise EditError(f"{memory.relpath} is already of type {new_type}")

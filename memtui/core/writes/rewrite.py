@@ -96,3 +96,53 @@ def _drop_nested(lines: list[str], parent: str, child: str) -> list[str]:
         out.append(lines[i])
         i += 1
     return out
+
+
+def set_nested_key(text: str, parent: str, child: str, value: str) -> Rewrite:
+    """Set ``parent.child: value`` (a key of a block mapping, e.g. ``metadata.type``) in
+    ``text``'s frontmatter, touching nothing else.
+
+    - replaces the value of an existing ``  child:`` line under a ``parent:`` block (its
+      indentation and line end kept);
+    - a ``parent:`` block without that key gets ``child: value`` as its first line, indented
+      like the block's other lines (two spaces when it has none);
+    - no ``parent:`` key: ``parent:`` + ``  child: value`` are appended to the block;
+    - no frontmatter block: one is added at the top.
+
+    A ``parent:`` written in flow style (``metadata: {type: x}``) is left alone and the value is
+    not set (``Rewrite.notes`` says so and the text is unchanged).
+    """
+    text, notes = _strip_leading_trap(text)
+    nl = newline_of(text)
+    m = FRONTMATTER_RE.match(text)
+    if not m:
+        return Rewrite(f"---{nl}{parent}:{nl}  {child}: {value}{nl}---{nl}{text}", (*notes, "added a frontmatter block"))
+    raw_start = text.index("\n") + 1
+    raw_end = m.start(1) + len(m.group(1))
+    lines = text[raw_start:raw_end].splitlines(keepends=True)
+    for i, line in enumerate(lines):
+        km = _TOP_KEY.match(line)
+        if not km or km.group(1) != parent:
+            continue
+        rest = line.split(":", 1)[1].strip()
+        if rest and not rest.startswith("#"):
+            return Rewrite(text, (*notes, f"`{parent}:` is written in flow style; {parent}.{child} was not changed"))
+        j = i + 1
+        indent = None
+        while j < len(lines) and lines[j][:1] in (" ", "\t") and lines[j].strip():
+            sub = re.match(r"^([ \t]+)([A-Za-z_][\w-]*)\s*:", lines[j])
+            if sub and indent is None:
+                indent = sub.group(1)
+            if sub and sub.group(2) == child and sub.group(1) == indent:
+                ending = lines[j][len(lines[j].rstrip("\r\n")) :] or nl
+                lines[j] = f"{sub.group(1)}{child}: {value}{ending}"
+                return Rewrite(text[:raw_start] + "".join(lines) + text[raw_end:], tuple(notes))
+            j += 1
+        if not line.endswith("\n"):
+            lines[i] = line + nl
+        lines.insert(i + 1, f"{indent or '  '}{child}: {value}{nl}")
+        return Rewrite(text[:raw_start] + "".join(lines) + text[raw_end:], tuple(notes))
+    if lines and not lines[-1].endswith("\n"):
+        lines[-1] += nl
+    lines.append(f"{parent}:{nl}  {child}: {value}{nl}")
+    return Rewrite(text[:raw_start] + "".join(lines) + text[raw_end:], tuple(notes))

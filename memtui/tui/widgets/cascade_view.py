@@ -296,6 +296,9 @@ def step_detail(index: int, step: ReadStep, cwd: Path) -> RenderableType:
         for entry in step.considered:
             glyph, style = marker(entry.status)
             parts.append(Text.assemble((f"{glyph} ", style), display_path(entry.path, cwd), "\n", ("  " + entry.reason, MUTED)))
+    if step.messages:
+        parts.append(Text("\nas the model receives it", style=MUTED))
+        parts.extend(Text(message) for message in step.messages)
     if step.diagnostics:
         parts += [Text(""), diagnostics_table(step.diagnostics, cwd)]
     return Group(*parts)

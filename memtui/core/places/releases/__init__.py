@@ -1,0 +1,1 @@
+"""The releases memtui models (data only): the seed design and Claude Code."""

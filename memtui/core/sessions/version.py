@@ -1,0 +1,131 @@
+"""Which release of the agent the user runs, against the one memtui models.
+
+The release memtui models is data (``Flavor.release.version``). The user's own version is read
+from the newest transcript line that carries a ``version`` field (the agent writes it on every
+message line), else asked of the agent's command (``claude --version``) when it is on ``PATH``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from memtui.core.places.locations import Locations
+
+from .transcripts import list_sessions
+
+# How much of a transcript's end is read to find its newest `version` (lines are a few KB).
+TAIL_BYTES = 256 * 1024
+# memtui's bound on asking the agent's command for its version.
+COMMAND_TIMEOUT_S = 5.0
+_VERSION = re.compile(r"\d+\.\d+\.\d+(?:[-+.][0-9A-Za-z.-]+)?")
+
+
+@dataclass(frozen=True, slots=True)
+class VersionCheck:
+    """``modelled``: the version memtui models (``None`` when the release has none);
+    ``installed``: the user's version when found, with ``source`` (a transcript's path or the
+    command run); ``differs``: both are known and not equal; ``notice``: a sentence for a person
+    when they differ (else ``None``)."""
+
+    modelled: str | None
+    installed: str | None = None
+    source: str | None = None
+
+    @property
+    def differs(self) -> bool:
+        """Both versions are known and not the same."""
+        return self.modelled is not None and self.installed is not None and self.installed != self.modelled
+
+    @property
+    def notice(self) -> str | None:
+        """What to tell the user when the versions differ."""
+        if not self.differs:
+            return None
+        return (
+            f"you run version {self.installed} ({self.source}); memtui models {self.modelled}: "
+            "what it computes may differ where the agent changed since"
+        )
+
+    def to_json(self) -> dict[str, str | bool | None]:
+        """``{modelled, installed, source, differs}``."""
+        return {"modelled": self.modelled, "installed": self.installed, "source": self.source, "differs": self.differs}
+
+
+def _tail_version(path: Path) -> str | None:
+    try:
+        with open(path, "rb") as fh:
+            size = fh.seek(0, os.SEEK_END)
+            fh.seek(max(0, size - TAIL_BYTES))
+            data = fh.read()
+    except OSError:
+        return None
+    for line in reversed(data.split(b"\n")):
+        if b'"version"' not in line:
+            continue
+        try:
+            obj = json.loads(line)
+        except ValueError:
+            continue
+        value = obj.get("version") if isinstance(obj, dict) else None
+        if isinstance(value, str) and _VERSION.fullmatch(value):
+            return value
+    return None
+
+
+def transcript_version(locations: Locations) -> tuple[str, Path] | None:
+    """The ``version`` of the newest transcript line of this project's sessions, else of the
+    newest session of any project; ``None`` when no transcript says."""
+    for session in list_sessions(locations.sessions_dir):
+        found = _tail_version(session.path)
+        if found:
+            return found, session.path
+    projects = locations.user_base_dir / "projects"
+    try:
+        dirs = [Path(e.path) for e in os.scandir(projects) if e.is_dir()]
+    except OSError:
+        return None
+    newest = sorted((s for d in dirs for s in list_sessions(d)), key=lambda s: -s.mtime)
+    for session in newest[:20]:
+        found = _tail_version(session.path)
+        if found:
+            return found, session.path
+    return None
+
+
+def command_version(command: tuple[str, ...], environ: Mapping[str, str] | None = None) -> str | None:
+    """What ``command`` (e.g. ``claude --version``) prints as its version, when the program is
+    on ``PATH``; ``None`` otherwise or on any failure (memtui never waits more than
+    ``COMMAND_TIMEOUT_S``)."""
+    env = dict(os.environ if environ is None else environ)
+    program = shutil.which(command[0], path=env.get("PATH"))
+    if program is None:
+        return None
+    try:
+        done = subprocess.run([program, *command[1:]], capture_output=True, text=True, timeout=COMMAND_TIMEOUT_S, env=env, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    m = _VERSION.search(done.stdout or "")
+    return m.group(0) if m else None
+
+
+def check_version(locations: Locations, *, ask_command: bool = True, environ: Mapping[str, str] | None = None) -> VersionCheck:
+    """The modelled release's version against the user's: from the transcripts, else (when
+    ``ask_command``) from the release's version command."""
+    release = locations.flavor.behaviour
+    if release.version is None:
+        return VersionCheck(None)
+    found = transcript_version(locations)
+    if found is not None:
+        return VersionCheck(release.version, found[0], f"transcript {found[1]}")
+    if ask_command and release.version_command is not None:
+        value = command_version(release.version_command, environ)
+        if value is not None:
+            return VersionCheck(release.version, value, " ".join(release.version_command))
+    return VersionCheck(release.version)

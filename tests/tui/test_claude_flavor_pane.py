@@ -1,0 +1,48 @@
+"""The claude flavor in the app: the header names the Claude Code release memtui models, and
+the Recall pane says whether this user's Claude Code recalls (its cached feature flag) — when
+it does not, the picks are labelled as what recall would pick."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+from textual.widgets import Static
+
+from memtui.core.places.flavor import CLAUDE
+from memtui.tui.app import MemtuiApp
+from tests.tui.conftest import NOW, type_text, write_memory_dir
+from tests.tui.test_recall_pane import open_recall, result_for
+
+
+def notice(app: MemtuiApp) -> str:
+    console = Console(width=200, color_system=None)
+    with console.capture() as capture:
+        console.print(app.query_one("#recall-notice", Static).content)
+    return capture.get()
+
+
+@pytest.mark.parametrize("flag", [False, True])
+async def test_recall_pane_reads_the_gate(isolated_env: Path, monkeypatch: pytest.MonkeyPatch, flag: bool) -> None:
+    monkeypatch.setenv("MEMTUI_NOW", NOW.isoformat())
+    monkeypatch.setenv("PATH", "/nonexistent")  # no `claude` to ask for its version
+    project = isolated_env / "project"
+    project.mkdir()
+    memory_dir = isolated_env / "memory"
+    write_memory_dir(memory_dir)
+    (isolated_env / ".claude.json").write_text(json.dumps({"cachedGrowthBookFeatures": {"tengu_moth_copse": flag}}))
+    app = MemtuiApp.for_project(CLAUDE, project, memory_dir=memory_dir, watch=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        assert "models Claude Code 2.1.328" in app.sub_title
+        await open_recall(app, pilot)
+        await type_text(pilot, "latency board for the backend engineer")
+        result = await result_for(app, pilot, "latency board for the backend engineer")
+        assert result.picks  # the preview works either way
+        text = notice(app)
+        if flag:
+            assert "Claude Code 2.1.328 recalls" in text and not result.would_only
+        else:
+            assert "Claude Code 2.1.328 does not recall" in text and "tengu_moth_copse" in text
+            assert "what recall would pick" in text and result.would_only
