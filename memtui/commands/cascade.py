@@ -7,7 +7,8 @@ from pathlib import Path
 
 import click
 
-from memtui.commands.common import CliContext, emit_json, fail, user_errors
+from memtui.commands.common import CliContext, emit_json, fail, say, user_errors
+from memtui.core.base.terminal import visible
 from memtui.core.cascade import Cascade, CascadeFile, compute_cascade, project_key, record_decision
 
 _MARKERS = {
@@ -35,7 +36,7 @@ def _line(f: CascadeFile) -> str:
     indent = "  " * (f.depth + 1)
     size = f"{f.chars:>7,} ch ~{f.tokens_est:>6,} tok" if f.loaded else f"{'':>21}"
     tag = "" if f.status == "loaded" else f"  [{f.status}]"
-    return f"{marker} {size}{indent}{f.path}{tag}"
+    return f"{marker} {size}{indent}{visible(f.path)}{tag}"
 
 
 def _print_text(cascade: Cascade) -> None:
@@ -43,27 +44,27 @@ def _print_text(cascade: Cascade) -> None:
     for f in cascade.files:
         if f.layer != current:
             current = f.layer
-            click.echo(f"{f.layer}:")
-        click.echo(_line(f))
+            say(f"{f.layer}:")
+        say(_line(f))
     loaded = cascade.loaded_files
-    click.echo(f"\n{len(loaded)} files loaded, {cascade.total_chars:,} characters, ~{cascade.total_tokens_est:,} tokens")
+    say(f"\n{len(loaded)} files loaded, {cascade.total_chars:,} characters, ~{cascade.total_tokens_est:,} tokens")
     if cascade.pending_external_imports:
-        click.echo("\nexternal imports pending approval (`memtui imports approve`):")
+        say("\nexternal imports pending approval (`memtui imports approve`):")
         for p in cascade.pending_external_imports:
-            click.echo(f"  {p.path}  (imported by {p.imported_by}:{p.line})")
+            say(f"  {visible(p.path)}  (imported by {visible(p.imported_by)}:{p.line})")
     for step in cascade.reads:
-        click.echo(f"\nread {step.target}:")
+        say(f"\nread {visible(step.target)}:")
         if not step.added:
-            click.echo("  adds nothing")
+            say("  adds nothing")
         for f in step.added:
-            click.echo(f"  + {f.path}  ({f.reason})")
+            say(f"  + {visible(f.path)}  ({visible(f.reason)})")
     if cascade.diagnostics:
-        click.echo("\ndiagnostics:")
+        say("\ndiagnostics:")
         for d in cascade.diagnostics:
             where = f"{d.path}:{d.line}" if d.line else (d.path or "")
-            click.echo(f"  {d.severity:<7} {d.code:<32} {where}\n          {d.message}")
+            say(f"  {d.severity:<7} {d.code:<32} {visible(where)}\n          {visible(d.message)}")
     for note in cascade.notes:
-        click.echo(f"\nnote: {note}")
+        say(f"\nnote: {visible(note)}")
 
 
 @click.command("cascade")
@@ -81,12 +82,12 @@ def cascade(ctx: click.Context, cwd: Path | None, reads: tuple[str, ...], render
     if as_json:
         emit_json(result.to_json())
     elif memory_prompt:
-        click.echo(result.memory_prompt, nl=False)
+        say(result.memory_prompt, nl=False, keep_crlf=True)
     elif rendered:
-        click.echo(result.rendered, nl=False)
+        say(result.rendered, nl=False, keep_crlf=True)
         for step in result.reads:
             if step.messages:
-                click.echo(f"\n\n[after reading {step.target}]\n{step.rendered}", nl=False)
+                say(f"\n\n[after reading {visible(step.target)}]\n{step.rendered}", nl=False, keep_crlf=True)
     else:
         _print_text(result)
 
@@ -100,9 +101,9 @@ def _decide(ctx: click.Context, cwd: Path | None, decision: str) -> None:
     obj, real_cwd = _context(ctx, cwd)
     key = project_key(real_cwd)
     path = record_decision(obj.locations.state_dir, key, "approved" if decision == "approved" else "declined")
-    click.echo(f"external imports {decision} for {key} (recorded in {path})")
+    say(f"external imports {decision} for {visible(key)} (recorded in {visible(str(path))})")
     if obj.flavor.external_import_flag:
-        click.echo(f"note: the agent itself reads {obj.flavor.external_import_flag} in ~/.claude.json, which memtui does not change")
+        say(f"note: the agent itself reads {obj.flavor.external_import_flag} in ~/.claude.json, which memtui does not change")
 
 
 @imports.command("approve")

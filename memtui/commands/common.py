@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections.abc import Callable
@@ -14,9 +13,12 @@ from typing import Any, NoReturn, ParamSpec, TypeVar
 
 import click
 
+from memtui.core.base.jsontext import dumps_exact
 from memtui.core.base.clock import ClockError, system_now
+from memtui.core.base.terminal import has_unsafe, visible, visible_block
 from memtui.core.places.flavor import Flavor
 from memtui.core.places.locations import Locations, resolve_locations
+from memtui.core.writes.transaction import recover_at_start
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -35,12 +37,18 @@ class CliContext:
     # the commands never import the TUI.
     open_app: AppOpener | None = field(default=None, repr=False)
     _locations: Locations | None = field(default=None, repr=False)
+    _recovered: set[Path] = field(default_factory=set, repr=False)
 
     @property
     def locations(self) -> Locations:
-        """Resolved once per invocation."""
+        """Resolved once per invocation. The first time a memory dir is resolved, a change a
+        crash left unsettled there is settled (rolled back), and said on stderr."""
         if self._locations is None:
             self._locations = resolve_locations(self.flavor, self.project, memory_dir=self.memory_dir, flag_settings=self.settings)
+            if self._locations.memory_dir not in self._recovered:
+                self._recovered.add(self._locations.memory_dir)
+                for message in recover_at_start(self._locations.state_dir, self._locations.memory_dir):
+                    warn(message)
         return self._locations
 
     def run_app(self, flavor: Flavor, project: Path | None, memory_dir: Path | None = None) -> None:
@@ -59,12 +67,44 @@ class CliContext:
 
 def fail(message: str, code: int = 2) -> NoReturn:
     """Print one clear line to stderr and exit non-zero (never a traceback)."""
-    click.echo(f"memtui: {message}", err=True)
+    warn(message)
     sys.exit(code)
+
+
+def warn(message: str) -> None:
+    """Print ``memtui: <message>`` on stderr, control characters shown as escapes."""
+    click.echo(f"memtui: {visible(message)}", err=True)
+
+
+def say(text: object = "", *, err: bool = False, nl: bool = True, keep_crlf: bool = False, **style: Any) -> None:
+    """Print human-readable ``text`` (stdout, or stderr with ``err``): every character a
+    terminal would act on — ESC, C1 controls, bidi overrides, a CR — shown as an escape
+    (``visible_block``: lines and tabs kept), then styled with ``click.style(**style)``.
+    Every line the commands print goes through here, ``rich_console`` or ``emit_json``;
+    single-line fields taken from files (a name, a path) are passed through ``visible`` by the
+    caller first, so that a newline in them cannot forge a line. ``keep_crlf``: CRLF line ends
+    stay (text printed to be byte-exact where it is safe, e.g. what the model receives)."""
+    shown = visible_block(str(text), keep_crlf=keep_crlf)
+    click.echo(click.style(shown, **style) if style else shown, err=err, nl=nl)
+
+
+def say_parts(*parts: str | tuple[str, dict[str, Any]], err: bool = False) -> None:
+    """Print one line made of parts, each a string or ``(string, click.style options)``: every
+    part shown as ``say`` shows text, then styled."""
+    out = []
+    for part in parts:
+        text, style = (part, {}) if isinstance(part, str) else part
+        shown = visible_block(text)
+        out.append(click.style(shown, **style) if style else shown)
+    click.echo("".join(out), err=err)
 
 
 def emit_json(data: Any) -> None:
     """Print ``data`` as indented JSON (UTF-8, non-ASCII kept; anything else as ``str()``).
+
+    The text is exact and always valid UTF-8: a file name byte that is not UTF-8 (a lone
+    surrogate U+DC80–U+DCFF in Python) is written as its JSON escape (backslash, ``udcXX``) —
+    ``os.fsencode(json.loads(...))`` gives the bytes back (``memtui.core.base.jsontext``).
 
     orjson writes the same text as ``json.dumps(..., ensure_ascii=False, indent=2)`` ~10x faster
     (12.9 MB for ``ls --json`` of 20,000 memories); what it refuses (an int over 64 bits, a lone
@@ -75,7 +115,7 @@ def emit_json(data: Any) -> None:
     try:
         out = orjson.dumps(data, option=options, default=str)
     except TypeError:  # orjson.JSONEncodeError
-        click.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
+        click.echo(dumps_exact(data, indent=2, default=str).encode("utf-8"))
         return
     click.echo(out)
 
@@ -150,7 +190,22 @@ def common_options(func: Callable[P, R]) -> Callable[P, R]:
 
 def rich_console() -> Any:
     """A rich ``Console`` for readable output: the terminal's width, or wide (no 80-column
-    wrapping) when piped."""
+    wrapping) when piped. Text printed through it is shown with ``visible_block`` — before
+    markup is parsed, and again on every text segment it writes (a ``Text`` built elsewhere)."""
     from rich.console import Console
+    from rich.segment import Segment
 
-    return Console(highlight=False, width=None if sys.stdout.isatty() else 240)
+    class SafeConsole(Console):
+        """Rich's console with control, bidi and format characters shown as escapes."""
+
+        def render_str(self, text: str, **kwargs: Any) -> Any:  # noqa: D102 - rich API
+            return super().render_str(visible_block(text), **kwargs)
+
+        def _render_buffer(self, buffer: Any) -> str:
+            safe = (
+                Segment(visible_block(seg.text), seg.style, seg.control) if not seg.control and has_unsafe(seg.text.replace("\n", "")) else seg
+                for seg in buffer
+            )
+            return str(super()._render_buffer(safe))
+
+    return SafeConsole(highlight=False, width=None if sys.stdout.isatty() else 240)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from memtui.commands.common import CliContext, fail
+from memtui.commands.common import CliContext, fail, say
 from memtui.core.places.flavor import AGENT
 
 
@@ -38,10 +38,10 @@ def demo(obj: CliContext, keep: bool, no_app: bool) -> None:
         shutil.rmtree(dest, ignore_errors=True)
         fail(f"cannot write the demo workspace: {exc}")
     if no_app:
-        click.echo(f"demo workspace: {dest}")
-        click.echo("try:")
-        click.echo(f"  HOME={ws.home} memtui --project {ws.project} ls")
-        click.echo(f"  HOME={ws.home} memtui --project {ws.project}")
+        say(f"demo workspace: {dest}")
+        say("try:")
+        say(f"  HOME={ws.home} memtui --project {ws.project} ls")
+        say(f"  HOME={ws.home} memtui --project {ws.project}")
         return
     os.environ.clear()
     os.environ.update(demo_environment(ws.home))
@@ -50,7 +50,7 @@ def demo(obj: CliContext, keep: bool, no_app: bool) -> None:
         obj.run_app(AGENT, ws.project)
     finally:
         if keep:
-            click.echo(f"demo workspace kept at {dest}")
+            say(f"demo workspace kept at {dest}")
         else:
             os.chdir(dest.parent)
             shutil.rmtree(dest, ignore_errors=True)

@@ -18,8 +18,12 @@ from memtui.commands.common import (
     common_options,
     emit_json,
     fail,
+    say,
+    say_parts,
     user_errors,
+    warn,
 )
+from memtui.core.base.terminal import visible
 from memtui.core.doctor import (
     DOCTOR_CODES,
     FIX_OF_CODE,
@@ -60,26 +64,25 @@ def _selected(report: DoctorReport, code: str) -> list[Finding]:
     return report.fixable(None if code == "all" else {code})
 
 
-def _finding_line(f: Finding) -> str:
+def _say_finding(f: Finding) -> None:
     where = f"{f.line:>5}" if f.line else "     "
-    sev = click.style(f"{f.severity:<7}", fg=_SEVERITY_COLOR[f.severity])
-    fix = click.style(f"  [fix: {f.fix}]", dim=True) if f.fix else ""
-    return f"  {where}  {sev} {f.code:<24} {f.message}{fix}"
+    fix = [(f"  [fix: {f.fix}]", {"dim": True})] if f.fix else []
+    say_parts(f"  {where}  ", (f"{f.severity:<7}", {"fg": _SEVERITY_COLOR[f.severity]}), f" {f.code:<24} {visible(f.message)}", *fix)
 
 
 def _print_report(report: DoctorReport) -> None:
-    click.echo(f"{report.memory_dir}  ({report.memories} memories)")
+    say(f"{visible(str(report.memory_dir))}  ({report.memories} memories)")
     for path, findings in report.by_path().items():
-        click.echo("")
-        click.echo(click.style(path or "(memory dir)", bold=True))
+        say("")
+        say(visible(path) if path else "(memory dir)", bold=True)
         for f in findings:
-            click.echo(_finding_line(f))
+            _say_finding(f)
     counts = report.counts()
     fixable = len(report.fixable())
     summary = f"{counts['error']} errors, {counts['warning']} warnings, {counts['info']} notes"
     if not report.findings:
         summary = "no findings"
-    click.echo(f"\n{summary}" + (f"; {fixable} fixable: `memtui doctor --fix CODE` previews, add --yes to apply" if fixable else ""))
+    say(f"\n{summary}" + (f"; {fixable} fixable: `memtui doctor --fix CODE` previews, add --yes to apply" if fixable else ""))
 
 
 def _plan_json(plan: Plan) -> dict[str, Any]:
@@ -135,7 +138,7 @@ def doctor(obj: CliContext, as_json: bool, fix_codes: tuple[str, ...], yes: bool
             why = "nothing to fix" if code == "all" or code in FIXES or code in FIX_OF_CODE else "no safe fix for this code"
             skipped.append({"code": code, "reason": why})
             if not as_json:
-                click.echo(f"{code}: {why}")
+                say(f"{code}: {why}")
         selected.extend(f for f in found if f not in selected)
     plan: Plan | None = None
     error: str | None = None
@@ -148,10 +151,10 @@ def doctor(obj: CliContext, as_json: bool, fix_codes: tuple[str, ...], yes: bool
         except FixError as exc:
             error = str(exc)
     if plan is not None and not as_json:
-        click.echo(click.style(f"# {plan.title}", bold=True))
-        click.echo(plan.diff(), nl=False)
+        say(f"# {visible(plan.title)}", bold=True)
+        say(plan.diff(), nl=False)
         for entry in plan.index_overflow:
-            click.echo(click.style(f"warning: pushes [{entry.title}]({entry.target}) past the index cap", fg="yellow"))
+            say(f"warning: pushes [{visible(entry.title)}]({visible(entry.target)}) past the index cap", fg="yellow")
     if plan is not None and yes:
         try:
             entry_id = apply_plan(memory_dir, plan, journal, obj.now()).id
@@ -179,13 +182,13 @@ def doctor(obj: CliContext, as_json: bool, fix_codes: tuple[str, ...], yes: bool
         )
     else:
         if error:
-            click.echo(f"memtui: {error}", err=True)
+            warn(error)
         if entry_id is not None and plan is not None:
             for note in plan.notes:
-                click.echo(f"fixed: {note}")
+                say(f"fixed: {visible(note)}")
             counts = report.counts()
-            click.echo(f"applied as {entry_id} (undo: `memtui undo`)")
-            click.echo(f"remaining: {counts['error']} errors, {counts['warning']} warnings, {counts['info']} notes")
+            say(f"applied as {entry_id} (undo: `memtui undo`)")
+            say(f"remaining: {counts['error']} errors, {counts['warning']} warnings, {counts['info']} notes")
         elif plan is not None:
-            click.echo("\nnothing applied: add --yes to apply these changes (undo with `memtui undo`)")
+            say("\nnothing applied: add --yes to apply these changes (undo with `memtui undo`)")
     raise SystemExit(1 if report.has_errors or error else 0)

@@ -28,8 +28,10 @@ from memtui.commands.common import (
     common_options,
     emit_json,
     fail,
+    say,
     user_errors,
 )
+from memtui.core.base.terminal import visible
 from memtui.core.dream import (
     DEFAULT_MAX_DELETIONS,
     DreamBlocked,
@@ -99,40 +101,40 @@ def _print_status(status: GateStatus) -> None:
 
     t = g["time"]
     since = "never consolidated" if t["hours_since"] is None else f"{t['hours_since']:.1f} h since the last consolidation"
-    click.echo(f"auto-dream   {'enabled' if data['enabled'] else 'disabled'}")
-    click.echo(f"time         {mark(t['ok'])} {since} (min {t['min_hours']:g} h){' — opens ' + t['opens_at'] if t['opens_at'] else ''}")
+    say(f"auto-dream   {'enabled' if data['enabled'] else 'disabled'}")
+    say(f"time         {mark(t['ok'])} {since} (min {t['min_hours']:g} h){' — opens ' + t['opens_at'] if t['opens_at'] else ''}")
     c = g["scan"]
-    click.echo(f"scan         {mark(c['ok'])} {'last scan ' + c['last_scan_at'] if c['last_scan_at'] else 'no scan yet'}{' — next ' + c['next_scan_at'] if c['next_scan_at'] else ''}")
+    say(f"scan         {mark(c['ok'])} {'last scan ' + c['last_scan_at'] if c['last_scan_at'] else 'no scan yet'}{' — next ' + c['next_scan_at'] if c['next_scan_at'] else ''}")
     s = g["sessions"]
-    click.echo(f"sessions     {mark(s['ok'])} {s['count']} since the last consolidation (min {s['min_sessions']})")
+    say(f"sessions     {mark(s['ok'])} {s['count']} since the last consolidation (min {s['min_sessions']})")
     k = g["lock"]
     holder = "free" if not k["exists"] else f"PID {k['holder_pid']} ({'alive' if k['holder_alive'] else 'not running'})" if k["holder_pid"] else "no holder"
     crashed = " — a crashed run, will be rolled back" if k["crashed"] else ""
-    click.echo(f"lock         {mark(k['ok'])} {holder}{crashed}")
-    click.echo("would run" if data["would_run"] else f"would not run: {data['reasons'][0]}")
+    say(f"lock         {mark(k['ok'])} {holder}{crashed}")
+    say("would run" if data["would_run"] else f"would not run: {visible(data['reasons'][0])}")
 
 
 def _print_autodream(status: AutoDreamStatus) -> None:
-    click.echo(f"{status.release.cli} {status.release.version}'s auto-dream, gates in its order:")
+    say(f"{status.release.cli} {status.release.version}'s auto-dream, gates in its order:")
     for g in status.gates:
         mark = "open  " if g.ok else "CLOSED"
-        click.echo(f"  {g.title:<17} {mark} {g.detail}")
+        say(f"  {g.title:<17} {mark} {visible(g.detail)}")
         if g.sources:
-            click.echo(f"  {'':<17}        from {'; '.join(g.sources)}")
+            say(f"  {'':<17}        from {visible('; '.join(g.sources))}")
         if not g.ok and g.opens:
-            click.echo(f"  {'':<17}        opens: {g.opens}")
+            say(f"  {'':<17}        opens: {visible(g.opens)}")
     counted = [s for s in status.sessions if s.counted]
     if status.sessions:
-        click.echo(f"sessions counted ({len(counted)} of {len(status.sessions)}):")
+        say(f"sessions counted ({len(counted)} of {len(status.sessions)}):")
         for s in status.sessions:
             mark = "+" if s.counted else "-"
             why = "" if s.counted else f"  ({s.why})"
-            click.echo(f"  {mark} {s.session_id}  {iso_utc(s.mtime)}  {s.entrypoint or '?'}{why}")
+            say(f"  {mark} {visible(s.session_id)}  {iso_utc(s.mtime)}  {visible(s.entrypoint or '?')}{visible(why)}")
     for trap in status.traps:
-        click.echo(f"trap: {trap.title}: {trap.message}")
+        say(f"trap: {visible(trap.title)}: {visible(trap.message)}")
         if trap.fix:
-            click.echo(f"      fix: {trap.fix}")
-    click.echo(status.verdict)
+            say(f"      fix: {visible(trap.fix)}")
+    say(visible(status.verdict))
 
 
 @dream.command("status")
@@ -184,19 +186,19 @@ def history_cmd(obj: CliContext, with_diff: bool, as_json: bool) -> None:
         emit_json(out)
         return
     if not items:
-        click.echo("no dream or extraction recorded yet")
+        say("no dream or extraction recorded yet")
     for item in items:
         who = "memtui" if item.who == "memtui" else f"agent {item.session_id or ''}".rstrip()
-        click.echo(f"{iso_utc(item.time)[:19].replace('T', ' ')}  {item.kind:<10} {who}: {item.summary}")
+        say(f"{iso_utc(item.time)[:19].replace('T', ' ')}  {item.kind:<10} {visible(who)}: {visible(item.summary)}")
         for rel in item.files:
-            click.echo(f"    {rel}")
+            say(f"    {visible(rel)}")
         if with_diff and item.who == "agent":
             for d in item_diffs(ctx, item):
                 if d.diff:
-                    click.echo(f"  ({d.source})")
-                    click.echo(d.diff.rstrip("\n"))
+                    say(f"  ({visible(d.source)})")
+                    say(d.diff.rstrip("\n"))
                 elif d.note:
-                    click.echo(f"  {d.relpath}: {d.note}")
+                    say(f"  {visible(d.relpath)}: {visible(d.note)}")
 
 
 @dream.command("request")
@@ -220,7 +222,7 @@ def request_cmd(obj: CliContext, model: str | None, as_json: bool) -> None:
     if as_json:
         emit_json(request.to_json())
         return
-    click.echo(request.render())
+    say(request.render(), keep_crlf=True)
 
 
 @dream.command("reset-lock")
@@ -238,8 +240,8 @@ def reset_lock_cmd(obj: CliContext, yes: bool, as_json: bool) -> None:
     except EditError as exc:
         fail(str(exc), 1)
     if not yes and not as_json:
-        click.echo(plan.title)
-        click.echo("run again with --yes to do it")
+        say(visible(plan.title))
+        say("run again with --yes to do it")
         return
     try:
         entry = reset_lock(ctx, obj.now())
@@ -248,20 +250,20 @@ def reset_lock_cmd(obj: CliContext, yes: bool, as_json: bool) -> None:
     if as_json:
         emit_json({"id": entry.id, "title": entry.title})
         return
-    click.echo(f"{entry.title}  (undo with `memtui undo`)")
+    say(f"{visible(entry.title)}  (undo with `memtui undo`)")
 
 
 def _print_plan(dp: DreamPlan, *, diffs: bool = True) -> None:
-    click.echo(dp.plan.title)
+    say(visible(dp.plan.title))
     for change, reason in dp.items():
-        click.echo(f"  {change.kind:<6} {change.relpath} — {reason}")
+        say(f"  {change.kind:<6} {visible(change.relpath)} — {visible(reason)}")
     for f in dp.findings:
         where = f"{f.path}:{f.line}" if f.path and f.line else (f.path or "")
-        click.echo(f"  note   {where} {f.code}: {f.message}".rstrip())
+        say(f"  note   {visible(where)} {f.code}: {visible(f.message)}".rstrip())
     if diffs:
         for change in dp.plan.changes:
-            click.echo("")
-            click.echo(change.diff().rstrip("\n"))
+            say("")
+            say(change.diff().rstrip("\n"))
 
 
 @dream.command("plan")
@@ -314,7 +316,7 @@ def apply_cmd(obj: CliContext, force: bool, consolidator: str, model: str | None
         emit_json({"run_id": entry.id if entry else None, "consolidator": dp.consolidator, "changes": [{k: c[k] for k in ("path", "action", "reason")} for c in data["changes"]], "findings": data["findings"]})
         return
     _print_plan(dp, diffs=False)
-    click.echo(f"applied: {entry.id}  (undo with `memtui dream undo`)" if entry else "nothing to change; the consolidation is recorded")
+    say(f"applied: {entry.id}  (undo with `memtui dream undo`)" if entry else "nothing to change; the consolidation is recorded")
 
 
 @dream.command("undo")
@@ -332,7 +334,7 @@ def undo_cmd(obj: CliContext, as_json: bool) -> None:
     if as_json:
         emit_json({"id": entry.id, "title": entry.title, "undoes": entry.undoes, "files": [{"path": c.relpath, "kind": c.kind} for c in entry.changes]})
         return
-    click.echo(entry.title)
+    say(visible(entry.title))
     for change in entry.changes:
-        click.echo(f"  {change.kind:<6} {change.relpath}")
+        say(f"  {change.kind:<6} {visible(change.relpath)}")
 

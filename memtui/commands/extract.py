@@ -14,8 +14,10 @@ from memtui.commands.common import (
     common_options,
     emit_json,
     fail,
+    say,
     user_errors,
 )
+from memtui.core.base.terminal import visible
 from memtui.core.extract import (
     EXTRACTOR_CHOICES,
     ExtractorError,
@@ -64,7 +66,7 @@ def _project_from_transcript(obj: CliContext, path: Path) -> None:
 def _proposal_line(p: Proposal) -> str:
     tag = " [heuristic]" if p.heuristic else ""
     kind = "" if p.kind == "create" else f" ({p.kind})"
-    return f"{p.id}  {p.type:<9} {p.path}{kind}{tag}\n              {p.description}"
+    return f"{visible(p.id)}  {p.type:<9} {visible(p.path)}{kind}{tag}\n              {visible(p.description)}"
 
 
 @click.command("extract")
@@ -106,24 +108,24 @@ def extract_cmd(obj: CliContext, transcript: str, extractor: str, apply_: bool, 
     if as_json:
         emit_json(result.to_json())
         return
-    click.echo(f"memory dir: {loc.memory_dir}")
-    click.echo(f"session {result.session_id}, entries {result.start}–{result.end}")
+    say(f"memory dir: {visible(str(loc.memory_dir))}")
+    say(f"session {visible(str(result.session_id))}, entries {result.start}–{result.end}")
     if result.skipped:
-        click.echo(f"skipped: {result.skipped}")
+        say(f"skipped: {visible(str(result.skipped))}")
     else:
         badge = " (offline: explicit cues only, heuristic)" if result.extractor == "offline" else ""
-        click.echo(f"extractor: {result.extractor}{badge}")
+        say(f"extractor: {result.extractor}{badge}")
         if not result.proposals:
-            click.echo("nothing worth remembering found")
+            say("nothing worth remembering found")
         for p in result.proposals:
-            click.echo(_proposal_line(p))
+            say(_proposal_line(p))
         if result.written:
-            click.echo("written: " + ", ".join(result.written) + "  (memtui undo reverts the last one)")
+            say("written: " + ", ".join(visible(w) for w in result.written) + "  (memtui undo reverts the last one)")
         elif result.added:
-            click.echo(f"{len(result.added)} new in the inbox: memtui inbox accept|reject ID")
+            say(f"{len(result.added)} new in the inbox: memtui inbox accept|reject ID")
     for note in result.notes:
-        click.echo(f"note: {note}")
-    click.echo(f"cursor: {result.cursor}")
+        say(f"note: {visible(note)}")
+    say(f"cursor: {visible(str(result.cursor))}")
 
 
 def _explain(obj: CliContext, path: Path, whole: bool, as_json: bool) -> None:
@@ -137,12 +139,12 @@ def _explain(obj: CliContext, path: Path, whole: bool, as_json: bool) -> None:
         emit_json(status.to_json())
         return
     r = status.release
-    click.echo(f"{r.cli} {r.version}'s extraction, gates in its order ({'interactive' if status.interactive else '-p/SDK'} session, {status.messages} message(s) since the cursor):")
+    say(f"{r.cli} {r.version}'s extraction, gates in its order ({'interactive' if status.interactive else '-p/SDK'} session, {status.messages} message(s) since the cursor):")
     for g in status.gates:
-        click.echo(f"  {g.id:<16} {'open  ' if g.ok else 'CLOSED'} {g.detail}")
+        say(f"  {g.id:<16} {'open  ' if g.ok else 'CLOSED'} {visible(g.detail)}")
         if not g.ok and g.log:
-            click.echo(f"  {'':<16}        its log: {g.log}")
-    click.echo(status.verdict)
+            say(f"  {'':<16}        its log: {visible(g.log)}")
+    say(visible(status.verdict))
 
 
 def _inbox(obj: CliContext) -> Inbox:
@@ -165,11 +167,11 @@ def inbox(ctx: click.Context, everything: bool, as_json: bool) -> None:
         emit_json([p.to_json() for p in items])
         return
     if not items:
-        click.echo(f"the inbox of {obj.locations.memory_dir} is empty")
+        say(f"the inbox of {visible(str(obj.locations.memory_dir))} is empty")
         return
     for p in items:
         status = "" if p.status == "pending" else f"  [{p.status}]"
-        click.echo(_proposal_line(p) + status)
+        say(_proposal_line(p) + status)
 
 
 @inbox.command("show")
@@ -195,18 +197,18 @@ def inbox_show(obj: CliContext, ident: str, as_json: bool) -> None:
         }
         emit_json(data)
         return
-    click.echo(_proposal_line(proposal))
+    say(_proposal_line(proposal))
     if proposal.status == "pending":
         try:
-            click.echo(box.plan(proposal.id).diff())
+            say(box.plan(proposal.id).diff())
         except (InboxError, ValueError, RuntimeError) as exc:
-            click.echo(f"cannot be accepted as is: {exc}")
-    click.echo(f"from session {proposal.source.session_id}:")
+            say(f"cannot be accepted as is: {visible(str(exc))}")
+    say(f"from session {visible(str(proposal.source.session_id))}:")
     for turn in excerpt.turns:
         mark = ">" if turn.is_source else " "
-        click.echo(f"{mark} {turn.role}: {turn.text}")
+        say(f"{mark} {visible(turn.role)}: {turn.text}")
     if excerpt.error:
-        click.echo(f"({excerpt.error})")
+        say(f"({visible(excerpt.error)})")
 
 
 @inbox.command("accept")
@@ -234,7 +236,7 @@ def inbox_accept(obj: CliContext, ident: str, type_: str | None, name: str | Non
     if as_json:
         emit_json({"accepted": result.proposal.to_json(), "written": result.relpath, "journal": result.entry.id})
         return
-    click.echo(f"wrote {loc.memory_dir / result.relpath} (memtui undo reverts it)")
+    say(f"wrote {visible(str(loc.memory_dir / result.relpath))} (memtui undo reverts it)")
 
 
 @inbox.command("reject")
@@ -252,7 +254,7 @@ def inbox_reject(obj: CliContext, ident: str, as_json: bool) -> None:
     if as_json:
         emit_json({"rejected": proposal.to_json()})
         return
-    click.echo(f"rejected {proposal.id} ({proposal.path})")
+    say(f"rejected {visible(proposal.id)} ({visible(proposal.path)})")
 
 
 @click.group("hook")

@@ -13,8 +13,10 @@ from memtui.commands.common import (
     common_options,
     emit_json,
     fail,
+    say,
     user_errors,
 )
+from memtui.core.base.terminal import visible
 from memtui.core.writes.edits import (
     ApplyError,
     ConflictError,
@@ -52,9 +54,9 @@ def undo_cmd(obj: CliContext, listing: bool, entry_id: str | None, as_json: bool
             emit_json([{"id": e.id, "title": e.title, "time": e.time, "action": e.action} for e in undoable])
         else:
             for e in undoable:
-                click.echo(f"{e.id}  {e.time[:19].replace('T', ' ')}  {e.title}")
+                say(f"{visible(e.id)}  {visible(e.time[:19].replace('T', ' '))}  {visible(e.title)}")
             if not undoable:
-                click.echo("nothing to undo")
+                say("nothing to undo")
         return
     try:
         entry = undo(memory_dir, journal, obj.now(), entry_id)
@@ -63,9 +65,9 @@ def undo_cmd(obj: CliContext, listing: bool, entry_id: str | None, as_json: bool
     if as_json:
         emit_json({"id": entry.id, "title": entry.title, "undoes": entry.undoes, "files": [{"path": c.relpath, "kind": c.kind} for c in entry.changes]})
         return
-    click.echo(entry.title)
+    say(visible(entry.title))
     for change in entry.changes:
-        click.echo(f"  {change.kind:<6} {change.relpath}")
+        say(f"  {change.kind:<6} {visible(change.relpath)}")
 
 
 @click.command("trash")
@@ -81,11 +83,11 @@ def trash_cmd(obj: CliContext, as_json: bool) -> None:
         emit_json([{"path": i.relpath, "deleted_at": i.deleted_at, "size": i.size, "entry": i.entry_id} for i in items])
         return
     if not items:
-        click.echo("the trash is empty")
+        say("the trash is empty")
         return
     for item in items:
-        click.echo(f"{item.deleted_at}  {item.size:>7,} B  {item.relpath}")
-    click.echo("\nrestore one with `memtui restore RELPATH`")
+        say(f"{visible(item.deleted_at)}  {item.size:>7,} B  {visible(item.relpath)}")
+    say("\nrestore one with `memtui restore RELPATH`")
 
 
 @click.command("restore")
@@ -110,8 +112,8 @@ def restore_cmd(obj: CliContext, relpath: str, as_json: bool) -> None:
     if as_json:
         emit_json({"id": entry.id, "title": entry.title, "files": [{"path": c.relpath, "kind": c.kind} for c in entry.changes], "index_overflow": [e.target for e in plan.index_overflow]})
         return
-    click.echo(entry.title)
+    say(visible(entry.title))
     for change in entry.changes:
-        click.echo(f"  {change.kind:<6} {change.relpath}")
+        say(f"  {change.kind:<6} {visible(change.relpath)}")
     for e in plan.index_overflow:
-        click.echo(f"warning: [{e.title}]({e.target}) is now past the index cap")
+        say(f"warning: [{visible(e.title)}]({visible(e.target)}) is now past the index cap")

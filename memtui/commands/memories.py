@@ -16,11 +16,17 @@ from memtui.commands.common import (
     user_errors,
 )
 from memtui.core.base.gcpause import gc_paused
+from memtui.core.base.terminal import visible
 from memtui.core.memory.catalog import Catalog, entry_to_json, index_to_json, load_catalog
 from memtui.core.memory.index import MAX_INDEX_LINES, MAX_INDEX_UNITS
 from memtui.core.places.locations import Locations, other_flavor_memory_dir
 from memtui.core.memory.memories import MEMORY_TYPES
 from memtui.core.memory.catalogdb import CatalogDB
+
+def _cell(text: str) -> str:
+    """A field from a file for rich markup: one line, escapes visible, markup escaped."""
+    return escape(visible(text))
+
 
 _TYPE_STYLE = {"user": "magenta", "feedback": "yellow", "project": "green", "reference": "cyan"}
 
@@ -63,7 +69,7 @@ def ls(obj: CliContext, type_: str | None, as_json: bool) -> None:
         return
     from rich.table import Table
 
-    table = Table(title=escape(str(catalog.memory_dir)), title_justify="left", expand=False)
+    table = Table(title=_cell(str(catalog.memory_dir)), title_justify="left", expand=False)
     table.add_column("type", no_wrap=True)
     table.add_column("age", no_wrap=True, justify="right")
     table.add_column("path", overflow="fold")
@@ -75,25 +81,25 @@ def ls(obj: CliContext, type_: str | None, as_json: bool) -> None:
         if mem.type:
             kind = f"[{_TYPE_STYLE[mem.type]}]{mem.type}[/]"
         else:
-            kind = f"[red]{escape(mem.declared_type) + '?' if mem.declared_type else 'untyped'}[/]"
+            kind = f"[red]{_cell(mem.declared_type) + '?' if mem.declared_type else 'untyped'}[/]"
         problems = [d for d in e.diagnostics if d.severity != "info"]
         table.add_row(
             kind,
             e.age_label,
-            escape(mem.relpath),
-            escape(mem.name) if mem.name else "[dim]—[/]",
-            escape(mem.description) if mem.description else "[dim]—[/]",
+            _cell(mem.relpath),
+            _cell(mem.name) if mem.name else "[dim]—[/]",
+            _cell(mem.description) if mem.description else "[dim]—[/]",
             f"[yellow]{len(problems)}[/]" if problems else "",
         )
     console = rich_console()
     console.print(table)
     for d in catalog.diagnostics:
-        console.print(f"[yellow]{d.severity}[/] {escape(d.path or '')} [bold]{d.code}[/]: {escape(d.message)}", highlight=False)
+        console.print(f"[yellow]{d.severity}[/] {_cell(d.path or '')} [bold]{d.code}[/]: {_cell(d.message)}", highlight=False)
     for e in entries:
         for d in e.diagnostics:
             if d.severity != "info":
                 line = f":{d.line}" if d.line else ""
-                console.print(f"[yellow]{d.severity}[/] {escape(e.relpath)}{line} [bold]{d.code}[/]: {escape(d.message)}", highlight=False)
+                console.print(f"[yellow]{d.severity}[/] {_cell(e.relpath)}{line} [bold]{d.code}[/]: {_cell(d.message)}", highlight=False)
 
 
 @click.command("index")
@@ -116,16 +122,16 @@ def index(obj: CliContext, team: bool, as_json: bool) -> None:
         return
     console = rich_console()
     if not data["exists"]:
-        console.print(f"[yellow]no index[/] at {escape(data['path'])}")
+        console.print(f"[yellow]no index[/] at {_cell(data['path'])}")
     else:
-        console.print(f"[bold]{escape(data['path'])}[/]")
+        console.print(f"[bold]{_cell(data['path'])}[/]")
         console.print(f"lines {data['lines']}/{MAX_INDEX_LINES}   units {data['units']:,}/{MAX_INDEX_UNITS:,}")
         if data["warning"]:
-            console.print(f"[red]{escape(data['warning'])}[/]")
+            console.print(f"[red]{_cell(data['warning'])}[/]")
         console.print("[dim](memtui index --json has the loaded text)[/]")
     for e in data["dropped_entries"]:
-        console.print(f"[red]dropped[/]  line {e['line']}: " + escape(f"[{e['title']}]({e['target']})"))
+        console.print(f"[red]dropped[/]  line {e['line']}: " + _cell(f"[{e['title']}]({e['target']})"))
     for target in data["dangling"]:
-        console.print(f"[yellow]dangling[/] {escape(target)}: no such file")
+        console.print(f"[yellow]dangling[/] {_cell(target)}: no such file")
     for path in data["unindexed"]:
-        console.print(f"[cyan]unindexed[/] {escape(path)}")
+        console.print(f"[cyan]unindexed[/] {_cell(path)}")

@@ -12,8 +12,10 @@ from memtui.commands.common import (
     emit_json,
     fail,
     rich_console,
+    say,
     user_errors,
 )
+from memtui.core.base.terminal import visible
 from memtui.core.places.agentconfig import recall_state
 from memtui.core.places.claude_json import read_global_config
 from memtui.core.recall import SELECTOR_NAMES, choose_model, load_corpus, recall
@@ -101,7 +103,10 @@ def recall_cmd(
 
 
 def _print(result: RecallResult) -> None:
-    from rich.markup import escape
+    from rich.markup import escape as markup_escape
+
+    def escape(text: str) -> str:
+        return markup_escape(visible(text))
 
     console = rich_console()
     badge = "[green]online[/]" if result.online else "[yellow]offline[/]"
@@ -115,7 +120,7 @@ def _print(result: RecallResult) -> None:
     m = result.manifest
     console.print(f"manifest: {m.count} of {m.total} memories (the reference sends the {m.count} newest)")
     if result.recent_tools:
-        console.print(f"recently used tools: {', '.join(result.recent_tools)}")
+        console.print(f"recently used tools: {escape(', '.join(result.recent_tools))}")
     if result.skipped:
         console.print(f"[yellow]skipped[/]: {escape(result.skipped)}")
         return
@@ -136,4 +141,4 @@ def _print(result: RecallResult) -> None:
         console.print("near misses: " + ", ".join(f"{escape(n.relpath)} ({n.score:.2f})" for n in result.near_misses))
     if result.injected_text:
         console.print("\n[bold]injected text[/]")
-        click.echo(result.injected_text)  # exact bytes: no wrapping, no markup
+        say(result.injected_text, keep_crlf=True)  # exact bytes where safe: no wrapping, no markup

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import click
 
-from memtui.commands.common import CliContext, common_options, emit_json, fail, user_errors
+from memtui.commands.common import CliContext, common_options, emit_json, fail, say, user_errors
+from memtui.core.base.terminal import visible
 from memtui.core.team.bundle import ImportReport, TeamImportError, import_bundle, load_bundle
 
 _VERB = {"created": "created", "updated": "updated", "unchanged": "unchanged"}
@@ -46,7 +47,7 @@ def import_(obj: CliContext, bundle: Path, dry_run: bool, as_json: bool) -> None
     else:
         _print(report)
     for entry in report.index_overflow:
-        click.echo(f"warning: team/MEMORY.md: [{entry.title}]({entry.target}) is now past the agent's index cap", err=True)
+        say(f"warning: team/MEMORY.md: [{visible(entry.title)}]({visible(entry.target)}) is now past the agent's index cap", err=True)
     if report.rejected:
         raise SystemExit(1)
 
@@ -54,17 +55,17 @@ def import_(obj: CliContext, bundle: Path, dry_run: bool, as_json: bool) -> None
 def _print(report: ImportReport) -> None:
     verbs = _DRY_VERB if report.dry_run else _VERB
     for a in report.accepted:
-        click.echo(f"{verbs[a.status]:<12} {_show(a.key)} ({a.bytes:,} byte{'' if a.bytes == 1 else 's'})")
+        say(f"{verbs[a.status]:<12} {_show(a.key)} ({a.bytes:,} byte{'' if a.bytes == 1 else 's'})")
     for r in report.rejected:
-        click.echo(f"{'rejected':<12} {_show(r.key)} [{r.code}]: {r.reason}")
+        say(f"{'rejected':<12} {_show(r.key)} [{r.code}]: {visible(r.reason)}")
     counts = {s: sum(1 for a in report.accepted if a.status == s) for s in ("created", "updated", "unchanged")}
     head = "dry run, nothing written: " if report.dry_run else ""
-    click.echo(
+    say(
         f"{head}{counts['created']} new, {counts['updated']} updated, {counts['unchanged']} unchanged, "
-        f"{len(report.rejected)} rejected -> {report.team_dir}"
+        f"{len(report.rejected)} rejected -> {visible(str(report.team_dir))}"
     )
 
 
 def _show(key: str) -> str:
-    """A key as typed, or quoted with escapes when it holds control characters (NUL, newline)."""
-    return key if key.isprintable() else repr(key)
+    """A key as typed, or quoted with its control, bidi and format characters escaped."""
+    return key if visible(key) == key and key.isprintable() else f"'{visible(key)}'"

@@ -6,7 +6,8 @@ from typing import Any
 
 import click
 
-from memtui.commands.common import CliContext, common_options, emit_json, user_errors
+from memtui.commands.common import CliContext, common_options, emit_json, say, user_errors
+from memtui.core.base.terminal import visible
 from memtui.core.places.locations import Locations, other_flavor_memory_dir
 from memtui.core.sessions.version import VersionCheck, check_version
 
@@ -81,12 +82,12 @@ def where(obj: CliContext, as_json: bool) -> None:
         rows.append(("your version", f"{version.installed}  ({version.source})" if version.installed else "unknown (no transcript says, no `claude` on PATH)"))
     width = max(len(k) for k, _ in rows)
     for key, value in rows:
-        click.echo(f"{key:<{width}}  {value}")
+        say(f"{key:<{width}}  {visible(str(value))}")
     if version.notice:
-        click.echo(f"\nnotice: {version.notice}")
+        say(f"\nnotice: {visible(version.notice)}")
     found = other_flavor_memory_dir(obj.locations)
     if found:
-        click.echo(f"\nnote: the {found[0]} flavor has a memory dir here: {found[1]} (try --flavor {found[0]})")
+        say(f"\nnote: the {found[0]} flavor has a memory dir here: {visible(str(found[1]))} (try --flavor {found[0]})")
     for d in data["diagnostics"]:
-        where_ = f" {d['path']}" if d["path"] else ""
-        click.echo(f"{d['severity']}: {d['code']}{where_}: {d['message']}")
+        where_ = f" {visible(d['path'])}" if d["path"] else ""
+        say(f"{d['severity']}: {d['code']}{where_}: {visible(d['message'])}")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from functools import partial
+from typing import Any
 from pathlib import Path
 
 from textual import on, work
@@ -16,13 +17,16 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
 
+from memtui.core.base.terminal import visible, visible_block
 from memtui.core.places.flavor import Flavor
 from memtui.core.places.locations import Locations, resolve_locations
+from memtui.core.writes.transaction import recover_at_start
 from memtui.core.sessions.version import check_version
 from memtui.tui.cascade import CascadePane
 from memtui.tui.dream import DreamPane
 from memtui.tui.memories import MemoriesPane, shorten_home
 from memtui.tui.recall import RecallPane
+from memtui.tui.safe import install_render_guard
 from memtui.tui.styles import stylesheets
 
 # (tab id, title) of each pane, in key order 1-4.
@@ -48,9 +52,12 @@ class MemtuiApp(App[None]):
     ]
 
     def __init__(self, locations: Locations, *, watch: bool = True) -> None:
+        install_render_guard()
         super().__init__()
         self.locations = locations
         self.live_reload = watch  # not `watch`: that is DOMNode.watch, which Textual calls on the app
+        # a change a crash cut short is settled before any pane reads or edits the memory dir
+        self.recovered = recover_at_start(locations.state_dir, locations.memory_dir)
 
     @classmethod
     def for_project(cls, flavor: Flavor, project: Path | None, *, memory_dir: Path | None = None, watch: bool = True) -> MemtuiApp:
@@ -76,11 +83,19 @@ class MemtuiApp(App[None]):
 
     def on_mount(self) -> None:
         loc = self.locations
-        self.sub_title = f"{shorten_home(loc.project_root)} · {loc.flavor.name} flavor"
+        self.sub_title = visible(f"{shorten_home(loc.project_root)} · {loc.flavor.name} flavor")
         if loc.flavor.behaviour.version is not None:
-            self.sub_title += f" · models {loc.flavor.behaviour.title}"
+            self.sub_title += visible(f" · models {loc.flavor.behaviour.title}")
             self.check_version()
         self.query_one("#memories-table").focus()
+        for message in self.recovered:
+            self.notify(visible(message), title="Interrupted change", severity="warning", timeout=20, markup=False)
+
+    def notify(self, message: str, *, title: str = "", severity: Any = "information", timeout: float | None = None, markup: bool = True) -> None:
+        """Every notification shows its text as text: messages carry file names and errors
+        from files, so control characters are shown as escapes and nothing is read as markup
+        (``markup`` is ignored)."""
+        super().notify(visible_block(message), title=visible(title), severity=severity, timeout=timeout, markup=False)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="version")
     def check_version(self) -> None:

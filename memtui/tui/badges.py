@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
+from memtui.core.base.terminal import visible
 from memtui.core.memory.age import AgeBand
 from memtui.core.memory.memories import MemoryType
 
@@ -26,7 +27,7 @@ def type_badge(mem_type: MemoryType | None, declared: str | None) -> Text:
     """A coloured ``type`` chip; an unrecognised type shows what the file declares, in red."""
     if mem_type is not None:
         return Text(f" {mem_type} ", style=f"bold #1e1e1e on {TYPE_COLORS[mem_type]}")
-    label = f"{declared}?" if declared else "untyped"
+    label = f"{visible(declared)}?" if declared else "untyped"
     return Text(f" {label} ", style="bold #ffffff on #be5046")
 
 

@@ -33,6 +33,8 @@ from textual.widgets.option_list import Option
 from textual.widgets.tree import TreeNode
 from textual.worker import get_current_worker
 
+from memtui.core.base.terminal import visible
+from memtui.tui.safe import block, markup_safe, plain
 from memtui.core.cascade import (
     ApprovalsError,
     Cascade,
@@ -210,7 +212,7 @@ class CascadePane(Widget):
         self.loading = False
         self.notify(message.reason, title=message.title, severity="error", timeout=10)
         if message.generation == self._generation and self.cascade is None:
-            self.query_one("#cascade-summary", Static).update(Text(message.reason, style="bold #e06c75"))
+            self.query_one("#cascade-summary", Static).update(plain(message.reason, style="bold #e06c75"))
 
     # ----- drawing ---------------------------------------------------------------------------
 
@@ -344,17 +346,17 @@ class CascadePane(Widget):
         box.border_title = f"rendered context · {cascade.total_chars:,} ch · ~{cascade.total_tokens_est:,} tok"
         box.border_subtitle = "startup context, byte for byte · v back"
         text = cascade.rendered or "(empty: no instruction file loads, the model gets no context block)"
-        body = Text(text, style="" if cascade.rendered else "italic " + MUTED)
+        body = block(text, style="" if cascade.rendered else "italic " + MUTED)
         steps = [step for step in cascade.reads if step.messages]
         if cascade.memory_prompt or steps:
             # The release's whole picture: the system prompt's `# Memory` section, the first
             # message's instruction block, then what each read adds, each as the model gets it.
             parts: list[Text] = []
             if cascade.memory_prompt:
-                parts += [Text("── system prompt: the # Memory section ──", style="bold " + MUTED), Text(cascade.memory_prompt), Text("")]
+                parts += [Text("── system prompt: the # Memory section ──", style="bold " + MUTED), block(cascade.memory_prompt), Text("")]
             parts += [Text("── first message: the instruction block ──", style="bold " + MUTED), body]
             for step in steps:
-                parts += [Text(""), Text(f"── after reading {step.target} ──", style="bold " + MUTED), Text(step.rendered)]
+                parts += [Text(""), Text(f"── after reading {visible(step.target)} ──", style="bold " + MUTED), block(step.rendered)]
             body = Text("\n").join(parts)
         self.query_one("#cascade-rendered-text", Static).update(body)
 
@@ -370,7 +372,7 @@ class CascadePane(Widget):
             focus_line = self._focus[1]
         if isinstance(data, FileNode):
             entry = data.entry
-            box.border_title = tree_name(entry, self.cwd, self.locations.memory_dir)
+            box.border_title = markup_safe(tree_name(entry, self.cwd, self.locations.memory_dir))
             ctx = FileContext(
                 self.cwd,
                 self.locations.memory_dir,
@@ -420,7 +422,7 @@ class CascadePane(Widget):
             self._focus = None
             box = self.query_one("#cascade-detail", VerticalScroll)
             box.border_title = diagnostic.code
-            detail = Text.assemble((diagnostic.message, "bold"), "\n\n", (home_path(diagnostic.path) if diagnostic.path else "about the setup as a whole", MUTED))
+            detail = Text.assemble((visible(diagnostic.message), "bold"), "\n\n", (home_path(diagnostic.path) if diagnostic.path else "about the setup as a whole", MUTED))
             self.query_one("#cascade-detail-text", Static).update(detail)
             return
         self._focus = (node_key(node.data), diagnostic.line or 0) if diagnostic.line else None

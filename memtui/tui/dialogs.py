@@ -24,6 +24,8 @@ from textual.widgets import (
 )
 from textual.widgets.option_list import Option
 
+from memtui.tui.safe import plain
+from memtui.core.base.terminal import visible, visible_block
 from memtui.core.writes.edits import Plan, TrashItem
 from memtui.core.memory.memories import MEMORY_TYPES, MemoryType
 from memtui.tui.badges import type_badge
@@ -56,9 +58,9 @@ class PlanPreview(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         plan = self.plan
         with Vertical(id="plan-dialog", classes="dialog"):
-            yield Label(plan.title, classes="dialog-title")
+            yield Label(plain(plan.title), classes="dialog-title")
             if plan.index_overflow:
-                names = ", ".join(f"[{e.title}]({e.target})" for e in plan.index_overflow[:6])
+                names = ", ".join(visible(f"[{e.title}]({e.target})") for e in plan.index_overflow[:6])
                 more = f" and {len(plan.index_overflow) - 6} more" if len(plan.index_overflow) > 6 else ""
                 yield Static(
                     Text.assemble(
@@ -70,9 +72,9 @@ class PlanPreview(ModalScreen[bool]):
             if plan.notes:
                 with VerticalScroll(classes="dialog-notes"):
                     for note in plan.notes:
-                        yield Static(Text(f"• {note}", style="#abb2bf"))
+                        yield Static(plain(f"• {note}", style="#abb2bf"))
             with VerticalScroll(classes="dialog-diff", id="plan-diff"):
-                yield Static(Syntax(plan.diff() or "(no textual change)", "diff", theme="ansi_dark", word_wrap=True))
+                yield Static(Syntax(visible_block(plan.diff()) or "(no textual change)", "diff", theme="ansi_dark", word_wrap=True))
             with Horizontal(classes="dialog-buttons"):
                 yield Button(f"{self.confirm_label}  y", variant="primary", id="apply")
                 yield Button("Cancel  esc", id="cancel")
@@ -116,13 +118,13 @@ class TypePicker(ModalScreen["MemoryType | None"]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="type-dialog", classes="dialog"):
-            yield Label(f"Type of {self.relpath}", classes="dialog-title")
+            yield Label(plain(f"Type of {self.relpath}"), classes="dialog-title")
             options = []
             for i, t in enumerate(MEMORY_TYPES):
                 label = Text.assemble(f"{i + 1} ", type_badge(t, t), f"  {TYPE_HELP[t]}")
                 options.append(Option(label, id=t))
             yield OptionList(*options, id="type-options")
-            yield Static(Text(f"now: {self.current or 'untyped'}  ·  1–4 or enter to choose, esc to cancel", style="#5c6370"))
+            yield Static(plain(f"now: {self.current or 'untyped'}  ·  1–4 or enter to choose, esc to cancel", style="#5c6370"))
 
     def on_mount(self) -> None:
         option_list = self.query_one(OptionList)
@@ -154,10 +156,10 @@ class TextPrompt(ModalScreen["str | None"]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="prompt-dialog", classes="dialog"):
-            yield Label(self.title_text, classes="dialog-title")
+            yield Label(plain(self.title_text), classes="dialog-title")
             yield Input(self.value, id="prompt-input")
             if self.hint:
-                yield Static(Text(self.hint, style="#5c6370"))
+                yield Static(plain(self.hint, style="#5c6370"))
 
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:
@@ -245,14 +247,14 @@ class ConflictDialog(ModalScreen[str]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="conflict-dialog", classes="dialog"):
-            yield Label(f"{self.relpath} changed on disk", classes="dialog-title")
+            yield Label(plain(f"{self.relpath} changed on disk"), classes="dialog-title")
             yield Static(
                 "Someone (maybe the agent) changed this file after you opened it. Nothing was overwritten.",
                 classes="dialog-warning",
             )
             if self.diff is not None:
                 with VerticalScroll(classes="dialog-diff"):
-                    yield Static(Syntax(self.diff or "(identical)", "diff", theme="ansi_dark", word_wrap=True))
+                    yield Static(Syntax(visible_block(self.diff) or "(identical)", "diff", theme="ansi_dark", word_wrap=True))
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Reload  r", id="reload")
                 yield Button("Keep mine  k", variant="warning", id="keep")
@@ -283,7 +285,7 @@ class TrashDialog(ModalScreen["TrashItem | None"]):
             yield Label(f"Trash — {title}", classes="dialog-title")
             if self.items:
                 yield OptionList(
-                    *(Option(Text.assemble((item.relpath, "bold"), (f"  deleted {item.deleted_at[:16].replace('T', ' ')} · {item.size:,} bytes", "#5c6370"))) for item in self.items),
+                    *(Option(Text.assemble((visible(item.relpath), "bold"), (f"  deleted {item.deleted_at[:16].replace('T', ' ')} · {item.size:,} bytes", "#5c6370"))) for item in self.items),
                     id="trash-options",
                 )
                 yield Static(Text("enter restores (with its index line) · esc closes", style="#5c6370"))
@@ -312,7 +314,7 @@ class EditorScreen(Screen["str | None"]):
         self.original = text
 
     def compose(self) -> ComposeResult:
-        yield Label(f" editing {self.relpath}", id="editor-title")
+        yield Label(plain(f" editing {self.relpath}"), id="editor-title")
         yield TextArea.code_editor(self.original, language="markdown", id="editor-area", soft_wrap=True)
         yield Footer()
 

@@ -16,6 +16,8 @@ from textual.widgets import Footer, Static, Tree
 from textual.widgets.tree import TreeNode
 from textual.worker import Worker, WorkerState
 
+from memtui.tui.safe import plain
+from memtui.core.base.terminal import visible
 from memtui.core.base.clock import system_now
 from memtui.core.doctor import (
     FIXES,
@@ -95,7 +97,7 @@ class DoctorScreen(Screen[bool]):
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state == WorkerState.ERROR:
             self.query_one("#doctor-tree", Tree).loading = False
-            self.query_one("#doctor-summary", Static).update(Text(f"The doctor failed: {event.worker.error}", style="bold #e06c75"))
+            self.query_one("#doctor-summary", Static).update(plain(f"The doctor failed: {event.worker.error}", style="bold #e06c75"))
 
     @on(Done)
     def _done(self, message: Done) -> None:
@@ -128,7 +130,7 @@ class DoctorScreen(Screen[bool]):
             if not shown:
                 continue
             worst = min(shown, key=lambda f: ("error", "warning", "info").index(f.severity)).severity
-            label = Text.assemble((f"{_ICON[worst][0]} ", _ICON[worst][1]), (path or "(memory dir)", "bold"), (f"  {len(shown)}", "#5c6370"))
+            label = Text.assemble((f"{_ICON[worst][0]} ", _ICON[worst][1]), (visible(path) if path else "(memory dir)", "bold"), (f"  {len(shown)}", "#5c6370"))
             node = tree.root.add(label, data=None, expand=True)
             for f in shown:
                 where = f":{f.line}" if f.line else ""
@@ -149,7 +151,7 @@ class DoctorScreen(Screen[bool]):
     def _highlight(self, event: Tree.NodeHighlighted[Finding | None]) -> None:
         node = event.node
         if node.data is None and node.children:  # a file: its findings in one view
-            lines = [Text.assemble((f"{_ICON[f.severity][0]} ", _ICON[f.severity][1]), (f.code, "bold"), f"  {f.message}\n") for f in (c.data for c in node.children) if f is not None]
+            lines = [Text.assemble((f"{_ICON[f.severity][0]} ", _ICON[f.severity][1]), (f.code, "bold"), f"  {visible(f.message)}\n") for f in (c.data for c in node.children) if f is not None]
             self.query_one("#doctor-finding", Static).update(Text.assemble(*lines, ("\n↓ to a finding: f fixes it when it has ⚒", "#5c6370")))
             return
         self._show(node.data)
@@ -163,8 +165,8 @@ class DoctorScreen(Screen[bool]):
         parts: list[Text | str | tuple[str, str]] = [
             (f"{icon} {f.severity}  ", style),
             (f.code, "bold"),
-            (f"\n{f.path or '(memory dir)'}{f':{f.line}' if f.line else ''}\n\n", "#5c6370"),
-            Text(f.message),
+            (f"\n{visible(f.path) if f.path else '(memory dir)'}{f':{f.line}' if f.line else ''}\n\n", "#5c6370"),
+            plain(f.message),
         ]
         if f.fix:
             parts.extend([("\n\nSafe fix: ", "bold #98c379"), Text(FIXES.get(f.fix, f.fix)), ("\nf previews it; nothing changes until you apply.", "#5c6370")])

@@ -40,6 +40,8 @@ from textual.widgets import OptionList, RichLog, Static
 from textual.widgets.option_list import Option
 from textual.worker import Worker, WorkerState, get_current_worker
 
+from memtui.tui.safe import block, markup_safe, plain
+from memtui.core.base.terminal import visible, visible_block
 from memtui.core.base.clock import system_now
 from memtui.core.dream import (
     PHASES,
@@ -231,7 +233,7 @@ class DreamPane(Widget):
 
     def on_mount(self) -> None:
         self.query_one("#dream-gates", Static).border_title = "gates"
-        self.query_one("#dream-gates", Static).border_subtitle = shorten_home(self.locations.memory_dir)
+        self.query_one("#dream-gates", Static).border_subtitle = markup_safe(shorten_home(self.locations.memory_dir))
         self.query_one("#dream-phases", Vertical).border_title = "phases"
         self.query_one("#dream-changes", OptionList).border_title = "plan"
         self.query_one("#dream-log", RichLog).border_title = "log"
@@ -376,7 +378,7 @@ class DreamPane(Widget):
         error = event.worker.error
         reason = f"{type(error).__name__}: {error}"
         if event.worker.group == "dream-gates":
-            self.query_one("#dream-gates", Static).update(Text(f"the gates could not be checked: {reason}", style="#e06c75"))
+            self.query_one("#dream-gates", Static).update(plain(f"the gates could not be checked: {reason}", style="#e06c75"))
         elif event.worker.group in ("dream-run", "dream-apply"):
             self.post_message(self.Failed(f"{event.worker.name} failed", reason))
 
@@ -395,7 +397,7 @@ class DreamPane(Widget):
 
     @on(RequestReady)
     def _on_request(self, message: RequestReady) -> None:
-        self._show_diff("request · as the agent would send it now", Text(message.request.render()))
+        self._show_diff("request · as the agent would send it now", block(message.request.render()))
 
     @on(Streamed)
     def _on_event(self, message: Streamed) -> None:
@@ -460,14 +462,14 @@ class DreamPane(Widget):
         self._clear_plan()
         entry = message.entry
         text = f"Applied {len(entry.changes)} change(s) as {entry.id}; u undoes it." if entry else "Nothing to change; the consolidation is recorded."
-        self._log(Text(f"applied: {text}", style="bold #98c379"))
+        self._log(plain(f"applied: {text}", style="bold #98c379"))
         self.notify(text, title="Dream applied", timeout=6)
         self._memories_changed()
 
     @on(Undone)
     def _on_undone(self, message: Undone) -> None:
         self.running = None
-        self._log(Text(f"undone: {message.entry.title}", style="bold #98c379"))
+        self._log(plain(f"undone: {message.entry.title}", style="bold #98c379"))
         self.notify(f"{message.entry.title} — every file as it was.", title="Dream undone", timeout=6)
         self._memories_changed()
 
@@ -479,7 +481,7 @@ class DreamPane(Widget):
             self.plan = self.plan_kind = None
             self._clear_plan()
         self.running = None
-        self._log(Text(f"{message.title}: {message.reason}", style="bold #e06c75"))
+        self._log(plain(f"{message.title}: {message.reason}", style="bold #e06c75"))
         self.notify(message.reason, title=message.title, severity="error", timeout=10)
         self._show_status()
         self.action_refresh()
@@ -595,7 +597,7 @@ class DreamPane(Widget):
         if self.release is None:
             return
         if self.plan is not None and self.plan.request is not None:
-            self._show_diff("request · as memtui's claude consolidator sent it", Text(self.plan.request.render()))
+            self._show_diff("request · as memtui's claude consolidator sent it", block(self.plan.request.render()))
             return
         self._show_diff("request", Text("building the request…", style=MUTED))
         self.fetch_request()
@@ -687,7 +689,7 @@ class DreamPane(Widget):
         self.query_one("#dream-log", RichLog).write(line)
 
     def _stopped(self, reason: str) -> None:
-        self._log(Text(reason, style="#e5c07b"))
+        self._log(plain(reason, style="#e5c07b"))
         self._show_status()
 
     def _memories_changed(self) -> None:
@@ -773,15 +775,15 @@ class DreamPane(Widget):
             return
         if index < len(items):
             change, reason = items[index]
-            body = Group(Text(reason, style="italic"), Text(""), Syntax(change.diff() or "(no textual change)", "diff", theme="ansi_dark", word_wrap=True))
+            body = Group(plain(reason, style="italic"), Text(""), Syntax(visible_block(change.diff()) or "(no textual change)", "diff", theme="ansi_dark", word_wrap=True))
             self._show_diff(f"{change.kind} {change.relpath}", body)
         else:
             f: Finding = dp.findings[index - len(items)]
             where = f"{f.path}:{f.line}" if f.path and f.line else f.path or "the memory dir"
-            self._show_diff(f"note · {where}", Text.assemble((f"{f.code}\n\n", "bold"), f.message, ("\n\nA note changes nothing; it says what the dream left alone and why.", MUTED)))
+            self._show_diff(f"note · {where}", Text.assemble((f"{f.code}\n\n", "bold"), visible(f.message), ("\n\nA note changes nothing; it says what the dream left alone and why.", MUTED)))
 
     def _show_diff(self, title: str, body: Group | Text) -> None:
-        self.query_one("#dream-diff", VerticalScroll).border_title = title
+        self.query_one("#dream-diff", VerticalScroll).border_title = markup_safe(title)
         self.query_one("#dream-diff-text", Static).update(body)
 
     def _show_help(self) -> None:

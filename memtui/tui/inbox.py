@@ -12,6 +12,8 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
+from memtui.tui.safe import block, plain
+from memtui.core.base.terminal import visible, visible_block
 from memtui.core.base.clock import system_now
 from memtui.core.writes.edits import ApplyError, ConflictError, EditError
 from memtui.core.extract import SourceExcerpt, proposal_excerpt
@@ -28,15 +30,15 @@ def excerpt_text(excerpt: SourceExcerpt | None) -> Text:
     if excerpt is None:
         return Text("No source recorded (no originSessionId).", style="#5c6370")
     if excerpt.error:
-        return Text(f"Source unavailable: {excerpt.error}", style="#e5c07b")
+        return plain(f"Source unavailable: {excerpt.error}", style="#e5c07b")
     out = Text()
-    out.append(f"session {excerpt.session_id or '?'}\n\n", style="#5c6370")
+    out.append(f"session {visible(excerpt.session_id or '?')}\n\n", style="#5c6370")
     for turn in excerpt.turns:
         marker, style = ("▶ ", "bold #e5c07b") if turn.is_source else ("  ", "#abb2bf")
-        out.append(f"{marker}{turn.role}", style=style)
-        out.append(f"  {turn.timestamp or ''}\n", style="#5c6370")
+        out.append(f"{marker}{visible(turn.role)}", style=style)
+        out.append(f"  {visible(turn.timestamp or '')}\n", style="#5c6370")
         body = turn.text if len(turn.text) <= 1500 else turn.text[:1500] + "…"
-        out.append(body + "\n\n", style="" if turn.is_source else "#abb2bf")
+        out.append(visible_block(body) + "\n\n", style="" if turn.is_source else "#abb2bf")
     return out
 
 
@@ -52,7 +54,7 @@ class SourceDialog(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="source-dialog", classes="dialog"):
-            yield Label(self.title_text, classes="dialog-title")
+            yield Label(plain(self.title_text), classes="dialog-title")
             with VerticalScroll(classes="dialog-diff"):
                 yield Static(excerpt_text(self.excerpt))
 
@@ -96,7 +98,7 @@ class InboxScreen(Screen[bool]):
         options = self.query_one("#inbox-list", OptionList)
         options.clear_options()
         for p in self.proposals:
-            label = Text.assemble(type_badge(p.type, p.type), " ", (p.name, "bold"), (" · heuristic" if p.heuristic else "", "#e5c07b"))
+            label = Text.assemble(type_badge(p.type, p.type), " ", (visible(p.name), "bold"), (" · heuristic" if p.heuristic else "", "#e5c07b"))
             options.add_option(Option(label, id=p.id))
         n = len(self.proposals)
         self.query_one("#inbox-summary", Static).update(
@@ -127,11 +129,11 @@ class InboxScreen(Screen[bool]):
             return
         head = Text.assemble(
             type_badge(p.type, p.type),
-            (f"  {p.path}", "bold"),
-            (f"  ({p.kind}, by the {p.extractor} extractor{'; heuristic — check it' if p.heuristic else ''})\n\n", "#5c6370"),
-            ("name         ", "#5c6370"), Text(p.name), "\n",
-            ("description  ", "#5c6370"), Text(p.description), "\n\n",
-            Text(p.body.strip()),
+            (f"  {visible(p.path)}", "bold"),
+            (f"  ({p.kind}, by the {visible(p.extractor)} extractor{'; heuristic — check it' if p.heuristic else ''})\n\n", "#5c6370"),
+            ("name         ", "#5c6370"), plain(p.name), "\n",
+            ("description  ", "#5c6370"), plain(p.description), "\n\n",
+            block(p.body.strip()),
         )
         detail.update(head)
         source.update(Text.assemble(("\nSource conversation\n", "bold"), excerpt_text(proposal_excerpt(p, self.locations.sessions_dir))))

@@ -27,6 +27,8 @@ from textual.widget import Widget
 from textual.widgets import DataTable, Input, Markdown, Select, Static
 from textual.worker import Worker, WorkerState
 
+from memtui.tui.safe import markup_safe, plain
+from memtui.core.base.safe_read import read_text_regular
 from memtui.core.memory.catalog import Catalog, MemoryEntry, load_catalog
 from memtui.core.base.clock import system_now
 from memtui.core.writes.edits import (
@@ -49,7 +51,8 @@ from memtui.core.writes.edits import (
 from memtui.core.extract.inbox import Inbox
 from memtui.core.writes.journal import Journal
 from memtui.core.places.locations import Locations, other_flavor_memory_dir
-from memtui.core.memory.memories import MEMORY_TYPES, Memory, MemoryType, read_memory
+from memtui.core.memory.memories import MAX_MEMORY_BYTES, MEMORY_TYPES, Memory, MemoryType, read_memory
+from memtui.core.base.terminal import visible, visible_block
 from memtui.core.memory.catalogdb import CatalogDB
 from memtui.core.memory.search import CatalogSearch, terms_of
 from memtui.core.memory.search import matches as search_matches
@@ -231,7 +234,7 @@ class MemoriesPane(Widget):
         loc = self.locations
         return Text.assemble(
             ("memory dir ", "#5c6370"),
-            (shorten_home(loc.memory_dir), "bold"),
+            (visible(shorten_home(loc.memory_dir)), "bold"),
             (f"  ({loc.memory_dir_source})", "#5c6370"),
             (f"  · {strays} file(s) the agent never reads (see memtui ls)" if strays else "", "#e5c07b"),
             (f"  · {inbox} in the inbox (I)" if inbox else "", "bold #1e1e1e on #e5c07b"),
@@ -314,7 +317,7 @@ class MemoriesPane(Widget):
         self.query_one(IndexGauge).show_report(None)
         title = "No memories yet." if "does not exist" in message.reason else "Cannot show the memories."
         self.query_one("#preview-fields", Static).update(
-            Text.assemble((f"{title}\n\n", "bold"), (f"{message.memory_dir}\n{message.reason}.", "#abb2bf"))
+            Text.assemble((f"{title}\n\n", "bold"), (f"{visible(str(message.memory_dir))}\n{visible(message.reason)}.", "#abb2bf"))
         )
 
     # ----- filtering -------------------------------------------------------------------------
@@ -504,15 +507,15 @@ class MemoriesPane(Widget):
             diags.update("")
             return body.update("")
         mem = entry.memory
-        preview.border_title = mem.relpath
+        preview.border_title = markup_safe(mem.relpath)
         mtime = datetime.fromtimestamp(mem.mtime, UTC).strftime("%Y-%m-%d %H:%M")
         grid = Table.grid(padding=(0, 1))
         grid.add_column(style="#5c6370", width=12, no_wrap=True, overflow="ellipsis")
         grid.add_column(overflow="fold")
-        grid.add_row("name", Text(_cap(mem.name)) if mem.name else Text("—", style="#5c6370"))
+        grid.add_row("name", plain(_cap(mem.name)) if mem.name else Text("—", style="#5c6370"))
         grid.add_row(
             "description",
-            Text(_cap(mem.description)) if mem.description else Text("— recall has nothing to match on", style="#e5c07b"),
+            plain(_cap(mem.description)) if mem.description else Text("— recall has nothing to match on", style="#e5c07b"),
         )
         type_text = Text.assemble(type_badge(mem.type, mem.declared_type))  # no base style: no fill
         if mem.type is None and mem.declared_type:
@@ -527,7 +530,7 @@ class MemoriesPane(Widget):
         )
         for key, value in mem.frontmatter.items():
             if key not in ("name", "description", "type"):
-                grid.add_row(Text(key), Text(_cap(_show_value(value))))
+                grid.add_row(plain(key), plain(_cap(_show_value(value))))
         parts: list[RenderableType] = [grid]
         if entry.stale_caveat:
             parts.append(Text("\n" + entry.stale_caveat, style="italic #d19a66"))
@@ -540,7 +543,7 @@ class MemoriesPane(Widget):
                 where = f" · line {d.line}" if d.line else ""
                 diag_text.add_row(
                     Text(_SEVERITY_ICON[d.severity], style=_SEVERITY_STYLE[d.severity]),
-                    Text.assemble((d.code, _SEVERITY_STYLE[d.severity]), (where, "#5c6370"), "\n", d.message),
+                    Text.assemble((d.code, _SEVERITY_STYLE[d.severity]), (where, "#5c6370"), "\n", visible(d.message)),
                 )
             diags.update(diag_text)
             diags.display = True
@@ -550,7 +553,7 @@ class MemoriesPane(Widget):
         text = mem.body.strip()
         if len(text) > PREVIEW_BODY_CHARS:
             text = text[:PREVIEW_BODY_CHARS] + f"\n\n_… {len(mem.body) - PREVIEW_BODY_CHARS:,} more characters (e to see all)_"
-        return body.update(text or "_(empty body)_")
+        return body.update(visible_block(text) or "_(empty body)_")
 
     # ----- editing (every change is a core Plan: conflict-checked, journaled, undoable) --------
 
@@ -679,7 +682,11 @@ class MemoriesPane(Widget):
         except (OSError, ValueError) as exc:
             self.notify(f"cannot run {editor!r}: {exc}", title="Editor", severity="error")
             return
-        text = scratch.read_bytes().decode("utf-8", errors="surrogateescape")  # no newline translation
+        try:  # no newline translation
+            text = read_text_regular(scratch, MAX_MEMORY_BYTES, errors="surrogateescape")
+        except OSError as exc:
+            self.notify(visible(f"cannot read the edited text back: {exc.strerror or exc}"), title="Editor", severity="error", markup=False)
+            return
         scratch.unlink(missing_ok=True)
         if text != mem.text:
             self._save_text(mem, text)

@@ -40,6 +40,7 @@ from textual.widgets import (
 )
 from textual.worker import get_current_worker
 
+from memtui.core.base.terminal import visible, visible_block
 from memtui.core.memory.age import age_days, age_label
 from memtui.core.base.clock import system_now
 from memtui.core.places.agentconfig import RecallState, recall_state
@@ -557,7 +558,7 @@ class RecallPane(Widget):
                 facts.append("by choice: an API key is set")
         for fact in facts:
             status.append("  ·  ", MUTED)
-            status.append(fact, "#e06c75" if result is not None and fact == result.error else SOFT)
+            status.append(visible(fact), "#e06c75" if result is not None and fact == result.error else SOFT)
         self._status(status)
 
     def _show_intro(self) -> None:
@@ -583,13 +584,13 @@ class RecallPane(Widget):
                 notice.append(Text.assemble((f"{result.release} does not recall", "bold #e5c07b"), (f" — {result.gate.reason}.", SOFT)))
                 notice.append(Text("It loads MEMORY.md instead. Below: what recall would pick if it were on.", style=SOFT))
         if result.skipped:
-            notice.append(Text.assemble(("Skipped — ", "bold #e5c07b"), (result.skipped, "#e5c07b")))
+            notice.append(Text.assemble(("Skipped — ", "bold #e5c07b"), (visible(result.skipped), "#e5c07b")))
             notice.append(Text("The agent would not recall anything for this prompt.", style=SOFT))
         if result.error:
-            notice.append(Text.assemble((f"{result.selector} failed — ", "bold #e06c75"), (result.error, "#e06c75")))
+            notice.append(Text.assemble((f"{result.selector} failed — ", "bold #e06c75"), (visible(result.error), "#e06c75")))
             notice.append(Text("No memories recalled; the near misses below are lexical.", style=SOFT))
         for note in result.notes:
-            notice.append(Text.assemble(("note: ", "bold #e5c07b"), (note, SOFT)))
+            notice.append(Text.assemble(("note: ", "bold #e5c07b"), (visible(note), SOFT)))
         if result.dropped_surfaced:
             notice.append(Text(f"{len(result.dropped_surfaced)} memories already surfaced in this session are left out.", style=MUTED))
         self._notice(Group(*notice) if notice else None)
@@ -624,7 +625,7 @@ class RecallPane(Widget):
 
     def _set_injected(self, text: str, count: int = 0) -> None:
         area = self.query_one("#recall-injected", TextArea)
-        area.load_text(text)
+        area.load_text(visible_block(text, keep_crlf=True))
         size = len(text.encode("utf-8"))
         area.border_title = f"injected text · {count} memor{'y' if count == 1 else 'ies'} · {size:,} bytes" if text else "injected text · none"
 

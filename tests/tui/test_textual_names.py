@@ -24,7 +24,7 @@ MEANT = {
     "ALLOW_MAXIMIZE", "AUTO_FOCUS", "BINDINGS", "BORDER_TITLE", "COMMANDS", "COMPONENT_CLASSES", "CSS", "CSS_PATH",
     "DEFAULT_CSS", "HORIZONTAL_BREAKPOINTS", "SUB_TITLE", "TITLE", "VERTICAL_BREAKPOINTS", "__init__", "can_focus",
     "can_replace", "check_action", "compose", "cursor_position", "get_content_height", "get_content_width",
-    "get_system_commands", "loading", "render", "render_line", "render_lines", "sub_title", "title", "value",
+    "get_system_commands", "loading", "notify", "render", "render_line", "render_lines", "sub_title", "title", "value",
 }
 MEANT_PREFIXES = ("action_", "watch_", "validate_", "compute_", "on_", "_on_", "_watch_")
 

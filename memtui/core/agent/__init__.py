@@ -11,15 +11,15 @@ Codes of a :class:`ToolOutcome` with ``is_error=True``:
 
 - any tool: ``unknown-tool``, ``tool-disabled``, ``bad-input``, ``internal-error``;
 - Read/Grep/Glob: ``not-found``, ``is-directory``, ``not-a-file``, ``not-a-directory``,
-  ``outside-read-roots``, ``too-large``, ``binary-file``, ``unreadable``, ``bad-regex``,
-  ``bad-pattern``;
+  ``outside-read-roots``, ``denied`` (other processes' state: ``memtui.core.agent.deny``),
+  ``too-large``, ``binary-file``, ``unreadable``, ``bad-regex``, ``bad-pattern``;
 - Bash: ``bash-empty``, ``bash-syntax``, ``bash-substitution``, ``bash-redirection``,
-  ``bash-chaining``, ``bash-not-allowed``, ``bash-forbidden-option``, ``bash-timeout``,
-  ``bash-exit`` (ran, non-zero status), ``bash-failed`` (could not start);
+  ``bash-chaining``, ``bash-not-allowed``, ``bash-forbidden-option``, ``bash-denied-path``,
+  ``bash-timeout``, ``bash-exit`` (ran, non-zero status), ``bash-failed`` (could not start);
 - Write/Edit: :class:`memtui.core.writes.safepath.UnsafePathError` codes (``outside-dir``,
   ``symlink-escape``, ``dangling-symlink``, ``symlink-loop``, ``dir-itself``, ``nul-byte``,
   ``unresolvable``), ``is-directory``, ``too-large``, ``write-failed``; Edit also
-  ``not-found``, ``not-utf8``, ``no-match``, ``ambiguous-match``, ``no-change``.
+  ``not-found``, ``not-a-file``, ``not-utf8``, ``no-match``, ``ambiguous-match``, ``no-change``.
 """
 
 from __future__ import annotations

@@ -4,10 +4,16 @@ A command line is checked in two passes. A quote-aware scan of the raw text refu
 shell construct that could write, chain or substitute — redirection (``>``, ``>>``, ``<``,
 ``2>``, ``&>``), ``;``, ``&&``, ``||``, ``&``, ``|&``, subshells, newlines, backticks,
 ``$(...)`` and ``${...}`` — and splits the line at plain ``|``. Each stage is then split with
-:func:`shlex.split`; its command must be a bare name on the allow-list, and a few options that
-write or never end are refused (``find -exec/-execdir/-ok/-okdir/-delete/-fprint*/-fls``,
-``tail -f``, ``file -C``). The stages run with ``subprocess.Popen`` (``shell=False``) joined by
-OS pipes, with a timeout and a cap on the output kept; nothing expands ``*`` or ``$VAR``.
+:func:`shlex.split`; its command must be a bare name on the allow-list, and its options are
+parsed as the command itself parses them (``memtui.core.agent.options``: GNU ``getopt_long``,
+so ``--comp`` is ``--compile`` and ``--fol`` is ``--follow``) and checked against the
+command's rule (``RULES``): only the options it lists, minus those that write, never end or
+leave the read-only sandbox (``find -exec/-delete/-fprint…``, ``tail -f/--follow``,
+``file -C/-p/-s/-S``, ``grep -R``); every file it names (operands, ``grep -f``, ``file -m``,
+``wc --files0-from``, ``find -files0-from``) must not be what the tools never read
+(``memtui.core.agent.deny``), and ``grep -r`` may not walk ``/`` or ``/proc``. The stages run
+with ``subprocess.Popen`` (``shell=False``) joined by OS pipes, with a timeout and a cap on the
+output kept; nothing expands ``*`` or ``$VAR``.
 """
 
 from __future__ import annotations
@@ -15,17 +21,20 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import re
 import shlex
 import shutil
 import subprocess
 import tempfile
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import IO
 
+from memtui.core.agent.deny import denied, tree_holds_denied
+from memtui.core.agent.options import Arg, CommandSpec, OptionError, parse_options
 from memtui.core.agent.policy import ToolOutcome, ToolPolicy
 
-__all__ = ["BashRefusal", "cap_text", "parse_command", "run_bash"]
+__all__ = ["RULES", "BashRefusal", "CommandRule", "cap_text", "parse_command", "run_bash"]
 
 # `find` primaries that run a program, delete, or write a file (GNU findutils manual).
 _FIND_FORBIDDEN = ("-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls")
@@ -41,15 +50,19 @@ class BashRefusal:
     reason: str
 
 
-def parse_command(command: str, allow: frozenset[str]) -> list[list[str]] | BashRefusal:
+def parse_command(command: str, allow: frozenset[str], cwd: str | os.PathLike[str] | None = None) -> list[list[str]] | BashRefusal:
     """Split ``command`` into pipeline stages (each an argv list) or say why it is refused.
 
     Codes: ``bash-empty``, ``bash-syntax`` (unbalanced quotes, an empty pipeline stage),
     ``bash-substitution`` (backticks, ``$(``, ``${`` outside single quotes), ``bash-redirection``,
     ``bash-chaining`` (``;``, ``&&``, ``||``, ``&``, ``|&``, newline, ``(``/``)``),
-    ``bash-not-allowed`` (a command not on ``allow``, or given as a path), and
-    ``bash-forbidden-option``.
+    ``bash-not-allowed`` (a command not on ``allow``, or given as a path),
+    ``bash-forbidden-option`` (an option the command's rule refuses, or one the command itself
+    would refuse — parsed as GNU ``getopt_long`` does: ``--comp`` is ``--compile``) and
+    ``bash-denied-path`` (a file the tools never read: ``memtui.core.agent.deny``; ``cwd``:
+    where relative paths start, default the current directory).
     """
+    where = os.fspath(cwd) if cwd is not None else os.getcwd()
     if not command.strip():
         return BashRefusal("bash-empty", "the command is empty")
     stages_text = _scan(command)
@@ -63,7 +76,7 @@ def parse_command(command: str, allow: frozenset[str]) -> list[list[str]] | Bash
             return BashRefusal("bash-syntax", f"the command cannot be parsed: {exc}")
         if not argv:
             return BashRefusal("bash-syntax", "a pipeline stage is empty")
-        refusal = _check_stage(argv, allow, piped=index > 0)
+        refusal = _check_stage(argv, allow, piped=index > 0, cwd=where)
         if refusal is not None:
             return refusal
         stages.append(argv)
@@ -127,8 +140,119 @@ def _scan(command: str) -> list[str] | BashRefusal:
     return pieces
 
 
-def _check_stage(argv: list[str], allow: frozenset[str], *, piped: bool) -> BashRefusal | None:
-    """The allow-list and the per-command option rules for one stage."""
+def _gnu(short: str, longs: str) -> CommandSpec:
+    """A ``CommandSpec`` from ``getopt`` notation: ``short`` as in C (``c:`` takes an argument,
+    ``c::`` an optional one); ``longs`` space-separated ``name[:|::][/canonical]`` — without
+    ``/``, the option is its own name; with ``/x``, it is short option ``x`` (``lines:/n``)."""
+    shorts: dict[str, Arg] = {}
+    i = 0
+    while i < len(short):
+        letter = short[i]
+        kind: Arg = "none"
+        if short[i + 1 : i + 3] == "::":
+            kind, i = "optional", i + 3
+        elif short[i + 1 : i + 2] == ":":
+            kind, i = "required", i + 2
+        else:
+            i += 1
+        shorts[letter] = kind
+    longs_: dict[str, tuple[Arg, str]] = {}
+    for item in longs.split():
+        name, _, canonical = item.partition("/")
+        kind = "optional" if name.endswith("::") else "required" if name.endswith(":") else "none"
+        name = name.rstrip(":")
+        longs_[name] = (kind, canonical or name)
+    return CommandSpec(shorts, longs_)
+
+
+@dataclass(frozen=True, slots=True)
+class CommandRule:
+    """What the Bash tool lets through for one command: its options as the command parses
+    them (``spec``), the options refused (canonical name → why), the options whose value names
+    a file it reads, and whether its operands are files (``grep``: after the pattern)."""
+
+    spec: CommandSpec
+    denied: dict[str, str] = field(default_factory=dict)
+    path_options: frozenset[str] = frozenset()
+    operands: str = "paths"  # paths | grep | none
+
+
+_NEVER_ENDS = "following a file never ends"
+# GNU coreutils 9.1, grep 3.8, file 5.44: every option each accepts (a prefix matches only when
+# the real command would match it too), and the ones refused.
+RULES: dict[str, CommandRule] = {
+    "cat": CommandRule(_gnu("AbeEnstTuv", "show-all/A number-nonblank/b show-ends/E number/n squeeze-blank/s show-tabs/T show-nonprinting/v help version")),
+    "head": CommandRule(_gnu("c:n:qvz", "bytes:/c lines:/n quiet/q silent/q verbose/v zero-terminated/z help version")),
+    "tail": CommandRule(
+        _gnu("c:fFn:qs:vz", "bytes:/c follow::/f lines:/n max-unchanged-stats: pid: quiet/q retry silent/q sleep-interval:/s verbose/v zero-terminated/z help version"),
+        denied={"f": _NEVER_ENDS, "F": _NEVER_ENDS, "retry": _NEVER_ENDS, "pid": _NEVER_ENDS, "s": _NEVER_ENDS, "max-unchanged-stats": _NEVER_ENDS},
+    ),
+    "wc": CommandRule(_gnu("clLmw", "bytes/c chars/m lines/l files0-from: max-line-length/L words/w help version"), path_options=frozenset({"files0-from"})),
+    "stat": CommandRule(_gnu("c:fLt", "dereference/L file-system/f cached: format:/c printf: terse/t help version")),
+    "file": CommandRule(
+        _gnu(
+            "bcCde:Ef:F:hiklLm:nNpP:rsSvzZ0",
+            "help version/v magic-file:/m uncompress/z uncompress-noreport/Z brief/b checking-printout/c exclude:/e exclude-quiet: "
+            "files-from:/f separator:/F mime/i apple extension mime-type mime-encoding keep-going/k list/l dereference/L "
+            "no-dereference/h no-buffer/n no-pad/N print0/0 preserve-date/p parameter:/P raw/r special-files/s no-sandbox/S "
+            "compile/C debug/d",
+        ),
+        denied={
+            "C": "it writes a compiled magic file",
+            "p": "it changes the files' access times",
+            "s": "it reads block and character devices",
+            "S": "it turns off file's own sandbox",
+        },
+        path_options=frozenset({"m", "f"}),
+    ),
+    "ls": CommandRule(
+        _gnu(
+            "abcdfghiklmnopqrstuvw:xABCDFGHI:LNQRST:UXZ1",
+            "all/a almost-all/A author escape/b block-size: ignore-backups/B directory/d dired/D classify::/F file-type format: "
+            "full-time group-directories-first no-group/G human-readable/h si dereference-command-line/H "
+            "dereference-command-line-symlink-to-dir hide: hyperlink:: indicator-style: inode/i ignore:/I kibibytes/k "
+            "dereference/L numeric-uid-gid/n literal/N hide-control-chars/q show-control-chars quote-name/Q quoting-style: "
+            "reverse/r recursive/R size/s sort: time: time-style: tabsize:/T width:/w context/Z zero color:: help version",
+        )
+    ),
+    "grep": CommandRule(
+        _gnu(
+            "0123456789A:B:C:D:EFGHIPTUVX:abcd:e:f:hiLlm:noqRrsuvwxyZz",
+            "basic-regexp/G extended-regexp/E fixed-regexp/F fixed-strings/F perl-regexp/P after-context:/A before-context:/B "
+            "binary-files: byte-offset/b context:/C color:: colour::/color count/c devices:/D directories:/d exclude: "
+            "exclude-from: exclude-dir: file:/f files-with-matches/l files-without-match/L group-separator: help include: "
+            "ignore-case/i no-ignore-case initial-tab/T label: line-buffered line-number/n line-regexp/x max-count:/m "
+            "no-filename/h no-group-separator no-messages/s null/Z null-data/z only-matching/o quiet/q recursive/r "
+            "dereference-recursive/R regexp:/e invert-match/v silent/q text/a binary/U unix-byte-offsets/u version/V "
+            "with-filename/H word-regexp/w",
+        ),
+        denied={"R": "it follows every symlink while it recurses, into /proc too (use -r)"},
+        path_options=frozenset({"f", "exclude-from"}),
+        operands="grep",
+    ),
+    "pwd": CommandRule(_gnu("LP", "help version"), operands="none"),
+}
+
+# find's expression (findutils 4.9): options, tests and actions that only read names and
+# metadata and print; the number of arguments each takes. Anything else is refused.
+_FIND_PRIMARIES: dict[str, int] = {
+    **dict.fromkeys(("-daystart", "-depth", "-mount", "-xdev", "-ignore_readdir_race", "-noignore_readdir_race", "-warn",
+                     "-nowarn", "-follow", "-empty", "-executable", "-false", "-nogroup", "-nouser", "-readable", "-true",
+                     "-writable", "-print", "-print0", "-ls", "-prune", "-quit", "-not", "-a", "-and", "-o", "-or", "!",
+                     "(", ")", ","), 0),
+    **dict.fromkeys(("-maxdepth", "-mindepth", "-regextype", "-amin", "-anewer", "-atime", "-cmin", "-cnewer", "-ctime",
+                     "-fstype", "-gid", "-group", "-ilname", "-iname", "-inum", "-ipath", "-iregex", "-iwholename",
+                     "-links", "-lname", "-mmin", "-mtime", "-name", "-newer", "-path", "-perm", "-regex", "-samefile",
+                     "-size", "-type", "-uid", "-used", "-user", "-wholename", "-xtype", "-context", "-printf",
+                     "-files0-from"), 1),
+}
+_FIND_PATH_PRIMARIES = frozenset({"-files0-from"})
+
+
+def _check_stage(argv: list[str], allow: frozenset[str], *, piped: bool, cwd: str) -> BashRefusal | None:
+    """The allow-list and the per-command option rules for one stage: options parsed as the
+    command parses them, each on its command's allow-list; every file it would read (operands,
+    path options) outside what the tools never read (``memtui.core.agent.deny``)."""
     name = argv[0]
     listed = " ".join(sorted(allow))
     if "/" in name or name not in allow:
@@ -137,24 +261,103 @@ def _check_stage(argv: list[str], allow: frozenset[str], *, piped: bool) -> Bash
             "bash-not-allowed", f"{where} {name!r} is not allowed: the Bash tool runs only these read-only commands: {listed}"
         )
     args = argv[1:]
+    if name == "echo":
+        return None  # prints its arguments; reads nothing
     if name == "find":
-        for arg in args:
-            if arg in _FIND_FORBIDDEN:
-                return BashRefusal("bash-forbidden-option", f"find {arg} is not allowed: it runs a program, deletes or writes files")
-    elif name == "tail":
-        for arg in args:
-            if arg.startswith("--follow") or arg == "--retry" or (_short_flags(arg) and ("f" in arg or "F" in arg)):
-                return BashRefusal("bash-forbidden-option", f"tail {arg} is not allowed: following a file never ends")
-    elif name == "file":
-        for arg in args:
-            if arg == "--compile" or (_short_flags(arg) and "C" in arg):
-                return BashRefusal("bash-forbidden-option", f"file {arg} is not allowed: it writes a compiled magic file")
+        return _check_find(args, cwd)
+    rule = RULES.get(name)
+    if rule is None:  # a command added to the allow-list without a rule: operands only
+        if any(a.startswith("-") and a != "-" for a in args):
+            return BashRefusal("bash-forbidden-option", f"{name} takes no options here (memtui has no rule for its options)")
+        return _check_paths(args, cwd)
+    args = _obsolete_count(name, args)
+    if isinstance(args, BashRefusal):
+        return args
+    try:
+        parsed = parse_options(rule.spec, args)
+    except OptionError as exc:
+        return BashRefusal("bash-forbidden-option", f"{name} would refuse this: {exc}")
+    recursive = False
+    explicit_pattern = False
+    paths: list[str] = []
+    for option, value, written in parsed.options:
+        why = rule.denied.get(option)
+        if why is not None:
+            return BashRefusal("bash-forbidden-option", f"{name} {written} is not allowed: {why}")
+        if option in rule.path_options and value is not None:
+            paths.extend(value.split(":") if (name, option) == ("file", "m") else [value])
+        if name == "grep":
+            explicit_pattern = explicit_pattern or option in ("e", "f")
+            recursive = recursive or option == "r" or (option == "d" and value is not None and len(value) >= 3 and "recurse".startswith(value))
+    operands = list(parsed.operands)
+    if rule.operands == "grep":
+        if not explicit_pattern and operands:
+            operands = operands[1:]
+        if recursive:
+            for top in operands or ["."]:
+                if tree_holds_denied(top, cwd=cwd):
+                    return BashRefusal(
+                        "bash-denied-path", f"grep -r over {top} would read other processes' state under /proc; search the directories you need"
+                    )
+    if rule.operands != "none":
+        paths.extend(operands)
+    return _check_paths(paths, cwd)
+
+
+def _obsolete_count(name: str, args: list[str]) -> list[str] | BashRefusal:
+    """``head -5`` / ``tail -5`` (and ``tail -5f``, ``tail +5``): the obsolete first-argument
+    form GNU head and tail still accept, as the options it stands for."""
+    if name not in ("head", "tail") or not args:
+        return args
+    m = re.fullmatch(r"([-+])(\d*)([bcl]?)(f?)", args[0]) if name == "tail" else re.fullmatch(r"-(\d+)([bcklmKLM]?)()", args[0])
+    if m is None or args[0] in ("-", "+") or (name == "tail" and not (m.group(2) or m.group(4))):
+        return args
+    if name == "tail" and m.group(4):
+        return BashRefusal("bash-forbidden-option", f"tail {args[0]} is not allowed: {_NEVER_ENDS}")
+    count = m.group(2) if name == "head" else (m.group(1) if m.group(1) == "+" else "") + (m.group(2) or "10")
+    unit = m.group(3) if name == "tail" else m.group(2)
+    flag = "-c" if unit in ("b", "c", "k", "m", "K", "M") else "-n"
+    return [flag, count, *args[1:]]
+
+
+def _check_find(args: list[str], cwd: str) -> BashRefusal | None:
+    i = 0
+    while i < len(args):  # find's own options: -H -L -P, -D debugopts, -Olevel
+        if args[i] in ("-H", "-L", "-P") or (args[i].startswith("-O") and args[i][2:].isdigit()):
+            i += 1
+        elif args[i] == "-D":
+            i += 2
+        else:
+            break
+    starts: list[str] = []
+    while i < len(args) and not (args[i].startswith("-") or args[i] in ("(", "!", ")", ",")):
+        starts.append(args[i])
+        i += 1
+    paths = list(starts)
+    while i < len(args):
+        token = args[i]
+        if token in _FORBIDDEN_FIND:
+            return BashRefusal("bash-forbidden-option", f"find {token} is not allowed: it runs a program, deletes or writes files")
+        takes = 1 if token.startswith("-newer") and len(token) == 8 else _FIND_PRIMARIES.get(token)  # -newerXY
+        if takes is None:
+            return BashRefusal("bash-forbidden-option", f"find {token} is not allowed (not one of the expressions that only read and print)")
+        if token in _FIND_PATH_PRIMARIES and i + 1 < len(args):
+            paths.append(args[i + 1])
+        i += 1 + (1 if takes else 0)
+    return _check_paths(paths, cwd)
+
+
+_FORBIDDEN_FIND = frozenset(_FIND_FORBIDDEN)
+
+
+def _check_paths(paths: list[str], cwd: str) -> BashRefusal | None:
+    for path in paths:
+        if path == "-":
+            continue
+        why = denied(path, cwd=cwd)
+        if why is not None:
+            return BashRefusal("bash-denied-path", f"{why}")
     return None
-
-
-def _short_flags(arg: str) -> bool:
-    """``-abc``-style cluster of short options, digits included (``tail -5f``); not ``--long``."""
-    return len(arg) > 1 and arg[0] == "-" and arg[1] != "-" and arg[1:].isalnum()
 
 
 def run_bash(policy: ToolPolicy, command: str) -> ToolOutcome:
@@ -166,7 +369,7 @@ def run_bash(policy: ToolPolicy, command: str) -> ToolOutcome:
     on ``bash-timeout`` (``policy.bash_timeout_s``) and ``bash-failed`` (the command could not
     start). Never raises.
     """
-    parsed = parse_command(command, policy.bash_allow)
+    parsed = parse_command(command, policy.bash_allow, policy.cwd)
     if isinstance(parsed, BashRefusal):
         return ToolOutcome(f"Refused: {parsed.reason}.", is_error=True, code=parsed.code)
     env = {key: os.environ[key] for key in _ENV_KEEP if key in os.environ}

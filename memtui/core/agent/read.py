@@ -8,10 +8,12 @@ import os
 import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import regex  # type: ignore[import-untyped]  # dateparser's own dependency; has match timeouts
 
+from memtui.core.base.safe_read import NotRegularFileError, open_regular, read_regular
+from memtui.core.agent.deny import denied
 from memtui.core.agent.args import error, int_arg, str_arg
 from memtui.core.agent.bash import cap_text
 from memtui.core.agent.policy import ToolOutcome, ToolPolicy
@@ -31,6 +33,9 @@ def _read_path(policy: ToolPolicy, raw: str) -> Path | ToolOutcome:
     if "\0" in raw:
         return error("bad-input", "Refused: the path contains a NUL byte.")
     path = Path(os.path.join(policy.cwd, os.path.expanduser(raw)))
+    why = denied(path)
+    if why is not None:
+        return error("denied", f"Refused: {why}.")
     if policy.read_roots is not None:
         real = os.path.realpath(path)
         roots = [os.path.realpath(root) for root in policy.read_roots]
@@ -57,31 +62,31 @@ def read_tool(policy: ToolPolicy, args: Mapping[str, Any]) -> ToolOutcome:
     if isinstance(path, ToolOutcome):
         return path
     try:
-        st = path.stat()
+        fh, st = open_regular(path)
     except FileNotFoundError:
         return error("not-found", f"File not found: {path}.")
+    except NotRegularFileError:
+        if path.is_dir():
+            return error("is-directory", f"{path} is a directory: list it with Glob or Bash ls.")
+        return error("not-a-file", f"Refused: {path} is not a regular file (a FIFO, a device or a socket).")
     except OSError as exc:
         return error("unreadable", f"Cannot read {path}: {exc.strerror or exc}.")
-    if path.is_dir():
-        return error("is-directory", f"{path} is a directory: list it with Glob or Bash ls.")
-    if not path.is_file():
-        return error("not-a-file", f"Refused: {path} is not a regular file.")
-    if offset is None and limit is None and st.st_size > policy.read_max_bytes:
-        return error(
-            "too-large",
-            f"Refused: {path} is {st.st_size:,} bytes, over the {policy.read_max_bytes:,}-byte limit for a whole file; "
-            "read it in parts with offset and limit.",
-        )
     first = offset if isinstance(offset, int) else 1
     count = limit if isinstance(limit, int) else policy.read_default_lines
     try:
-        with path.open("rb") as fh:
+        with fh:
+            if offset is None and limit is None and st.st_size > policy.read_max_bytes:
+                return error(
+                    "too-large",
+                    f"Refused: {path} is {st.st_size:,} bytes, over the {policy.read_max_bytes:,}-byte limit for a whole file; "
+                    "read it in parts with offset and limit.",
+                )
             if b"\0" in fh.read(_SNIFF_BYTES):
                 return error("binary-file", f"Refused: {path} is a binary file; only text files can be read.")
             fh.seek(0)
             lines: list[str] = []
             more = False
-            for number, line in enumerate(fh, start=1):
+            for number, line in enumerate(_capped_lines(fh, policy.read_max_line_chars * 4 + 4), start=1):
                 if number < first:
                     continue
                 if len(lines) == count:
@@ -101,6 +106,21 @@ def read_tool(policy: ToolPolicy, args: Mapping[str, Any]) -> ToolOutcome:
     if more:
         body += f"\n[more lines follow; continue with offset={first + len(lines)}]"
     return ToolOutcome(cap_text(body, policy.max_output_chars))
+
+
+def _capped_lines(fh: BinaryIO, cap: int) -> Iterator[bytes]:
+    """The lines of ``fh``, each at most ``cap`` bytes kept (the rest of a longer line is read
+    and dropped): a file that is one 10 GB line never fills memory."""
+    while True:
+        line = fh.readline(cap)
+        if not line:
+            return
+        if not line.endswith(b"\n"):
+            while True:
+                rest = fh.readline(1 << 16)
+                if not rest or rest.endswith(b"\n"):
+                    break
+        yield line
 
 
 def _translate(pattern: str) -> str:
@@ -151,7 +171,7 @@ def _walk(top: Path, deadline: float) -> Iterator[tuple[Path, str]]:
     for dirpath, dirnames, filenames in os.walk(top, followlinks=False):
         if time.monotonic() > deadline:
             raise TimeoutError
-        dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS)
+        dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS and denied(os.path.join(dirpath, d)) is None)
         rel_dir = os.path.relpath(dirpath, top)
         for name in sorted(filenames):
             rel = name if rel_dir == "." else f"{rel_dir}/{name}".replace(os.sep, "/")
@@ -245,11 +265,13 @@ def grep_tool(policy: ToolPolicy, args: Mapping[str, Any]) -> ToolOutcome:
         for path, rel in files:
             if name_filter is not None and not name_filter.fullmatch(rel if glob and "/" in glob else path.name):
                 continue
+            if denied(path) is not None:
+                continue
             try:
-                if path.is_symlink() or not path.is_file() or path.stat().st_size > policy.grep_max_file_bytes:
+                if path.is_symlink() and path != top:
                     continue
-                data = path.read_bytes()
-            except OSError:
+                data = read_regular(path, policy.grep_max_file_bytes)[0]
+            except OSError:  # not a regular file (FIFO, device), over the size cap, unreadable
                 continue
             if b"\0" in data[:_SNIFF_BYTES]:
                 continue

@@ -26,7 +26,8 @@ _DEFINITIONS: dict[str, dict[str, Any]] = {
         "description": (
             "Read a text file. Returns its lines numbered from 1, as `cat -n` prints them "
             "(number, tab, line). Without offset/limit, files over {read_kb} KB are refused: read them "
-            "in parts. A relative path is relative to the working directory."
+            "in parts. A relative path is relative to the working directory. Any file can be read except "
+            "other processes' state (/proc/<pid>, /proc/self, /proc/thread-self) and /proc/kcore."
         ),
         "input_schema": {
             "type": "object",
@@ -72,8 +73,9 @@ _DEFINITIONS: dict[str, dict[str, Any]] = {
         "description": (
             "Run one read-only command, or a pipeline of them joined by '|': {allow}. There is no "
             "shell: no redirection, no ';', '&&', '||' or '&', no $(...), ${...} or backticks, no "
-            "globbing or variables (use the Glob tool for patterns). find -exec/-delete and the "
-            "like are refused."
+            "globbing or variables (use the Glob tool for patterns). Options are checked as each "
+            "command parses them: find -exec/-delete, tail -f, file -C, grep -R and the like are "
+            "refused, and so is any file under /proc/<pid>, /proc/self or /proc/kcore."
         ),
         "input_schema": {
             "type": "object",

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from memtui.core.base.safe_read import FileTooLargeError, NotRegularFileError, read_regular
 from memtui.core.agent.args import error, str_arg
 from memtui.core.agent.policy import ToolOutcome, ToolPolicy
 from memtui.core.writes.atomic import atomic_write_bytes
@@ -82,9 +83,13 @@ def edit_tool(policy: ToolPolicy, args: Mapping[str, Any]) -> ToolOutcome:
     if old == new:
         return error("no-change", "Refused: old_string and new_string are the same.")
     try:
-        before = target.read_bytes()
+        before = read_regular(target, max(policy.write_max_bytes * 4, 1 << 20))[0]
     except FileNotFoundError:
         return error("not-found", f"File not found: {target} (use Write to create it).")
+    except NotRegularFileError:
+        return error("not-a-file", f"Refused: {target} is not a regular file (a FIFO, a device or a socket).")
+    except FileTooLargeError:
+        return error("too-large", f"Refused: {target} is over the {policy.write_max_bytes:,}-byte limit for one file.")
     except OSError as exc:
         return error("unreadable", f"Cannot read {target}: {exc.strerror or exc}.")
     try:

@@ -2,7 +2,8 @@
 
 A memory dir or a checked-out repository can hold a FIFO (``open`` blocks forever), a symlink
 to ``/dev/zero`` (a read never ends) or a multi-gigabyte file. Every read of such a path goes
-through ``read_regular``: regular files only, and never more than a cap.
+through ``read_regular`` (or ``read_head_regular``, ``read_text_regular``, ``open_regular``
+for a stream): regular files only, and never more than a cap.
 """
 
 from __future__ import annotations
@@ -11,6 +12,12 @@ import errno
 import os
 import stat
 from pathlib import Path
+from typing import BinaryIO
+
+
+# The cap on memtui's own small state files (cursors, proposals, approvals, run records): far
+# above any real one, far below what would strain memory.
+MAX_STATE_BYTES = 16 * 1024 * 1024
 
 
 class NotRegularFileError(OSError):
@@ -77,3 +84,29 @@ def read_head_regular(path: str | os.PathLike[str], max_bytes: int) -> tuple[byt
         return b"".join(chunks), st
     finally:
         os.close(fd)
+
+
+def open_regular(path: str | os.PathLike[str]) -> tuple[BinaryIO, os.stat_result]:
+    """The regular file at ``path`` opened for reading in binary mode (blocking reads), and
+    its ``stat``, for readers that stream a file too large to hold (a transcript). Opened with
+    ``O_NONBLOCK`` (a FIFO cannot block the open), checked on the descriptor, then switched to
+    blocking reads. Raises ``NotRegularFileError`` or ``OSError``; the caller closes it."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(path, flags)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            kind = "a directory" if stat.S_ISDIR(st.st_mode) else "a FIFO" if stat.S_ISFIFO(st.st_mode) else "a device or socket"
+            raise NotRegularFileError(errno.EINVAL, f"not a regular file ({kind})", str(path))
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb"), st
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def read_text_regular(path: str | os.PathLike[str], max_bytes: int, *, errors: str = "replace") -> str:
+    """The regular file at ``path`` decoded as UTF-8 (``errors`` as for ``bytes.decode``),
+    at most ``max_bytes``. Raises what ``read_regular`` raises."""
+    return read_regular(path, max_bytes)[0].decode("utf-8", errors=errors)

@@ -21,6 +21,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Literal
 
+from memtui.core.base.safe_read import MAX_STATE_BYTES, read_text_regular
 from memtui.core.base.diagnostics import Diagnostic
 from memtui.core.places.flavor import Flavor, home_dir
 from memtui.core.places.gitroot import resolve_git_roots
@@ -49,7 +50,7 @@ def approvals_path(state_dir: Path) -> Path:
 
 def _load(path: Path) -> tuple[dict[str, Any], Diagnostic | None]:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_text_regular(path, MAX_STATE_BYTES, errors="strict"))
     except FileNotFoundError:
         return {}, None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -103,6 +104,10 @@ def record_decision(state_dir: Path, key: str, decision: Decision, now: datetime
     return path
 
 
+# ~/.claude.json grows with every project the agent saw: a few MB; a bigger one is not read.
+_MAX_CLAUDE_JSON_BYTES = 256 * 1024 * 1024
+
+
 def claude_json_path(environ: Mapping[str, str] | None = None) -> Path:
     """The claude flavor's global config: ``$CLAUDE_CONFIG_DIR/.claude.json`` else ``~/.claude.json``."""
     env = os.environ if environ is None else environ
@@ -117,7 +122,7 @@ def claude_json_flag(flavor: Flavor, key: str, environ: Mapping[str, str] | None
         return None, None
     path = claude_json_path(environ)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_text_regular(path, _MAX_CLAUDE_JSON_BYTES, errors="strict"))
     except FileNotFoundError:
         return None, None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:

@@ -17,11 +17,15 @@ from pathlib import Path
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
+from memtui.core.base.safe_read import read_regular
 from memtui.core.base.diagnostics import Diagnostic
 from memtui.core.memory.frontmatter import Frontmatter, parse_frontmatter
 
 # The reference's size advisory: MAX_MEMORY_CHARACTER_COUNT = 40,000 (UTF-16 units).
 MAX_FILE_CHARS = 40_000
+# The largest instruction file read at all (memtui's choice, like a memory's cap): a FIFO, a
+# device or a bigger file is unreadable, never a hang.
+MAX_READ_BYTES = 32 * 1024 * 1024
 
 # Extensions memtui treats as binary and never loads (SPEC §3.2: "skip files with a binary
 # extension"): images, documents, archives, executables, media, fonts, databases.
@@ -59,9 +63,11 @@ def has_binary_extension(path: str | Path) -> bool:
 def read_text(path: Path) -> str:
     """The file decoded as the reference decodes it: UTF-8, bad bytes → U+FFFD, BOM kept.
 
-    Raises ``OSError`` (``FileNotFoundError``, ``IsADirectoryError``, ``PermissionError``…).
+    Raises ``OSError`` (``FileNotFoundError``, ``IsADirectoryError``, ``PermissionError``…;
+    ``NotRegularFileError`` for a FIFO or a device, ``FileTooLargeError`` over
+    ``MAX_READ_BYTES``).
     """
-    return path.read_bytes().decode("utf-8", errors="replace")
+    return read_regular(path, MAX_READ_BYTES)[0].decode("utf-8", errors="replace")
 
 
 @dataclass(slots=True)

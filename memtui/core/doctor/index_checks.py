@@ -8,10 +8,12 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from memtui.core.base.safe_read import read_text_regular
 from memtui.core.doctor.model import Finding, finding
 from memtui.core.memory.frontmatter import FRONTMATTER_RE
 from memtui.core.memory.index import (
     INDEX_NAME,
+    MAX_INDEX_FILE_BYTES,
     MAX_INDEX_LINES,
     MAX_INDEX_UNITS,
     IndexReport,
@@ -58,7 +60,11 @@ def index_findings(memory_dir: Path, report: IndexReport, memory_relpaths: set[s
         out.append(finding("not-indexed", relpath, None, f"not linked from {rel}: the index is how the agent knows the memory exists", fix="add-index-entry", index=rel))
     if not report.exists:
         return out
-    raw = report.path.read_bytes().decode("utf-8", errors="replace")
+    try:
+        raw = read_text_regular(report.path, MAX_INDEX_FILE_BYTES)
+    except OSError as exc:  # replaced by a FIFO or a device since the scan
+        out.append(finding("index-unreadable", rel, None, f"{rel} cannot be read: {exc.strerror or exc}"))
+        return out
     lines = raw.split("\n")
     if FRONTMATTER_RE.match(raw):
         out.append(finding("index-frontmatter", rel, 1, f"{rel} starts with a frontmatter block: the index has none; the agent loads those lines as index text"))

@@ -30,6 +30,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from memtui.core.base.safe_read import read_regular
 from memtui.core.memory.catalog import iso_utc
 from memtui.core.dream.events import (
     PHASES,
@@ -53,7 +54,7 @@ from memtui.core.dream.plan import DEFAULT_MAX_DELETIONS, DreamPlan, Workspace
 from memtui.core.dream.prompt import DreamRequest, build_dream_request, instructions_block
 from memtui.core.memory.index import MAX_INDEX_LINES, MAX_INDEX_UNITS
 from memtui.core.writes.index_edit import MAX_ENTRY_CHARS
-from memtui.core.memory.memories import TEAM_DIR
+from memtui.core.memory.memories import MAX_MEMORY_BYTES, TEAM_DIR
 from memtui.core.places.release import dir_text, release_of
 
 if TYPE_CHECKING:
@@ -124,8 +125,8 @@ def _files(root: Path) -> dict[str, bytes]:
             if rel == LOCK_NAME:
                 continue
             try:
-                out[rel] = path.read_bytes()
-            except OSError:
+                out[rel] = read_regular(path, MAX_MEMORY_BYTES)[0]
+            except OSError:  # a FIFO, a device, over the cap: never read
                 continue
     return out
 

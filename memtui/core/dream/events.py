@@ -110,6 +110,7 @@ DREAM_FINDING_CODES: dict[str, str] = {
     "index-missing": "no MEMORY.md: the dream creates one",
     "team-untouched": "team/ memory is shared with others: the dream leaves it alone",
     "session-unreadable": "a transcript could not be read",
+    "file-unreadable": "a file could not be read (a FIFO, a device, too large): the dream leaves it as it is",
     "memory-drifted": "a memory changed since the last consolidation",
     "agent-error": "the Claude consolidator stopped with an error",
     "agent-tool-refused": "the Claude consolidator tried a tool call the policy refuses",

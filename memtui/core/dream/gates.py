@@ -21,6 +21,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from memtui.core.base.safe_read import MAX_STATE_BYTES, read_text_regular
 from memtui.core.writes.atomic import atomic_write_bytes
 from memtui.core.memory.catalog import iso_utc
 from memtui.core.base.diagnostics import Diagnostic
@@ -189,7 +190,7 @@ def _scan_file(ctx: DreamContext) -> Path:
 def last_scan_at(ctx: DreamContext) -> float | None:
     """When the sessions were last scanned by a gated dream (epoch s), or ``None``."""
     try:
-        value = json.loads(_scan_file(ctx).read_text(encoding="utf-8")).get("at")
+        value = json.loads(read_text_regular(_scan_file(ctx), MAX_STATE_BYTES, errors="strict")).get("at")
     except (OSError, ValueError, AttributeError):
         return None
     return float(value) if isinstance(value, (int, float)) else None

@@ -21,11 +21,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from memtui.core.base.safe_read import MAX_STATE_BYTES, read_regular, read_text_regular
 from memtui.core.dream.gates import DreamContext
 from memtui.core.memory.catalog import iso_utc
 from memtui.core.sessions.background import BackgroundRecord, SessionActivity, project_activity
 from memtui.core.writes.atomic import atomic_write_bytes
-from memtui.core.writes.journal import Journal, read_or_none
+from memtui.core.writes.journal import MAX_IMAGE_BYTES, Journal, read_or_none
 
 # memtui's choices: versions kept per file, the largest file copied, and the largest memory dir
 # whose files are copied at all (beyond it, only the journal's before-images serve).
@@ -157,7 +158,7 @@ def _seen_dir(ctx: DreamContext) -> Path:
 
 def _seen_index(ctx: DreamContext) -> dict[str, list[dict[str, Any]]]:
     try:
-        data = json.loads((_seen_dir(ctx) / "index.json").read_text(encoding="utf-8"))
+        data = json.loads(read_text_regular(_seen_dir(ctx) / "index.json", MAX_STATE_BYTES, errors="strict"))
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}
@@ -217,7 +218,7 @@ def before_image(ctx: DreamContext, relpath: str, before: float) -> tuple[bytes,
         mtime = v.get("mtime")
         if isinstance(mtime, (int, float)) and mtime < before - 1.0:
             try:
-                data = (_seen_dir(ctx) / "objects" / str(v.get("sha"))).read_bytes()
+                data = read_regular(_seen_dir(ctx) / "objects" / str(v.get("sha")), MAX_IMAGE_BYTES)[0]
             except OSError:
                 continue
             if best is None or mtime > best[0]:

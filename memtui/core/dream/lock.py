@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+from memtui.core.base.safe_read import read_regular
 from memtui.core.writes.atomic import atomic_write_bytes
 from memtui.core.memory.memories import LOCK_FILE
 
@@ -41,6 +42,8 @@ LOCK_NAME = LOCK_FILE
 # The reference's holder-stale rule: a lock whose mtime is older than this is reclaimed even
 # when its PID is alive (a hung run must not block consolidation forever).
 STALE_AFTER_S = 60 * 60
+# A lock body is a PID and two notes; a bigger file (or a FIFO, a device) is read as empty.
+_MAX_LOCK_BYTES = 64 * 1024
 _PID = re.compile(r"^\s*(\d+)")
 _PRIOR = re.compile(r"^prior-mtime:\s*([0-9.]+)\s*$", re.MULTILINE)
 _RUN = re.compile(r"^run:\s*(\S+)\s*$", re.MULTILINE)
@@ -142,7 +145,7 @@ def read_lock(memory_dir: Path) -> LockInfo:
     except OSError:
         return LockInfo(path, False, None, "", None, None, None)
     try:
-        body = path.read_bytes().decode("utf-8", errors="replace")
+        body = read_regular(path, _MAX_LOCK_BYTES)[0].decode("utf-8", errors="replace")
     except OSError:
         body = ""
     m = _PID.match(body)

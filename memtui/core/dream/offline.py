@@ -72,7 +72,6 @@ from memtui.core.dream.reconcile import RECONCILED_TYPES, instruction_files, rec
 from memtui.core.places.release import release_of
 from memtui.core.memory.frontmatter import parse_frontmatter
 from memtui.core.memory.index import INDEX_NAME
-from memtui.core.writes.journal import read_or_none
 from memtui.core.memory.lint import mtime_datetime
 from memtui.core.memory.catalogdb import CatalogDB, code_fingerprint
 from memtui.core.memory.memories import (
@@ -164,8 +163,7 @@ class _Run:
             self.log(FileRead("orient", rel, mem.size))
             if i % PROGRESS_EVERY == 0 or i == total:
                 self.log(Progress("orient", i, total))
-        index = read_or_none(self.ctx.memory_dir / INDEX_NAME)
-        self.ws.seed(INDEX_NAME, index)
+        index = self.ws.original(INDEX_NAME) if self.ws.get(INDEX_NAME) is not None and INDEX_NAME not in self.ws.unreadable else None
         if index is not None:
             self.log(FileRead("orient", INDEX_NAME, len(index)))
         if team:

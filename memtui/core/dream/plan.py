@@ -78,6 +78,9 @@ class Workspace:
         self._bytes: dict[str, bytes | None] = {}  # loaded from bytes (None: absent)
         self._loaded_text: dict[str, str] = {}  # loaded from its UTF-8 text
         self._text: dict[str, str | None] = {}  # current text of every loaded file (None: absent or deleted)
+        # files that exist but could not be read (a FIFO, a /dev/zero link, over the cap) -> why:
+        # never part of a plan, whatever a phase does with them
+        self.unreadable: dict[str, str] = {}
         self.reasons: dict[str, list[str]] = {}
         self.mtimes: dict[str, float | None] = {}
 
@@ -108,7 +111,12 @@ class Workspace:
     def get(self, relpath: str) -> str | None:
         """The current text of ``relpath`` (``None``: absent or deleted)."""
         if relpath not in self._text:
-            self.seed(relpath, read_or_none(self.memory_dir / relpath))
+            try:
+                data = read_or_none(self.memory_dir / relpath)
+            except OSError as exc:
+                self.unreadable[relpath] = exc.strerror or str(exc)
+                data = b""
+            self.seed(relpath, data)
         return self._text[relpath]
 
     def exists(self, relpath: str) -> bool:
@@ -139,6 +147,8 @@ class Workspace:
         for rel, text in self._text.items():
             if rel in self._loaded_text and text is self._loaded_text[rel]:
                 continue  # untouched since loaded
+            if rel in self.unreadable:
+                continue  # never read: never written
             if self._after(rel) != self.original(rel):
                 out.append(rel)
         return sorted(out)
@@ -147,6 +157,8 @@ class Workspace:
         """The ``DreamPlan`` of the edits (files edited back to their old bytes are left out)."""
         changes: list[FileChange] = []
         reasons: list[str] = []
+        for rel, why in sorted(self.unreadable.items()):
+            findings = [*findings, Finding("orient", "file-unreadable", rel, f"{rel} could not be read ({why}): the dream leaves it as it is")]
         for rel in self.changed():
             after = self._after(rel)
             changes.append(FileChange(rel, self.original(rel), after, self.mtimes.get(rel) if after is not None else None))

@@ -27,6 +27,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal, Protocol, Self
 
+from memtui.core.base.safe_read import read_regular
 from memtui.core.writes.atomic import atomic_write_bytes
 from memtui.core.dream.events import DreamCancelled, DreamError, Emit, EventLog
 from memtui.core.dream.autodream import AutoDreamStatus, check_autodream
@@ -205,7 +206,13 @@ class DreamSession:
             _check_cap(dp, self.max_deletions)
             entry = None
             if not dp.empty:
-                entry = apply_plan(self.ctx.memory_dir, dp.plan, Journal(self.ctx.state_dir, self.ctx.memory_dir), now)
+                # the lock as it was goes into the journal entry too: a crash before the run
+                # record below is written still lets undo put the lock back
+                lock = {
+                    "lock_before": {"exists": self.lock_before.exists, "body": self.lock_before.body, "mtime": self.lock_before.mtime},
+                    "lock_acquired_at": self.lock.acquired_at,
+                }
+                entry = apply_plan(self.ctx.memory_dir, dp.plan, Journal(self.ctx.state_dir, self.ctx.memory_dir), now, meta={"dream": lock})
         except BaseException:
             self.discard()
             raise
@@ -270,14 +277,16 @@ def undo_last_dream(ctx: DreamContext, now: datetime) -> JournalEntry:
         raise EditError("no applied dream to undo")
     target = entries[-1]
     entry = undo(ctx.memory_dir, Journal(ctx.state_dir, ctx.memory_dir), now, target.id)
-    _restore_lock(ctx, target.id)
+    _restore_lock(ctx, target)
     return entry
 
 
-def _restore_lock(ctx: DreamContext, entry_id: str) -> None:
+def _restore_lock(ctx: DreamContext, target: JournalEntry) -> None:
     try:
-        record = json.loads((_runs_dir(ctx) / f"{entry_id}.json").read_text(encoding="utf-8"))
+        record = json.loads(read_regular(_runs_dir(ctx) / f"{target.id}.json", 1 << 20)[0].decode("utf-8"))
     except (OSError, ValueError):
+        record = target.meta.get("dream") if isinstance(target.meta, dict) else None
+    if not isinstance(record, dict):
         return
     before, acquired = record.get("lock_before") or {}, record.get("lock_acquired_at")
     info = read_lock(ctx.memory_dir)

@@ -24,7 +24,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from memtui.core.base.safe_read import read_regular
 from memtui.core.extract.autoextract import extraction_messages, extraction_prompt
+from memtui.core.memory.memories import MAX_MEMORY_BYTES
 from memtui.core.extract.base import (
     Draft,
     ExtractionRequest,
@@ -156,8 +158,8 @@ def _copy_memory_dir(memory_dir: Path, staging: Path) -> dict[str, bytes]:
             paths.append((memory_dir / index_rel, index_rel))
     for path, rel in paths:
         try:
-            data = path.read_bytes()
-        except OSError:
+            data = read_regular(path, MAX_MEMORY_BYTES)[0]
+        except OSError:  # a FIFO, a device, a file over the cap: not copied, never read
             continue
         target = staging / rel
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -293,7 +295,10 @@ class ClaudeExtractor:
                 if not path.is_file() or path.is_symlink():
                     continue
                 rel = path.relative_to(staging).as_posix()
-                data = path.read_bytes()
+                try:
+                    data = read_regular(path, MAX_MEMORY_BYTES)[0]
+                except OSError:
+                    continue
                 before = originals.get(rel)
                 if data == before:
                     continue

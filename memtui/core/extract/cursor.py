@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Self
 
+from memtui.core.base.safe_read import MAX_STATE_BYTES, read_text_regular
 from memtui.core.writes.atomic import atomic_write_bytes
 from memtui.core.places.slug import slugify
 from memtui.core.places.statedir import memdir_state
@@ -69,7 +70,7 @@ class CursorStore:
     def get(self, session_id: str) -> Cursor | None:
         """The cursor of ``session_id``, or ``None`` (never read, or an unreadable file)."""
         try:
-            raw = json.loads(self._path(session_id).read_text(encoding="utf-8"))
+            raw = json.loads(read_text_regular(self._path(session_id), MAX_STATE_BYTES, errors="strict"))
             return Cursor(**raw)
         except (OSError, ValueError, TypeError):
             return None
@@ -124,7 +125,7 @@ class SessionLock:
 
     def _live(self) -> bool:
         try:
-            pid_text = self.path.read_text(encoding="utf-8").strip()
+            pid_text = read_text_regular(self.path, MAX_STATE_BYTES).strip()
             age = time.time() - self.path.stat().st_mtime
         except OSError:
             return False

@@ -21,6 +21,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from memtui.core.writes.transaction import recover_at_start
 from memtui.core.places.flavor import Flavor
 
 # memtui's choices: the hook log's size before rotation, and the largest stdin accepted
@@ -141,6 +142,8 @@ def run_stop_hook(
             log_hook(state_dir, now, "error", message, **ctx)
             return HookOutcome("error", message)
         loc = resolve_locations(flavor, project, memory_dir=memory_dir, environ=environ)
+        for recovered in recover_at_start(state_dir, loc.memory_dir):  # a memtui start like any other
+            log_hook(state_dir, now, "warning", recovered, **ctx)
         if not loc.auto_memory_enabled:
             message = f"auto memory is off for {loc.project_root} ({loc.auto_memory_source}); nothing extracted"
             log_hook(state_dir, now, "info", message, **ctx)

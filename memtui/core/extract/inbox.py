@@ -15,7 +15,9 @@ Proposal kinds: ``create`` (a new memory: ``type``/``name``/``description``/``bo
 
 Statuses: ``pending`` → ``accepted`` (``written`` = the relpath) or ``rejected``. Decided
 proposals stay on disk so the same finding is not proposed again (ids are derived from the
-source message and the content).
+source message and the content). While a proposal is being written it carries the writer's PID
+(``accepting``) and its journal entry names it (``meta.inbox``): a crash in between is settled
+by the next reader from the journal.
 """
 
 from __future__ import annotations
@@ -28,6 +30,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from memtui.core.base.jsontext import dumps_exact
+from memtui.core.base.safe_read import MAX_STATE_BYTES, read_text_regular
+from memtui.core.base.process import pid_alive
 from memtui.core.writes.atomic import atomic_write_bytes
 from memtui.core.writes.edits import (
     ConflictError,
@@ -106,6 +111,7 @@ class Proposal:
     before_sha256: str | None = None
     notes: tuple[str, ...] = field(default=())
     entry: str | None = None  # the journal entry that wrote it (an undo of it reopens the proposal)
+    accepting: int | None = None  # PID of a process writing it now (a crash leaves it: see Inbox.all)
 
     def to_json(self) -> dict[str, Any]:
         """The stored (and ``--json``) shape: the issue's ``{path, type, name, description,
@@ -132,6 +138,7 @@ class Proposal:
             "before_sha256": self.before_sha256,
             "notes": list(self.notes),
             "entry": self.entry,
+            "accepting": self.accepting,
         }
 
     @classmethod
@@ -160,6 +167,7 @@ class Proposal:
             before_sha256=raw.get("before_sha256"),
             notes=tuple(raw.get("notes") or ()),
             entry=raw.get("entry"),
+            accepting=raw.get("accepting") if isinstance(raw.get("accepting"), int) else None,
         )
 
 
@@ -226,7 +234,7 @@ class Inbox:
         return self.root / f"{ident}.json"
 
     def _save(self, proposal: Proposal) -> None:
-        data = json.dumps(proposal.to_json(), ensure_ascii=False, indent=1).encode("utf-8")
+        data = dumps_exact(proposal.to_json(), indent=1).encode("utf-8")
         atomic_write_bytes(self._file(proposal.id), data)
 
     def all(self) -> list[Proposal]:
@@ -236,22 +244,40 @@ class Inbox:
         found: list[Proposal] = []
         for child in self.root.glob("*.json"):
             try:
-                found.append(Proposal.from_json(json.loads(child.read_text(encoding="utf-8"))))
+                found.append(Proposal.from_json(json.loads(read_text_regular(child, MAX_STATE_BYTES, errors="strict"))))
             except (OSError, ValueError, KeyError, TypeError):
                 continue
         found.sort(key=lambda p: (p.created, p.id))
-        return self._reopen_undone(found)
+        return self._reconcile(found)
 
-    def _reopen_undone(self, proposals: list[Proposal]) -> list[Proposal]:
-        """An accepted proposal whose write was undone (``memtui undo``) is pending again."""
+    def _reconcile(self, proposals: list[Proposal]) -> list[Proposal]:
+        """Settle proposals from the journal: an accepted proposal whose write was undone
+        (``memtui undo``) is pending again; one whose accepting process died (a crash between
+        the write and the proposal's own update) is accepted when the journal has its write
+        applied, else pending again."""
         accepted = [p for p in proposals if p.status == "accepted" and p.entry]
-        if not accepted:
+        cut_short = {p.id for p in proposals if p.status == "pending" and p.accepting is not None and not pid_alive(p.accepting)}
+        if not accepted and not cut_short:
             return proposals
-        undone = {e.undoes for e in Journal(self.state_dir, self.memory_dir).entries() if e.status == "applied" and e.undoes}
+        entries = Journal(self.state_dir, self.memory_dir).entries()
+        undone = {e.undoes for e in entries if e.status == "applied" and e.undoes}
+        wrote = {
+            str(e.meta.get("inbox")): e
+            for e in entries
+            if e.status == "applied" and e.id not in undone and isinstance(e.meta, dict) and e.meta.get("inbox")
+        }
         out: list[Proposal] = []
         for p in proposals:
             if p.status == "accepted" and p.entry in undone:
                 p = replace(p, status="pending", decided=None, written=None, entry=None)
+                self._save(p)
+            elif p.id in cut_short:
+                entry = wrote.get(p.id)
+                if entry is not None:
+                    written = entry.meta.get("written")
+                    p = replace(p, status="accepted", decided=entry.time, written=str(written) if written else None, entry=entry.id, accepting=None)
+                else:
+                    p = replace(p, accepting=None)
                 self._save(p)
             out.append(p)
         return out
@@ -374,9 +400,16 @@ class Inbox:
         ``ConflictError``, ``ApplyError`` — the proposal then stays pending."""
         proposal = self.update(ident, **edits) if edits else self._pending(ident)
         plan = proposal_plan(self.memory_dir, proposal)
-        entry = apply_plan(self.memory_dir, plan, journal, now)
         rel = plan.changes[0].relpath
-        done = replace(proposal, status="accepted", decided=now.isoformat(), written=rel, entry=entry.id)
+        # marked first: a crash after the write but before the proposal's update is settled
+        # from the journal (see ``_reconcile``)
+        self._save(replace(proposal, accepting=os.getpid()))
+        try:
+            entry = apply_plan(self.memory_dir, plan, journal, now, meta={"inbox": proposal.id, "written": rel})
+        except BaseException:
+            self._save(proposal)
+            raise
+        done = replace(proposal, status="accepted", decided=now.isoformat(), written=rel, entry=entry.id, accepting=None)
         self._save(done)
         return AcceptResult(done, entry, rel)
 

@@ -158,6 +158,12 @@ def jsonable(value: object, depth: int = 0) -> bool:
     return False
 
 
+def storable(relpath: str) -> bool:
+    """Whether ``relpath`` can be a row's key: SQLite text is UTF-8, so a file name that is
+    not (its bytes kept as lone surrogates) has no row and is parsed on every scan."""
+    return relpath.isascii() or _SURROGATE.search(relpath) is None
+
+
 def _damaged(exc: sqlite3.Error) -> bool:
     """An error that says the file cannot be trusted (anything but another process's lock)."""
     return getattr(exc, "sqlite_errorcode", None) not in _SQLITE_BUSY and not (
@@ -404,7 +410,7 @@ class CatalogDB:
         row is dropped) or the database is disabled. Written by ``save``. Returns whether it
         is kept."""
         self._seen.add(relpath)
-        if self._conn is None:
+        if self._conn is None or not storable(relpath):
             return False
         if is_racy(key):
             self._forget.add(relpath)
@@ -492,7 +498,7 @@ class CatalogDB:
         """Store ``relpath -> (key text, value)`` as ``kind`` under ``fingerprint``. The key
         must be the memory's row key (``stored_key``: a row exists only for a file that was
         not racy) and the value made from the bytes that row describes. Never raises."""
-        items = [(rel, kind, key, fingerprint, value) for rel, (key, value) in values.items()]
+        items = [(rel, kind, key, fingerprint, value) for rel, (key, value) in values.items() if storable(rel)]
         if not items:
             return
         self._write(lambda conn: conn.executemany("INSERT OR REPLACE INTO derived VALUES (?, ?, ?, ?, ?)", items))
@@ -546,6 +552,8 @@ class CatalogDB:
         def do(conn: sqlite3.Connection) -> None:
             next_id = int(conn.execute("SELECT value FROM meta WHERE key = 'fts_next'").fetchone()[0])
             for rel, (key, text, exact) in texts.items():
+                if not storable(rel):
+                    continue
                 cur = conn.execute("UPDATE memories SET fts_id = ?, fts_exact = ? WHERE relpath = ? AND key = ? AND fts_id IS NULL", (next_id, int(exact), rel, key))
                 if cur.rowcount:
                     conn.execute("INSERT INTO search(rowid, text) VALUES (?, ?)", (next_id, text))

@@ -69,7 +69,9 @@ def matches(mem: Memory, terms: Sequence[str]) -> bool:
 def _fts_query(terms: Sequence[str]) -> str | None:
     """The FTS5 query that every haystack holding all ``terms`` matches (each term's trigrams,
     all required), or ``None`` when no term is long enough to select anything."""
-    grams = sorted({t[i : i + 3] for t in terms if len(t) >= 3 for i in range(len(t) - 2)})
+    # (a trigram holding a lone surrogate is not in the index, which holds none: left out, the
+    # query then selects more, never fewer)
+    grams = sorted({g for t in terms if len(t) >= 3 for i in range(len(t) - 2) if not _SURROGATE.search(g := t[i : i + 3])})
     if not grams:
         return None
     return " AND ".join('"' + g.replace('"', '""') + '"' for g in grams)

@@ -8,6 +8,13 @@ last value. This loader fixes both, on top of libyaml's C parser when it is avai
 
 Errors: ``yaml.YAMLError`` for invalid YAML (a duplicate key included); values are plain
 ``str``/``int``/``float``/``bool``/``None``/``list``/``dict``.
+
+Aliases are bounded where the document is parsed, before anything is built from it: a
+"billion laughs" of 1.4 KB (nine anchors, each a list of nine aliases of the one before) is a
+tree of 9⁹ nodes to anything that walks it — a JSON encoder, a cache, ``str()``. A document
+whose aliases add more than ``MAX_ALIAS_NODES`` nodes to the tree, or that refers to itself
+(an alias inside its own anchor), is refused with :class:`AliasExpansionError`; so no
+consumer of a parsed frontmatter ever walks a bomb or a cycle.
 """
 
 from __future__ import annotations
@@ -27,10 +34,67 @@ class DuplicateKeyError(yaml.constructor.ConstructorError):
     """A mapping repeats a key (the reference's YAML parser refuses the document)."""
 
 
+# The most nodes aliases may add to a document's tree (memtui's choice: a frontmatter is a
+# few dozen nodes; the JavaScript ``yaml`` library bounds aliases too, by count).
+MAX_ALIAS_NODES = 10_000
+
+
+class AliasExpansionError(yaml.YAMLError):
+    """The document's aliases expand past ``MAX_ALIAS_NODES`` nodes, or an alias refers to a
+    node that contains it (a cycle). ``problem``: the sentence."""
+
+    def __init__(self, problem: str) -> None:
+        super().__init__(problem)
+        self.problem = problem
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.MappingNode):
+        return [n for pair in node.value for n in pair]
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    return []
+
+
+def check_aliases(root: yaml.Node, max_added: int = MAX_ALIAS_NODES) -> None:
+    """Raise :class:`AliasExpansionError` when the tree ``root`` stands for (every alias
+    replaced by a copy of its anchor) has more than ``max_added`` nodes beyond the document's
+    own, or has a cycle. Linear in the document's nodes (each node's tree size is computed
+    once); never recursive."""
+    sizes: dict[int, int] = {}
+    open_nodes: set[int] = set()
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, children_done = stack.pop()
+        key = id(node)
+        if children_done:
+            total = 1 + sum(sizes[id(child)] for child in _children(node))
+            if total - len(sizes) > max_added + 1:
+                raise AliasExpansionError(f"its aliases expand to over {max_added:,} more nodes (a YAML \"billion laughs\"); not read")
+            sizes[key] = total
+            open_nodes.discard(key)
+            continue
+        if key in sizes:
+            continue
+        if key in open_nodes:
+            raise AliasExpansionError("an alias refers to a node that contains it (a cycle); not read")
+        open_nodes.add(key)
+        stack.append((node, True))
+        stack.extend((child, False) for child in _children(node) if id(child) not in sizes)
+
+
 class Yaml12Loader(_BaseLoader):  # type: ignore[misc, valid-type]
-    """A safe loader with YAML 1.2 core-schema scalars and unique mapping keys."""
+    """A safe loader with YAML 1.2 core-schema scalars, unique mapping keys and bounded
+    aliases (``check_aliases`` runs on the composed document before it is constructed)."""
 
     yaml_implicit_resolvers: dict[str | None, list[tuple[str, re.Pattern[str]]]] = {}
+
+    def get_single_data(self) -> Any:
+        node = self.get_single_node()
+        if node is None:
+            return None
+        check_aliases(node)
+        return self.construct_document(node)
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: set[Any] = set()

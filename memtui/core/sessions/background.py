@@ -34,6 +34,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from memtui.core.base.safe_read import open_regular
 from memtui.core.places.release import Release
 
 # A session id: the CLI names a session's transcript <uuid>.jsonl.
@@ -228,7 +229,8 @@ def _read_from(path: Path, progress: _Progress) -> None:
     """Read whole lines from ``progress.offset``: the entrypoint and the first timestamp from
     the first lines that have them, every marked line parsed, then the last timestamp from the
     tail of what was read."""
-    with open(path, "rb") as fh:
+    fh, _ = open_regular(path)  # a FIFO or a device among the transcripts: NotRegularFileError, never a hang
+    with fh:
         fh.seek(progress.offset)
         start = progress.offset
         for raw in fh:

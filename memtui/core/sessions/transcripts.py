@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from memtui.core.base.safe_read import FileTooLargeError, open_regular
 from memtui.core.base.units import utf16_len
 
 # memtui's choice: the text kept from one tool_result. Results can be megabytes (a whole file
@@ -300,9 +301,19 @@ def parse_lines(lines: Iterable[bytes | str], path: Path | None = None) -> Trans
     return Transcript(path, tuple(entries), tuple(skipped), last_bad_unterminated, dict(types))
 
 
+# The largest transcript read (memtui's choice: long sessions reach tens of MB; a bigger file,
+# a FIFO or a device is refused rather than read into memory).
+MAX_TRANSCRIPT_BYTES = 1024 * 1024 * 1024
+
+
 def read_transcript(path: Path) -> Transcript:
-    """Read one JSONL transcript. Raises ``OSError`` when the file cannot be opened/read."""
-    with open(path, "rb") as fh:
+    """Read one JSONL transcript. Raises ``OSError`` when the file cannot be opened/read,
+    ``NotRegularFileError`` (a FIFO, a device), ``FileTooLargeError`` (over
+    ``MAX_TRANSCRIPT_BYTES``)."""
+    fh, st = open_regular(path)
+    with fh:
+        if st.st_size > MAX_TRANSCRIPT_BYTES:
+            raise FileTooLargeError(27, f"{st.st_size:,} bytes, over the {MAX_TRANSCRIPT_BYTES:,}-byte limit", str(path))
         return parse_lines(fh, path)
 
 

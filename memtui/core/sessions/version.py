@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from memtui.core.base.safe_read import open_regular
 from memtui.core.places.locations import Locations
 
 from .transcripts import list_sessions
@@ -60,7 +61,8 @@ class VersionCheck:
 
 def _tail_version(path: Path) -> str | None:
     try:
-        with open(path, "rb") as fh:
+        fh, _ = open_regular(path)  # a transcript that is a FIFO or a device: never read
+        with fh:
             size = fh.seek(0, os.SEEK_END)
             fh.seek(max(0, size - TAIL_BYTES))
             data = fh.read()

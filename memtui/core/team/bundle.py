@@ -30,6 +30,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from memtui.core.base.safe_read import read_regular
 from memtui.core.writes.edits import ApplyError, ConflictError, FileChange, Plan, apply_plan
 from memtui.core.memory.frontmatter import parse_frontmatter
 from memtui.core.memory.index import INDEX_NAME, IndexEntry, parse_entries
@@ -54,6 +55,10 @@ __all__ = [
 MAX_TEAM_FILE_BYTES = 250_000
 """Largest team file, in UTF-8 bytes, that an import accepts: the reference agent's per-file
 limit for team memory sync (a file of exactly 250,000 bytes passes)."""
+
+MAX_BUNDLE_BYTES = 256 * 1024 * 1024
+"""Largest bundle file read (memtui's choice: a thousand team files at the per-file limit,
+JSON-escaped); a bigger one, a FIFO or a device is refused (``unreadable``)."""
 
 Status = Literal["created", "updated", "unchanged"]
 
@@ -152,7 +157,7 @@ def load_bundle(path: Path) -> dict[str, object]:
     the last one. Raises :class:`BundleError`.
     """
     try:
-        raw = path.read_bytes()
+        raw = read_regular(path, MAX_BUNDLE_BYTES)[0]
     except OSError as exc:
         raise BundleError("unreadable", f"cannot read {path}: {exc.strerror or exc}") from exc
     try:
@@ -279,8 +284,7 @@ def _check(key: object, content: object, team_dir: Path) -> _Planned | RejectedK
     if not stat.S_ISREG(st.st_mode):
         return RejectedKey(key, "not-a-regular-file", f"{target} is not a regular file (a device, pipe or socket)")
     try:
-        with open(target, "rb") as handle:
-            existing = handle.read()
+        existing = read_regular(target, MAX_TEAM_FILE_BYTES * 64)[0]
     except OSError as exc:
         return RejectedKey(
             key, "unreadable", f"the existing {target} cannot be read, so it could not be restored: {exc.strerror or exc}"
@@ -387,7 +391,9 @@ def _apply(memory_dir: Path, state_dir: Path, now: datetime, plan: Plan, changed
     except ApplyError as exc:
         cause = exc.__cause__ if isinstance(exc.__cause__, OSError) else exc
         failures = _not_restored(memory_dir, plan) + _remove_dirs(new_dirs)
-        raise TeamWriteError(_failed_key(cause, changed), cause, failures) from exc
+        team_dir = memory_dir / TEAM_DIR
+        key = next((p.key for p in changed if _relpath(p.path, team_dir) == exc.relpath), None)
+        raise TeamWriteError(key if key is not None else _failed_key(cause, changed), cause, failures) from exc
     except ConflictError as exc:
         raise TeamImportError("conflict", f"{exc}; run the import again") from exc
     except OSError as exc:  # the journal (or its lock) in the state dir: nothing was touched

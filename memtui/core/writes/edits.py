@@ -5,8 +5,11 @@ plus the index entries it would push past the agent's cap. ``apply_plan`` then
 
 1. checks every file still has the bytes the plan was made from (else ``ConflictError``:
    nothing is written — someone, maybe the agent, changed it meanwhile);
-2. records before-images in the journal (memtui's state dir) — durable before anything moves;
-3. writes each file atomically, deletes last; if anything fails, restores what was done.
+2. records its intent and the before-images in the journal (memtui's state dir) — durable
+   before anything moves;
+3. swaps each file in atomically, deletes last, checking the version it displaced; if anything
+   fails (or another process wrote a file meanwhile), restores what was done. A crash at any
+   point is settled at the next start (``memtui.core.writes.transaction.recover``).
 
 ``undo`` applies the inverse of the last applied entry the same way. A deleted memory's
 before-image is its copy in the trash; ``restore_plan`` brings it back with its index lines.
@@ -21,9 +24,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from memtui.core.writes.atomic import atomic_write_bytes
 from memtui.core.memory.index import INDEX_NAME, IndexEntry
 from memtui.core.writes.index_edit import (
     add_entry,
@@ -45,6 +47,7 @@ from memtui.core.memory.frontmatter import parse_frontmatter
 from memtui.core.memory.memories import MEMORY_TYPES, SEED_FORMAT, TEAM_DIR, Memory, MemoryType, type_value
 from memtui.core.places.behaviour import MemoryFormat
 from memtui.core.writes.rewrite import set_nested_key, set_top_level_key
+from memtui.core.writes.transaction import OutsideWriteError, WriteStep, missing_dirs, rollback, rollback_note, write_step
 
 ChangeKind = Literal["create", "modify", "delete"]
 
@@ -76,7 +79,11 @@ class ConflictError(RuntimeError):
 
 
 class ApplyError(OSError):
-    """A write failed midway; every file was restored to its state before the plan."""
+    """A write failed midway; every file was restored to its state before the plan (or the
+    message names those that could not be). ``relpath``: the file whose write failed, when it
+    was a file's write (``None``: the journal, or an interrupt)."""
+
+    relpath: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -365,81 +372,95 @@ def _check(memory_dir: Path, changes: tuple[FileChange, ...]) -> None:
             raise ConflictError(change.relpath, sha256_hex(change.before), sha256_hex(actual))
 
 
-def _write(memory_dir: Path, relpath: str, data: bytes | None, mtime: float | None = None) -> None:
-    path = memory_dir / relpath
-    if data is None:
-        path.unlink(missing_ok=True)
-    else:
-        atomic_write_bytes(path, data)
-        if mtime is not None:
-            os.utime(path, (mtime, mtime))
-
-
-def _mtime(path: Path) -> float | None:
+def _mtimes(path: Path) -> tuple[float | None, int | None]:
+    """The mtime of ``path`` in epoch s and ns (``None``: absent)."""
     try:
-        return path.stat().st_mtime
+        st = path.stat()
     except OSError:
-        return None
+        return None, None
+    return st.st_mtime, st.st_mtime_ns
 
 
-def apply_plan(memory_dir: Path, plan: Plan, journal: Journal, now: datetime) -> JournalEntry:
+def apply_plan(memory_dir: Path, plan: Plan, journal: Journal, now: datetime, *, meta: Mapping[str, Any] | None = None) -> JournalEntry:
     """Apply ``plan`` as one transaction and record it. Returns the journal entry.
 
     Under the memory dir's write lock (other memtui processes wait), every file is checked
-    against the plan's ``before`` bytes, the before-images are journaled, then the files are
-    written. Raises ``ConflictError`` (nothing written), ``ApplyError`` (a write failed or the
-    run was interrupted: every file was restored — or the message names those that could not
-    be), ``OSError`` (the journal could not be written; nothing was touched).
+    against the plan's ``before`` bytes, the intent and the before-images are journaled
+    durably, then the files are written, deletes last, each swapped in atomically with the
+    version it displaced checked (see :mod:`memtui.core.writes.transaction` for the order of
+    steps and what a crash at any point leaves). ``meta``: JSON-able facts stored with the
+    entry (e.g. the inbox proposal it accepts) for consumers that settle their own state from
+    the journal.
+
+    Raises ``ConflictError`` (a file is not as planned, or another process wrote it while
+    memtui was writing: nothing written, the other version kept in place), ``ApplyError`` (a
+    write failed or the run was interrupted: every file was restored — or the message names
+    those that could not be, which the next memtui start retries), ``OSError`` (the journal
+    could not be written; nothing was touched).
     """
     if not plan.changes:
         raise EditError("nothing to apply")
+    ordered = sorted(plan.changes, key=lambda c: c.kind == "delete")  # deletes last
     with journal.write_lock():
         _check(memory_dir, plan.changes)
-        entry = journal.new_entry(
-            plan.title,
-            now,
-            [
-                JournalChange(c.relpath, c.kind, sha256_hex(c.before), sha256_hex(c.after), _mtime(memory_dir / c.relpath))
-                for c in plan.changes
-            ],
-            {c.relpath: c.before for c in plan.changes if c.before is not None},
-            action=plan.action,
-        )
-        entry.undoes, entry.restores = plan.undoes, plan.restores
-        ordered = sorted(plan.changes, key=lambda c: c.kind == "delete")  # deletes last
-        done: list[FileChange] = []
+        records = [
+            JournalChange(c.relpath, c.kind, sha256_hex(c.before), sha256_hex(c.after), *_mtimes(memory_dir / c.relpath)) for c in ordered
+        ]
+        before = {c.relpath: c.before for c in ordered if c.before is not None}
+        dirs = missing_dirs(memory_dir, [c.relpath for c in ordered if c.after is not None])
         try:
-            for change in ordered:
-                done.append(change)
-                _write(memory_dir, change.relpath, change.after, change.after_mtime)
-        except BaseException as exc:  # OSError, and Ctrl-C / kill mid-way too
-            mtimes = {jc.relpath: jc.before_mtime for jc in entry.changes}
-            lost: list[str] = []
-            for change in reversed(done):
-                try:
-                    if read_or_none(memory_dir / change.relpath) == change.before:
-                        continue  # untouched (an atomic write that failed leaves the original)
-                    _write(memory_dir, change.relpath, change.before, mtimes.get(change.relpath))
-                except OSError:
-                    lost.append(change.relpath)
-            entry.status = "failed"
+            entry = journal.begin(
+                plan.title, now, records, before, action=plan.action, undoes=plan.undoes, restores=plan.restores, meta=dict(meta or {}), dirs=dirs
+            )
+        except BaseException:
+            _discard_intent(journal)
+            raise
+        current: str | None = None
+        try:
+            for index, change in enumerate(ordered):
+                current = change.relpath
+                write_step(memory_dir, journal, entry, index, WriteStep(change.relpath, change.before, change.after, change.after_mtime))
+        except BaseException as exc:  # OSError, an outside write, and Ctrl-C / kill mid-way too
+            result = rollback(memory_dir, journal, entry)
+            entry.note = rollback_note(result)
             try:
-                journal.save(entry)
+                if result.complete:
+                    entry.status = "failed"
+                    journal.settle(entry)
+                else:  # stays pending with its marker: the next start tries again
+                    journal.save(entry)
             except OSError:
                 pass
+            if isinstance(exc, OutsideWriteError):
+                raise ConflictError(exc.relpath, exc.expected_sha, exc.actual_sha, since="memtui checked it (that version is kept)") from exc
             if not isinstance(exc, OSError):
                 raise
             cause = exc.strerror or str(exc)
-            if lost:
-                where = journal.root / entry.id / "before"
-                outcome = f"could not restore {', '.join(lost)} — their previous bytes are in {where}"
+            if result.failed:
+                where = journal.entry_dir(entry.id) / "before"
+                outcome = f"could not restore {', '.join(result.failed)} — their previous bytes are in {where}"
             else:
                 outcome = "every file was restored"
-            raise ApplyError(exc.errno or 0, f"{plan.title} failed ({cause}); {outcome}") from exc
+            error = ApplyError(exc.errno or 0, f"{plan.title} failed ({cause}); {outcome}")
+            error.relpath = current
+            raise error from exc
         entry.status = "applied"
-        journal.save(entry)
+        journal.settle(entry)
         journal.prune()
     return entry
+
+
+def _discard_intent(journal: Journal) -> None:
+    """After ``Journal.begin`` failed: settle what it left (no memory file was touched)."""
+    for entry_id in journal.open_ids():
+        if not (journal.entry_dir(entry_id) / "entry.json").exists():
+            import shutil
+
+            shutil.rmtree(journal.entry_dir(entry_id), ignore_errors=True)
+            try:
+                os.unlink(journal.open_dir / entry_id)
+            except OSError:
+                pass
 
 
 def undoable_entries(journal: Journal) -> list[JournalEntry]:

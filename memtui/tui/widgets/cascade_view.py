@@ -12,6 +12,9 @@ from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
+from memtui.core.base.terminal import visible, visible_block
+from memtui.core.cascade.preprocess import MAX_READ_BYTES
+from memtui.core.base.safe_read import read_text_regular
 from memtui.core.cascade import LABELS, Cascade, CascadeFile, Layer, ReadStep, Status
 from memtui.core.base.diagnostics import Diagnostic
 
@@ -84,18 +87,19 @@ def display_path(path: str | Path, cwd: Path) -> str:
     home directory, else absolute."""
     p = Path(path)
     try:
-        return p.relative_to(cwd).as_posix()
+        return visible(p.relative_to(cwd).as_posix())
     except ValueError:
         return home_path(p)
 
 
 def home_path(path: str | Path) -> str:
-    """The full path, with the home directory written as ``~``."""
+    """The full path, with the home directory written as ``~`` (control characters shown as
+    escapes: a display string, never a path to open)."""
     p = Path(path)
     try:
-        return "~/" + p.relative_to(Path.home()).as_posix()
+        return visible("~/" + p.relative_to(Path.home()).as_posix())
     except ValueError:
-        return str(p)
+        return visible(str(p))
 
 
 def tree_name(entry: CascadeFile, cwd: Path, memory_dir: Path) -> str:
@@ -103,7 +107,7 @@ def tree_name(entry: CascadeFile, cwd: Path, memory_dir: Path) -> str:
     (their layer says which), everything else by ``display_path``."""
     if entry.layer in ("automem", "teammem"):
         try:
-            return Path(entry.path).relative_to(memory_dir).as_posix()
+            return visible(Path(entry.path).relative_to(memory_dir).as_posix())
         except ValueError:
             pass
     return display_path(entry.path, cwd)
@@ -178,7 +182,7 @@ def diagnostics_table(diagnostics: Sequence[Diagnostic], cwd: Path, *, focus_lin
         focused = focus_line is not None and d.line == focus_line
         table.add_row(
             Text(SEVERITY_ICON[d.severity], style=SEVERITY_STYLE[d.severity]),
-            Text.assemble((d.code + " ", SEVERITY_STYLE[d.severity]), (where.lstrip(), MUTED), "\n", (d.message, "bold" if focused else "")),
+            Text.assemble((d.code + " ", SEVERITY_STYLE[d.severity]), (visible(where.lstrip()), MUTED), "\n", (visible(d.message), "bold" if focused else "")),
         )
     return table
 
@@ -189,8 +193,7 @@ def source_excerpt(path: str, line: int, cwd: Path, *, around: int = 2) -> Rende
     The line numbers of findings count lines of the file as written (frontmatter included),
     so the excerpt is read from disk, not from the preprocessed content."""
     try:
-        with open(path, encoding="utf-8-sig", errors="replace") as handle:
-            lines = handle.read().splitlines()
+        lines = read_text_regular(path, MAX_READ_BYTES).removeprefix("\ufeff").splitlines()
     except OSError as exc:
         return Text(f"cannot read {display_path(path, cwd)}: {exc.strerror or exc}", style=MUTED)
     if not 1 <= line <= max(len(lines), 1):
@@ -203,7 +206,7 @@ def source_excerpt(path: str, line: int, cwd: Path, *, around: int = 2) -> Rende
         text = (lines[number - 1] if lines else "").expandtabs(4) or " "
         table.add_row(
             Text(f"{'▶' if here else ' '}{number}", style="bold #e5c07b" if here else MUTED),
-            Text(text, style="bold on #3e4451" if here else ""),
+            Text(visible(text), style="bold on #3e4451" if here else ""),
         )
     return Group(Text(f"{display_path(path, cwd)}, line {line}", style=MUTED), table)
 
@@ -212,7 +215,7 @@ def content_block(entry: CascadeFile) -> RenderableType:
     """The text the model receives for ``entry`` (or why there is none), under a rule."""
     if entry.content:
         title = "what the model receives" if entry.loaded else "what it would add"
-        body: Text = Text(entry.content)
+        body: Text = Text(visible_block(entry.content))
     else:
         title = "content"
         body = Text("nothing: this file is not part of the context", style="italic " + MUTED)
@@ -242,7 +245,7 @@ def file_detail(entry: CascadeFile, ctx: FileContext) -> RenderableType:
     elif ctx.loaded_by:
         status = Text.assemble((f"{glyph} {entry.status.replace('-', ' ')} ", style), (f"· loaded later by {ctx.loaded_by}", "#98c379"))
     grid.add_row("status", status)
-    grid.add_row("why", Text(entry.reason or "—"))
+    grid.add_row("why", Text(visible(entry.reason or "—")))
     grid.add_row("layer", Text.assemble((LAYER_NAMES[entry.layer] + " ", "bold"), (f"· {entry.kind}", MUTED)))
     if entry.chars:
         grid.add_row("size", f"{entry.chars:,} characters · ~{entry.tokens_est:,} tokens")
@@ -290,15 +293,15 @@ def step_detail(index: int, step: ReadStep, cwd: Path) -> RenderableType:
     grid.add_row("adds", f"{len(step.added)} {files} · {size_text(chars, tokens)}" if step.added else Text("nothing new", style="italic"))
     parts: list[RenderableType] = [grid]
     for entry in step.added:
-        parts.append(Text.assemble(("\n+ ", "bold #98c379"), (display_path(entry.path, cwd), "bold"), "\n", ("  " + entry.reason, MUTED)))
+        parts.append(Text.assemble(("\n+ ", "bold #98c379"), (display_path(entry.path, cwd), "bold"), "\n", ("  " + visible(entry.reason), MUTED)))
     if step.considered:
         parts.append(Text("\nmatched but not added", style=MUTED))
         for entry in step.considered:
             glyph, style = marker(entry.status)
-            parts.append(Text.assemble((f"{glyph} ", style), display_path(entry.path, cwd), "\n", ("  " + entry.reason, MUTED)))
+            parts.append(Text.assemble((f"{glyph} ", style), display_path(entry.path, cwd), "\n", ("  " + visible(entry.reason), MUTED)))
     if step.messages:
         parts.append(Text("\nas the model receives it", style=MUTED))
-        parts.extend(Text(message) for message in step.messages)
+        parts.extend(Text(visible_block(message)) for message in step.messages)
     if step.diagnostics:
         parts += [Text(""), diagnostics_table(step.diagnostics, cwd)]
     return Group(*parts)

@@ -15,6 +15,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Label, ProgressBar, Static
 
+from memtui.core.base.terminal import visible, visible_block
 from memtui.core.dream import (
     DreamEvent,
     FileRead,
@@ -166,9 +167,9 @@ def change_prompt(relpath: str, action: str, reason: str, *, pending: bool = Fal
     ``REASON_CHARS``) under them."""
     if len(reason) > REASON_CHARS:
         reason = reason[: REASON_CHARS - 1].rstrip() + "…"
-    head = Text.assemble(action_badge(action), " ", (relpath, "bold" if not pending else MUTED))
+    head = Text.assemble(action_badge(action), " ", (visible(relpath), "bold" if not pending else MUTED))
     # the reason in the default colour: a muted grey is unreadable on the highlighted row
-    return Text.assemble(head, "\n", (f"  {reason}", "" if not pending else "italic " + MUTED))
+    return Text.assemble(head, "\n", (f"  {visible(reason)}", "" if not pending else "italic " + MUTED))
 
 
 def finding_prompt(finding: Finding) -> Text:
@@ -176,7 +177,7 @@ def finding_prompt(finding: Finding) -> Text:
     where = finding.path or ""
     if finding.path and finding.line:
         where += f":{finding.line}"
-    return Text.assemble((" note   ", "bold #1e1e1e on #61afef"), " ", (where, "bold"), "\n", f"  {finding.code}: {finding.message}")
+    return Text.assemble((" note   ", "bold #1e1e1e on #61afef"), " ", (visible(where), "bold"), "\n", f"  {finding.code}: {visible(finding.message)}")
 
 
 def _show_path(path: str) -> str:
@@ -193,21 +194,21 @@ def event_line(event: DreamEvent) -> Text | None:
     tag = Text(f"{phase or 'dream':<11} ", style=PHASE_COLORS.get(phase or "", MUTED))
     match event:
         case PhaseStarted():
-            return Text.assemble(tag, ("▶ ", "bold"), (event.title, "bold"))
+            return Text.assemble(tag, ("▶ ", "bold"), (visible(event.title), "bold"))
         case PhaseFinished():
-            return Text.assemble(tag, (f"✔ {event.summary}", "#98c379"))
+            return Text.assemble(tag, (f"✔ {visible(event.summary)}", "#98c379"))
         case FileRead():
-            return Text.assemble(tag, (f"  read {_show_path(event.path)} ({event.size:,} B)", MUTED))
+            return Text.assemble(tag, (f"  read {visible(_show_path(event.path))} ({event.size:,} B)", MUTED))
         case Finding():
             where = f" {event.path}:{event.line}" if event.path and event.line else f" {event.path}" if event.path else ""
-            return Text.assemble(tag, ("  ● note", "#61afef"), (f"{where} ", "bold"), event.message)
+            return Text.assemble(tag, ("  ● note", "#61afef"), (f"{visible(where)} ", "bold"), visible(event.message))
         case ProposedChange():
-            return Text.assemble(tag, "  ", action_badge(event.action), f" {event.path} — {event.reason}")
+            return Text.assemble(tag, "  ", action_badge(event.action), visible(f" {event.path} — {event.reason}"))
         case LogLine():
-            return Text.assemble(tag, (f"  {event.text}", LEVEL_STYLES.get(event.level, "")))
+            return Text.assemble(tag, (f"  {visible(event.text)}", LEVEL_STYLES.get(event.level, "")))
         case Progress():
             return None
-    return Text.assemble(tag, str(event))
+    return Text.assemble(tag, visible(str(event)))
 
 
 class PhaseRow(Widget):
@@ -298,22 +299,22 @@ def autodream_details(status: AutoDreamStatus) -> Text:
     r = status.release
     out = Text.assemble((f"{r.cli} {r.version}'s auto-dream", "bold"), (" — the gates in the order it checks them, at the end of each interactive turn\n\n", MUTED))
     for i, g in enumerate(status.gates, 1):
-        out.append_text(Text.assemble(f"{i:>2}. ", _gate_mark(g), (g.title, "bold"), f"  {g.detail}\n"))
+        out.append_text(Text.assemble(f"{i:>2}. ", _gate_mark(g), (g.title, "bold"), f"  {visible(g.detail)}\n"))
         for src in g.sources:
-            out.append(f"       from {src}\n", style=MUTED)
+            out.append(f"       from {visible(src)}\n", style=MUTED)
         if not g.ok and g.opens:
-            out.append(f"       opens: {g.opens}\n", style="#e5c07b")
+            out.append(f"       opens: {visible(g.opens)}\n", style="#e5c07b")
     counted = sum(1 for s in status.sessions if s.counted)
     out.append(f"\nSessions ({counted} counted of {len(status.sessions)}, directory order)\n", style="bold")
     for s in status.sessions:
         stamp = datetime.fromtimestamp(s.mtime, status.now.tzinfo or UTC).strftime("%Y-%m-%d %H:%M")
         kind = {"cli": "interactive", None: "?"}.get(s.entrypoint, s.entrypoint or "?")
-        out.append_text(Text.assemble(("  + " if s.counted else "  - ", OK_STYLE if s.counted else MUTED), s.session_id, (f"  {stamp}  {kind}", MUTED),
-                                      (f"  {s.why}" if s.why else "", MUTED), "\n"))
+        out.append_text(Text.assemble(("  + " if s.counted else "  - ", OK_STYLE if s.counted else MUTED), visible(s.session_id), (f"  {stamp}  {visible(kind)}", MUTED),
+                                      (f"  {visible(s.why)}" if s.why else "", MUTED), "\n"))
     for trap in status.traps:
-        out.append_text(Text.assemble(("\n⚠ " + trap.title + "\n", TRAP_STYLE), trap.message + "\n"))
+        out.append_text(Text.assemble(("\n⚠ " + visible(trap.title) + "\n", TRAP_STYLE), visible(trap.message) + "\n"))
         if trap.fix:
-            out.append(f"fix: {trap.fix}\n", style="italic")
+            out.append(f"fix: {visible(trap.fix)}\n", style="italic")
     out.append_text(Text.assemble("\n", (status.verdict, "bold")))
     return out
 
@@ -322,22 +323,22 @@ def history_prompt(item: HistoryItem, now: datetime) -> Text:
     """One history item as a list option: when, who (memtui or the agent) and what, the files."""
     who = ("memtui", "bold #98c379") if item.who == "memtui" else ("agent", "bold #c678dd")
     head = Text.assemble(f" {item.kind:<10} ", who, f"  {when(item.time, now)}")
-    files = ", ".join(item.files[:4]) + (f" +{len(item.files) - 4}" if len(item.files) > 4 else "")
-    return Text.assemble(head, "\n", f"  {item.summary}", (f" · {files}" if files else "", MUTED))
+    files = ", ".join(visible(f) for f in item.files[:4]) + (f" +{len(item.files) - 4}" if len(item.files) > 4 else "")
+    return Text.assemble(head, "\n", f"  {visible(item.summary)}", (f" · {files}" if files else "", MUTED))
 
 
 def history_detail(item: HistoryItem, diffs: list[FileDiff]) -> Text:
     """An item's lines, the notice its next turn carried, and each file's diff (or why none)."""
-    out = Text.assemble((item.summary, "bold"), "\n")
+    out = Text.assemble((visible(item.summary), "bold"), "\n")
     if item.session_id:
-        out.append(f"session {item.session_id}\n", style=MUTED)
+        out.append(f"session {visible(item.session_id)}\n", style=MUTED)
     for rec in item.records:
-        out.append(f"{rec.line_type} at line {rec.line} of {PurePath(rec.transcript).name}\n", style=MUTED)
+        out.append(visible(f"{rec.line_type} at line {rec.line} of {PurePath(rec.transcript).name}") + "\n", style=MUTED)
     if item.notice:
-        out.append_text(Text.assemble(("\nthe next turn was told:\n", "italic"), (item.notice + "\n", MUTED)))
+        out.append_text(Text.assemble(("\nthe next turn was told:\n", "italic"), (visible_block(item.notice) + "\n", MUTED)))
     for d in diffs:
         if d.diff:
-            out.append_text(Text.assemble(("\n" + d.relpath, "bold"), (f"  (from {d.source})\n", MUTED), d.diff))
+            out.append_text(Text.assemble(("\n" + visible(d.relpath), "bold"), (f"  (from {visible(d.source)})\n", MUTED), visible_block(d.diff)))
         else:
-            out.append_text(Text.assemble(("\n" + d.relpath, "bold"), (f"  {d.note}\n", MUTED)))
+            out.append_text(Text.assemble(("\n" + visible(d.relpath), "bold"), (f"  {visible(d.note)}\n", MUTED)))
     return out

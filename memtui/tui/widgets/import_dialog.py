@@ -12,6 +12,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Static
 
+from memtui.core.base.terminal import visible
 from memtui.tui.widgets.cascade_view import MUTED
 
 Decision = Literal["approved", "declined"]
@@ -35,14 +36,14 @@ class ImportDecisionDialog(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         approve = self.decision == "approved"
         with Vertical(id="imports-dialog", classes="dialog"):
-            yield Label(f"{'Approve' if approve else 'Decline'} external imports for {self.project}?", classes="dialog-title")
+            yield Label(Text(visible(f"{'Approve' if approve else 'Decline'} external imports for {self.project}?")), classes="dialog-title")
             lead = "These files will load into every session here:" if approve else "These files stay out of every session here:"
             yield Static(Text(lead, style="bold"))
             body = Text()
             for path, origin in self.items:
                 body.append("+ " if approve else "⊘ ", "bold #98c379" if approve else MUTED)
-                body.append(path, "bold")
-                body.append(f"\n    {origin}\n", MUTED)
+                body.append(visible(path), "bold")
+                body.append(f"\n    {visible(origin)}\n", MUTED)
             body.rstrip()
             with VerticalScroll(classes="dialog-diff"):
                 yield Static(body)
@@ -54,7 +55,7 @@ class ImportDecisionDialog(ModalScreen[bool]):
                 )
             )
             if self.note:
-                yield Static(Text(self.note, style="#e5c07b"))
+                yield Static(Text(visible(self.note), style="#e5c07b"))
             with Horizontal(classes="dialog-buttons"):
                 yield Button(f"{'Approve' if approve else 'Decline'}  y", variant="primary" if approve else "warning", id="yes")
                 yield Button("Cancel  esc", id="no")

@@ -26,6 +26,7 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import DataTable
 
+from memtui.core.base.terminal import visible
 from memtui.core.memory.age import AgeBand
 from memtui.core.memory.catalog import MemoryEntry
 from memtui.core.memory.memories import MemoryType
@@ -109,12 +110,12 @@ class MemoryCell:
         """The styled text of this cell."""
         mem = self.entry.memory
         team = team_badge() if mem.team else Text("")
-        name = clip(mem.name or Path(mem.relpath).stem, self.width - team.cell_len)
+        name = clip(visible(mem.name or Path(mem.relpath).stem), self.width - team.cell_len)
         rest = self.width - team.cell_len - cell_len(name) - 2
         return Text.assemble(
             team,
             (name, "bold" if mem.name else "italic #abb2bf"),
-            ("  " + clip(mem.description, rest) if mem.description and rest > 3 else "", "#abb2bf"),
+            ("  " + clip(visible(mem.description), rest) if mem.description and rest > 3 else "", "#abb2bf"),
         )
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:

@@ -13,6 +13,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from memtui.core.base.terminal import visible, visible_block
 from memtui.core.memory.age import age_band
 from memtui.core.recall import MANIFEST_CAP, RecallResult
 from memtui.tui.badges import age_badge, type_badge
@@ -48,11 +49,11 @@ def picks_view(result: RecallResult) -> RenderableType:
         top.add_column(no_wrap=True)
         top.add_column(ratio=1, no_wrap=True, overflow="ellipsis")
         top.add_column(no_wrap=True, justify="right")
-        top.add_row(type_badge(header.type, None), Text(pick.relpath, style="bold"), age_badge(pick.age_label, age_band(pick.age_days)))
+        top.add_row(type_badge(header.type, None), Text(visible(pick.relpath), style="bold"), age_badge(pick.age_label, age_band(pick.age_days)))
         lines: list[RenderableType] = [top]
         if header.description:
-            lines.append(Text(header.description, style=SOFT, no_wrap=True, overflow="ellipsis"))
-        lines.append(Text(pick.reason, style=f"italic {MUTED}", no_wrap=True, overflow="ellipsis"))
+            lines.append(Text(visible(header.description), style=SOFT, no_wrap=True, overflow="ellipsis"))
+        lines.append(Text(visible(pick.reason), style=f"italic {MUTED}", no_wrap=True, overflow="ellipsis"))
         if not pick.in_reference_window:
             lines.append(Text(f"{OUTSIDE_MARK} outside the reference's {MANIFEST_CAP}-newest window", style=OUTSIDE))
         grid.add_row(f"{rank}", Group(*lines))
@@ -68,7 +69,7 @@ def near_misses_view(result: RecallResult, describe: Describe) -> RenderableType
     grid.add_column(no_wrap=True, style="bold")
     grid.add_column(ratio=1, no_wrap=True, overflow="ellipsis", style=SOFT)
     for near in result.near_misses:
-        grid.add_row(f"{near.score:.2f}", near.relpath, describe(near.relpath) or "")
+        grid.add_row(f"{near.score:.2f}", Text(visible(near.relpath)), Text(visible(describe(near.relpath) or "")))
     return Group(heading("Near misses", "BM25 score"), grid)
 
 
@@ -96,7 +97,7 @@ def compare_view(result: RecallResult) -> RenderableType:
     grid.add_row(f"{result.selector} used", used)
     misses = result.reference_window_misses
     if misses:
-        grid.add_row("picks outside", Text("\n".join(f"{OUTSIDE_MARK} {m}" for m in misses), style=OUTSIDE))
+        grid.add_row("picks outside", Text("\n".join(f"{OUTSIDE_MARK} {visible(m)}" for m in misses), style=OUTSIDE))
     else:
         grid.add_row("picks outside", Text("none — the reference could have made every pick", style=SOFT))
     return Group(heading("Reference vs this recall"), grid)
@@ -110,10 +111,11 @@ def manifest_title(result: RecallResult) -> str:
     return f"Manifest the reference would send · {result.manifest.count} lines"
 
 
-def manifest_text(result: RecallResult) -> str:
-    """The exact manifest (the one sent, else the reference's), one memory a line."""
+def manifest_text(result: RecallResult) -> Text:
+    """The exact manifest (the one sent, else the reference's), one memory a line (control
+    characters from the memories shown as escapes)."""
     manifest = result.sent if result.sent is not None else result.manifest
-    return manifest.text or "(empty: no memories)"
+    return Text(visible_block(manifest.text or "(empty: no memories)"))
 
 
 def request_title(result: RecallResult) -> str:
@@ -123,13 +125,16 @@ def request_title(result: RecallResult) -> str:
     return f"Request {'sent' if result.online else 'that would be sent'} · {result.request.model}"
 
 
-def request_text(result: RecallResult) -> str:
-    """The exact request: model, max_tokens, system prompt and user message."""
+def request_text(result: RecallResult) -> Text:
+    """The exact request: model, max_tokens, system prompt and user message (control
+    characters from the memories shown as escapes)."""
     req = result.request
     if req is None:
-        return "The lexical selector sends nothing. Choose claude or hybrid to see the request."
-    return (
-        f"model: {req.model}\nmax_tokens: {req.max_tokens}\n"
-        f"output: {{\"selected_memories\": [string]}}\n\n"
-        f"── system ──\n{req.system}\n\n── user ──\n{req.user}"
+        return Text("The lexical selector sends nothing. Choose claude or hybrid to see the request.")
+    return Text(
+        visible_block(
+            f"model: {req.model}\nmax_tokens: {req.max_tokens}\n"
+            f"output: {{\"selected_memories\": [string]}}\n\n"
+            f"── system ──\n{req.system}\n\n── user ──\n{req.user}"
+        )
     )

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 from support.dream import DAY, NOW, context, generated_body, memory, snapshot, write
+from support.faults import failing_step, transaction_temps
 
-from memtui.core.writes import edits
 from memtui.core.dream import (
     DreamCancelled,
     DreamContext,
@@ -62,25 +62,16 @@ def test_the_plan_has_five_writes(tmp_path: Path) -> None:
     assert dp.plan.changes[0].after.decode().endswith("Milestone 0 is due on 2026-03-03.\n")  # type: ignore[union-attr]
 
 
-def test_kill_after_the_second_of_five_writes_restores_all_and_rolls_the_lock_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_kill_after_the_second_of_five_writes_restores_all_and_rolls_the_lock_back(tmp_path: Path) -> None:
     ctx = five_dated(tmp_path)
     before = snapshot(ctx.memory_dir)
-    calls = {"n": 0}
-    real = edits.atomic_write_bytes
-
-    def dying_write(path: Path, data: bytes, **kw: object) -> None:
-        calls["n"] += 1
-        if calls["n"] == 3:  # the third write: two are done
-            raise OSError(28, "No space left on device", str(path))
-        real(path, data, **kw)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(edits, "atomic_write_bytes", dying_write)
     session = DreamSession.start(ctx, NOW, force=True)
     assert read_lock(ctx.memory_dir).mtime == T  # taken
     dp = session.plan()
-    with pytest.raises(ApplyError):
+    # the third write fails: two are done
+    with failing_step("write", ctx.memory_dir, 3, OSError(28, "No space left on device")) as calls, pytest.raises(ApplyError):
         session.apply(dp, NOW)
-    assert calls["n"] > 3  # the rollback wrote the first two back
+    assert transaction_temps(calls) == [0, 1, 2, 1, 0]  # the rollback wrote the first two back
     assert snapshot(ctx.memory_dir) == before  # all five files, the index and the lock as before
     assert read_lock(ctx.memory_dir).mtime == T - 3 * DAY
     assert [e.status for e in Journal(ctx.state_dir, ctx.memory_dir).entries()] == ["failed"]

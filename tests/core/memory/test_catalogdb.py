@@ -205,6 +205,24 @@ def test_frontmatter_json_cannot_hold_is_parsed_each_time(tmp_path: Path, monkey
     assert scan.memories[0].frontmatter["size"] == 123456789012345678901234567890
 
 
+def test_a_file_name_that_is_not_utf8_is_listed_and_parsed_each_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """SQLite text is UTF-8: a name whose bytes are not (b"user_\\xff.md") has no row, and
+    the scan, the search index and the derived data go on around it."""
+    mem = tricky_dir(tmp_path)
+    odd = os.fsdecode(b"user_\xff\xfe.md")
+    write(mem / odd, "---\nname: Bytes\ndescription: not UTF-8\ntype: user\n---\nb\n")
+    state = tmp_path / "state"
+    uncached = snapshot(scan_memories(mem))
+    scan_memories(mem, cache=CatalogDB.for_memory_dir(state, mem))
+    parsed = parse_count(monkeypatch)
+    cache = CatalogDB.for_memory_dir(state, mem)
+    assert snapshot(scan_memories(mem, cache=cache)) == uncached
+    assert parsed == [odd]
+    assert (cache.hits, cache.misses) == (12, 1)
+    cache.put_derived("k", "f", {odd: ("1:2:3:4", b"x"), "plain.md": (cache.stored_key("plain.md") or "", b"y")})
+    assert set(cache.derived("k", "f")) == {"plain.md"}
+
+
 def test_a_cached_record_reads_its_text_when_asked(tmp_path: Path) -> None:
     mem = tricky_dir(tmp_path)
     state = tmp_path / "state"

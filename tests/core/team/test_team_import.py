@@ -18,6 +18,7 @@ import pytest
 from click.testing import CliRunner
 
 from memtui.cli import main
+from support.faults import failing_step, target_of
 from memtui.core.writes.journal import Journal
 from memtui.core.places.locations import state_dir
 from memtui.core.memory.secretscan import find_secrets
@@ -311,21 +312,10 @@ def test_secret_deep_inside_a_long_line_is_found_in_linear_time() -> None:
 # --- one change through the write path: nothing partial, undoable ---------------------------
 
 
-def _fail_on_call(monkeypatch: pytest.MonkeyPatch, failing_call: int, root: Path) -> list[tuple[str, str]]:
-    """Make ``os.replace`` into ``root`` fail with ENOSPC on its ``failing_call``-th call
-    (1-based); replaces elsewhere (memtui's journal in the state dir) are not counted."""
-    calls: list[tuple[str, str]] = []
-    real_replace = os.replace
-
-    def replace(src: Any, dst: Any, *args: Any, **kwargs: Any) -> None:
-        if str(dst).startswith(f"{root}{os.sep}"):
-            calls.append((str(src), str(dst)))
-            if len(calls) == failing_call:
-                raise OSError(errno.ENOSPC, "No space left on device", str(dst))
-        real_replace(src, dst, *args, **kwargs)
-
-    monkeypatch.setattr(os, "replace", replace)
-    return calls
+def _fail_on_call(failing_call: int, root: Path) -> Any:
+    """Make the ``failing_call``-th file write (1-based) below ``root`` fail with ENOSPC; the
+    writes of memtui's journal in the state dir are not counted. Yields the temp paths written."""
+    return failing_step("write", root, failing_call, OSError(errno.ENOSPC, "No space left on device"))
 
 
 def test_failed_second_write_leaves_team_dir_as_it_was(mem: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -334,12 +324,11 @@ def test_failed_second_write_leaves_team_dir_as_it_was(mem: Path, monkeypatch: p
     put(team / "keep.md", "untouched")
     (team / "a.md").chmod(0o640)
     before = snapshot(team)
-    calls = _fail_on_call(monkeypatch, 2, mem)
-    with pytest.raises(TeamWriteError) as caught:
+    with _fail_on_call(2, mem) as calls, pytest.raises(TeamWriteError) as caught:
         imp({"a.md": "new a", "sub/b.md": "new b", "c.md": "new c"}, mem)
     # a.md was replaced, sub/b.md failed (its temp file was removed); the write path's rollback
-    # put a.md back (a third replace); c.md and team/MEMORY.md were never reached
-    assert [dst for _, dst in calls] == [str(team / "a.md"), str(team / "sub/b.md"), str(team / "a.md")]
+    # put a.md back (a third write); c.md and team/MEMORY.md were never reached
+    assert [target_of(c) for c in calls] == [(str(team), 0), (str(team / "sub"), 1), (str(team), 0)]
     assert caught.value.key == "sub/b.md"
     assert caught.value.restore_failures == []
     assert caught.value.code == "write-failed"
@@ -359,35 +348,24 @@ def test_failed_second_write_leaves_team_dir_as_it_was(mem: Path, monkeypatch: p
     ]
 
 
-def test_failed_write_via_the_write_paths_writer_rolls_back_too(mem: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from memtui.core.writes.atomic import atomic_write_bytes as real
-
+def test_a_failed_write_of_the_team_index_names_no_key(mem: Path) -> None:
     team = mem / "team"
     put(team / "MEMORY.md", "- [Old](old.md) — kept\n")
     put(team / "old.md", "v1")
     before = snapshot(team)
-    written: list[Path] = []
-
-    def failing(path: Path, data: bytes, **kwargs: Any) -> None:
-        written.append(path)
-        if len(written) == 2:
-            raise OSError(errno.EIO, "Input/output error")
-        real(path, data, **kwargs)
-
-    monkeypatch.setattr("memtui.core.writes.edits.atomic_write_bytes", failing)
-    with pytest.raises(TeamWriteError) as caught:
+    # old.md, new.md, then the team index (not a key) fails
+    with failing_step("write", mem, 3, OSError(errno.EIO, "Input/output error")) as written, pytest.raises(TeamWriteError) as caught:
         imp({"old.md": "v2", "new.md": "fresh"}, mem)
-    # no file name in the error: the key is not known, the message says what happened
+    # no file name in the error: the index is not a key, the message says what happened
     assert caught.value.key is None
     assert caught.value.reason == "the team import failed (Input/output error); the team dir was restored; nothing was imported"
-    assert written == [team / "old.md", team / "new.md", team / "old.md"]
+    assert [target_of(w) for w in written] == [(str(team), 0), (str(team), 1), (str(team), 2), (str(team), 0)]
     assert _to_us(snapshot(team)) == _to_us(before)
     assert [e.status for e in journal_of(mem).entries()] == ["failed"]
 
 
 def test_failed_first_write_in_a_new_team_dir_leaves_no_team_dir(mem: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    _fail_on_call(monkeypatch, 1, mem)
-    with pytest.raises(TeamWriteError):
+    with _fail_on_call(1, mem), pytest.raises(TeamWriteError):
         imp({"deep/er/x.md": "x", "y.md": "y"}, mem)
     assert list(mem.iterdir()) == []
 
@@ -635,8 +613,8 @@ def test_cli_bad_input_exits_2_with_one_line(mem: Path, tmp_path: Path, raw: str
 
 
 def test_cli_write_failure_exits_2(mem: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    _fail_on_call(monkeypatch, 1, mem)
-    result = run(mem, write_bundle(tmp_path, {"a.md": "x"}))
+    with _fail_on_call(1, mem):
+        result = run(mem, write_bundle(tmp_path, {"a.md": "x"}))
     assert result.exit_code == 2
     assert result.output.strip() == "memtui: writing team key 'a.md' failed (No space left on device); the team dir was restored; nothing was imported"
 

@@ -11,8 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from memtui.core.writes import atomic
-from memtui.core.writes import edits
 from memtui.core.writes.edits import (
     ApplyError,
     ConflictError,
@@ -30,6 +28,7 @@ from memtui.core.writes.edits import (
 )
 from memtui.core.writes.journal import Journal
 from memtui.core.memory.memories import read_memory
+from support.faults import failing_step
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 OLD = NOW.timestamp() - 30 * 86_400
@@ -100,45 +99,26 @@ def test_a_change_on_disk_after_loading_is_a_conflict_and_nothing_is_written(mem
     assert (mem / "u.md").read_bytes() == b"---\ntype: user\n---\nagent again\n"
 
 
-def test_crash_between_temp_file_and_replace_leaves_the_original_and_no_temp_file(
-    mem: Path, journal: Journal, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_crash_between_temp_file_and_replace_leaves_the_original_and_no_temp_file(mem: Path, journal: Journal) -> None:
     write(mem / "u.md", b"---\ntype: user\n---\noriginal\n")
     plan = plan_save(mem, read_memory(mem / "u.md", mem), "---\ntype: user\n---\nnew\n")
-
-    real_replace = os.replace
-
-    def boom(src: str, dst: str) -> None:
-        if Path(dst).parent == mem:  # the journal's own writes succeed; the memory's fails
-            raise OSError(28, "No space left on device")
-        real_replace(src, dst)
-
-    monkeypatch.setattr(atomic.os, "replace", boom)
-    with pytest.raises(ApplyError):
+    # the memory's temp file is written, then the disk fills up before it is swapped in
+    with failing_step("write", mem, 1, OSError(28, "No space left on device")), pytest.raises(ApplyError):
         apply_plan(mem, plan, journal, NOW)
     assert (mem / "u.md").read_bytes() == b"---\ntype: user\n---\noriginal\n"
     assert sorted(p.name for p in mem.iterdir()) == ["u.md"]
 
 
-def test_failure_midway_restores_every_file(mem: Path, journal: Journal, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_failure_midway_restores_every_file(mem: Path, journal: Journal) -> None:
     write(mem / "a.md", b"---\nname: A\ndescription: a\ntype: user\n---\nA\n")
     write(mem / "MEMORY.md", b"- [A](a.md) \xe2\x80\x94 a\n")
     before = tree(mem)
     plan = plan_rename(mem, read_memory(mem / "a.md", mem), "b.md")
     assert [c.kind for c in plan.changes] == ["modify", "create", "delete"]
-    real = edits.atomic_write_bytes
-    calls = {"n": 0}
-
-    def flaky(path: Path, data: bytes, *, mode: int | None = None) -> None:
-        calls["n"] += 1
-        if calls["n"] == 2:  # the index was written; the new file fails
-            raise OSError(5, "Input/output error", str(path))
-        real(path, data, mode=mode)
-
-    monkeypatch.setattr(edits, "atomic_write_bytes", flaky)
-    with pytest.raises(ApplyError):
+    # the index was written; the new file fails
+    with failing_step("write", mem, 2, OSError(5, "Input/output error")) as calls, pytest.raises(ApplyError):
         apply_plan(mem, plan, journal, NOW)
-    monkeypatch.setattr(edits, "atomic_write_bytes", real)
+    assert len(calls) == 3  # the index, the new file, then the rollback's write of the index
     assert {k: v[0] for k, v in tree(mem).items()} == {k: v[0] for k, v in before.items()}
     assert [e.status for e in journal.entries()] == ["failed"]
 

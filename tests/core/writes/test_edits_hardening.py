@@ -32,6 +32,8 @@ from memtui.core.writes.edits import (
 from memtui.core.writes.journal import Journal
 from memtui.core.memory.memories import read_memory
 from memtui.core.places.statedir import StateDirInsideMemoryDirError
+from memtui.core.writes.transaction import recover
+from support.faults import failing_step
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 OLD = NOW.timestamp() - 40 * 86_400
@@ -141,45 +143,32 @@ def test_garbage_entries_are_skipped_not_a_traceback(mem: Path, journal: Journal
     assert journal.damaged() == [bad.name]
 
 
-def test_an_interrupted_apply_is_rolled_back_and_the_interrupt_goes_on(mem: Path, journal: Journal, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_interrupted_apply_is_rolled_back_and_the_interrupt_goes_on(mem: Path, journal: Journal) -> None:
     make(mem, "a.md", b"---\ntype: user\n---\na\n")
     make(mem, "MEMORY.md", b"- [a](a.md) \xe2\x80\x94 h\n")
     before = {p.name: p.read_bytes() for p in mem.iterdir()}
     plan = edits.plan_rename(mem, read_memory(mem / "a.md", mem), "b.md")
-    real = edits.atomic_write_bytes
-    calls = {"n": 0}
-
-    def interrupted(path: Path, data: bytes, *, mode: int | None = None) -> None:
-        calls["n"] += 1
-        if calls["n"] == 2:
-            raise KeyboardInterrupt
-        real(path, data, mode=mode)
-
-    monkeypatch.setattr(edits, "atomic_write_bytes", interrupted)
-    with pytest.raises(KeyboardInterrupt):
+    with failing_step("write", mem, 2, KeyboardInterrupt()), pytest.raises(KeyboardInterrupt):
         apply_plan(mem, plan, journal, NOW)
     assert {p.name: p.read_bytes() for p in mem.iterdir()} == before
     assert [e.status for e in journal.entries()] == ["failed"]
 
 
-def test_a_rollback_that_fails_says_so_and_where_the_copies_are(mem: Path, journal: Journal, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_rollback_that_fails_says_so_and_where_the_copies_are(mem: Path, journal: Journal) -> None:
     make(mem, "a.md", b"---\ntype: user\n---\na\n")
     make(mem, "MEMORY.md", b"- [a](a.md) \xe2\x80\x94 h\n")
     plan = edits.plan_rename(mem, read_memory(mem / "a.md", mem), "b.md")
-    real = edits.atomic_write_bytes
-    calls = {"n": 0}
-
-    def full(path: Path, data: bytes, *, mode: int | None = None) -> None:
-        calls["n"] += 1
-        if calls["n"] >= 2:
-            raise OSError(28, "No space left on device")
-        real(path, data, mode=mode)
-
-    monkeypatch.setattr(edits, "atomic_write_bytes", full)
-    with pytest.raises(ApplyError) as info:
+    disk_full = OSError(28, "No space left on device")
+    with failing_step("write", mem, {2, 3}, disk_full), pytest.raises(ApplyError) as info:
         apply_plan(mem, plan, journal, NOW)
     assert "could not restore MEMORY.md" in str(info.value)
     assert "every file was restored" not in str(info.value)
+    # the entry stays unsettled: the next start tries again, and this time the disk has room
+    assert [e.status for e in journal.entries()] == ["pending"]
+    (recovered,) = recover(mem, journal)
+    assert recovered.outcome == "rolled-back"
+    assert (mem / "MEMORY.md").read_bytes() == b"- [a](a.md) \xe2\x80\x94 h\n"
+    assert sorted(p.name for p in mem.iterdir()) == ["MEMORY.md", "a.md"]
 
 
 def test_names_the_agent_would_misread_are_written_so_it_reads_them_back(mem: Path, journal: Journal) -> None:
@@ -271,19 +260,19 @@ def test_an_older_change_can_be_undone_when_the_agent_changed_the_index_since_th
     assert (mem / "u.md").read_bytes() == b"---\ntype: User\n---\nx\n"
 
 
-def test_a_read_only_memory_dir_gets_a_clear_error_and_loses_nothing(mem: Path, journal: Journal, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_read_only_memory_dir_gets_a_clear_error_and_loses_nothing(mem: Path, journal: Journal) -> None:
     make(mem, "u.md", b"---\ntype: User\n---\nx\n")
     plan = plan_retype(mem, read_memory(mem / "u.md", mem), "user")
-    real = os.replace
-
-    def read_only(src: str, dst: str) -> None:
-        if Path(dst).parent == mem:
-            raise PermissionError(13, "Permission denied", dst)
-        real(src, dst)
-
-    monkeypatch.setattr("memtui.core.writes.atomic.os.replace", read_only)
-    with pytest.raises(ApplyError, match="Permission denied.*every file was restored"):
-        apply_plan(mem, plan, journal, NOW)
+    mem.chmod(0o555)
+    try:
+        if os.access(mem, os.W_OK):  # root ignores permission bits: make the first write fail instead
+            with failing_step("write", mem, 1, PermissionError(13, "Permission denied")), pytest.raises(ApplyError, match="Permission denied.*every file was restored"):
+                apply_plan(mem, plan, journal, NOW)
+        else:
+            with pytest.raises(ApplyError, match="Permission denied.*every file was restored"):
+                apply_plan(mem, plan, journal, NOW)
+    finally:
+        mem.chmod(0o755)
     assert (mem / "u.md").read_bytes() == b"---\ntype: User\n---\nx\n"
     assert sorted(p.name for p in mem.iterdir()) == ["u.md"]  # no temp file left
 
