@@ -25,6 +25,14 @@ NOW = "2026-11-30T10:00:00Z"
 SIZE = (120, 36)
 
 
+async def settle(pilot: Pilot[None]) -> None:
+    """Let the app's workers finish and what they posted be drawn (twice: a result may start
+    another worker — a preview, a source conversation)."""
+    for _ in range(2):
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+
+
 async def memories(pilot: Pilot[None]) -> None:
     """The Memories pane with a memory that has a diagnostic selected."""
     await pilot.press("down", "down", "down")
@@ -34,24 +42,23 @@ async def recall(pilot: Pilot[None]) -> None:
     """The Recall pane offline (no API key in the demo): a question about the Kafka migration,
     with a stale and a fresh pick, near misses and the injected text."""
     await pilot.press("3")
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
+    await settle(pilot)
     query = "how far along is the kafka migration?"
     for key in query:
         await pilot.press("space" if key == " " else "question_mark" if key == "?" else key)
-    await pilot.pause(0.4)
-    await pilot.app.workers.wait_for_complete()
+    recall_pane = pilot.app.query_one("RecallPane")
+    while recall_pane.result is None or recall_pane.result.query != query:  # type: ignore[attr-defined]
+        await pilot.pause()  # the debounced run (250 ms after the last key)
+    await settle(pilot)
 
 
 async def cascade(pilot: Pilot[None]) -> None:
     """The Cascade pane after simulating a read of an API handler: what the read added (two
     nested AGENT.md files and a conditional rule), and the trailing-punctuation import it hit."""
     await pilot.press("1")
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
+    await settle(pilot)
     await pilot.press("slash", *"services/api/handlers.py", "enter")
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
+    await settle(pilot)
     await pilot.press("escape")
 
 
@@ -61,11 +68,9 @@ async def dream(pilot: Pilot[None]) -> None:
     relative date made absolute, a dangling index link dropped, missing entries added) with the
     diff of the index change, and the streaming log."""
     await pilot.press("4")
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
+    await settle(pilot)
     await pilot.press("d")
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause(0.3)
+    await settle(pilot)
 
 
 async def doctor(pilot: Pilot[None]) -> None:
@@ -74,11 +79,9 @@ async def doctor(pilot: Pilot[None]) -> None:
     await pilot.press("2")
     await pilot.pause()
     await pilot.press("D")
-    await pilot.pause()
-    await pilot.app.screen.workers.wait_for_complete()
-    await pilot.pause(0.3)
+    await settle(pilot)
     await pilot.press("down", "down")  # a type in the wrong case, with its safe fix
-    await pilot.pause()
+    await settle(pilot)
 
 
 async def inbox(pilot: Pilot[None]) -> None:
@@ -95,7 +98,7 @@ async def inbox(pilot: Pilot[None]) -> None:
     await pilot.press("2")
     await pilot.pause()
     await pilot.press("I")
-    await pilot.pause(0.3)
+    await settle(pilot)
 
 
 SHOTS: dict[str, Callable[[Pilot[None]], Awaitable[None]]] = {"doctor": doctor, "inbox": inbox, "cascade": cascade, "memories": memories, "recall": recall, "dream": dream}
@@ -107,11 +110,9 @@ async def shoot(name: str, drive: Callable[[Pilot[None]], Awaitable[None]], proj
 
     app = MemtuiApp.for_project(AGENT, project, memory_dir=None, watch=False)
     async with app.run_test(size=SIZE) as pilot:
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settle(pilot)
         await drive(pilot)
-        await app.workers.wait_for_complete()
-        await pilot.pause(0.3)
+        await settle(pilot)
         app.save_screenshot(filename=f"{name}.svg", path=str(HERE))
     print(f"wrote {HERE / (name + '.svg')}")
 

@@ -17,7 +17,7 @@ from memtui.core.base.jsontext import dumps_exact
 from memtui.core.base.clock import ClockError, system_now
 from memtui.core.base.terminal import has_unsafe, visible, visible_block
 from memtui.core.places.flavor import Flavor
-from memtui.core.places.locations import Locations, resolve_locations
+from memtui.core.places.locations import Locations, memory_dir_problem, resolve_locations
 from memtui.core.writes.transaction import recover_at_start
 
 P = ParamSpec("P")
@@ -56,6 +56,21 @@ class CliContext:
         if self.open_app is None:
             fail("the app cannot be opened from here")
         self.open_app(flavor, project, memory_dir)
+
+    def checked_memory_dir(self) -> Path:
+        """The memory dir, after checking it is one; else one line on stderr and exit 1 (the
+        check every command that reads the memory dir shares)."""
+        loc = self.locations
+        problem = memory_dir_problem(loc)
+        if problem is None:
+            return loc.memory_dir
+        if problem.code == "not-a-directory":
+            fail(f"{problem.memory_dir} is not a directory; see `memtui where`", 1)
+        hint = ""
+        if problem.other_flavor is not None:
+            name, other = problem.other_flavor
+            hint = f" — but {other} exists: try `--flavor {name}`"
+        fail(f"no memory dir at {problem.memory_dir} ({loc.memory_dir_source}){hint}; see `memtui where`", 1)
 
     def now(self) -> datetime:
         """The clock (``MEMTUI_NOW`` freezes it)."""

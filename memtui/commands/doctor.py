@@ -110,9 +110,7 @@ def doctor(obj: CliContext, as_json: bool, fix_codes: tuple[str, ...], yes: bool
     codes = _parse_codes(fix_codes)
     if yes and not codes:
         fail("--yes applies --fix CODE changes; give at least one --fix")
-    memory_dir: Path = obj.locations.memory_dir
-    if not memory_dir.is_dir():
-        fail(f"no memory dir at {memory_dir} ({obj.locations.memory_dir_source}); see `memtui where`", 1)
+    memory_dir = obj.checked_memory_dir()
     instructions = _instruction_texts(obj)
     report = run_doctor(
         memory_dir,

@@ -68,10 +68,8 @@ _SESSION = click.option("--session", "session", default=None, metavar="ID", help
 
 
 def _context(obj: CliContext, session: str | None = None) -> DreamContext:
-    loc = obj.locations
-    if not loc.memory_dir.is_dir():
-        fail(f"no memory dir at {loc.memory_dir} ({loc.memory_dir_source}); see `memtui where`", 1)
-    return DreamContext.from_locations(loc, current_session=session)
+    obj.checked_memory_dir()
+    return DreamContext.from_locations(obj.locations, current_session=session)
 
 
 def _consolidator(name: str) -> str:

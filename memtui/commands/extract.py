@@ -280,37 +280,19 @@ def hook_stop(obj: CliContext, extractor: str, apply_: bool, wait: bool) -> None
     """The Stop hook: read {session_id, transcript_path, cwd} on stdin and extract.
 
     Always exits 0; every outcome and error goes to the hook log in memtui's state dir."""
-    from memtui.core.base.clock import system_now
-    from memtui.core.extract.hook import check_hook_input, log_hook, run_stop_hook
+    from memtui.core.extract.hook import stop_hook
 
-    state = state_dir()
-    try:
-        now = system_now()
-    except ValueError:
-        from datetime import UTC, datetime
+    def read_input() -> bytes:
+        return b"" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.buffer.read()
 
-        now = datetime.now(UTC)
-    try:
-        data = b"" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.buffer.read()
-    except (OSError, ValueError) as exc:
-        log_hook(state, now, "error", f"cannot read stdin: {exc}")
-        sys.exit(0)
-    if wait:
-        run_stop_hook(data, flavor=obj.flavor, state_dir=state, now=now, extractor=extractor, apply=apply_,
-                      memory_dir=obj.memory_dir)
-        sys.exit(0)
-    # Detached: check the input here (garbage and missing transcripts are logged and end the
-    # hook), then hand the payload to a child in its own session and return at once.
-    from memtui.core.extract.hook import HookOutcome
-
-    if isinstance(check_hook_input(data, state, now), HookOutcome):
-        sys.exit(0)
-    try:
+    def detach(data: bytes) -> None:
+        # a child in its own session extracts; the agent's hook returns at once
         child = subprocess.Popen(_child_args(obj, extractor, apply_), stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
                                  stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True)
         assert child.stdin is not None
         child.stdin.write(data)
         child.stdin.close()
-    except OSError as exc:
-        log_hook(state, now, "error", f"cannot start the background extraction: {exc}")
+
+    stop_hook(read_input, flavor=obj.flavor, state_dir=state_dir(), wait=wait, detach=detach, extractor=extractor,
+              apply=apply_, memory_dir=obj.memory_dir)
     sys.exit(0)

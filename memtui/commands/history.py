@@ -31,10 +31,7 @@ from memtui.core.writes.journal import Journal
 
 
 def _memory_dir(obj: CliContext) -> Path:
-    memory_dir: Path = obj.locations.memory_dir
-    if not memory_dir.is_dir():
-        fail(f"no memory dir at {memory_dir} ({obj.locations.memory_dir_source}); see `memtui where`", 1)
-    return memory_dir
+    return obj.checked_memory_dir()
 
 
 @click.command("undo")

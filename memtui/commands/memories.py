@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import click
 from rich.markup import escape
@@ -18,8 +17,8 @@ from memtui.commands.common import (
 from memtui.core.base.gcpause import gc_paused
 from memtui.core.base.terminal import visible
 from memtui.core.memory.catalog import Catalog, entry_to_json, index_to_json, load_catalog
+from memtui.core.memory.filters import TYPE_FILTER_ALIASES, MemoryFilter
 from memtui.core.memory.index import MAX_INDEX_LINES, MAX_INDEX_UNITS
-from memtui.core.places.locations import Locations, other_flavor_memory_dir
 from memtui.core.memory.memories import MEMORY_TYPES
 from memtui.core.memory.catalogdb import CatalogDB
 
@@ -31,19 +30,9 @@ def _cell(text: str) -> str:
 _TYPE_STYLE = {"user": "magenta", "feedback": "yellow", "project": "green", "reference": "cyan"}
 
 
-def other_flavor_hint(loc: Locations) -> str:
-    """`` — but <dir> exists: try --flavor claude`` when the other flavor has memories."""
-    found = other_flavor_memory_dir(loc)
-    return f" — but {found[1]} exists: try `--flavor {found[0]}`" if found else ""
-
-
 def _catalog(obj: CliContext) -> Catalog:
     loc = obj.locations
-    memory_dir: Path = loc.memory_dir
-    if memory_dir.exists() and not memory_dir.is_dir():
-        fail(f"{memory_dir} is not a directory", 1)
-    if not memory_dir.is_dir():
-        fail(f"no memory dir at {memory_dir} ({loc.memory_dir_source}){other_flavor_hint(loc)}; see `memtui where`", 1)
+    memory_dir = obj.checked_memory_dir()
     release = loc.flavor.behaviour
     fmt = release.memory_format
     cache = CatalogDB.for_memory_dir(loc.state_dir, memory_dir, fmt=fmt)
@@ -52,7 +41,7 @@ def _catalog(obj: CliContext) -> Catalog:
 
 @click.command("ls")
 @click.option(
-    "--type", "type_", type=click.Choice([*MEMORY_TYPES, "untyped", "none"]), help="Only this type ('untyped' or 'none': no type the agent recognises)."
+    "--type", "type_", type=click.Choice([*MEMORY_TYPES, *TYPE_FILTER_ALIASES, "none"]), help="Only this type ('untyped' or 'none': no type the agent recognises)."
 )
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @common_options
@@ -61,8 +50,7 @@ def _catalog(obj: CliContext) -> Catalog:
 def ls(obj: CliContext, type_: str | None, as_json: bool) -> None:
     """List the memories, newest first, with type, age and diagnostics."""
     catalog = _catalog(obj)
-    wanted = "none" if type_ == "untyped" else type_
-    entries = [e for e in catalog.entries if wanted is None or (e.type or "none") == wanted]
+    entries = MemoryFilter.of(type_).apply(catalog.entries)
     if as_json:
         with gc_paused():  # 100,000 small dicts: no cyclic collection walking them meanwhile
             emit_json([entry_to_json(e) for e in entries])

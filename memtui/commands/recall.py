@@ -10,7 +10,6 @@ from memtui.commands.common import (
     CliContext,
     common_options,
     emit_json,
-    fail,
     rich_console,
     say,
     user_errors,
@@ -19,16 +18,8 @@ from memtui.core.base.terminal import visible
 from memtui.core.places.agentconfig import recall_state
 from memtui.core.places.claude_json import read_global_config
 from memtui.core.recall import SELECTOR_NAMES, choose_model, load_corpus, recall
-from memtui.core.recall.engine import RecallResult, surfaced_size
-from memtui.core.sessions.transcripts import (
-    read_transcript,
-    recently_used_tools,
-    surfaced_memories,
-)
-
-
-def _split(value: str | None) -> list[str]:
-    return [v.strip() for v in (value or "").split(",") if v.strip()]
+from memtui.core.recall.engine import RecallResult
+from memtui.core.recall.inputs import recall_inputs, session_context, split_names
 
 
 @click.command("recall")
@@ -62,35 +53,27 @@ def recall_cmd(
 ) -> None:
     """Show the memories the agent would recall for QUERY, why, and the text it would inject."""
     loc = obj.locations
-    if not loc.memory_dir.is_dir():
-        fail(f"no memory dir at {loc.memory_dir} ({loc.memory_dir_source}); see `memtui where`", 1)
+    memory_dir = obj.checked_memory_dir()
     release = loc.flavor.behaviour
-    corpus = load_corpus(loc.memory_dir, release.memory_format)
+    corpus = load_corpus(memory_dir, release.memory_format)
     config = loc.agent_config if loc.agent_config is not None else read_global_config()
     gate = None if release.recall_gate.always else recall_state(release.recall_gate, config)
-    recent: list[str] = []
-    given = _split(surfaced)
-    surfaced_paths = list(given)
-    units: int | None = None
-    if transcript is not None:
-        t = read_transcript(transcript)
-        recent.extend(recently_used_tools(t))
-        paths, transcript_units = surfaced_memories(t)
-        surfaced_paths.extend(paths)
-        # The transcript says how much was surfaced; files named with --surfaced add their size.
-        units = transcript_units + surfaced_size(corpus, given)
-    for name in _split(tools):
-        if name not in recent:
-            recent.append(name)
+    session = session_context(transcript) if transcript is not None else None
+    inputs = recall_inputs(
+        corpus,
+        tools=[*(session.tools if session else ()), *split_names(tools)],
+        session=session,
+        surfaced=split_names(surfaced),
+    )
     settings_model, _ = loc.settings.get("model")
     result = recall(
         query,
         corpus,
         now=obj.now(),
         selector=selector,  # type: ignore[arg-type]
-        recent_tools=recent,
-        surfaced=surfaced_paths,
-        surfaced_units=units,
+        recent_tools=inputs.recent_tools,
+        surfaced=inputs.surfaced,
+        surfaced_units=inputs.surfaced_units,
         model=choose_model(model, settings_model, release.recall_request),
         behaviour=release,
         gate=gate,

@@ -1,7 +1,4 @@
-"""The memtui app: a pane switcher over the core (Cascade, Memories, Recall, Dream).
-
-Each pane is added by the issue that builds it; panes that do not exist yet are not shown.
-"""
+"""The memtui app: the four panes (Cascade, Memories, Recall, Dream) as tabs over the core."""
 
 from __future__ import annotations
 
@@ -10,11 +7,11 @@ from functools import partial
 from typing import Any
 from pathlib import Path
 
-from textual import on, work
+from textual import work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import Footer, Header, TabbedContent, TabPane
+from textual.widgets import Footer, Header, TabPane
 from textual.worker import Worker, WorkerState
 
 from memtui.core.base.terminal import visible, visible_block
@@ -25,9 +22,11 @@ from memtui.core.sessions.version import check_version
 from memtui.tui.cascade import CascadePane
 from memtui.tui.dream import DreamPane
 from memtui.tui.memories import MemoriesPane, shorten_home
+from memtui.tui.pane import HORIZONTAL_BREAKPOINTS, VERTICAL_BREAKPOINTS, Pane, PaneTabs
 from memtui.tui.recall import RecallPane
 from memtui.tui.safe import install_render_guard
 from memtui.tui.styles import stylesheets
+from memtui.tui.theme import THEME, VARIABLES
 
 # (tab id, title) of each pane, in key order 1-4.
 PANES = (("cascade", "Cascade"), ("memories", "Memories"), ("recall", "Recall"), ("dream", "Dream"))
@@ -38,8 +37,8 @@ class MemtuiApp(App[None]):
 
     TITLE = "memtui"
     # Narrow terminals stack the panes' side-by-side parts; short ones drop decorative margins.
-    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
-    VERTICAL_BREAKPOINTS = [(0, "-short"), (30, "-tall")]
+    HORIZONTAL_BREAKPOINTS = HORIZONTAL_BREAKPOINTS
+    VERTICAL_BREAKPOINTS = VERTICAL_BREAKPOINTS
     CSS_PATH = stylesheets("app", "cascade", "memories", "recall", "dream", "dialogs")  # type: ignore[assignment]
     BINDINGS = [
         Binding("q", "quit", "Quit", id="app.quit", tooltip="Quit memtui"),
@@ -56,6 +55,8 @@ class MemtuiApp(App[None]):
         super().__init__()
         self.locations = locations
         self.live_reload = watch  # not `watch`: that is DOMNode.watch, which Textual calls on the app
+        self.register_theme(THEME)
+        self.theme = THEME.name
         # a change a crash cut short is settled before any pane reads or edits the memory dir
         self.recovered = recover_at_start(locations.state_dir, locations.memory_dir)
 
@@ -68,9 +69,13 @@ class MemtuiApp(App[None]):
         """
         return cls(resolve_locations(flavor, project, memory_dir=memory_dir), watch=watch)
 
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        """memtui's own colour variables (``$muted``, ``$info``…), for every theme."""
+        return {**super().get_theme_variable_defaults(), **VARIABLES}
+
     def compose(self) -> ComposeResult:
         yield Header()
-        with TabbedContent(initial="memories", id="panes"):
+        with PaneTabs(initial="memories", id="panes"):
             with TabPane("Cascade", id="cascade"):
                 yield CascadePane(self.locations, id="cascade-pane")
             with TabPane("Memories", id="memories"):
@@ -87,7 +92,6 @@ class MemtuiApp(App[None]):
         if loc.flavor.behaviour.version is not None:
             self.sub_title += visible(f" · models {loc.flavor.behaviour.title}")
             self.check_version()
-        self.query_one("#memories-table").focus()
         for message in self.recovered:
             self.notify(visible(message), title="Interrupted change", severity="warning", timeout=20, markup=False)
 
@@ -109,15 +113,16 @@ class MemtuiApp(App[None]):
         self.sub_title += f" · you run {installed}"
         self.notify(notice, title="Claude Code version", severity="warning", timeout=12)
 
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """The app's own workers (the version check) report a failure too; the panes report
+        theirs (``Worker.StateChanged`` reaches only the node that started the worker)."""
+        if event.state == WorkerState.ERROR and event.worker.error is not None:
+            error = event.worker.error
+            self.notify(f"{type(error).__name__}: {error}", title="Cannot check the agent's version", severity="warning", timeout=10)
+
     def action_show_pane(self, pane: str) -> None:
         """Switch to the pane with id ``pane``; the pane shown focuses its main widget."""
-        tabs = self.query_one("#panes", TabbedContent)
-        if tabs.active == pane:
-            return
-        # Drop the focus first: a focused widget that gets hidden hands the focus to a visible
-        # sibling in its own (hidden) pane, and TabbedContent follows that focus straight back.
-        self.screen.set_focus(None)
-        tabs.active = pane
+        self.query_one(PaneTabs).show(pane)
 
     def action_toggle_help(self) -> None:
         """Show or hide the key panel for the focused widget."""
@@ -132,20 +137,5 @@ class MemtuiApp(App[None]):
         # A way out of any text box (where 1-4 are text): each pane by name.
         for key, (pane_id, name) in enumerate(PANES, start=1):
             yield SystemCommand(f"Go to pane: {name}", f"Switch to the {name} pane ( {key} )", partial(self.action_show_pane, pane_id))
-        yield from self.query_one(CascadePane).system_commands()
-        pane = self.query_one(MemoriesPane)
-        yield SystemCommand("Memories: search", "Focus the search box ( / )", pane.action_focus_search)
-        yield SystemCommand("Memories: cycle type filter", "All → user → feedback → project → reference → untyped ( t )", pane.action_cycle_type)
-        yield SystemCommand("Memories: reload", "Re-scan the memory dir ( r )", pane.action_reload)
-        for type_name in ("all", "user", "feedback", "project", "reference", "none"):
-            label = "untyped" if type_name == "none" else type_name
-            yield SystemCommand(f"Memories: show {label}", f"Filter the list to {label} memories", lambda t=type_name: setattr(pane, "type_filter", t))
-        yield from self.query_one(RecallPane).system_commands()
-        yield from self.query_one(DreamPane).system_commands()
-
-    @on(Worker.StateChanged)
-    def _on_worker_state(self, event: Worker.StateChanged) -> None:
-        """A failed worker becomes a readable notification, never a traceback."""
-        if event.state == WorkerState.ERROR and event.worker.error is not None:
-            error = event.worker.error
-            self.notify(f"{type(error).__name__}: {error}", title=f"{event.worker.name} failed", severity="error", timeout=10)
+        for pane in self.query(Pane):
+            yield from pane.system_commands()

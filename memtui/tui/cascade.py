@@ -1,17 +1,16 @@
-"""The Cascade pane: what the agent loads, in order and why (SPEC §3).
+"""The Cascade pane: what the agent loads, in order and why.
 
 A tree of layers → files → imports in load order; the detail of the highlighted node (the
 content as the agent receives it, why it loaded or not, its findings); every finding in a list
 that jumps to its file and line; a reads box that simulates the agent reading target paths,
 one step at a time; the exact rendered context with its totals; approve/decline for the
-project's external imports. The core does all of it; the pane only shows it.
+project's external imports. The core does all of it, in workers; the pane only shows it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import ClassVar
 
 from rich.text import Text
@@ -19,9 +18,7 @@ from textual import on, work
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.events import Resize, Show
 from textual.message import Message
-from textual.widget import Widget
 from textual.widgets import (
     ContentSwitcher,
     Input,
@@ -33,26 +30,28 @@ from textual.widgets.option_list import Option
 from textual.widgets.tree import TreeNode
 from textual.worker import get_current_worker
 
+from memtui.core.base.diagnostics import Diagnostic
+from memtui.core.base.source_lines import SourceLines, source_lines
 from memtui.core.base.terminal import visible
 from memtui.tui.safe import block, markup_safe, plain
 from memtui.core.cascade import (
+    AffectedImport,
     ApprovalsError,
     Cascade,
     ReadStep,
     compute_cascade,
+    decision_effect,
     new_session,
     project_key,
     record_decision,
     simulate_read,
 )
-from memtui.core.cascade.imports import is_inside
-from memtui.core.base.diagnostics import Diagnostic
+from memtui.core.cascade.approvals import Decision
 from memtui.core.places.locations import Locations
-from memtui.tui.reveal import reveal_pane
+from memtui.tui.pane import Failure, Latest, Pane, WorkFailed
+from memtui.tui.theme import SEVERITIES, SEVERITY_ICON, SEVERITY_STYLE, assemble, styled
 from memtui.tui.widgets.cascade_view import (
     MUTED,
-    SEVERITY_ICON,
-    SEVERITY_STYLE,
     FileContext,
     FileNode,
     LayerNode,
@@ -71,15 +70,18 @@ from memtui.tui.widgets.cascade_view import (
     step_label,
     tree_name,
 )
-from memtui.tui.widgets.import_dialog import Decision, ImportDecisionDialog
+from memtui.tui.widgets.import_dialog import ImportDecisionDialog
 
 __all__ = ["CascadePane", "FileNode", "ImportDecisionDialog", "LayerNode", "StepNode"]
 
 # ----- the pane -----------------------------------------------------------------------------
 
 
-class CascadePane(Widget):
+class CascadePane(Pane):
     """What the agent loads for ``locations.project_root``, and why."""
+
+    MAIN = "#cascade-tree"
+    FAILURE_TITLES = {"cascade-compute": "Cannot compute the cascade", "cascade-source": "Cannot show the line"}
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("slash", "focus_reads", "Read", id="cascade.read", tooltip="Type a path (relative to the project) the agent reads"),
@@ -95,19 +97,19 @@ class CascadePane(Widget):
 
     @dataclass
     class Computed(Message):
-        """A computation finished: the cascade and the steps of the simulated reads."""
+        """A computation finished: the cascade and the steps of the simulated reads
+        (``ticket``: the request's, see ``Latest``)."""
 
-        generation: int
+        ticket: int
         cascade: Cascade
         steps: list[ReadStep]
 
     @dataclass
-    class Failed(Message):
-        """The cascade could not be computed, or a decision not recorded."""
+    class SourceRead(Message):
+        """The lines around a finding's line, read from its file."""
 
-        generation: int
-        title: str
-        reason: str
+        key: tuple[object, ...] | None
+        source: SourceLines
 
     def __init__(self, locations: Locations, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -116,8 +118,9 @@ class CascadePane(Widget):
         self.cascade: Cascade | None = None
         self.steps: list[ReadStep] = []
         self.targets: list[str] = []
-        self._generation = 0
+        self._requests = Latest()
         self._focus: tuple[tuple[object, ...] | None, int] | None = None  # (node key, line) of a jump
+        self._source: SourceLines | None = None  # the lines around the jumped-to line, once read
         self._findings: list[tuple[Diagnostic, int | None]] = []
         self._select_next: tuple[object, ...] | None = None  # a node to put the cursor on after the rebuild
 
@@ -143,76 +146,67 @@ class CascadePane(Widget):
         self.query_one("#cascade-tree", Tree).border_title = "load order"
         self.query_one("#cascade-findings", OptionList).border_title = "findings"
         self.query_one("#cascade-detail", VerticalScroll).border_title = "detail"
-        self.query_one("#cascade-summary", Static).update(Text("computing the cascade…", style=MUTED))
-        # computed when first shown (on_show): a hidden pane must not compete with the pane the
-        # user is looking at while the app starts
-
-    def on_show(self, event: Show) -> None:
-        """Coming into view (its tab chosen): keys go to the tree, and the cascade is
-        recomputed (cheap) — memories, the index or rules may have changed in another pane.
-
-        Always the tree: the hidden pane's focused widget hands focus to its neighbour in the
-        focus chain (this pane's last widget) in an order that varies, and ``focus`` runs
-        after that either way."""
-        self.query_one("#cascade-tree", Tree).focus()
+        self.query_one("#cascade-summary", Static).update(styled("computing the cascade…", style=MUTED))
+        # computed when first shown (activated): a hidden pane must not compete with the pane
+        # the user is looking at while the app starts
+        if not self.is_visible_tab:
+            return
         self._request(recompute=True)
 
-    def on_resize(self, event: Resize) -> None:
-        narrow = event.size.width < 100
-        changed = narrow != self.has_class("-narrow")
-        self.set_class(narrow, "-narrow")
+    def activated(self) -> None:
+        """Shown again: recompute (cheap) — memories, the index or rules may have changed in
+        another pane."""
+        self._request(recompute=True)
+
+    def watch_narrow(self, narrow: bool) -> None:
         self.query_one("#cascade-legend", Static).update(legend(compact=narrow))
-        if changed:
-            self._rebuild()
+        self._rebuild()
 
     # ----- computing -------------------------------------------------------------------------
 
     def _request(self, *, recompute: bool = False, decision: Decision | None = None) -> None:
         """Start a computation: the whole cascade (``recompute``, after a ``decision`` when
         given) or only the reads over the current one."""
-        self._generation += 1
         base = None if recompute or self.cascade is None else self.cascade
-        self.compute(self._generation, base, list(self.targets), decision)
+        self.compute(self._requests.take(), base, list(self.targets), decision)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="cascade-compute")
-    def compute(self, generation: int, cascade: Cascade | None, targets: list[str], decision: Decision | None) -> None:
+    def compute(self, ticket: int, cascade: Cascade | None, targets: list[str], decision: Decision | None) -> None:
         """Off the UI thread: record ``decision``, compute the cascade unless given, then
-        simulate ``targets`` in order from a fresh session. Only posts messages."""
+        simulate ``targets`` in order from a fresh session. Only posts messages; raises
+        ``WorkFailed`` when the decision cannot be recorded or the cwd is not a directory."""
         worker = get_current_worker()
         if decision is not None:
             try:
                 record_decision(self.locations.state_dir, project_key(self.cwd), decision)
             except ApprovalsError as exc:
-                self.post_message(self.Failed(generation, "Decision not recorded", str(exc)))
-                return
+                raise WorkFailed("Decision not recorded", str(exc)) from exc
         if cascade is None:
             try:
                 cascade = compute_cascade(self.locations, self.cwd)
             except NotADirectoryError as exc:
-                self.post_message(self.Failed(generation, "Cannot compute the cascade", str(exc)))
-                return
+                raise WorkFailed("Cannot compute the cascade", str(exc)) from exc
         session = new_session(cascade)
         for target in targets:
             if worker.is_cancelled:
                 return
             simulate_read(cascade, session, target)
-        self.post_message(self.Computed(generation, cascade, session.steps))
+        self.post_if_current(self.Computed(ticket, cascade, session.steps))
 
     @on(Computed)
     def _on_computed(self, message: Computed) -> None:
-        if message.generation != self._generation:
+        if not self._requests.is_current(message.ticket):
             return  # a newer request is on its way
         self.loading = False
         self.cascade = message.cascade
         self.steps = message.steps
         self._rebuild()
 
-    @on(Failed)
-    def _on_failed(self, message: Failed) -> None:
+    def worker_failed(self, failure: Failure) -> None:
+        """The pane leaves its computing state; with nothing computed yet, the summary says why."""
         self.loading = False
-        self.notify(message.reason, title=message.title, severity="error", timeout=10)
-        if message.generation == self._generation and self.cascade is None:
-            self.query_one("#cascade-summary", Static).update(plain(message.reason, style="bold #e06c75"))
+        if failure.group == "cascade-compute" and self.cascade is None:
+            self.query_one("#cascade-summary", Static).update(plain(failure.reason, style="bold $error"))
 
     # ----- drawing ---------------------------------------------------------------------------
 
@@ -233,7 +227,7 @@ class CascadePane(Widget):
         self._select_next = None
         tree.clear()
         memory_dir = self.locations.memory_dir
-        compact = self.has_class("-narrow")
+        compact = self.narrow
         for layer, run in layer_runs(cascade.files):
             layer_node = tree.root.add(layer_label(layer, run, compact=compact), data=LayerNode(layer, tuple(run)), expand=True, allow_expand=bool(run))
             stack: dict[int, TreeNode[NodeData]] = {}
@@ -242,14 +236,14 @@ class CascadePane(Widget):
                 label = file_label(entry, tree_name(entry, self.cwd, memory_dir), compact=compact)
                 stack[entry.depth] = parent.add(label, data=FileNode(entry), expand=True)
         if self.steps:
-            reads = tree.root.add(Text("Reads", style="bold"), data=None, expand=True)
+            reads = tree.root.add(styled("Reads", style="bold"), data=None, expand=True)
             for i, step in enumerate(self.steps):
                 step_node = reads.add(step_label(i, step, self.cwd, compact=compact), data=StepNode(i), expand=True, allow_expand=bool(step.added))
                 for entry in step.added:
                     label = file_label(entry, tree_name(entry, self.cwd, memory_dir), added=True, compact=compact)
                     step_node.add_leaf(label, data=FileNode(entry, i))
         else:
-            tree.root.add_leaf(Text.assemble(("Reads  ", "bold"), ("none yet: type a path above ( / )", "italic " + MUTED)))
+            tree.root.add_leaf(assemble(("Reads  ", "bold"), ("none yet: type a path above ( / )", "italic " + MUTED)))
         for node in self._walk(tree.root):
             if not node.children:
                 node.allow_expand = False
@@ -289,7 +283,7 @@ class CascadePane(Widget):
         cascade = self.cascade
         if cascade is None or not self.is_mounted:
             return
-        compact = self.has_class("-narrow")
+        compact = self.narrow
         loaded = len(cascade.loaded_files)
         parts: list[Text | tuple[str, str] | str] = [
             (f"{loaded} of {len(cascade.files)} files " if compact else f"{loaded} of {len(cascade.files)} files loaded ", "bold"),
@@ -299,11 +293,11 @@ class CascadePane(Widget):
         pending = len(cascade.pending_external_imports)
         if pending:
             label = f"{pending} pending" if compact else f"{pending} pending import{'s' if pending > 1 else ''}"
-            parts += ["   ", (f"! {label} ", "bold #e5c07b"), ("a/x" if compact else "— a approve · x decline", MUTED)]
+            parts += ["   ", (f"! {label} ", "bold $warning"), ("a/x" if compact else "— a approve · x decline", MUTED)]
         count = sum(1 for d, _ in self._findings if d.severity != "info")
         if count:
             parts += ["   ", (f"▲ {count}" if compact else f"▲ {count} finding{'s' if count > 1 else ''}", SEVERITY_STYLE["warning"])]
-        self.query_one("#cascade-summary", Static).update(Text.assemble(*parts))
+        self.query_one("#cascade-summary", Static).update(assemble(*parts))
 
     def _fill_findings(self) -> None:
         cascade = self.cascade
@@ -311,8 +305,7 @@ class CascadePane(Widget):
         findings: list[tuple[Diagnostic, int | None]] = [(d, None) for d in cascade.diagnostics]
         for i, step in enumerate(self.steps):
             findings += [(d, i) for d in step.diagnostics]
-        order = {"error": 0, "warning": 1, "info": 2}
-        findings.sort(key=lambda item: order[item[0].severity])
+        findings.sort(key=lambda item: SEVERITIES.index(item[0].severity))
         self._findings = findings
         options = self.query_one("#cascade-findings", OptionList)
         highlighted = options.highlighted
@@ -323,16 +316,16 @@ class CascadePane(Widget):
                 where += f":{d.line}"
             options.add_option(
                 Option(
-                    Text.assemble(
+                    assemble(
                         (SEVERITY_ICON[d.severity] + " ", SEVERITY_STYLE[d.severity]),
                         (where + "  ", "bold"),
-                        (f"read {read_index + 1}  " if read_index is not None else "", "#61afef"),
+                        (f"read {read_index + 1}  " if read_index is not None else "", "$note"),
                         (d.code, MUTED),
                     )
                 )
             )
         if not findings:
-            options.add_option(Option(Text("nothing to report", style="italic " + MUTED), disabled=True))
+            options.add_option(Option(styled("nothing to report", style="italic " + MUTED), disabled=True))
         else:
             options.highlighted = min(highlighted or 0, len(findings) - 1)
         warn = sum(1 for d, _ in findings if d.severity != "info")
@@ -353,10 +346,10 @@ class CascadePane(Widget):
             # message's instruction block, then what each read adds, each as the model gets it.
             parts: list[Text] = []
             if cascade.memory_prompt:
-                parts += [Text("── system prompt: the # Memory section ──", style="bold " + MUTED), block(cascade.memory_prompt), Text("")]
-            parts += [Text("── first message: the instruction block ──", style="bold " + MUTED), body]
+                parts += [styled("── system prompt: the # Memory section ──", style="bold " + MUTED), block(cascade.memory_prompt), Text("")]
+            parts += [styled("── first message: the instruction block ──", style="bold " + MUTED), body]
             for step in steps:
-                parts += [Text(""), Text(f"── after reading {visible(step.target)} ──", style="bold " + MUTED), block(step.rendered)]
+                parts += [Text(""), styled(f"── after reading {visible(step.target)} ──", style="bold " + MUTED), block(step.rendered)]
             body = Text("\n").join(parts)
         self.query_one("#cascade-rendered-text", Static).update(body)
 
@@ -367,9 +360,10 @@ class CascadePane(Widget):
         if cascade is None or node is None:
             return
         data = node.data
-        focus_line = None
+        focus_line = source = None
         if self._focus is not None and self._focus[0] == node_key(data):
             focus_line = self._focus[1]
+            source = self._source if self._source is not None and self._source.line == focus_line else None
         if isinstance(data, FileNode):
             entry = data.entry
             box.border_title = markup_safe(tree_name(entry, self.cwd, self.locations.memory_dir))
@@ -378,6 +372,7 @@ class CascadePane(Widget):
                 self.locations.memory_dir,
                 loaded_by=self._loaded_by().get(entry.path) if data.read is None and not entry.loaded else None,
                 focus_line=focus_line,
+                source=source,
                 added_by_read=f"read {data.read + 1} ({display_path(self.steps[data.read].target, self.cwd)})" if data.read is not None else None,
             )
             detail.update(file_detail(entry, ctx))
@@ -390,7 +385,7 @@ class CascadePane(Widget):
         else:
             box.border_title = "reads"
             detail.update(
-                Text(
+                styled(
                     "Type a path in the box above (relative to the project) and press enter: the tree lists "
                     "what each read adds — nested AGENT.md files and matching conditional rules, each once "
                     "per session. c resets.",
@@ -422,10 +417,13 @@ class CascadePane(Widget):
             self._focus = None
             box = self.query_one("#cascade-detail", VerticalScroll)
             box.border_title = diagnostic.code
-            detail = Text.assemble((visible(diagnostic.message), "bold"), "\n\n", (home_path(diagnostic.path) if diagnostic.path else "about the setup as a whole", MUTED))
+            detail = assemble((visible(diagnostic.message), "bold"), "\n\n", (home_path(diagnostic.path) if diagnostic.path else "about the setup as a whole", MUTED))
             self.query_one("#cascade-detail-text", Static).update(detail)
             return
         self._focus = (node_key(node.data), diagnostic.line or 0) if diagnostic.line else None
+        self._source = None
+        if diagnostic.line and diagnostic.path:
+            self.read_source(node_key(node.data), diagnostic.path, diagnostic.line)
         parent = node.parent
         while parent is not None:
             parent.expand()
@@ -435,36 +433,41 @@ class CascadePane(Widget):
         tree.focus()
         self._show_node(node)
 
+    @work(thread=True, exclusive=True, exit_on_error=False, group="cascade-source")
+    def read_source(self, key: tuple[object, ...] | None, path: str, line: int) -> None:
+        """Read the lines around ``line`` of ``path`` off the UI thread (the finding's line
+        counts the file as written, so it is read from disk)."""
+        self.post_if_current(self.SourceRead(key, source_lines(path, line)))
+
+    @on(SourceRead)
+    def _on_source(self, message: SourceRead) -> None:
+        if self._focus is None or self._focus[0] != message.key or self._focus[1] != message.source.line:
+            return  # the user jumped elsewhere meanwhile
+        self._source = message.source
+        tree: Tree[NodeData] = self.query_one("#cascade-tree", Tree)
+        if tree.cursor_node is not None and node_key(tree.cursor_node.data) == message.key:
+            self._show_node(tree.cursor_node)
+
     # ----- actions ---------------------------------------------------------------------------
 
-    def _reveal(self) -> None:
-        """Make this pane the visible tab (palette commands run from any pane)."""
-        reveal_pane(self)
-
     def action_focus_reads(self) -> None:
-        self._reveal()
         self.query_one("#cascade-reads", Input).focus()
 
     def action_focus_tree(self) -> None:
-        self._reveal()
         self.query_one("#cascade-tree", Tree).focus()
 
     def action_focus_findings(self) -> None:
-        self._reveal()
         self.query_one("#cascade-findings", OptionList).focus()
 
     def action_toggle_rendered(self) -> None:
-        self._reveal()
         switcher = self.query_one("#cascade-right", ContentSwitcher)
         switcher.current = "cascade-detail" if switcher.current == "cascade-rendered" else "cascade-rendered"
         self.set_class(switcher.current == "cascade-rendered", "-rendered")
 
     def action_reload(self) -> None:
-        self._reveal()
         self._request(recompute=True)
 
     def action_reset_reads(self) -> None:
-        self._reveal()
         if not self.targets:
             self.notify("No reads to reset.", timeout=3)
             return
@@ -481,27 +484,12 @@ class CascadePane(Widget):
         self._select_next = ("step", len(self.targets) - 1)
         self._request()
 
-    def _externals(self, decision: Decision) -> list[tuple[str, str]]:
-        """What ``decision`` changes: (file, where it is imported) pairs."""
-        cascade = self.cascade
-        if cascade is None:
-            return []
-
-        def origin(parent: str | None, line: int | None) -> str:
-            at = f", line {line}" if line else ""
-            return f"imported by {display_path(parent, self.cwd) if parent else '?'}{at}"
-
-        if cascade.pending_external_imports:
-            return [(display_path(p.path, self.cwd), origin(p.imported_by, p.line)) for p in cascade.pending_external_imports]
-        wanted = ("declined",) if decision == "approved" else ("loaded",)
-        return [
-            (display_path(f.path, self.cwd), origin(f.parent, f.line))
-            for f in cascade.files
-            if f.parent and f.status in wanted and f.layer in ("managed", "project", "local") and not is_inside(Path(f.path), cascade.cwd)
-        ]
+    def _affected(self, item: AffectedImport) -> tuple[str, str]:
+        """An import a decision changes, as the confirmation lists it: (file, where it is imported)."""
+        at = f", line {item.line}" if item.line else ""
+        return display_path(item.path, self.cwd), f"imported by {display_path(item.imported_by, self.cwd) if item.imported_by else '?'}{at}"
 
     def _decide(self, decision: Decision) -> None:
-        self._reveal()
         cascade = self.cascade
         if cascade is None:
             return
@@ -509,7 +497,7 @@ class CascadePane(Widget):
         if current.decision == decision and current.source == "memtui":
             self.notify(f"External imports are already {decision} for this project.", timeout=4)
             return
-        items = self._externals(decision)
+        items = [self._affected(item) for item in decision_effect(cascade, decision)]
         if not items:
             self.notify("No instruction file here imports anything outside the working directory.", timeout=4)
             return
@@ -542,4 +530,4 @@ class CascadePane(Widget):
             ("Cascade: reload", "Recompute the cascade from disk ( r )", self.action_reload),
         ]
         for title, help_text, callback in entries:
-            yield SystemCommand(title, help_text, callback)
+            yield SystemCommand(title, help_text, self.there(callback))

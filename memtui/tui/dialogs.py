@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import ClassVar
 
 from rich.syntax import Syntax
-from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -29,6 +28,7 @@ from memtui.core.base.terminal import visible, visible_block
 from memtui.core.writes.edits import Plan, TrashItem
 from memtui.core.memory.memories import MEMORY_TYPES, MemoryType
 from memtui.tui.badges import type_badge
+from memtui.tui.theme import assemble, styled
 
 TYPE_HELP: dict[MemoryType, str] = {
     "user": "who the user is, their role and preferences",
@@ -63,8 +63,8 @@ class PlanPreview(ModalScreen[bool]):
                 names = ", ".join(visible(f"[{e.title}]({e.target})") for e in plan.index_overflow[:6])
                 more = f" and {len(plan.index_overflow) - 6} more" if len(plan.index_overflow) > 6 else ""
                 yield Static(
-                    Text.assemble(
-                        ("▲ The index would pass the agent's cap (200 lines / 25,000 units). ", "bold #e5c07b"),
+                    assemble(
+                        ("▲ The index would pass the agent's cap (200 lines / 25,000 units). ", "bold $warning"),
                         f"These entries would no longer be loaded: {names}{more}.",
                     ),
                     classes="dialog-warning",
@@ -72,7 +72,7 @@ class PlanPreview(ModalScreen[bool]):
             if plan.notes:
                 with VerticalScroll(classes="dialog-notes"):
                     for note in plan.notes:
-                        yield Static(plain(f"• {note}", style="#abb2bf"))
+                        yield Static(plain(f"• {note}", style="$soft"))
             with VerticalScroll(classes="dialog-diff", id="plan-diff"):
                 yield Static(Syntax(visible_block(plan.diff()) or "(no textual change)", "diff", theme="ansi_dark", word_wrap=True))
             with Horizontal(classes="dialog-buttons"):
@@ -121,10 +121,10 @@ class TypePicker(ModalScreen["MemoryType | None"]):
             yield Label(plain(f"Type of {self.relpath}"), classes="dialog-title")
             options = []
             for i, t in enumerate(MEMORY_TYPES):
-                label = Text.assemble(f"{i + 1} ", type_badge(t, t), f"  {TYPE_HELP[t]}")
+                label = assemble(f"{i + 1} ", type_badge(t, t), f"  {TYPE_HELP[t]}")
                 options.append(Option(label, id=t))
             yield OptionList(*options, id="type-options")
-            yield Static(plain(f"now: {self.current or 'untyped'}  ·  1–4 or enter to choose, esc to cancel", style="#5c6370"))
+            yield Static(plain(f"now: {self.current or 'untyped'}  ·  1–4 or enter to choose, esc to cancel", style="$muted"))
 
     def on_mount(self) -> None:
         option_list = self.query_one(OptionList)
@@ -159,7 +159,7 @@ class TextPrompt(ModalScreen["str | None"]):
             yield Label(plain(self.title_text), classes="dialog-title")
             yield Input(self.value, id="prompt-input")
             if self.hint:
-                yield Static(plain(self.hint, style="#5c6370"))
+                yield Static(plain(self.hint, style="$muted"))
 
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:
@@ -285,10 +285,10 @@ class TrashDialog(ModalScreen["TrashItem | None"]):
             yield Label(f"Trash — {title}", classes="dialog-title")
             if self.items:
                 yield OptionList(
-                    *(Option(Text.assemble((visible(item.relpath), "bold"), (f"  deleted {item.deleted_at[:16].replace('T', ' ')} · {item.size:,} bytes", "#5c6370"))) for item in self.items),
+                    *(Option(assemble((visible(item.relpath), "bold"), (f"  deleted {item.deleted_at[:16].replace('T', ' ')} · {item.size:,} bytes", "$muted"))) for item in self.items),
                     id="trash-options",
                 )
-                yield Static(Text("enter restores (with its index line) · esc closes", style="#5c6370"))
+                yield Static(styled("enter restores (with its index line) · esc closes", style="$muted"))
             else:
                 yield Static("Nothing deleted yet. Deleted memories land here, outside the memory dir.")
 

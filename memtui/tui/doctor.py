@@ -1,5 +1,6 @@
-"""The doctor's findings view (SPEC §4.3): findings grouped by file, one key to preview and
-apply a safe fix. Every fix is a core ``Plan`` (conflict-checked, journaled, undoable)."""
+"""The doctor's findings view: every check of the lint catalog over the memory dir, findings
+grouped by file, one key to preview and apply a safe fix. Every fix is a core ``Plan``
+(conflict-checked, journaled, undoable), written off the UI thread."""
 
 from __future__ import annotations
 
@@ -11,10 +12,8 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import Footer, Static, Tree
 from textual.widgets.tree import TreeNode
-from textual.worker import Worker, WorkerState
 
 from memtui.tui.safe import plain
 from memtui.core.base.terminal import visible
@@ -29,18 +28,25 @@ from memtui.core.doctor import (
     instruction_texts,
     run_doctor,
 )
-from memtui.core.writes.edits import ApplyError, ConflictError, EditError, Plan, apply_plan
-from memtui.core.writes.journal import Journal
-from memtui.core.places.locations import Locations
 from memtui.core.memory.catalogdb import CatalogDB
+from memtui.core.places.locations import Locations
+from memtui.core.writes.edits import ApplyError, ConflictError, EditError, Plan, apply_plan
+from memtui.core.writes.journal import Journal, JournalEntry
 from memtui.tui.dialogs import PlanPreview
+from memtui.tui.pane import Failure, PaneScreen, WorkFailed
 from memtui.tui.styles import stylesheets
+from memtui.tui.theme import SEVERITY_ICON, severity_style, tone, worst
 
-_ICON = {"error": ("✖", "bold #e06c75"), "warning": ("▲", "bold #e5c07b"), "info": ("●", "#56b6c2")}
+
+def _icon(finding: Finding) -> tuple[str, str]:
+    """The severity icon of ``finding`` and its style."""
+    return f"{SEVERITY_ICON[finding.severity]} ", severity_style(finding.severity)
 
 
-class DoctorScreen(Screen[bool]):
+class DoctorScreen(PaneScreen):
     """Findings of the whole memory dir. Dismisses with ``True`` when something was fixed."""
+
+    FAILURE_TITLES = {"doctor": "The doctor failed", "doctor-fix": "Not applied"}
 
     CSS_PATH = stylesheets("doctor")
     BINDINGS = [
@@ -56,6 +62,12 @@ class DoctorScreen(Screen[bool]):
         """The doctor finished: its report."""
 
         report: DoctorReport
+
+    @dataclass
+    class Fixed(Message):
+        """A fix was applied (``entry``: its journal entry)."""
+
+        entry: JournalEntry
 
     def __init__(self, locations: Locations) -> None:
         super().__init__()
@@ -94,10 +106,13 @@ class DoctorScreen(Screen[bool]):
         )
         self.post_message(self.Done(report))
 
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.state == WorkerState.ERROR:
-            self.query_one("#doctor-tree", Tree).loading = False
-            self.query_one("#doctor-summary", Static).update(plain(f"The doctor failed: {event.worker.error}", style="bold #e06c75"))
+    def worker_failed(self, failure: Failure) -> None:
+        """The doctor could not run: the summary says so; a fix was not applied: run again."""
+        self.query_one("#doctor-tree", Tree).loading = False
+        if failure.group == "doctor":
+            self.query_one("#doctor-summary", Static).update(plain(f"The doctor failed: {failure.reason}", style="bold $error"))
+        else:
+            self.action_rerun()
 
     @on(Done)
     def _done(self, message: Done) -> None:
@@ -109,17 +124,16 @@ class DoctorScreen(Screen[bool]):
         report = self.report
         if report is None:
             return
-        counts = {"error": 0, "warning": 0, "info": 0}
-        for f in report.findings:
-            counts[f.severity] += 1
+        counts = report.counts()
         fixable = len(report.fixable())
+        muted = tone("$muted")
         summary = Text.assemble(
-            ("Doctor  ", "bold #61afef"),
+            ("Doctor  ", tone("bold $note")),
             (f"{report.memories} memories  ", "bold"),
-            (f"{counts['error']} errors  ", _ICON["error"][1] if counts["error"] else "#5c6370"),
-            (f"{counts['warning']} warnings  ", _ICON["warning"][1] if counts["warning"] else "#5c6370"),
-            (f"{counts['info']} info{'' if self.show_info else ' (hidden, i shows)'}  ", "#56b6c2"),
-            (f"· {fixable} with a safe fix (f one, A all)", "#98c379" if fixable else "#5c6370"),
+            (f"{counts['error']} errors  ", severity_style("error") if counts["error"] else muted),
+            (f"{counts['warning']} warnings  ", severity_style("warning") if counts["warning"] else muted),
+            (f"{counts['info']} info{'' if self.show_info else ' (hidden, i shows)'}  ", severity_style("info")),
+            (f"· {fixable} with a safe fix (f one, A all)", tone("$success") if fixable else muted),
         )
         self.query_one("#doctor-summary", Static).update(summary)
         tree = self.query_one("#doctor-tree", Tree)
@@ -129,13 +143,13 @@ class DoctorScreen(Screen[bool]):
             shown = [f for f in findings if self.show_info or f.severity != "info"]
             if not shown:
                 continue
-            worst = min(shown, key=lambda f: ("error", "warning", "info").index(f.severity)).severity
-            label = Text.assemble((f"{_ICON[worst][0]} ", _ICON[worst][1]), (visible(path) if path else "(memory dir)", "bold"), (f"  {len(shown)}", "#5c6370"))
+            severity = worst([f.severity for f in shown])
+            label = Text.assemble((f"{SEVERITY_ICON[severity]} ", severity_style(severity)), (visible(path) if path else "(memory dir)", "bold"), (f"  {len(shown)}", muted))
             node = tree.root.add(label, data=None, expand=True)
             for f in shown:
                 where = f":{f.line}" if f.line else ""
                 leaf = node.add_leaf(
-                    Text.assemble((f"{_ICON[f.severity][0]} ", _ICON[f.severity][1]), f.code, (where, "#5c6370"), ("  ⚒" if f.fix else "", "#98c379")),
+                    Text.assemble(_icon(f), f.code, (where, muted), ("  ⚒" if f.fix else "", tone("$success"))),
                     data=f,
                 )
                 first = first or leaf
@@ -151,27 +165,27 @@ class DoctorScreen(Screen[bool]):
     def _highlight(self, event: Tree.NodeHighlighted[Finding | None]) -> None:
         node = event.node
         if node.data is None and node.children:  # a file: its findings in one view
-            lines = [Text.assemble((f"{_ICON[f.severity][0]} ", _ICON[f.severity][1]), (f.code, "bold"), f"  {visible(f.message)}\n") for f in (c.data for c in node.children) if f is not None]
-            self.query_one("#doctor-finding", Static).update(Text.assemble(*lines, ("\n↓ to a finding: f fixes it when it has ⚒", "#5c6370")))
+            lines = [Text.assemble(_icon(f), (f.code, "bold"), f"  {visible(f.message)}\n") for f in (c.data for c in node.children) if f is not None]
+            self.query_one("#doctor-finding", Static).update(Text.assemble(*lines, ("\n↓ to a finding: f fixes it when it has ⚒", tone("$muted"))))
             return
         self._show(node.data)
 
     def _show(self, f: Finding | None) -> None:
         detail = self.query_one("#doctor-finding", Static)
         if f is None:
-            detail.update(Text("Nothing to report." if self.report and not self.report.findings else "Select a finding.", style="#abb2bf"))
+            detail.update(Text("Nothing to report." if self.report and not self.report.findings else "Select a finding.", style=tone("$soft")))
             return
-        icon, style = _ICON[f.severity]
+        muted = tone("$muted")
         parts: list[Text | str | tuple[str, str]] = [
-            (f"{icon} {f.severity}  ", style),
+            (f"{SEVERITY_ICON[f.severity]} {f.severity}  ", severity_style(f.severity)),
             (f.code, "bold"),
-            (f"\n{visible(f.path) if f.path else '(memory dir)'}{f':{f.line}' if f.line else ''}\n\n", "#5c6370"),
+            (f"\n{visible(f.path) if f.path else '(memory dir)'}{f':{f.line}' if f.line else ''}\n\n", muted),
             plain(f.message),
         ]
         if f.fix:
-            parts.extend([("\n\nSafe fix: ", "bold #98c379"), Text(FIXES.get(f.fix, f.fix)), ("\nf previews it; nothing changes until you apply.", "#5c6370")])
+            parts.extend([("\n\nSafe fix: ", tone("bold $success")), Text(FIXES.get(f.fix, f.fix)), ("\nf previews it; nothing changes until you apply.", muted)])
         else:
-            parts.append(("\n\nNo automatic fix: edit the memory (e in the list).", "#5c6370"))
+            parts.append(("\n\nNo automatic fix: edit the memory (e in the list).", muted))
         detail.update(Text.assemble(*parts))
 
     def _selected(self) -> Finding | None:
@@ -183,18 +197,26 @@ class DoctorScreen(Screen[bool]):
             return
 
         def go(ok: bool | None) -> None:
-            if not ok:
-                return
-            try:
-                entry = apply_plan(self.locations.memory_dir, build, Journal(self.locations.state_dir, self.locations.memory_dir), system_now())
-            except (ConflictError, ApplyError, EditError, OSError) as exc:
-                self.notify(str(exc), title="Not applied", severity="error", timeout=10)
-            else:
-                self.changed = True
-                self.notify(f"{entry.title}  ·  u in the list undoes it", title="Fixed")
-            self.action_rerun()
+            if ok:
+                self.query_one("#doctor-tree", Tree).loading = True
+                self.apply_fix(build)
 
         self.app.push_screen(PlanPreview(build), go)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="doctor-fix")
+    def apply_fix(self, plan: Plan) -> None:
+        """Write ``plan`` off the UI thread (the write path waits for the memory dir's lock)."""
+        try:
+            entry = apply_plan(self.locations.memory_dir, plan, Journal(self.locations.state_dir, self.locations.memory_dir), system_now())
+        except (ConflictError, ApplyError, EditError, OSError) as exc:
+            raise WorkFailed("Not applied", str(exc)) from exc
+        self.post_message(self.Fixed(entry))
+
+    @on(Fixed)
+    def _fixed(self, message: Fixed) -> None:
+        self.changed = True
+        self.notify(f"{message.entry.title}  ·  u in the list undoes it", title="Fixed")
+        self.action_rerun()
 
     def action_fix(self) -> None:
         f = self._selected()

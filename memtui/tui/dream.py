@@ -1,4 +1,4 @@
-"""The Dream pane: the consolidation console (SPEC §8, §12).
+"""The Dream pane: the consolidation console.
 
 The gates with what blocks and when it opens, the lock holder; a dry run (``d``), a run through
 the gates (``R``) or a forced one (``F``) with the four phases as live progress bars and a
@@ -15,7 +15,9 @@ dream that left no record, ``m`` sets the claude consolidator's model.
 Nothing is written before apply. A real run holds the lock while its plan is open (the core's
 ``DreamSession``); applying a dry-run plan takes the lock then (no gates: the user reviewed
 the exact diff), and the conflict check refuses it when a file changed since. The core does
-every step; workers only post messages and the ``@on`` handlers own the state.
+every step; workers only post messages and the ``@on`` handlers own the state — reactives
+(``running``, ``plan``, ``session``, ``consolidator``) from which the status line and the keys
+that can act are drawn.
 """
 
 from __future__ import annotations
@@ -33,12 +35,11 @@ from textual import on, work
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.events import Resize, Show
 from textual.message import Message
-from textual.widget import Widget
+from textual.reactive import reactive
 from textual.widgets import OptionList, RichLog, Static
 from textual.widgets.option_list import Option
-from textual.worker import Worker, WorkerState, get_current_worker
+from textual.worker import get_current_worker
 
 from memtui.tui.safe import block, markup_safe, plain
 from memtui.core.base.terminal import visible, visible_block
@@ -78,6 +79,7 @@ from memtui.core.memory.memories import MemoryDirError
 from memtui.core.recall.claude import has_credentials
 from memtui.tui.dialogs import PlanPreview, TextPrompt
 from memtui.tui.memories import MemoriesPane, shorten_home
+from memtui.tui.pane import Failure, Pane, WorkFailed
 from memtui.tui.widgets.dream_view import (
     MUTED,
     PhaseRow,
@@ -91,18 +93,26 @@ from memtui.tui.widgets.dream_view import (
     gate_text,
     last_dream_text,
 )
+from memtui.tui.theme import assemble, styled
 
 RunKind = Literal["dry", "run", "force"]
+# What the pane is doing: a run, applying a plan, undoing the last dream.
+Activity = Literal["dry", "run", "force", "apply", "undo"]
 RUN_LABELS: dict[str, str] = {"dry": "dry run", "run": "run", "force": "forced run"}
 # The streaming log keeps this many lines (a claude run on a big store logs thousands).
 LOG_LINES = 2_000
-# Below these sizes the gates are drawn compact and the log gets fewer lines.
-COMPACT_WIDTH = 100
-COMPACT_HEIGHT = 26
 
 
-class DreamPane(Widget):
+class DreamPane(Pane):
     """Run, preview, apply and undo the dream of ``locations.memory_dir``."""
+
+    MAIN = "#dream-changes"
+    FAILURE_TITLES = {
+        "dream-gates": "Cannot check the gates",
+        "dream-run": "The dream failed",
+        "dream-apply": "The dream was not applied",
+        "dream-request": "Cannot build the request",
+    }
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("d", "dry_run", "Dry run", id="dream.dry-run", tooltip="Plan a dream without gates, lock or writes: the diff of every change"),
@@ -189,33 +199,29 @@ class DreamPane(Widget):
 
         entry: JournalEntry
 
-    @dataclass
-    class Failed(Message, bubble=False):
-        """Apply or undo did not happen; nothing was written."""
+    # ----- state: the status line and the keys that can act follow it ----------------------
 
-        title: str
-        reason: str
+    running: reactive[Activity | None] = reactive(None, init=False)
+    plan: reactive[DreamPlan | None] = reactive(None, init=False, always_update=True)
+    session: reactive[DreamSession | None] = reactive(None, init=False, always_update=True)
+    # "offline" or "claude"; a ``Consolidator`` callable may be set instead (tests).
+    consolidator: reactive[str | Consolidator] = reactive("offline", init=False, always_update=True)
+    model_override: reactive[str | None] = reactive(None, init=False)  # the claude consolidator's model (None: the default)
 
     def __init__(self, locations: Locations, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.locations = locations
         self.ctx = DreamContext.from_locations(locations, current_session=None)
-        # "offline" or "claude"; a ``Consolidator`` callable may be set instead (tests).
-        self.consolidator: str | Consolidator = "offline"
         self.status: GateStatus | None = None
         self.last_dream: JournalEntry | None = None
-        self.running: str | None = None  # "dry" / "run" / "force" / "apply" / "undo"
-        self.plan: DreamPlan | None = None
-        self.plan_kind: RunKind | None = None
-        self.session: DreamSession | None = None
+        self.plan_kind: RunKind | None = None  # the run that made ``plan``
         self._cancel = threading.Event()
         self._pending: list[ProposedChange] = []
-        self._compact = False
+        self._status_due = False
         self.release = release_of(locations.flavor)
         self.auto: AutoDreamStatus | None = None
         self.history: list[HistoryItem] = []
         self.showing_history = False
-        self.model_override: str | None = None
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="dream-top"):
@@ -238,28 +244,39 @@ class DreamPane(Widget):
         self.query_one("#dream-changes", OptionList).border_title = "plan"
         self.query_one("#dream-log", RichLog).border_title = "log"
         self.query_one("#dream-diff", VerticalScroll).border_title = "diff"
-        self.query_one("#dream-gates", Static).update(Text("checking the gates…", style=MUTED))
+        self.query_one("#dream-gates", Static).update(styled("checking the gates…", style=MUTED))
         self._show_help()
         self._show_status()
         self.action_refresh()
+        for name in ("running", "plan", "session", "consolidator", "model_override"):
+            self.watch(self, name, self._state_changed, init=False)
 
-    def on_show(self, event: Show) -> None:
-        """Coming into view: keys go to the plan list; the gates are checked again (time moves,
-        sessions arrive)."""
-        self.query_one("#dream-changes", OptionList).focus()
+    def activated(self) -> None:
+        """Shown again: the gates are checked again (time moves, sessions arrive)."""
         if self.running is None:
             self.action_refresh()
 
-    def on_resize(self, event: Resize) -> None:
-        compact = event.size.width < COMPACT_WIDTH or event.size.height < COMPACT_HEIGHT
-        self.set_class(event.size.width < COMPACT_WIDTH, "-narrow")
-        self.set_class(event.size.height < COMPACT_HEIGHT, "-short")
-        if compact != self._compact:
-            self._compact = compact
-            self._show_gates()
+    @property
+    def compact(self) -> bool:
+        """Small terminal: the gates are drawn in short lines."""
+        return self.narrow or self.short
+
+    def watch_narrow(self) -> None:
+        self._show_gates()
+
+    def watch_short(self) -> None:
+        self._show_gates()
+
+    def _state_changed(self) -> None:
+        """The state changed: the status line and the keys are drawn again, once, after the
+        handler that changed it is done."""
+        if not self._status_due:
+            self._status_due = True
+            self.call_after_refresh(self._show_status)
 
     def on_unmount(self) -> None:
         """Leaving with a plan open: the lock goes back to how it was."""
+        self._status_due = True  # nothing to draw any more
         self._cancel.set()
         if self.session is not None:
             self.session.discard()
@@ -303,8 +320,7 @@ class DreamPane(Widget):
         try:
             entry = reset_lock(self.ctx, system_now())
         except (EditError, ConflictError, ApplyError, OSError) as exc:
-            self.post_message(self.Failed("Lock not reset", str(exc)))
-            return
+            raise WorkFailed("Lock not reset", str(exc)) from exc
         self.post_message(self.Applied(entry))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="dream-run")
@@ -318,9 +334,9 @@ class DreamPane(Widget):
             if worker.is_cancelled:
                 cancel.set()
             if isinstance(event, Progress):
-                self.post_message(self.PhaseProgress(event.phase, event.done, event.total))
+                self.post_if_current(self.PhaseProgress(event.phase, event.done, event.total))
             else:
-                self.post_message(self.Streamed(event))
+                self.post_if_current(self.Streamed(event))
 
         now = system_now()
         session: DreamSession | None = None
@@ -356,8 +372,7 @@ class DreamPane(Widget):
                 session = DreamSession.start(self.ctx, now, force=True)
             entry = session.apply(dp, now)
         except (LockError, ConflictError, ApplyError, DreamError, OSError) as exc:
-            self.post_message(self.Failed("Dream not applied", f"{exc} — nothing was written"))
-            return
+            raise WorkFailed("Dream not applied", f"{exc} — nothing was written") from exc
         self.post_message(self.Applied(entry))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="dream-apply")
@@ -366,21 +381,26 @@ class DreamPane(Widget):
         try:
             entry = undo_last_dream(self.ctx, system_now())
         except (EditError, ConflictError, ApplyError, OSError) as exc:
-            self.post_message(self.Failed("Dream not undone", str(exc)))
-            return
+            raise WorkFailed("Dream not undone", str(exc)) from exc
         self.post_message(self.Undone(entry))
 
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        """A worker that raised becomes a readable message, and the pane leaves its running
-        state (Worker.StateChanged does not bubble to the app)."""
-        if event.state != WorkerState.ERROR:
+    def worker_failed(self, failure: Failure) -> None:
+        """A worker that failed: the pane leaves its running state; a held lock that the core
+        rolled back is no longer held; an apply that failed drops its plan."""
+        if failure.group == "dream-gates":
+            self.query_one("#dream-gates", Static).update(plain(f"the gates could not be checked: {failure.reason}", style="$error"))
             return
-        error = event.worker.error
-        reason = f"{type(error).__name__}: {error}"
-        if event.worker.group == "dream-gates":
-            self.query_one("#dream-gates", Static).update(plain(f"the gates could not be checked: {reason}", style="#e06c75"))
-        elif event.worker.group in ("dream-run", "dream-apply"):
-            self.post_message(self.Failed(f"{event.worker.name} failed", reason))
+        if failure.group == "dream-request":
+            self._show_diff("request", plain(failure.reason, style="$error"))
+            return
+        if self.running in ("apply", "undo") and self.session is not None:
+            self.session = None  # the core rolled the lock back
+        if self.running == "apply":
+            self.plan = self.plan_kind = None
+            self._clear_plan()
+        self.running = None
+        self._log(plain(f"{failure.title}: {failure.reason}", style="bold $error"))
+        self.action_refresh()
 
     # ----- handlers: they own the state --------------------------------------------------------
 
@@ -391,7 +411,7 @@ class DreamPane(Widget):
         self.auto = message.auto
         self.history = message.history or []
         self._show_gates()
-        self._show_status()
+        self._state_changed()  # u acts only with an applied dream
         if self.showing_history and self.plan is None:
             self._fill_history()
 
@@ -430,9 +450,8 @@ class DreamPane(Widget):
                 message.session.discard()
             self._stopped("cancelled; nothing was written")
             return
-        self.plan, self.plan_kind, self.session = message.plan, message.kind, message.session
+        self.plan_kind, self.plan, self.session = message.kind, message.plan, message.session
         self._fill_plan()
-        self._show_status()
         self.action_refresh()  # the lock holder is this memtui now (a real run)
 
     @on(Stopped)
@@ -446,7 +465,7 @@ class DreamPane(Widget):
             self._show_gates()
             self.notify(f"{message.reason}", title="Gate closed", severity="warning", timeout=8)
         elif message.outcome == "failed":
-            self.notify(message.reason, title=f"The {RUN_LABELS[message.kind]} failed", severity="error", timeout=10)
+            self.report_failure(Failure(f"The {RUN_LABELS[message.kind]} failed", message.reason, "dream-run"))
         for phase in PHASES:
             row = self._row(phase)
             if row.state != "waiting" and row.done < (row.total or 1):
@@ -462,29 +481,16 @@ class DreamPane(Widget):
         self._clear_plan()
         entry = message.entry
         text = f"Applied {len(entry.changes)} change(s) as {entry.id}; u undoes it." if entry else "Nothing to change; the consolidation is recorded."
-        self._log(plain(f"applied: {text}", style="bold #98c379"))
+        self._log(plain(f"applied: {text}", style="bold $success"))
         self.notify(text, title="Dream applied", timeout=6)
         self._memories_changed()
 
     @on(Undone)
     def _on_undone(self, message: Undone) -> None:
         self.running = None
-        self._log(plain(f"undone: {message.entry.title}", style="bold #98c379"))
+        self._log(plain(f"undone: {message.entry.title}", style="bold $success"))
         self.notify(f"{message.entry.title} — every file as it was.", title="Dream undone", timeout=6)
         self._memories_changed()
-
-    @on(Failed)
-    def _on_failed(self, message: Failed) -> None:
-        if self.running in ("apply", "undo") and self.session is not None:
-            self.session = None  # the core rolled the lock back
-        if self.running == "apply":
-            self.plan = self.plan_kind = None
-            self._clear_plan()
-        self.running = None
-        self._log(plain(f"{message.title}: {message.reason}", style="bold #e06c75"))
-        self.notify(message.reason, title=message.title, severity="error", timeout=10)
-        self._show_status()
-        self.action_refresh()
 
     @on(OptionList.OptionHighlighted, "#dream-changes")
     def _on_highlight(self, event: OptionList.OptionHighlighted) -> None:
@@ -528,7 +534,6 @@ class DreamPane(Widget):
         if self.plan is None or self.running is not None:
             return
         self.running = "apply"
-        self._show_status()
         self.apply_worker(self.plan, self.session)
 
     def action_discard(self) -> None:
@@ -539,8 +544,7 @@ class DreamPane(Widget):
             self.session.discard()
         self.plan = self.session = self.plan_kind = None
         self._clear_plan()
-        self._log(Text("plan discarded" + ("; the lock is back as it was" if held else ""), style=MUTED))
-        self._show_status()
+        self._log(styled("plan discarded" + ("; the lock is back as it was" if held else ""), style=MUTED))
         self.action_refresh()
 
     def action_undo(self) -> None:
@@ -559,7 +563,6 @@ class DreamPane(Widget):
         def confirmed(yes: bool | None) -> None:
             if yes:
                 self.running = "undo"
-                self._show_status()
                 self.undo_worker()
 
         preview = replace(plan, title=f"Undo the dream of {entries[-1].time[:16].replace('T', ' ')}: {plan.title}")
@@ -572,7 +575,7 @@ class DreamPane(Widget):
         for worker in self.workers:
             if worker.group == "dream-run":
                 worker.cancel()
-        self._log(Text("cancelling…", style="#e5c07b"))
+        self._log(styled("cancelling…", style="$warning"))
 
     def action_toggle_consolidator(self) -> None:
         if self.consolidator_name == "claude":
@@ -581,7 +584,6 @@ class DreamPane(Widget):
             self.consolidator = "claude"
         else:
             self.notify("No API key (ANTHROPIC_API_KEY): the dream stays offline.", timeout=5)
-        self._show_status()
 
     def action_refresh(self) -> None:
         self.check()
@@ -599,7 +601,7 @@ class DreamPane(Widget):
         if self.plan is not None and self.plan.request is not None:
             self._show_diff("request · as memtui's claude consolidator sent it", block(self.plan.request.render()))
             return
-        self._show_diff("request", Text("building the request…", style=MUTED))
+        self._show_diff("request", styled("building the request…", style=MUTED))
         self.fetch_request()
 
     def action_history(self) -> None:
@@ -625,7 +627,6 @@ class DreamPane(Widget):
         def confirmed(yes: bool | None) -> None:
             if yes:
                 self.running = "apply"
-                self._show_status()
                 self.reset_lock_worker()
 
         self.app.push_screen(PlanPreview(plan, confirm_label="Reset"), confirmed)
@@ -639,7 +640,6 @@ class DreamPane(Widget):
             if value is None:
                 return
             self.model_override = value.strip() or None
-            self._show_status()
 
         default = self.release.main_model_default
         self.app.push_screen(TextPrompt("Model of the claude consolidator", self.model_override or "", hint=f"empty: settings `model`, else {default}"), chosen)
@@ -654,7 +654,7 @@ class DreamPane(Widget):
             changes.highlighted = 0
             self._show_history_item(0)
         else:
-            self._show_diff("history", Text("No dream or extraction recorded yet: memtui's journal and the agent's transcripts have none.", style=MUTED))
+            self._show_diff("history", styled("No dream or extraction recorded yet: memtui's journal and the agent's transcripts have none.", style=MUTED))
 
     def _show_history_item(self, index: int | None) -> None:
         if index is None or index >= len(self.history):
@@ -674,9 +674,8 @@ class DreamPane(Widget):
         self.query_one("#dream-log", RichLog).clear()
         for phase in PHASES:
             self._row(phase).reset()
-        self._log(Text(f"{RUN_LABELS[kind]} with the {self.consolidator_name} consolidator", style="bold"))
+        self._log(styled(f"{RUN_LABELS[kind]} with the {self.consolidator_name} consolidator", style="bold"))
         self.showing_history = False
-        self._show_status()
         options = {"model": self.model_override} if self.consolidator_name == "claude" and self.model_override else None
         self.dream(kind, self.consolidator, self._cancel, options)
 
@@ -689,14 +688,12 @@ class DreamPane(Widget):
         self.query_one("#dream-log", RichLog).write(line)
 
     def _stopped(self, reason: str) -> None:
-        self._log(plain(reason, style="#e5c07b"))
-        self._show_status()
+        self._log(plain(reason, style="$warning"))
 
     def _memories_changed(self) -> None:
         """Files changed: the Memories pane re-scans; the gates are checked again."""
         for pane in self.app.query(MemoriesPane):
             pane.action_reload()
-        self._show_status()
         self.action_refresh()
 
     def _show_gates(self) -> None:
@@ -704,27 +701,28 @@ class DreamPane(Widget):
             return
         if self.auto is not None:
             self.query_one("#dream-gates", Static).border_title = f"gates · {self.auto.release.cli} {self.auto.release.version}"
-            text = autodream_text(self.auto, compact=self._compact)
-            if not self._compact:
-                text = Text.assemble(text, "\n", last_dream_text(self.last_dream))
+            text = autodream_text(self.auto, compact=self.compact)
+            if not self.compact:
+                text = assemble(text, "\n", last_dream_text(self.last_dream))
             self.query_one("#dream-gates", Static).update(text)
             return
-        text = gate_text(self.status, os.getpid(), compact=self._compact)
-        if not self._compact:
-            text = Text.assemble(text, "\n", last_dream_text(self.last_dream))
+        text = gate_text(self.status, os.getpid(), compact=self.compact)
+        if not self.compact:
+            text = assemble(text, "\n", last_dream_text(self.last_dream))
         self.query_one("#dream-gates", Static).update(text)
 
     def _badge(self) -> Text:
         if self.consolidator_name == "claude":
-            badge = Text(" claude · online ", style="bold #1e1e1e on #c678dd")
+            badge = styled(" claude · online ", style="bold $chip-text on $special")
             if self.release is not None:
                 model = self.model_override or main_model(self.ctx, self.release)[0]
-                badge.append_text(Text(f" {model} ", style="bold #c678dd"))
+                badge.append_text(styled(f" {model} ", style="bold $special"))
             return badge
-        return Text(" offline ", style="bold #1e1e1e on #98c379")
+        return styled(" offline ", style="bold $chip-text on $success")
 
     def _show_status(self) -> None:
         """The badge and one line: what the pane is doing and which keys act now."""
+        self._status_due = False
         if self.running in ("dry", "run", "force"):
             what = f"{RUN_LABELS[self.running]}… esc cancels" + ("" if self.running == "dry" else " (the lock goes back)")
         elif self.running == "apply":
@@ -742,7 +740,7 @@ class DreamPane(Widget):
                 what = f"dry run: {counts} — a apply (takes the lock) · x discard · nothing is written before apply"
         else:
             what = "d dry run · R run through the gates · F force · u undo the last dream"
-        self.query_one("#dream-status", Static).update(Text.assemble(self._badge(), " ", what))
+        self.query_one("#dream-status", Static).update(assemble(self._badge(), " ", what))
         self.set_class(self.plan is not None, "-has-plan")
         self.refresh_bindings()
 
@@ -764,7 +762,7 @@ class DreamPane(Widget):
             changes.highlighted = 0
             self._show_selected(0)
         else:
-            self._show_diff("nothing to change", Text("The memory is consolidated: no duplicates, dates or index problems the dream would fix.", style=MUTED))
+            self._show_diff("nothing to change", styled("The memory is consolidated: no duplicates, dates or index problems the dream would fix.", style=MUTED))
 
     def _show_selected(self, index: int | None) -> None:
         dp = self.plan
@@ -780,7 +778,7 @@ class DreamPane(Widget):
         else:
             f: Finding = dp.findings[index - len(items)]
             where = f"{f.path}:{f.line}" if f.path and f.line else f.path or "the memory dir"
-            self._show_diff(f"note · {where}", Text.assemble((f"{f.code}\n\n", "bold"), visible(f.message), ("\n\nA note changes nothing; it says what the dream left alone and why.", MUTED)))
+            self._show_diff(f"note · {where}", assemble((f"{f.code}\n\n", "bold"), visible(f.message), ("\n\nA note changes nothing; it says what the dream left alone and why.", MUTED)))
 
     def _show_diff(self, title: str, body: Group | Text) -> None:
         self.query_one("#dream-diff", VerticalScroll).border_title = markup_safe(title)
@@ -788,7 +786,7 @@ class DreamPane(Widget):
 
     def _show_help(self) -> None:
         self.query_one("#dream-changes", OptionList).border_title = "plan"
-        help_text = Text.assemble(
+        help_text = assemble(
             ("A dream consolidates the memory dir: ", "bold"),
             "duplicates merged into the older file, relative dates made absolute, the index brought under its cap with no dangling links.\n\n",
             ("d", "bold"), "  dry run: the plan and its diffs, nothing written, no lock\n",
@@ -800,7 +798,7 @@ class DreamPane(Widget):
             ("c", "bold"), "  consolidator: offline, or claude with an API key",
         )
         if self.release is not None:
-            help_text.append_text(Text.assemble(
+            help_text.append_text(assemble(
                 "\n\n", (f"{self.release.cli} {self.release.version}'s own dream: ", "bold"), "the gates above are its, in its order.\n",
                 ("g", "bold"), "  every gate's numbers and sources, the sessions, the traps\n",
                 ("v", "bold"), "  the dream request (as it would send it now)\n",

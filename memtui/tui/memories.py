@@ -6,8 +6,9 @@ import gc
 import os
 import shlex
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import partial
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -16,21 +17,26 @@ from rich.table import Table
 from rich.text import Text
 from textual import on, work
 from textual.actions import SkipAction
-from textual.app import ComposeResult
+from textual.app import ComposeResult, SystemCommand
 from textual.await_complete import AwaitComplete
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.events import Show
 from textual.message import Message
 from textual.reactive import reactive
-from textual.widget import Widget
 from textual.widgets import DataTable, Input, Markdown, Select, Static
-from textual.worker import Worker, WorkerState
+from textual.worker import get_current_worker
 
-from memtui.tui.safe import markup_safe, plain
 from memtui.core.base.safe_read import read_text_regular
-from memtui.core.memory.catalog import Catalog, MemoryEntry, load_catalog
+from memtui.core.base.terminal import visible, visible_block
 from memtui.core.base.clock import system_now
+from memtui.core.extract import SourceExcerpt
+from memtui.core.extract.inbox import Inbox
+from memtui.core.memory.catalog import Catalog, MemoryEntry, load_catalog
+from memtui.core.memory.filters import TYPE_FILTERS, MemoryFilter, TypeFilter
+from memtui.core.memory.memories import MAX_MEMORY_BYTES, Memory, MemoryType, read_memory
+from memtui.core.memory.catalogdb import CatalogDB
+from memtui.core.memory.search import CatalogSearch
+from memtui.core.places.locations import Locations, MemoryDirProblem, memory_dir_problem
 from memtui.core.writes.edits import (
     ApplyError,
     ConflictError,
@@ -48,14 +54,7 @@ from memtui.core.writes.edits import (
     trash,
     undo_plan,
 )
-from memtui.core.extract.inbox import Inbox
-from memtui.core.writes.journal import Journal
-from memtui.core.places.locations import Locations, other_flavor_memory_dir
-from memtui.core.memory.memories import MAX_MEMORY_BYTES, MEMORY_TYPES, Memory, MemoryType, read_memory
-from memtui.core.base.terminal import visible, visible_block
-from memtui.core.memory.catalogdb import CatalogDB
-from memtui.core.memory.search import CatalogSearch, terms_of
-from memtui.core.memory.search import matches as search_matches
+from memtui.core.writes.journal import Journal, JournalEntry
 from memtui.tui.badges import age_badge, type_badge
 from memtui.tui.dialogs import (
     ConflictDialog,
@@ -66,10 +65,16 @@ from memtui.tui.dialogs import (
     TrashDialog,
     TypePicker,
 )
+from memtui.tui.pane import Failure, Latest, Pane, WorkFailed
+from memtui.tui.safe import markup_safe, plain
+from memtui.tui.theme import SEVERITY_ICON, assemble, severity_style, styled, tone
 from memtui.tui.widgets.index_gauge import IndexGauge
 from memtui.tui.widgets.memory_table import MemoryTable
 
-TYPE_FILTERS: list[tuple[str, str]] = [("All types", "all"), *((t, t) for t in MEMORY_TYPES), ("untyped", "none")]
+# The type filter's choices: (label, filter).
+TYPE_CHOICES: list[tuple[str, TypeFilter]] = [
+    ("All types" if f == "all" else "untyped" if f == "none" else f, f) for f in TYPE_FILTERS
+]
 # On a first load, this many newest memories are read and shown before the rest (a dir of
 # 20,000 memories shows its first rows in well under a second).
 FIRST_BATCH = 300
@@ -77,26 +82,11 @@ FIRST_BATCH = 300
 # From this many rows on, a complete list (catalog and rows) is kept out of Python's garbage
 # collector's full collections (`_freeze_long_lived`).
 FREEZE_AT = 2_000
-_SEVERITY_ICON = {"error": "✖", "warning": "▲", "info": "●"}
-_SEVERITY_STYLE = {"error": "bold #e06c75", "warning": "bold #e5c07b", "info": "#56b6c2"}
-
 
 # Up to this many memories a search runs at once on the UI thread (a few milliseconds, bodies read
-# included); a larger
-# catalog is searched in a worker, through the catalog database's index, the latest query
-# winning (memtui's choice).
+# included); a larger catalog is searched in a worker, through the catalog database's index, the
+# latest query winning (memtui's choice).
 SYNC_SEARCH_MAX = 200
-
-
-def type_passes(entry: MemoryEntry, type_filter: str) -> bool:
-    """Whether ``entry`` passes the type filter (``all``, a type, or ``none``: untyped)."""
-    return type_filter == "all" or (entry.type or "none") == type_filter
-
-
-def matches(entry: MemoryEntry, type_filter: str, terms: list[str]) -> bool:
-    """Whether ``entry`` passes the type filter and contains every search term (case-insensitive)
-    in its name, description, path or body (``memtui.core.memory.search``)."""
-    return type_passes(entry, type_filter) and search_matches(entry.memory, terms)
 
 
 # The preview renders at most this much of a body / of one field (a 5 MB memory must not freeze
@@ -146,8 +136,17 @@ def shorten_home(path: Path) -> str:
         return str(path)
 
 
-class MemoriesPane(Widget):
+class MemoriesPane(Pane):
     """Browse the memories of one memory dir."""
+
+    MAIN = "#memories-table"
+    FAILURE_TITLES = {
+        "memories-scan": "Cannot scan the memory dir",
+        "memories-apply": "Not saved",
+        "memories-source": "Cannot read the source",
+        "memories-watch": "Live reload stopped",
+        "memory-rows": "Cannot list the memories",
+    }
 
     BINDINGS = [
         Binding("slash", "focus_search", "Search", id="memories.search", tooltip="Search name, description and body"),
@@ -168,33 +167,57 @@ class MemoriesPane(Widget):
         Binding("o", "source", "Source", show=False, id="memories.source", tooltip="The conversation this memory came from (originSessionId)"),
     ]
 
-    type_filter: reactive[str] = reactive("all")
+    type_filter: reactive[TypeFilter] = reactive("all")
     search: reactive[str] = reactive("")
+    applying: reactive[bool] = reactive(False, init=False)  # a change is being written
 
     @dataclass
     class CatalogLoaded(Message):
-        """A scan finished: the new catalog, how many proposals wait in the inbox, and the
-        search over it (``None``: a first batch, searched without the index)."""
+        """A scan finished: the new catalog, how many proposals wait in the inbox
+        (``ticket``: the scan's, see ``Latest``), and the search over it (``None``: a first
+        batch, searched without the index)."""
 
         catalog: Catalog
         inbox: int = 0
+        ticket: int = 0
         searcher: CatalogSearch | None = None
 
     @dataclass
     class SearchFound(Message):
-        """Matches of search number ``generation``: positions in the catalog, ``done`` with
-        the last chunk."""
+        """Matches of the search ``ticket`` (see ``Latest``): positions in the catalog, ``done``
+        with the last chunk."""
 
-        generation: int
+        ticket: int
         positions: tuple[int, ...]
         done: bool
 
     @dataclass
     class CatalogFailed(Message):
-        """A scan could not run (the memory dir is missing or unreadable)."""
+        """A scan could not run: there is no memory dir to read."""
 
-        memory_dir: Path
+        problem: MemoryDirProblem
+        ticket: int = 0
+
+    @dataclass
+    class Applied(Message):
+        """A change was written (``entry``: its journal entry); ``select``: the memory to put
+        the cursor on."""
+
+        entry: JournalEntry
+        select: str | None
+
+    @dataclass
+    class Conflicted(Message):
+        """A change was not written: a file changed on disk since it was read."""
+
         reason: str
+
+    @dataclass
+    class SourceRead(Message):
+        """The conversation a memory came from, read."""
+
+        title: str
+        excerpt: SourceExcerpt | None
 
     def __init__(self, locations: Locations, *, watch: bool = True, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -205,14 +228,16 @@ class MemoriesPane(Widget):
         self._preview_due = False  # a preview of the cursor's memory is scheduled
         self._frozen_catalog: Catalog | None = None  # the catalog `_freeze_long_lived` last collected for
         self._pending_select: str | None = None
+        self._scans = Latest()
         self.watch_files = watch
         self._searcher: CatalogSearch | None = None
-        self._search_generation = 0  # the latest search started; older results are dropped
+        self._searches = Latest()  # the search shown; an older one's matches are dropped
+        self._listed_search = 0  # the search whose first matches the table lists
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="memories-toolbar"):
             yield Input(placeholder="Search name, description, body…  ( / )", id="memories-search")
-            yield Select(TYPE_FILTERS, value="all", allow_blank=False, id="memories-type", compact=True)
+            yield Select(TYPE_CHOICES, value="all", allow_blank=False, id="memories-type", compact=True)
         yield Static(id="memories-location")
         yield IndexGauge(id="memories-gauge")
         with Horizontal(id="memories-body"):
@@ -226,19 +251,15 @@ class MemoriesPane(Widget):
         self.query_one("#memories-location", Static).update(self._location_text(0, 0))
         self.action_reload()
 
-    def on_show(self, event: Show) -> None:
-        """Coming into view (its tab chosen): keys go to the table, so e, d, I act at once."""
-        self.query_one("#memories-table", DataTable).focus()
-
     def _location_text(self, strays: int, inbox: int) -> Text:
         loc = self.locations
-        return Text.assemble(
-            ("memory dir ", "#5c6370"),
+        return assemble(
+            ("memory dir ", tone("$muted")),
             (visible(shorten_home(loc.memory_dir)), "bold"),
-            (f"  ({loc.memory_dir_source})", "#5c6370"),
-            (f"  · {strays} file(s) the agent never reads (see memtui ls)" if strays else "", "#e5c07b"),
-            (f"  · {inbox} in the inbox (I)" if inbox else "", "bold #1e1e1e on #e5c07b"),
-            ("" if loc.auto_memory_enabled else "  auto memory is OFF for this project", "bold #e06c75"),
+            (f"  ({loc.memory_dir_source})", tone("$muted")),
+            (f"  · {strays} file(s) the agent never reads (see memtui ls)" if strays else "", tone("$warning")),
+            (f"  · {inbox} in the inbox (I)" if inbox else "", tone("bold $chip-text on $warning")),
+            ("" if loc.auto_memory_enabled else "  auto memory is OFF for this project", tone("bold $error")),
         )
 
     # ----- loading ---------------------------------------------------------------------------
@@ -246,21 +267,16 @@ class MemoriesPane(Widget):
     def action_reload(self) -> None:
         """Re-scan the memory dir in a worker."""
         self.loading = self.catalog is None
-        self.scan()
+        self.scan(self._scans.take(), first=self.catalog is None)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="memories-scan")
-    def scan(self) -> None:
-        """Scan off the UI thread; only posts messages."""
+    def scan(self, ticket: int, *, first: bool) -> None:
+        """Scan off the UI thread; only posts messages, and none once a newer scan started
+        (``ticket``). ``first``: the newest screenful first, then everything."""
         memory_dir = self.locations.memory_dir
-        if not memory_dir.is_dir():
-            if memory_dir.exists():
-                reason = "is not a directory"
-            else:
-                reason = "does not exist yet — the agent creates it when it first saves a memory"
-                found = other_flavor_memory_dir(self.locations)
-                if found:
-                    reason += f".\n\nThe {found[0]} flavor has a memory dir for this project:\n{found[1]}\nRun memtui --flavor {found[0]}"
-            self.post_message(self.CatalogFailed(memory_dir, reason))
+        problem = memory_dir_problem(self.locations)
+        if problem is not None:
+            self.post_if_current(self.CatalogFailed(problem, ticket))
             return
         try:
             waiting = Inbox(self.locations.state_dir, memory_dir).count()
@@ -268,29 +284,33 @@ class MemoriesPane(Widget):
             waiting = 0
         now = system_now()
         release = self.locations.flavor.behaviour
-        if self.catalog is None:  # first load: the newest screenful first, then everything
-            # (parsing 300 files costs less than loading the scan cache: the first batch reads them)
-            first = load_catalog(memory_dir, now, newest=FIRST_BATCH, fmt=release.memory_format, warning_style=release.instructions.index_warning)
-            self.post_message(self.CatalogLoaded(first, waiting))
-            if first.complete:
+        fmt, warning_style = release.memory_format, release.instructions.index_warning
+        if first:
+            # (parsing 300 files costs less than opening the catalog database: the first batch reads them)
+            batch = load_catalog(memory_dir, now, newest=FIRST_BATCH, fmt=fmt, warning_style=warning_style)
+            if not self.post_if_current(self.CatalogLoaded(batch, waiting, ticket)) or batch.complete:
                 return
         # unchanged files come from the catalog database (parsed by an earlier scan, text read
         # on demand); its search index is filled afterwards, in the background
-        db = CatalogDB.for_memory_dir(self.locations.state_dir, memory_dir, fmt=release.memory_format)
-        catalog = load_catalog(memory_dir, now, cache=db, fmt=release.memory_format, warning_style=release.instructions.index_warning)
+        db = CatalogDB.for_memory_dir(self.locations.state_dir, memory_dir, fmt=fmt)
+        catalog = load_catalog(memory_dir, now, cache=db, fmt=fmt, warning_style=warning_style)
         searcher = CatalogSearch([e.memory for e in catalog.entries], db)
-        self.post_message(self.CatalogLoaded(catalog, waiting, searcher))
+        self.post_if_current(self.CatalogLoaded(catalog, waiting, ticket, searcher))
 
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        """A scan that raised shows why, in the pane (Worker.StateChanged does not bubble)."""
-        if event.state == WorkerState.ERROR and event.worker.group == "memories-scan":
-            error = event.worker.error
-            self.post_message(self.CatalogFailed(self.locations.memory_dir, f"could not be scanned: {type(error).__name__}: {error}"))
-        elif event.state == WorkerState.ERROR:
-            self.notify(f"{event.worker.error}", title=f"{event.worker.name} failed", severity="error")
+    def worker_failed(self, failure: Failure) -> None:
+        """A scan that raised: the pane says so (the error line has the exception); a change
+        that could not be written: the memories as they are on disk."""
+        if failure.group == "memories-scan":
+            self.loading = False
+            self._show_nothing("Cannot show the memories.", f"{self.locations.memory_dir}\ncould not be scanned.")
+        elif failure.group == "memories-apply":
+            self.applying = False
+            self.action_reload()
 
     @on(CatalogLoaded)
     def _on_loaded(self, message: CatalogLoaded) -> None:
+        if not self._scans.is_current(message.ticket):
+            return  # a newer scan is on its way
         self.loading = False
         self.catalog = message.catalog
         self._searcher = message.searcher
@@ -309,16 +329,27 @@ class MemoriesPane(Widget):
 
     @on(CatalogFailed)
     def _on_failed(self, message: CatalogFailed) -> None:
+        if not self._scans.is_current(message.ticket):
+            return
         self.loading = False
+        problem = message.problem
+        if problem.code == "not-a-directory":
+            self._show_nothing("Cannot show the memories.", f"{problem.memory_dir}\nis not a directory.")
+            return
+        reason = f"{problem.memory_dir}\ndoes not exist yet — the agent creates it when it first saves a memory."
+        if problem.other_flavor is not None:
+            name, other = problem.other_flavor
+            reason += f"\n\nThe {name} flavor has a memory dir for this project:\n{other}\nRun memtui --flavor {name}."
+        self._show_nothing("No memories yet.", reason)
+
+    def _show_nothing(self, title: str, reason: str) -> None:
+        """No catalog to show: an empty list, and ``title`` and ``reason`` in the preview."""
         self.catalog = None
         self._shown = []
         self._previewed = None
         self.query_one("#memories-table", MemoryTable).show_memories([])
         self.query_one(IndexGauge).show_report(None)
-        title = "No memories yet." if "does not exist" in message.reason else "Cannot show the memories."
-        self.query_one("#preview-fields", Static).update(
-            Text.assemble((f"{title}\n\n", "bold"), (f"{visible(str(message.memory_dir))}\n{visible(message.reason)}.", "#abb2bf"))
-        )
+        self.query_one("#preview-fields", Static).update(assemble((f"{title}\n\n", "bold"), (visible_block(reason), tone("$soft"))))
 
     # ----- filtering -------------------------------------------------------------------------
 
@@ -328,13 +359,14 @@ class MemoriesPane(Widget):
 
     @on(Select.Changed, "#memories-type")
     def _on_type(self, event: Select.Changed) -> None:
-        if isinstance(event.value, str):
-            self.type_filter = event.value
+        chosen = next((f for f in TYPE_FILTERS if f == event.value), None)
+        if chosen is not None:
+            self.type_filter = chosen
 
     def watch_search(self) -> None:
         self.refresh_table()
 
-    def watch_type_filter(self, value: str) -> None:
+    def watch_type_filter(self, value: TypeFilter) -> None:
         select = self.query_one("#memories-type", Select)
         if select.value != value:
             select.value = value
@@ -359,8 +391,7 @@ class MemoriesPane(Widget):
         self.query_one("#memories-table", DataTable).focus()
 
     def action_cycle_type(self) -> None:
-        values = [v for _, v in TYPE_FILTERS]
-        self.type_filter = values[(values.index(self.type_filter) + 1) % len(values)]
+        self.type_filter = TYPE_FILTERS[(TYPE_FILTERS.index(self.type_filter) + 1) % len(TYPE_FILTERS)]
 
     @property
     def shown(self) -> list[MemoryEntry]:
@@ -373,15 +404,15 @@ class MemoriesPane(Widget):
         a worker (``search_catalog``) and lists its matches as they come."""
         if not self.is_mounted or self.catalog is None:
             return
-        self._search_generation += 1
-        terms = terms_of(self.search)
+        ticket = self._searches.take()
+        wanted = MemoryFilter.of(self.type_filter, self.search)
         entries = self.catalog.entries
-        if terms and len(entries) > SYNC_SEARCH_MAX:
-            allowed = None if self.type_filter == "all" else [i for i, e in enumerate(entries) if type_passes(e, self.type_filter)]
+        if wanted.terms and len(entries) > SYNC_SEARCH_MAX:
+            allowed = None if wanted.type == "all" else [i for i, e in enumerate(entries) if wanted.type_matches(e)]
             searcher = self._searcher or CatalogSearch([e.memory for e in entries], None)
-            self.search_catalog(self._search_generation, searcher, self.search, allowed)
+            self.search_catalog(ticket, searcher, self.search, allowed)
             return
-        self._list([e for e in entries if matches(e, self.type_filter, terms)], done=True)
+        self._list(wanted.apply(entries), done=True)
 
     def _list(self, shown: list[MemoryEntry], *, done: bool) -> None:
         """Show ``shown`` in the table (``done``: every match is in)."""
@@ -416,42 +447,37 @@ class MemoriesPane(Widget):
             table.border_title = f"no memory matches (of {total:,})"
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="memories-search")
-    def search_catalog(self, generation: int, searcher: CatalogSearch, query: str, allowed: list[int] | None) -> None:
+    def search_catalog(self, ticket: int, searcher: CatalogSearch, query: str, allowed: list[int] | None) -> None:
         """Search off the UI thread; posts the matches in chunks. A newer search cancels this
-        one (``exclusive``): the latest query wins."""
-        from textual.worker import get_current_worker
-
+        one (``exclusive``, ``ticket``): the latest query wins."""
         worker = get_current_worker()
+        searches = self._searches
 
-        class _Cancelled:
+        class _Superseded:
             def is_set(self) -> bool:
-                return worker.is_cancelled or generation != self_ref._search_generation
+                return worker.is_cancelled or not searches.is_current(ticket)
 
-        self_ref = self
-        for chunk in searcher.search(query, allowed, _Cancelled()):  # type: ignore[arg-type]
-            self.post_message(self.SearchFound(generation, chunk.positions, chunk.done))
+        for chunk in searcher.search(query, allowed, _Superseded()):  # type: ignore[arg-type]
+            self.post_if_current(self.SearchFound(ticket, chunk.positions, chunk.done))
 
     @on(SearchFound)
     def _on_found(self, message: SearchFound) -> None:
-        if message.generation != self._search_generation or self.catalog is None:
+        if not self._searches.is_current(message.ticket) or self.catalog is None:
             return  # an older query's matches
         entries = self.catalog.entries
         found = [entries[p] for p in message.positions]
-        table = self.query_one("#memories-table", MemoryTable)
-        if getattr(self, "_found_generation", None) != message.generation:
-            self._found_generation = message.generation
+        if self._listed_search != message.ticket:  # its first chunk: a new list
+            self._listed_search = message.ticket
             self._list(found, done=message.done)
             return
         self._shown.extend(found)
-        table.more_memories()
+        self.query_one("#memories-table", MemoryTable).more_memories()
         self._title(message.done)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="memories-index")
     def fill_search_index(self, searcher: CatalogSearch) -> None:
         """Add the memories the catalog database's search index lacks, a batch at a time
         (searches meanwhile read those memories instead)."""
-        from textual.worker import get_current_worker
-
         worker = get_current_worker()
         while not worker.is_cancelled and searcher.index_pending():
             pass
@@ -503,37 +529,38 @@ class MemoriesPane(Widget):
         preview = self.query_one("#memories-preview", VerticalScroll)
         if entry is None:
             preview.border_title = "preview"
-            fields.update(Text("No memory matches the filter.", style="#abb2bf"))
+            fields.update(styled("No memory matches the filter.", style=tone("$soft")))
             diags.update("")
             return body.update("")
         mem = entry.memory
         preview.border_title = markup_safe(mem.relpath)
         mtime = datetime.fromtimestamp(mem.mtime, UTC).strftime("%Y-%m-%d %H:%M")
         grid = Table.grid(padding=(0, 1))
-        grid.add_column(style="#5c6370", width=12, no_wrap=True, overflow="ellipsis")
+        muted = tone("$muted")
+        grid.add_column(style=tone(muted), width=12, no_wrap=True, overflow="ellipsis")
         grid.add_column(overflow="fold")
-        grid.add_row("name", plain(_cap(mem.name)) if mem.name else Text("—", style="#5c6370"))
+        grid.add_row("name", plain(_cap(mem.name)) if mem.name else styled("—", style=muted))
         grid.add_row(
             "description",
-            plain(_cap(mem.description)) if mem.description else Text("— recall has nothing to match on", style="#e5c07b"),
+            plain(_cap(mem.description)) if mem.description else styled("— recall has nothing to match on", style=tone("$warning")),
         )
-        type_text = Text.assemble(type_badge(mem.type, mem.declared_type))  # no base style: no fill
+        type_text = assemble(type_badge(mem.type, mem.declared_type))  # no base style: no fill
         if mem.type is None and mem.declared_type:
-            type_text = Text.assemble(type_text, (" not recognised by the agent", "#e06c75"))
+            type_text = assemble(type_text, (" not recognised by the agent", tone("$error")))
         grid.add_row("type", type_text)
-        grid.add_row("saved", Text.assemble(age_badge(entry.age_label, entry.age_band), (f" · {mtime}", "#5c6370")))
+        grid.add_row("saved", assemble(age_badge(entry.age_label, entry.age_band), (f" · {mtime}", muted)))
         grid.add_row("size", f"{mem.size:,} bytes")
         index_name = "team/MEMORY.md" if mem.team else "MEMORY.md"
         grid.add_row(
             "index",
-            Text(f"linked from {index_name}", style="#98c379") if entry.in_index else Text(f"not in {index_name}", style="#56b6c2"),
+            styled(f"linked from {index_name}", style=tone("$success")) if entry.in_index else styled(f"not in {index_name}", style=tone("$info")),
         )
         for key, value in mem.frontmatter.items():
             if key not in ("name", "description", "type"):
                 grid.add_row(plain(key), plain(_cap(_show_value(value))))
         parts: list[RenderableType] = [grid]
         if entry.stale_caveat:
-            parts.append(Text("\n" + entry.stale_caveat, style="italic #d19a66"))
+            parts.append(styled("\n" + entry.stale_caveat, style=tone("italic $caution")))
         fields.update(Group(*parts))
         if entry.diagnostics:
             diag_text = Table.grid(padding=(0, 1))
@@ -541,9 +568,10 @@ class MemoriesPane(Widget):
             diag_text.add_column(overflow="fold")
             for d in entry.diagnostics:
                 where = f" · line {d.line}" if d.line else ""
+                style = severity_style(d.severity)
                 diag_text.add_row(
-                    Text(_SEVERITY_ICON[d.severity], style=_SEVERITY_STYLE[d.severity]),
-                    Text.assemble((d.code, _SEVERITY_STYLE[d.severity]), (where, "#5c6370"), "\n", visible(d.message)),
+                    styled(SEVERITY_ICON[d.severity], style=style),
+                    assemble((d.code, style), (where, muted), "\n", visible(d.message)),
                 )
             diags.update(diag_text)
             diags.display = True
@@ -589,27 +617,54 @@ class MemoriesPane(Widget):
         return None
 
     def apply(self, plan: Plan, *, select: str | None = None, preview: bool = False) -> None:
-        """Apply ``plan`` (after a preview when asked or when the index cap would be passed)."""
+        """Apply ``plan`` in a worker (after a preview when asked or when the index cap would be
+        passed); ``select``: the memory to put the cursor on after the re-scan."""
 
         def go(confirmed: bool | None = True) -> None:
-            if not confirmed:
-                return
-            try:
-                entry = apply_plan(self.locations.memory_dir, plan, self.journal, system_now())
-            except ConflictError as exc:
-                self.notify(f"{exc}. Reloaded.", severity="warning", timeout=8)
-            except (ApplyError, OSError) as exc:
-                self.notify(str(exc), title="Not saved", severity="error", timeout=10)
-            else:
-                self.notify(f"{entry.title}  ·  u to undo", title="Done")
-                if select:
-                    self._pending_select = select
-            self.action_reload()
+            if confirmed:
+                self.applying = True
+                self.apply_worker(plan, select)
 
         if preview or plan.index_overflow:
             self.app.push_screen(PlanPreview(plan), go)
         else:
             go()
+
+    @work(thread=True, exclusive=False, exit_on_error=False, group="memories-apply")
+    def apply_worker(self, plan: Plan, select: str | None) -> None:
+        """Write ``plan`` off the UI thread: the write path takes the memory dir's lock, which
+        the CLI, the Stop hook or a dream may hold."""
+        try:
+            entry = apply_plan(self.locations.memory_dir, plan, self.journal, system_now())
+        except ConflictError as exc:
+            self.post_message(self.Conflicted(str(exc)))
+        except (ApplyError, OSError) as exc:
+            raise WorkFailed("Not saved", str(exc)) from exc
+        else:
+            self.post_message(self.Applied(entry, select))
+
+    @on(Applied)
+    def _on_applied(self, message: Applied) -> None:
+        self.applying = False
+        self.notify(f"{message.entry.title}  ·  u to undo", title="Done")
+        if message.select:
+            self._pending_select = message.select
+        self.action_reload()
+
+    @on(Conflicted)
+    def _on_conflicted(self, message: Conflicted) -> None:
+        self.applying = False
+        self.notify(f"{message.reason}. Reloaded.", severity="warning", timeout=8)
+        self.action_reload()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """While a change is being written, the keys that make another one wait (dimmed)."""
+        if self.applying and action in ("edit", "edit_external", "retype", "rename", "new", "delete", "undo", "trash"):
+            return None
+        return True
+
+    def watch_applying(self) -> None:
+        self.refresh_bindings()
 
     def action_edit(self) -> None:
         entry = self._need_selection()
@@ -788,18 +843,37 @@ class MemoriesPane(Widget):
 
     def action_source(self) -> None:
         entry = self._need_selection()
-        if entry is None:
-            return
+        if entry is not None:
+            self.read_source(entry)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="memories-source")
+    def read_source(self, entry: MemoryEntry) -> None:
+        """Read the conversation ``entry`` came from (a transcript: off the UI thread)."""
         from memtui.core.extract import memory_excerpt
-        from memtui.tui.inbox import SourceDialog
 
         loc = self.locations
         try:
             excerpt = memory_excerpt(entry.memory, Inbox(loc.state_dir, loc.memory_dir), loc.sessions_dir)
         except OSError as exc:
-            self.notify(str(exc), title="Source", severity="error")
-            return
-        self.app.push_screen(SourceDialog(f"Where {entry.relpath} came from", excerpt))
+            raise WorkFailed("Cannot read the source", str(exc)) from exc
+        self.post_if_current(self.SourceRead(f"Where {entry.relpath} came from", excerpt))
+
+    @on(SourceRead)
+    def _on_source(self, message: SourceRead) -> None:
+        from memtui.tui.inbox import SourceDialog
+
+        self.app.push_screen(SourceDialog(message.title, message.excerpt))
+
+    def system_commands(self) -> Iterable[SystemCommand]:
+        """The pane's palette commands: each shows the pane, then acts."""
+        yield SystemCommand("Memories: search", "Focus the search box ( / )", self.there(self.action_focus_search))
+        yield SystemCommand("Memories: cycle type filter", "All → user → feedback → project → reference → untyped ( t )", self.there(self.action_cycle_type))
+        yield SystemCommand("Memories: reload", "Re-scan the memory dir ( r )", self.there(self.action_reload))
+        for label, value in TYPE_CHOICES:
+            name = "all" if value == "all" else label
+            yield SystemCommand(f"Memories: show {name}", f"Filter the list to {name} memories", self.there(partial(setattr, self, "type_filter", value)))
+        yield SystemCommand("Memories: doctor", "Every check of the lint catalog, with safe fixes ( D )", self.there(self.action_doctor))
+        yield SystemCommand("Memories: inbox", "Memories proposed by extraction ( I )", self.there(self.action_inbox))
 
     # ----- live reload -----------------------------------------------------------------------
 
@@ -820,4 +894,4 @@ class MemoriesPane(Widget):
 
     @on(DirChanged)
     def _on_dir_changed(self) -> None:
-        self.scan()
+        self.action_reload()

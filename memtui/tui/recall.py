@@ -1,4 +1,4 @@
-"""The Recall pane: a playground for what the agent would recall for a prompt, and why (SPEC §6).
+"""The Recall pane: a playground for what the agent would recall for a prompt, and why.
 
 Type a prompt: the lexical selector answers as you type (debounced); the claude and hybrid
 selectors cost a request, so they run on Enter (Esc cancels). Recent tools come from the
@@ -8,12 +8,13 @@ for each, the near misses, what the reference would have sent against what was u
 exact manifest and request, and the exact injected text.
 
 The corpus is scanned (and its lexical index built) in a worker each time the pane is shown
-or reloaded, and reused for every keystroke.
+or reloaded, and reused for every keystroke. The inputs besides the query are built by the
+core (``memtui.core.recall.inputs``), as ``memtui recall`` builds them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -21,28 +22,23 @@ from typing import TYPE_CHECKING
 
 from rich.console import Group
 from rich.text import Text
-from textual import events, on, work
+from textual import on, work
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.css.query import NoMatches
 from textual.message import Message
 from textual.timer import Timer
-from textual.widget import Widget
 from textual.widgets import (
     Collapsible,
     Input,
     Select,
     Static,
-    TabbedContent,
-    TabPane,
     TextArea,
 )
-from textual.worker import get_current_worker
 
 from memtui.core.base.terminal import visible, visible_block
-from memtui.core.memory.age import age_days, age_label
 from memtui.core.base.clock import system_now
+from memtui.core.memory.age import age_days, age_label
 from memtui.core.places.agentconfig import RecallState, recall_state
 from memtui.core.places.claude_json import read_global_config
 from memtui.core.places.locations import Locations
@@ -50,21 +46,18 @@ from memtui.core.recall import (
     SELECTOR_NAMES,
     RecallCorpus,
     RecallResult,
+    SelectorChoice,
     SelectorName,
     choose_model,
+    choose_selector,
     load_corpus,
     recall,
-    resolve_selector,
 )
+from memtui.core.recall.engine import NO_KEY
+from memtui.core.recall.inputs import RecallInputs, SessionContext, recall_inputs, session_context, split_names
 from memtui.core.recall.manifest import SESSION_BUDGET
-from memtui.core.sessions.transcripts import (
-    SessionFile,
-    list_sessions,
-    read_transcript,
-    recently_used_tools,
-    surfaced_memories,
-)
-from memtui.tui.reveal import reveal_pane
+from memtui.core.sessions.transcripts import SessionFile, list_sessions
+from memtui.tui.pane import Failure, Latest, Pane
 from memtui.tui.widgets.history_input import HistoryInput
 from memtui.tui.widgets.recall_view import (
     MUTED,
@@ -77,16 +70,13 @@ from memtui.tui.widgets.recall_view import (
     request_text,
     request_title,
 )
+from memtui.tui.theme import assemble, styled, tone
 
 if TYPE_CHECKING:
     import anthropic
 
 # memtui's choice: the pause after the last keystroke before lexical recall runs.
 DEBOUNCE_S = 0.25
-# Below this many columns the results and the injected text share the space by turns.
-NARROW_WIDTH = 100
-# Below this many rows (of the pane) the decorative blank lines go.
-SHORT_HEIGHT = 26
 SELECTOR_OPTIONS: list[tuple[str, str]] = [(name, name) for name in SELECTOR_NAMES]
 SELECTOR_HELP = {
     "auto": "claude with an API key, else lexical",
@@ -94,51 +84,40 @@ SELECTOR_HELP = {
     "claude": "the reference's request over the 200 newest (Enter)",
     "hybrid": "BM25 prefilter of all memories to 200, then Claude (Enter)",
 }
-INTRO = Text.assemble(
-    ("Type a prompt of two words or more.\n\n", "bold"),
-    (
-        (
-            "The agent recalls at most 5 memories for each prompt: it sends a manifest of its 200 newest"
-            " memories to a small model and injects the ones picked. The lexical selector (BM25, offline)"
-            " answers as you type; claude and hybrid send one request when you press Enter."
-        ),
-        SOFT,
-    ),
+INTRO = (
+    "The agent recalls at most 5 memories for each prompt: it sends a manifest of its 200 newest"
+    " memories to a small model and injects the ones picked. The lexical selector (BM25, offline)"
+    " answers as you type; claude and hybrid send one request when you press Enter."
 )
 
 
-def split_tools(value: str) -> list[str]:
-    """A comma-separated tools box as names, blanks dropped, first occurrence kept."""
-    return list(dict.fromkeys(v.strip() for v in value.split(",") if v.strip()))
+def intro() -> Text:
+    """What the results show before the first prompt."""
+    return assemble(("Type a prompt of two words or more.\n\n", "bold"), (INTRO, SOFT))
 
 
 @dataclass(frozen=True, slots=True)
 class RecallRun:
-    """Everything one recall needs (read on the UI thread, used in the worker)."""
+    """Everything one recall needs (read on the UI thread, used in the worker); ``ticket``
+    tells the latest run from superseded ones."""
 
-    seq: int
+    ticket: int
     query: str
-    selector: str
-    recent_tools: tuple[str, ...]
-    surfaced: tuple[str, ...]
-    surfaced_units: int | None
+    selector: SelectorName
+    inputs: RecallInputs
     model: str
     send: bool
 
 
-@dataclass(frozen=True, slots=True)
-class TranscriptContext:
-    """What a session transcript brings: its recently used tools and already-surfaced memories
-    (paths and UTF-16 units against the 60 KiB budget)."""
-
-    session_id: str
-    tools: tuple[str, ...]
-    surfaced: tuple[str, ...]
-    units: int
-
-
-class RecallPane(Widget):
+class RecallPane(Pane):
     """Type a prompt, see what the agent would recall and inject."""
+
+    MAIN = "#recall-query"
+    FAILURE_TITLES = {
+        "recall-load": "Cannot scan the memory dir",
+        "recall-run": "Recall failed",
+        "recall-transcript": "Cannot read the transcript",
+    }
 
     BINDINGS = [
         Binding("slash", "focus_query", "Query", show=False, id="recall.query", tooltip="Focus the query box"),
@@ -164,7 +143,7 @@ class RecallPane(Widget):
     class TranscriptRead(Message):
         """A session transcript was read."""
 
-        context: TranscriptContext
+        context: SessionContext
 
     @dataclass
     class TranscriptFailed(Message):
@@ -175,9 +154,9 @@ class RecallPane(Widget):
 
     @dataclass
     class RecallDone(Message):
-        """One recall finished (``seq`` tells stale results from the latest)."""
+        """One recall finished (``ticket`` tells stale results from the latest)."""
 
-        seq: int
+        ticket: int
         result: RecallResult
         send: bool
 
@@ -190,22 +169,20 @@ class RecallPane(Widget):
         id: str | None = None,
     ) -> None:
         super().__init__(id=id)
-        self._activation_pending = False
         self.locations = locations
         # ``client``/``environ``: for the claude selectors (tests inject a mock-transport client).
         self.client = client
         self.environ = environ
         self.corpus: RecallCorpus | None = None
         self.sessions: list[SessionFile] = []
-        self.transcript: TranscriptContext | None = None
+        self.transcript: SessionContext | None = None
         self.result: RecallResult | None = None
         self._descriptions: dict[str, str | None] = {}
-        self._seq = 0
-        self._pending: RecallRun | None = None
+        self._runs = Latest()  # recall runs: only the latest one's result shows
         self._debounce: Timer | None = None
+        self._keystrokes = Latest()  # debounced runs: only the latest keystroke's fires
         self._recall_in_flight = False  # a claude/hybrid request is out (not `_running`: MessagePump owns that)
         self._show_injected = False
-        self._token = 0
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="recall-query-bar", classes="recall-bar"):
@@ -234,35 +211,16 @@ class RecallPane(Widget):
         self.query_one("#recall-injected").border_title = "injected text"
         self._show_intro()
         self._update_badge()
-        self._watch_activation()
-
-    def _watch_activation(self) -> None:
-        """Each activation of the pane's tab re-scans (memories may have changed in another
-        pane); a pane not in tabs loads at once."""
-        try:
-            tabs = self.query_ancestor(TabbedContent)
-            tab_id = self.query_ancestor(TabPane).id
-        except NoMatches:
+        if self.is_visible_tab:  # a pane shown at once (or not in tabs) loads now
             self.action_reload()
-            return
 
-        def switched(active: str) -> None:
-            # one re-scan per activation, even when focus moves make the tab flip back and forth
-            if active == tab_id and not self._activation_pending:
-                self._activation_pending = True
-                self.call_after_refresh(activated)
+    def activated(self) -> None:
+        """Shown again: re-scan (memories may have changed in another pane); on a narrow
+        terminal the results come back in front of the injected text."""
+        self.action_reload()
+        self.action_focus_query()
 
-        def activated() -> None:
-            self._activation_pending = False
-            if tabs.active == tab_id:
-                self.action_reload()
-                self.action_focus_query()
-
-        self.watch(tabs, "active", switched, init=True)
-
-    def on_resize(self, event: events.Resize) -> None:
-        self.set_class(event.size.width < NARROW_WIDTH, "-narrow")
-        self.set_class(event.size.height < SHORT_HEIGHT, "-short")
+    def watch_narrow(self) -> None:
         self._title_results()
 
     # ----- properties read by the app and the tests ------------------------------------------
@@ -295,11 +253,17 @@ class RecallPane(Widget):
         config = self.locations.agent_config if self.locations.agent_config is not None else read_global_config(self.environ)
         return recall_state(gate, config, self.environ)
 
+    def selector_choice(self, selector: str | None = None) -> SelectorChoice:
+        """``selector`` (default: the one chosen) resolved: which selector runs, and why offline."""
+        return choose_selector(
+            self._selector_name(selector), model=self.model, client=self.client, environ=self.environ,
+            shape=self.locations.flavor.behaviour.recall_request,
+        )
+
     def costs_a_request(self, selector: str | None = None) -> bool:
         """Whether running ``selector`` now would send a request (claude/hybrid with a
         credential or an injected client); such runs wait for Enter."""
-        chosen, offline = resolve_selector(self._selector_name(selector), model=self.model, client=self.client, environ=self.environ)
-        return chosen.name != "lexical" and offline is None
+        return self.selector_choice(selector).sends_request
 
     def _selector_name(self, selector: str | None) -> SelectorName:
         name = selector or self.selector
@@ -310,7 +274,7 @@ class RecallPane(Widget):
     def action_reload(self) -> None:
         """Re-scan the memory dir and list the sessions, in a worker."""
         if self.corpus is None:
-            self._status(Text("scanning the memory dir…", style=MUTED))
+            self._status(styled("scanning the memory dir…", style=MUTED))
         self.load()
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="recall-load")
@@ -320,8 +284,14 @@ class RecallPane(Widget):
         corpus = load_corpus(memory_dir, self.locations.flavor.behaviour.memory_format)
         corpus.lexical_index()  # built here, once, so keystrokes only query it
         sessions = list_sessions(self.locations.sessions_dir)
-        if not get_current_worker().is_cancelled:
-            self.post_message(self.CorpusLoaded(corpus, sessions, memory_dir.is_dir()))
+        self.post_if_current(self.CorpusLoaded(corpus, sessions, memory_dir.is_dir()))
+
+    def worker_failed(self, failure: Failure) -> None:
+        """A failed run leaves the asking state; a failed scan says so where the memory count
+        shows."""
+        if failure.group == "recall-run":
+            self._recall_in_flight = False
+        self._update_badge()
 
     @on(CorpusLoaded)
     def _on_loaded(self, message: CorpusLoaded) -> None:
@@ -329,7 +299,7 @@ class RecallPane(Widget):
         self._descriptions = {d.relpath: d.header.description for d in message.corpus.docs}
         self._set_sessions(message.sessions)
         if not message.exists:
-            self._notice(Text.assemble(("No memory dir yet. ", "bold #e5c07b"), (f"{self.locations.memory_dir} does not exist.", SOFT)))
+            self._notice(assemble(("No memory dir yet. ", "bold $warning"), (f"{self.locations.memory_dir} does not exist.", SOFT)))
         self._update_badge()
         self._schedule(delay=0)
 
@@ -384,13 +354,11 @@ class RecallPane(Widget):
     def read_session(self, path: Path) -> None:
         """Read one transcript: recent tools, surfaced memories and their size."""
         try:
-            transcript = read_transcript(path)
+            context = session_context(path)
         except OSError as exc:
             self.post_message(self.TranscriptFailed(path, exc.strerror or str(exc)))
             return
-        paths, units = surfaced_memories(transcript)
-        context = TranscriptContext(path.stem, recently_used_tools(transcript), paths, units)
-        self.post_message(self.TranscriptRead(context))
+        self.post_if_current(self.TranscriptRead(context))
 
     @on(TranscriptRead)
     def _on_transcript_read(self, message: TranscriptRead) -> None:
@@ -418,15 +386,14 @@ class RecallPane(Widget):
         if self._debounce is not None:
             self._debounce.stop()
             self._debounce = None
-        # A stopped timer may already have queued its callback: only the latest token runs.
-        self._token += 1
-        token = self._token
+        # A stopped timer may already have queued its callback: only the latest keystroke runs.
+        keystroke = self._keystrokes.take()
         if delay <= 0:
             self._run(send)
         else:
 
             def fire() -> None:
-                if token == self._token:
+                if self._keystrokes.is_current(keystroke):
                     self._run(send)
 
             self._debounce = self.set_timer(delay, fire)
@@ -442,26 +409,20 @@ class RecallPane(Widget):
             return  # runs when the corpus arrives
         if self.costs_a_request() and not send:
             self._cancel_running()
-            self._notice(Text.assemble(
+            self._notice(assemble(
                 ("Enter ", "bold"), (f"asks {self.model} (one request). ", SOFT),
                 (f"Results below are for: {self.result.query}" if self.result else "", MUTED),
             ))
             return
-        transcript = self.transcript
-        self._seq += 1
-        run = RecallRun(
-            self._seq,
-            query,
-            self._selector_name(None),
-            tuple(split_tools(self.query_one("#recall-tools", Input).value)),
-            transcript.surfaced if transcript else (),
-            transcript.units if transcript else None,
-            self.model,
-            send,
+        inputs = recall_inputs(
+            self.corpus,
+            tools=split_names(self.query_one("#recall-tools", Input).value),  # the session's tools fill the box
+            session=self.transcript,
         )
+        run = RecallRun(self._runs.take(), query, self._selector_name(None), inputs, self.model, send)
         if self.costs_a_request():
             self._recall_in_flight = True
-            self._notice(Text.assemble(("Asking ", SOFT), (run.model, "bold"), ("…  Esc cancels", SOFT)))
+            self._notice(assemble(("Asking ", SOFT), (run.model, "bold"), ("…  Esc cancels", SOFT)))
             self._update_badge()
         self.run_recall(run, self.corpus)
 
@@ -472,10 +433,10 @@ class RecallPane(Widget):
             run.query,
             corpus,
             now=system_now(),
-            selector=run.selector,  # type: ignore[arg-type]
-            recent_tools=run.recent_tools,
-            surfaced=run.surfaced,
-            surfaced_units=run.surfaced_units,
+            selector=run.selector,
+            recent_tools=run.inputs.recent_tools,
+            surfaced=run.inputs.surfaced,
+            surfaced_units=run.inputs.surfaced_units,
             model=run.model,
             client=self.client,
             environ=self.environ,
@@ -483,12 +444,11 @@ class RecallPane(Widget):
             gate=self.gate,
             preview=True,  # the pane always shows what recall would pick, labelled when it is off
         )
-        if not get_current_worker().is_cancelled:
-            self.post_message(self.RecallDone(run.seq, result, run.send))
+        self.post_if_current(self.RecallDone(run.ticket, result, run.send))
 
     @on(RecallDone)
     def _on_recall(self, message: RecallDone) -> None:
-        if message.seq != self._seq:
+        if not self._runs.is_current(message.ticket):
             return  # a newer run is on its way
         self._recall_in_flight = False
         self.result = message.result
@@ -500,7 +460,7 @@ class RecallPane(Widget):
                 worker.cancel()
         if self._recall_in_flight:
             self._recall_in_flight = False
-            self._seq += 1  # whatever comes back now is stale
+            self._runs.supersede()  # whatever comes back now is stale
             self._update_badge()
 
     def action_cancel(self) -> None:
@@ -509,7 +469,7 @@ class RecallPane(Widget):
         go back to the query box."""
         if self._recall_in_flight:
             self._cancel_running()
-            self._notice(Text("Cancelled: the request's answer will be ignored.", style="#e5c07b"))
+            self._notice(styled("Cancelled: the request's answer will be ignored.", style="$warning"))
         elif isinstance(self.app.focused, Input):
             if self._show_injected:
                 self._toggle_narrow_view(False)
@@ -529,7 +489,8 @@ class RecallPane(Widget):
 
     def _update_badge(self) -> None:
         """The online/offline badge with its reason, the memory count and the transcript."""
-        chosen, offline = resolve_selector(self._selector_name(None), model=self.model, client=self.client, environ=self.environ)
+        choice = self.selector_choice()
+        chosen = choice.selector
         result = self.result if self.result is not None and self.result.selector == chosen.name else None
         facts: list[str] = []
         if self.corpus is not None:
@@ -542,28 +503,25 @@ class RecallPane(Widget):
             )
         status = Text()
         if result is not None and result.error and result.online:
-            status.append(" ERROR ", "bold #1e1e1e on #e06c75")
-            status.append(f" {chosen.name} · {self.model}", "bold")
+            status.append(" ERROR ", tone("bold $chip-text on $error"))
+            status.append(f" {chosen.name} · {self.model}", tone("bold"))
             facts.append(result.error)
-        elif offline is None:
-            status.append(" ONLINE ", "bold #1e1e1e on #98c379")
-            status.append(f" {chosen.name} · {self.model}", "bold")
+        elif choice.offline_cause is None:
+            status.append(" ONLINE ", tone("bold $chip-text on $success"))
+            status.append(f" {chosen.name} · {self.model}", tone("bold"))
             facts.insert(0, "asking…" if self._recall_in_flight else "Enter sends one request")
         else:
-            status.append(" OFFLINE ", "bold #1e1e1e on #e5c07b")
-            status.append(f" {chosen.name} (BM25) as you type", "bold")
-            if offline.startswith("offline: "):
-                facts.append(offline.removeprefix("offline: "))
-            else:
-                facts.append("by choice: an API key is set")
+            status.append(" OFFLINE ", tone("bold $chip-text on $warning"))
+            status.append(f" {chosen.name} (BM25) as you type", tone("bold"))
+            facts.append(NO_KEY if choice.offline_cause == "no-credentials" else "by choice: an API key is set")
         for fact in facts:
-            status.append("  ·  ", MUTED)
-            status.append(visible(fact), "#e06c75" if result is not None and fact == result.error else SOFT)
+            status.append("  ·  ", tone(MUTED))
+            status.append(visible(fact), tone("$error" if result is not None and fact == result.error else SOFT))
         self._status(status)
 
     def _show_intro(self) -> None:
         self.result = None
-        self._notice(INTRO)
+        self._notice(intro())
         for widget_id in ("#recall-picks", "#recall-near", "#recall-compare"):
             self.query_one(widget_id, Static).update("")
         for widget_id in ("#recall-manifest", "#recall-request"):
@@ -579,20 +537,20 @@ class RecallPane(Widget):
         notice: list[Text] = []
         if result.gate is not None:
             if result.gate.on:
-                notice.append(Text.assemble((f"{result.release} recalls", "bold #98c379"), (f" — {result.gate.reason}; MEMORY.md is not in its context.", SOFT)))
+                notice.append(assemble((f"{result.release} recalls", "bold $success"), (f" — {result.gate.reason}; MEMORY.md is not in its context.", SOFT)))
             else:
-                notice.append(Text.assemble((f"{result.release} does not recall", "bold #e5c07b"), (f" — {result.gate.reason}.", SOFT)))
-                notice.append(Text("It loads MEMORY.md instead. Below: what recall would pick if it were on.", style=SOFT))
+                notice.append(assemble((f"{result.release} does not recall", "bold $warning"), (f" — {result.gate.reason}.", SOFT)))
+                notice.append(styled("It loads MEMORY.md instead. Below: what recall would pick if it were on.", style=SOFT))
         if result.skipped:
-            notice.append(Text.assemble(("Skipped — ", "bold #e5c07b"), (visible(result.skipped), "#e5c07b")))
-            notice.append(Text("The agent would not recall anything for this prompt.", style=SOFT))
+            notice.append(assemble(("Skipped — ", "bold $warning"), (visible(result.skipped), "$warning")))
+            notice.append(styled("The agent would not recall anything for this prompt.", style=SOFT))
         if result.error:
-            notice.append(Text.assemble((f"{result.selector} failed — ", "bold #e06c75"), (visible(result.error), "#e06c75")))
-            notice.append(Text("No memories recalled; the near misses below are lexical.", style=SOFT))
+            notice.append(assemble((f"{result.selector} failed — ", "bold $error"), (visible(result.error), "$error")))
+            notice.append(styled("No memories recalled; the near misses below are lexical.", style=SOFT))
         for note in result.notes:
-            notice.append(Text.assemble(("note: ", "bold #e5c07b"), (visible(note), SOFT)))
+            notice.append(assemble(("note: ", "bold $warning"), (visible(note), SOFT)))
         if result.dropped_surfaced:
-            notice.append(Text(f"{len(result.dropped_surfaced)} memories already surfaced in this session are left out.", style=MUTED))
+            notice.append(styled(f"{len(result.dropped_surfaced)} memories already surfaced in this session are left out.", style=MUTED))
         self._notice(Group(*notice) if notice else None)
         picks = self.query_one("#recall-picks", Static)
         near = self.query_one("#recall-near", Static)
@@ -619,7 +577,7 @@ class RecallPane(Widget):
 
     def _title_results(self) -> None:
         title = "results" if self.result is None else f"results · {self.result.selector}"
-        if self.has_class("-narrow"):
+        if self.narrow:
             title += " · ^n injected text"
         self.query_one("#recall-results").border_title = title
 
@@ -634,13 +592,7 @@ class RecallPane(Widget):
     def system_commands(self) -> Iterable[SystemCommand]:
         """The pane's palette commands: each switches to the pane, then acts."""
 
-        def there(action: Callable[[], object]) -> Callable[[], None]:
-            def run() -> None:
-                reveal_pane(self)
-                self.call_after_refresh(action)
-
-            return run
-
+        there = self.there
         yield SystemCommand("Recall: open", "Switch to the Recall pane and type a prompt ( 3 )", there(self.action_focus_query))
         yield SystemCommand("Recall: cycle selector", "auto → claude → lexical → hybrid ( ctrl+o )", there(self.action_cycle_selector))
         for name in SELECTOR_NAMES:
@@ -693,7 +645,7 @@ class RecallPane(Widget):
         if area.has_focus:
             self.action_focus_query()
             return
-        if self.has_class("-narrow"):
+        if self.narrow:
             self._toggle_narrow_view(True)
         area.focus()
 

@@ -23,18 +23,20 @@ from rich.text import Text
 from textual.strip import Strip
 
 from memtui.core.base.terminal import UNSAFE, visible, visible_block
+from memtui.tui.theme import tone
 
 __all__ = ["block", "install_render_guard", "markup_safe", "plain"]
 
 
 def plain(text: str | None, style: str = "") -> Text:
-    """One line from a file as a ``Text`` (no markup), its unsafe characters escaped."""
-    return Text(visible(text or ""), style=style)
+    """One line from a file as a ``Text`` (no markup), its unsafe characters escaped;
+    ``style`` may name theme colours (``$muted``)."""
+    return Text(visible(text or ""), style=tone(style))
 
 
 def block(text: str | None, style: str = "") -> Text:
     """Several lines from a file as a ``Text`` (no markup); lines and tabs kept."""
-    return Text(visible_block(text or ""), style=style)
+    return Text(visible_block(text or ""), style=tone(style))
 
 
 def markup_safe(text: str | None) -> str:

@@ -1,16 +1,16 @@
-"""``memtui hook stop`` (issue 7 §4): reads the Stop hook's JSON on stdin, always exits 0,
+"""``memtui hook stop``: reads the Stop hook's JSON on stdin, always exits 0,
 logs every outcome in the state dir; garbage input and a missing transcript write nothing else."""
 
 from __future__ import annotations
 
 import json
 import os
-import time
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
 from support.extract import SESSION, Talk
+from support.pilot import wait_for
 
 from memtui.cli import main
 from memtui.core.extract.hook import HookInputError, parse_hook_input
@@ -68,9 +68,7 @@ def test_good_input_detached_returns_at_once_and_extracts_in_the_background(proj
     memory, transcript = project
     result = hook(memory, payload(transcript, tmp_path), "--extractor", "offline")
     assert result.exit_code == 0
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and not log_lines():
-        time.sleep(0.1)
+    wait_for(lambda: bool(log_lines()), timeout=30, what="the background extraction's log line")
     (line,) = log_lines()
     assert line["level"] == "info", line
     assert len(Inbox(state(), memory).pending()) == 1
@@ -124,3 +122,20 @@ def test_parse_hook_input() -> None:
     for bad in (b"", b"null", b'{"session_id": "", "transcript_path": "/t", "cwd": "/"}', b'{"session_id": "s", "cwd": "/"}'):
         with pytest.raises(HookInputError):
             parse_hook_input(bad)
+
+
+def test_the_hook_logs_with_the_injected_clock(project: tuple[Path, Path], tmp_path: Path) -> None:
+    memory, _ = project
+    hook(memory, b"not json", "--wait")
+    (line,) = log_lines()
+    assert line["time"] == "2026-03-10T12:00:00+00:00"  # MEMTUI_NOW, not the wall clock
+
+
+def test_an_unusable_frozen_clock_is_logged_and_the_hook_still_runs(project: tuple[Path, Path], tmp_path: Path) -> None:
+    memory, transcript = project
+    result = CliRunner().invoke(main, ["--memory-dir", str(memory), "hook", "stop", "--wait", "--extractor", "offline"],
+                                input=payload(transcript, tmp_path), env={"MEMTUI_NOW": "yesterday"})
+    assert result.exit_code == 0
+    warning, outcome = log_lines()
+    assert warning["level"] == "warning" and "MEMTUI_NOW" in str(warning["message"])
+    assert outcome["level"] == "info" and len(Inbox(state(), memory).pending()) == 1

@@ -14,16 +14,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from rich.console import Console
 from textual.message import Message
 from textual.pilot import Pilot
 from textual.widgets import ContentSwitcher, OptionList, Static, Tree
+
+from support.pilot import rendered, settle, snapshot_root, type_text
 
 from memtui.core.cascade import PREAMBLE
 from memtui.core.places.flavor import AGENT
 from memtui.tui.app import MemtuiApp
 from memtui.tui.cascade import CascadePane, FileNode, ImportDecisionDialog, StepNode
-from tests.tui.conftest import fixed_dir, type_text
 
 NOW = "2026-11-30T12:00:00+00:00"
 
@@ -65,23 +65,11 @@ def cascade_app(isolated_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPa
 
 @pytest.fixture
 def fixed_cascade_app(isolated_env: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[], MemtuiApp]]:
-    """The app on a fixed root, for the snapshot: the auto-memory text names the memory dir,
-    so its path's length is in the character and token counts the pane shows."""
-    with fixed_dir(Path("/tmp/memtui-snapshot-cascade")) as root:
+    """The app on a root of the same length on every run, for the snapshot: the auto-memory
+    text names the memory dir, so its path's length is in the character and token counts the
+    pane shows (every path it shows is under HOME, written ``~/…``)."""
+    with snapshot_root() as root:
         yield cascade_factory(root, monkeypatch)
-
-
-async def settle(app: MemtuiApp, pilot: Pilot[None]) -> None:
-    await app.workers.wait_for_complete()
-    await pilot.pause()
-
-
-def rendered(renderable: Any) -> str:
-    """A rich renderable as plain terminal text."""
-    console = Console(width=200, color_system=None)
-    with console.capture() as capture:
-        console.print(renderable)
-    return capture.get()
 
 
 def detail(app: MemtuiApp) -> str:
@@ -108,7 +96,7 @@ def cursor_file(app: MemtuiApp) -> str | None:
 
 
 async def open_pane(app: MemtuiApp, pilot: Pilot[None]) -> CascadePane:
-    await settle(app, pilot)
+    await settle(pilot)
     await pilot.press("1")
     await pilot.pause()
     return app.query_one(CascadePane)
@@ -120,8 +108,7 @@ async def read(pilot: Pilot[None], target: str) -> None:
     await pilot.press("escape", "slash")
     await type_text(pilot, target)
     await pilot.press("enter")
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
+    await settle(pilot)
 
 
 async def test_tree_lists_layers_and_files_in_load_order_with_markers(cascade_app: Callable[[], MemtuiApp]) -> None:
@@ -230,7 +217,7 @@ async def test_reads_add_the_matching_rule_once(cascade_app: Callable[[], Memtui
         assert "loaded later by read 1 (src/api/users.py)" in detail(app)
         # c resets to the startup context
         await pilot.press("c")
-        await settle(app, pilot)
+        await settle(pilot)
         assert pane.steps == [] and pane.targets == []
         assert any("none yet" in line for line in tree_lines(app))
 
@@ -254,7 +241,7 @@ async def test_approving_the_pending_import_loads_it(cascade_app: Callable[[], M
         assert "~/w/conventions.md" in said  # what will load
         assert "imported by ~/w/AGENT.md, line 3" in said
         await pilot.press("y")
-        await settle(app, pilot)
+        await settle(pilot)
         assert not isinstance(app.screen, ImportDecisionDialog)
         assert pane.cascade.pending_external_imports == []
         conventions = next(f for f in pane.cascade.files if f.path.endswith("conventions.md"))
@@ -269,7 +256,7 @@ async def test_approving_the_pending_import_loads_it(cascade_app: Callable[[], M
         await pilot.pause()
         assert isinstance(app.screen, ImportDecisionDialog)
         await pilot.press("y")
-        await settle(app, pilot)
+        await settle(pilot)
         conventions = next(f for f in pane.cascade.files if f.path.endswith("conventions.md"))
         assert conventions.status == "declined" and not conventions.loaded
 
@@ -281,7 +268,7 @@ async def test_cancelling_the_confirmation_changes_nothing(cascade_app: Callable
         await pilot.press("a")
         await pilot.pause()
         await pilot.press("escape")
-        await settle(app, pilot)
+        await settle(pilot)
         assert pane.cascade is not None and len(pane.cascade.pending_external_imports) == 1
         assert not (isolated_env.parent / "state" / "approvals.json").exists()
 
@@ -331,7 +318,7 @@ async def test_a_finding_jumps_to_its_file_and_line(cascade_app: Callable[[], Me
 async def test_palette_reaches_the_pane(cascade_app: Callable[[], MemtuiApp]) -> None:
     app = cascade_app()
     async with app.run_test(size=(120, 36)) as pilot:
-        await settle(app, pilot)
+        await settle(pilot)
         titles = [c.title for c in app.get_system_commands(app.screen)]
         for title in (
             "Cascade: simulate a read",
@@ -351,12 +338,12 @@ async def test_palette_reaches_the_pane(cascade_app: Callable[[], MemtuiApp]) ->
         assert app.query_one("#cascade-right", ContentSwitcher).current == "cascade-rendered"
 
 
-def test_cascade_pane_snapshot(snap_compare: Any, fixed_cascade_app: Callable[[], MemtuiApp]) -> None:
+@pytest.mark.parametrize("size", [(120, 36), (80, 24)], ids=["wide", "narrow"])
+def test_cascade_pane_snapshot(snap_compare: Any, fixed_cascade_app: Callable[[], MemtuiApp], size: tuple[int, int]) -> None:
     async def run_before(pilot: Any) -> None:
-        await pilot.app.workers.wait_for_complete()
+        await settle(pilot)
         await pilot.press("1")  # the pane computes when first shown, in a worker
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
+        await settle(pilot)
 
     # the Cascade pane with the BOM rule selected: its finding, reason and content
-    assert snap_compare(fixed_cascade_app(), press=["down"] * 8, terminal_size=(120, 36), run_before=run_before)
+    assert snap_compare(fixed_cascade_app(), press=["down"] * 8, terminal_size=size, run_before=run_before)

@@ -8,20 +8,16 @@ import json
 from pathlib import Path
 
 import pytest
-from rich.console import Console
-from textual.widgets import Static
+from support.memories import NOW, write_memory_dir
+from support.pilot import plain, type_text
 
 from memtui.core.places.flavor import CLAUDE
 from memtui.tui.app import MemtuiApp
-from tests.tui.conftest import NOW, type_text, write_memory_dir
 from tests.tui.test_recall_pane import open_recall, result_for
 
 
 def notice(app: MemtuiApp) -> str:
-    console = Console(width=200, color_system=None)
-    with console.capture() as capture:
-        console.print(app.query_one("#recall-notice", Static).content)
-    return capture.get()
+    return plain(app, "#recall-notice")
 
 
 @pytest.mark.parametrize("flag", [False, True])

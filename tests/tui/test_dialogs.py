@@ -7,20 +7,15 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, Label, Static
 from textual.widgets._footer import FooterKey
+
+from support.pilot import settle, type_text
 
 from memtui.core.writes.edits import FileChange, Plan
 from memtui.tui.app import MemtuiApp
 from memtui.tui.dialogs import NewMemoryDialog, PlanPreview, TrashDialog
 from memtui.tui.memories import MemoriesPane
-from tests.tui.conftest import type_text
-
-
-async def settle(app: MemtuiApp, pilot: Pilot[None]) -> None:
-    await app.workers.wait_for_complete()
-    await pilot.pause()
 
 
 def text_of(widget: Static) -> str:
@@ -43,7 +38,7 @@ async def test_create_with_a_missing_field_keeps_the_dialog_and_says_what_is_mis
 ) -> None:
     app = make_app()
     async with app.run_test(size=(120, 36)) as pilot:
-        await settle(app, pilot)
+        await settle(pilot)
         before = sorted(p.name for p in Path(app.locations.memory_dir).iterdir())
         await pilot.press("n")
         await pilot.pause()
@@ -69,7 +64,7 @@ async def test_create_with_a_missing_field_keeps_the_dialog_and_says_what_is_mis
         assert text_of(dialog.query_one(f"#{missing}-error", Static)) == ""
         dialog.query_one("#new-description", Input).focus()
         await pilot.press("enter")  # (a second click on Create within 0.2 s is ignored by Button)
-        await settle(app, pilot)
+        await settle(pilot)
         assert not isinstance(app.screen, NewMemoryDialog)
         assert len(list(Path(app.locations.memory_dir).iterdir())) == len(before) + 1
 
@@ -77,7 +72,7 @@ async def test_create_with_a_missing_field_keeps_the_dialog_and_says_what_is_mis
 async def test_enter_in_an_empty_description_keeps_the_dialog(make_app: Callable[[], MemtuiApp]) -> None:
     app = make_app()
     async with app.run_test(size=(120, 36)) as pilot:
-        await settle(app, pilot)
+        await settle(pilot)
         await pilot.press("n")
         await pilot.pause()
         dialog = app.screen
@@ -96,7 +91,7 @@ async def test_enter_in_an_empty_description_keeps_the_dialog(make_app: Callable
 async def test_trash_title_counts_in_words(make_app: Callable[[], MemtuiApp], count: int, title: str) -> None:
     app = make_app()
     async with app.run_test(size=(120, 36)) as pilot:
-        await settle(app, pilot)
+        await settle(pilot)
         for relpath in ["feedback_terse.md", "project_freeze.md"][:count]:
             pane = app.query_one(MemoriesPane)
             table = app.query_one("#memories-table", DataTable)
@@ -104,7 +99,7 @@ async def test_trash_title_counts_in_words(make_app: Callable[[], MemtuiApp], co
             await pilot.press("d")
             await pilot.pause()
             await pilot.press("y")
-            await settle(app, pilot)
+            await settle(pilot)
         await pilot.press("z")
         await pilot.pause()
         assert isinstance(app.screen, TrashDialog)
@@ -126,7 +121,7 @@ def big_plan(lines: int = 300) -> Plan:
 async def test_plan_preview_keeps_title_and_buttons_on_screen_with_a_big_diff(make_app: Callable[[], MemtuiApp], size: tuple[int, int]) -> None:
     app = make_app()
     async with app.run_test(size=size) as pilot:
-        await settle(app, pilot)
+        await settle(pilot)
         answers: list[bool | None] = []
         app.push_screen(PlanPreview(big_plan()), answers.append)
         await pilot.pause()
@@ -149,7 +144,7 @@ async def test_plan_preview_keeps_title_and_buttons_on_screen_with_a_big_diff(ma
 async def test_plan_preview_shrinks_to_a_short_diff(make_app: Callable[[], MemtuiApp]) -> None:
     app = make_app()
     async with app.run_test(size=(120, 36)) as pilot:
-        await settle(app, pilot)
+        await settle(pilot)
         app.push_screen(PlanPreview(Plan("Re-type user_role.md", (FileChange("user_role.md", b"type: User\n", b"type: user\n"),))))
         await pilot.pause()
         await pilot.pause()

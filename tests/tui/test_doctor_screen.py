@@ -6,6 +6,8 @@ from collections.abc import Callable
 
 from textual.widgets import Tree
 
+from support.pilot import settle
+
 from memtui.tui.app import MemtuiApp
 from memtui.tui.dialogs import PlanPreview
 from memtui.tui.doctor import DoctorScreen
@@ -15,14 +17,13 @@ async def test_doctor_groups_findings_by_file_and_applies_a_safe_fix(make_app: C
     app = make_app()
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.pause()
-        await app.workers.wait_for_complete()
+        await settle(pilot)
         memory_dir = app.locations.memory_dir
         await pilot.press("D")
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, DoctorScreen)
-        await screen.workers.wait_for_complete()
-        await pilot.pause()
+        await settle(pilot)
         tree = screen.query_one("#doctor-tree", Tree)
         files = [str(node.label).split("  ")[0][2:] for node in tree.root.children]
         # warnings and errors only (info hidden): the nested type, and the index's dangling link
@@ -38,12 +39,10 @@ async def test_doctor_groups_findings_by_file_and_applies_a_safe_fix(make_app: C
         assert "+type: feedback" in app.screen.plan.diff()
         await pilot.press("y")
         await pilot.pause()
-        await screen.workers.wait_for_complete()
-        await pilot.pause()
+        await settle(pilot)
         assert "\ntype: feedback\n" in (memory_dir / "feedback_nested.md").read_text()
         assert "metadata:" not in (memory_dir / "feedback_nested.md").read_text()
         await pilot.press("escape")
         await pilot.pause()
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settle(pilot)
         assert not isinstance(app.screen, DoctorScreen)

@@ -19,10 +19,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from rich.console import Console
 from textual.message import Message
 from textual.pilot import Pilot
-from textual.widgets import OptionList, Static
+from textual.widgets import OptionList
+
+from support.memories import NOW
+from support.pilot import plain, settle, wait_until
 
 from memtui.core.dream import (
     DreamContext,
@@ -38,7 +40,6 @@ from memtui.tui.app import MemtuiApp
 from memtui.tui.dialogs import PlanPreview
 from memtui.tui.dream import DreamPane
 from memtui.tui.memories import MemoriesPane
-from tests.tui.conftest import NOW
 
 T = NOW.timestamp()
 DAY = 86_400
@@ -111,23 +112,6 @@ def dream_app(isolated_env: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[.
 
 def pane(app: MemtuiApp) -> DreamPane:
     return app.query_one(DreamPane)
-
-
-def plain(app: MemtuiApp, selector: str) -> str:
-    """What a Static shows, as a terminal would print it."""
-    console = Console(width=200, color_system=None)
-    with console.capture() as capture:
-        console.print(app.query_one(selector, Static).content)
-    return capture.get()
-
-
-async def wait_until(pilot: Pilot[None], predicate: Callable[[], bool], timeout: float = 15.0) -> None:
-    """Pause until ``predicate()`` holds (no fixed sleeps)."""
-    for _ in range(int(timeout / 0.02)):
-        if predicate():
-            return
-        await pilot.pause(0.02)
-    raise AssertionError("condition not met in time")
 
 
 async def open_dream(app: MemtuiApp, pilot: Pilot[None]) -> DreamPane:
@@ -296,15 +280,15 @@ async def test_cancel_during_a_run_rolls_the_lock_back(dream_app: Callable[..., 
     assert tree(memory_dir) == before  # the lock: same (empty) body, same mtime; no file touched
 
 
-def test_dream_pane_snapshot(snap_compare: Any, dream_app: Callable[..., MemtuiApp]) -> None:
+@pytest.mark.parametrize("size", [(120, 36), (80, 24)], ids=["wide", "narrow"])
+def test_dream_pane_snapshot(snap_compare: Any, dream_app: Callable[..., MemtuiApp], size: tuple[int, int]) -> None:
     async def run_before(pilot: Any) -> None:
-        await pilot.app.workers.wait_for_complete()
+        await settle(pilot)
         await pilot.press("4")
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
+        await settle(pilot)
         await pilot.press("d")
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause(0.2)
+        await wait_until(pilot, lambda: pane(pilot.app).plan is not None, what="the dry run's plan")
+        await settle(pilot)
 
     # after a dry run: gates open, the phases done, the plan with the index diff, the log
-    assert snap_compare(dream_app(), terminal_size=(120, 36), run_before=run_before)
+    assert snap_compare(dream_app(), terminal_size=size, run_before=run_before)

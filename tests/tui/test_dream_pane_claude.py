@@ -6,38 +6,21 @@ agent's own dream and extractions."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from rich.console import Console
-from support.cli_captures import Scene, build, runs
+from support.cli_captures import Scene, build
+from support.pilot import fixed_snapshot_dir, plain, settle, wait_until
 from textual.pilot import Pilot
-from textual.widgets import OptionList, Static
+from textual.widgets import OptionList
 
 from memtui.core.places.flavor import CLAUDE
 from memtui.tui.app import MemtuiApp
 from memtui.tui.dialogs import PlanPreview
 from memtui.tui.dream import DreamPane
-from tests.tui.conftest import fixed_dir
 
 HOUR = 3600.0
-
-
-def plain(app: MemtuiApp, selector: str) -> str:
-    console = Console(width=220, color_system=None)
-    with console.capture() as capture:
-        console.print(app.query_one(selector, Static).content)
-    return capture.get()
-
-
-async def wait_until(pilot: Pilot[None], predicate: Callable[[], bool], timeout: float = 15.0) -> None:
-    for _ in range(int(timeout / 0.02)):
-        if predicate():
-            return
-        await pilot.pause(0.02)
-    raise AssertionError("condition not met in time")
 
 
 def claude_app(root: Path, monkeypatch: pytest.MonkeyPatch, run: str, state: str = "after", **kw: Any) -> tuple[Scene, MemtuiApp]:
@@ -60,14 +43,14 @@ async def test_the_failed_dream_trap_on_the_lock_the_failing_run_left(tmp_path: 
     before = (lock.read_bytes(), lock.stat().st_mtime)
     async with app.run_test(size=(140, 40)) as pilot:
         pane = await open_dream(app, pilot)
-        gates = plain(app, "#dream-gates")
+        gates = plain(app, "#dream-gates", width=220)
         assert "✘ time     1.0 h since the last  (min 24 h)" in gates
         assert "✘ sessions 1 of 5 newer than the lock" in gates
         assert "■ no dream before" in gates
         assert "⚠ the last dream left no record — L resets the lock" in gates
         await pilot.press("g")
         await pilot.pause()
-        details = plain(app, "#dream-diff-text")
+        details = plain(app, "#dream-diff-text", width=220)
         assert " 5. ✔ flag + setting" in details and "from ~/.claude.json cachedGrowthBookFeatures.tengu_onyx_plover" in details
         assert "no dream record (memory_saved / memory_update) followed" in details
         await pilot.press("L")
@@ -76,7 +59,7 @@ async def test_the_failed_dream_trap_on_the_lock_the_failing_run_left(tmp_path: 
         await wait_until(pilot, lambda: pane.running is None and lock.read_bytes() == b"")
         await wait_until(pilot, lambda: pane.auto is not None and pane.auto.would_fire)
         assert lock.stat().st_mtime == 0.0
-        assert "▶ dreams at the end of the next interactive turn" in plain(app, "#dream-gates")
+        assert "▶ dreams at the end of the next interactive turn" in plain(app, "#dream-gates", width=220)
         await pilot.press("u")
         await wait_until(pilot, lambda: isinstance(app.screen, PlanPreview))
         await pilot.press("enter")
@@ -95,7 +78,7 @@ async def test_history_lists_the_agents_dream_and_extractions(tmp_path: Path, mo
         assert "consolidated 4 memory files" in str(options.get_option_at_index(1).prompt)
         options.highlighted = 1
         await pilot.pause()
-        detail = plain(app, "#dream-diff-text")
+        detail = plain(app, "#dream-diff-text", width=220)
         assert "Background memory consolidation updated your memory directory: consolidated 4 memory files" in detail
         assert "project_release_schedule.md" in detail
         assert pane.showing_history
@@ -106,8 +89,8 @@ async def test_the_request_as_claude_code_would_send_it(tmp_path: Path, monkeypa
     async with app.run_test(size=(140, 40)) as pilot:
         await open_dream(app, pilot)
         await pilot.press("v")
-        await wait_until(pilot, lambda: "# Dream: Memory Consolidation" in plain(app, "#dream-diff-text"))
-        text = plain(app, "#dream-diff-text")
+        await wait_until(pilot, lambda: "# Dream: Memory Consolidation" in plain(app, "#dream-diff-text", width=220))
+        text = plain(app, "#dream-diff-text", width=220)
         assert "model: claude-opus-5-5 (Claude Code 2.1.328 default)" in text
         assert f"Memory directory: `{scene.memory_dir}/`" in text
         assert "Sessions since last consolidation (6):" in text
@@ -116,14 +99,13 @@ async def test_the_request_as_claude_code_would_send_it(tmp_path: Path, monkeypa
 def test_dream_pane_claude_snapshot(snap_compare: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The gates of the failing run's state (its lock's PID replaced by one above Linux's
     pid_max, so that no process on the test machine holds it)."""
-    with fixed_dir(Path("/tmp/memtui-snapshot-dream-claude")) as root:
+    with fixed_snapshot_dir("dream-claude") as root:  # the header and the gates name the project's realpath
         _scene, app = claude_app(root, monkeypatch, "gate_fail", lock_content="4194305")
 
         async def run_before(pilot: Any) -> None:
-            await pilot.app.workers.wait_for_complete()
+            await settle(pilot)
             await pilot.press("4")
             await wait_until(pilot, lambda: pilot.app.query_one(DreamPane).auto is not None)
-            await pilot.app.workers.wait_for_complete()
-            await pilot.pause(0.2)
+            await settle(pilot)
 
         assert snap_compare(app, terminal_size=(120, 36), run_before=run_before)

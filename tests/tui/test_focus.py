@@ -10,18 +10,14 @@ from textual.command import CommandList
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, TabbedContent
 
+from support.pilot import settle, type_text, wait_until
+
 from memtui.tui.app import MemtuiApp
 from memtui.tui.cascade import CascadePane
 from memtui.tui.memories import MemoriesPane
-from tests.tui.conftest import type_text
 
 # the widget each pane's keys start from
 PANE_FOCUS = {"1": "cascade-tree", "2": "memories-table", "4": "dream-changes"}
-
-
-async def settle(app: MemtuiApp, pilot: Pilot[None]) -> None:
-    await app.workers.wait_for_complete()
-    await pilot.pause()
 
 
 def focused_id(app: MemtuiApp) -> str | None:
@@ -34,25 +30,25 @@ def active(app: MemtuiApp) -> str:
 
 async def palette_highlights(pilot: Pilot[None], title: str) -> None:
     """Wait until the command palette's highlighted command is ``title``."""
-    for _ in range(250):
+
+    def highlighted() -> bool:
         commands = pilot.app.screen.query_one(CommandList)
-        if commands.highlighted is not None and title in str(commands.get_option_at_index(commands.highlighted).prompt):
-            return
-        await pilot.pause(0.02)
-    raise AssertionError(f"the palette never highlighted {title!r}")
+        return commands.highlighted is not None and title in str(commands.get_option_at_index(commands.highlighted).prompt)
+
+    await wait_until(pilot, highlighted, what=f"the palette highlights {title!r}")
 
 
 @pytest.mark.parametrize("away", ["1", "3", "4"])
 async def test_memories_table_has_focus_after_switching_back(make_app: Callable[[], MemtuiApp], away: str) -> None:
     app = make_app()
     async with app.run_test(size=(120, 36)) as pilot:
-        await settle(app, pilot)
+        await settle(pilot)
         await pilot.press(away)
-        await settle(app, pilot)
+        await settle(pilot)
         if away == "3":
             await pilot.press("escape")  # out of the query box, so the digit switches panes
         await pilot.press("2")
-        await settle(app, pilot)
+        await settle(pilot)
         assert active(app) == "memories"
         assert focused_id(app) == "memories-table"
 
@@ -61,26 +57,26 @@ async def test_memories_table_has_focus_after_switching_back(make_app: Callable[
 async def test_each_pane_focuses_its_main_widget_when_shown(make_app: Callable[[], MemtuiApp], key: str) -> None:
     app = make_app()
     async with app.run_test(size=(120, 36)) as pilot:
-        await settle(app, pilot)
+        await settle(pilot)
         await pilot.press("/")  # start from the Memories search box
         await pilot.press("escape", key)
-        await settle(app, pilot)
+        await settle(pilot)
         assert focused_id(app) == PANE_FOCUS[key]
 
 
 async def test_escape_leaves_the_recall_query_box(make_app: Callable[[], MemtuiApp]) -> None:
     app = make_app()
     async with app.run_test(size=(120, 36)) as pilot:
-        await settle(app, pilot)
+        await settle(pilot)
         await pilot.press("3")
-        await settle(app, pilot)
+        await settle(pilot)
         assert focused_id(app) == "recall-query"
         await pilot.press("g", "o", "escape")
         await pilot.pause()
         assert focused_id(app) == "recall-results"
         assert app.query_one("#recall-query", Input).value == "go"
         await pilot.press("2")  # the digit now switches panes
-        await settle(app, pilot)
+        await settle(pilot)
         assert active(app) == "memories" and focused_id(app) == "memories-table"
 
 
@@ -88,10 +84,10 @@ async def test_escape_leaves_the_recall_query_box(make_app: Callable[[], MemtuiA
 async def test_palette_goes_to_each_pane_from_a_text_box(make_app: Callable[[], MemtuiApp], pane: str) -> None:
     app = make_app()
     async with app.run_test(size=(120, 36)) as pilot:
-        await settle(app, pilot)
+        await settle(pilot)
         if pane == "Memories":  # start in the Recall query box
             await pilot.press("3")
-            await settle(app, pilot)
+            await settle(pilot)
             box = "#recall-query"
         else:  # start in the Memories search box
             await pilot.press("/")
@@ -103,7 +99,7 @@ async def test_palette_goes_to_each_pane_from_a_text_box(make_app: Callable[[], 
         await type_text(pilot, f"go to pane: {pane}".lower())
         await palette_highlights(pilot, f"Go to pane: {pane}")  # the palette searches in a worker
         await pilot.press("enter")
-        await settle(app, pilot)
+        await settle(pilot)
         assert active(app) == pane.lower()
         assert focused_id(app) == {"Cascade": "cascade-tree", "Memories": "memories-table", "Recall": "recall-query", "Dream": "dream-changes"}[pane]
 
@@ -112,7 +108,7 @@ async def test_palette_goes_to_each_pane_from_a_text_box(make_app: Callable[[], 
 async def test_memories_search_hands_focus_to_the_table_keeping_the_filter(make_app: Callable[[], MemtuiApp], key: str) -> None:
     app = make_app()
     async with app.run_test(size=(120, 36)) as pilot:
-        await settle(app, pilot)
+        await settle(pilot)
         await pilot.press("/")
         await type_text(pilot, "grafana")
         await pilot.press(key)
@@ -132,17 +128,33 @@ async def test_cascade_is_recomputed_when_shown_again(make_app: Callable[[], Mem
 
     app = make_app()
     async with app.run_test(size=(120, 36)) as pilot:
-        await settle(app, pilot)
+        await settle(pilot)
         await pilot.press("1")
-        await settle(app, pilot)
+        await settle(pilot)
         assert "feedback_terse.md" in index_text(app)
         await pilot.press("2")
-        await settle(app, pilot)
+        await settle(pilot)
         table = app.query_one("#memories-table", DataTable)
         table.move_cursor(row=[e.relpath for e in app.query_one(MemoriesPane).shown].index("feedback_terse.md"))
         await pilot.press("d", "y")  # move to the trash: its index line goes too
-        await settle(app, pilot)
+        await settle(pilot)
         await pilot.press("1")
-        await settle(app, pilot)
+        await settle(pilot)
         assert "feedback_terse.md" not in index_text(app)
         assert focused_id(app) == "cascade-tree"
+
+
+async def test_a_palette_command_of_another_pane_shows_it_then_acts(make_app: Callable[[], MemtuiApp]) -> None:
+    """From the Memories pane, "Cascade: simulate a read" switches to the Cascade pane and leaves
+    the focus in its reads box (not on the tree the pane focuses when shown)."""
+    app = make_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await type_text(pilot, "cascade: simulate a read")
+        await palette_highlights(pilot, "Cascade: simulate a read")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert active(app) == "cascade"
+        await wait_until(pilot, lambda: focused_id(app) == "cascade-reads", what="the reads box focused")

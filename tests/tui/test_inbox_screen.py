@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
-from datetime import UTC, datetime
 from pathlib import Path
 
 from textual.widgets import TextArea
+
+from support.memories import NOW, write_transcript
+from support.pilot import settle
 
 from memtui.core.extract import extract
 from memtui.core.extract.inbox import Inbox
@@ -15,29 +16,12 @@ from memtui.tui.app import MemtuiApp
 from memtui.tui.dialogs import EditorScreen, PlanPreview
 from memtui.tui.inbox import InboxScreen
 
-NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)  # the make_app clock (tests/tui/conftest.py)
-
-
-def transcript(path: Path, cwd: Path, *texts: str) -> Path:
-    lines = []
-    parent = None
-    for i, text in enumerate(texts):
-        uuid = f"u{i}"
-        lines.append({"type": "user", "uuid": uuid, "parentUuid": parent, "sessionId": "s1", "cwd": str(cwd),
-                      "timestamp": f"2026-11-30T10:0{i}:00.000Z", "message": {"role": "user", "content": text}})
-        parent = uuid
-        lines.append({"type": "assistant", "uuid": f"a{i}", "parentUuid": parent, "sessionId": "s1", "cwd": str(cwd),
-                      "timestamp": f"2026-11-30T10:0{i}:30.000Z",
-                      "message": {"role": "assistant", "content": [{"type": "text", "text": "Noted."}]}})
-        parent = f"a{i}"
-    path.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
-    return path
 
 
 async def test_accept_edit_and_reject_proposals(make_app: Callable[..., MemtuiApp], tmp_path: Path) -> None:
     app = make_app()
     loc = app.locations
-    session = transcript(
+    session = write_transcript(
         tmp_path / "s1.jsonl",
         loc.project_root,
         "Remember that we never deploy on Fridays.",
@@ -49,11 +33,10 @@ async def test_accept_edit_and_reject_proposals(make_app: Callable[..., MemtuiAp
     inbox = Inbox(loc.state_dir, loc.memory_dir)
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.pause()
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settle(pilot)
         assert "3 in the inbox" in str(app.query_one("#memories-location").content)
         await pilot.press("I")
-        await pilot.pause()
+        await settle(pilot)
         screen = app.screen
         assert isinstance(screen, InboxScreen)
         names = [p.name for p in screen.proposals]
@@ -64,14 +47,14 @@ async def test_accept_edit_and_reject_proposals(make_app: Callable[..., MemtuiAp
         await pilot.pause()
         assert isinstance(app.screen, PlanPreview)
         await pilot.press("y")
-        await pilot.pause()
+        await settle(pilot)
         assert (loc.memory_dir / first.path).is_file()
         assert f"]({first.path})" in (loc.memory_dir / "MEMORY.md").read_text()
         assert "originSessionId: s1" in (loc.memory_dir / first.path).read_text()
         # reject the next
         rejected = screen.proposals[0]
         await pilot.press("x")
-        await pilot.pause()
+        await settle(pilot)
         assert inbox.get(rejected.id).status == "rejected"
         # edit then accept the last
         last = screen.proposals[0]
@@ -81,17 +64,16 @@ async def test_accept_edit_and_reject_proposals(make_app: Callable[..., MemtuiAp
         area = app.screen.query_one(TextArea)
         area.text = area.text.replace(last.description, "Staging DB is read-only (edited)")
         await pilot.press("ctrl+s")
-        await pilot.pause()
+        await settle(pilot)
         assert isinstance(app.screen, PlanPreview)
         await pilot.press("y")
-        await pilot.pause()
+        await settle(pilot)
         written = (loc.memory_dir / last.path).read_text()
         assert "description: Staging DB is read-only (edited)" in written
         assert inbox.pending() == []
         await pilot.press("escape")
         await pilot.pause()
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settle(pilot)
         from memtui.tui.memories import MemoriesPane
 
         listed = [e.relpath for e in app.query_one(MemoriesPane).shown]

@@ -6,7 +6,6 @@ index, with expected bytes written by hand.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -14,15 +13,11 @@ from pathlib import Path
 from textual.pilot import Pilot
 from textual.widgets import Input, TextArea
 
+from support.pilot import settle, wait_until
+
 from memtui.tui.app import MemtuiApp
 from memtui.tui.dialogs import ConflictDialog, EditorScreen, PlanPreview, TrashDialog, TypePicker
 from memtui.tui.memories import MemoriesPane
-
-
-async def settle(app: MemtuiApp, pilot: Pilot[None]) -> None:
-    await pilot.pause()
-    await app.workers.wait_for_complete()
-    await pilot.pause()
 
 
 def memory_dir(app: MemtuiApp) -> Path:
@@ -41,13 +36,13 @@ async def select(app: MemtuiApp, pilot: Pilot[None], relpath: str) -> None:
 async def test_retype_lifts_the_nested_type_and_keeps_every_other_byte(make_app: Callable[..., MemtuiApp]) -> None:
     app = make_app()
     async with app.run_test(size=(120, 36)) as pilot:
-        await settle(app, pilot)
+        await settle(pilot)
         await select(app, pilot, "feedback_nested.md")
         await pilot.press("y")
         await pilot.pause()
         assert isinstance(app.screen, TypePicker)
         await pilot.press("2")  # feedback
-        await settle(app, pilot)
+        await settle(pilot)
         # the metadata block held only `type`, so it goes; `type` is appended at the end of the block
         assert (memory_dir(app) / "feedback_nested.md").read_text() == (
             "---\nname: Squash merges\ndescription: One commit per pull request\ntype: feedback\n---\n\n"
@@ -60,7 +55,7 @@ async def test_retype_lifts_the_nested_type_and_keeps_every_other_byte(make_app:
 async def test_rename_moves_the_file_and_its_index_link(make_app: Callable[..., MemtuiApp]) -> None:
     app = make_app()
     async with app.run_test(size=(120, 36)) as pilot:
-        await settle(app, pilot)
+        await settle(pilot)
         await select(app, pilot, "user_role.md")
         await pilot.press("m")
         await pilot.pause()
@@ -70,7 +65,7 @@ async def test_rename_moves_the_file_and_its_index_link(make_app: Callable[..., 
         await pilot.pause()
         assert isinstance(app.screen, PlanPreview)
         await pilot.press("y")
-        await settle(app, pilot)
+        await settle(pilot)
         assert not (memory_dir(app) / "user_role.md").exists()
         assert (memory_dir(app) / "user_go_engineer.md").read_text().startswith("---\nname: Role\n")
         assert (memory_dir(app) / "MEMORY.md").read_text().splitlines()[0] == "- [Role](user_go_engineer.md) — Go backend engineer"
@@ -81,7 +76,7 @@ async def test_rename_moves_the_file_and_its_index_link(make_app: Callable[..., 
 async def test_delete_goes_to_the_trash_and_restore_brings_back_file_and_index_line(make_app: Callable[..., MemtuiApp]) -> None:
     app = make_app()
     async with app.run_test(size=(120, 36)) as pilot:
-        await settle(app, pilot)
+        await settle(pilot)
         original = (memory_dir(app) / "feedback_terse.md").read_bytes()
         index_before = (memory_dir(app) / "MEMORY.md").read_text()
         await select(app, pilot, "feedback_terse.md")
@@ -89,7 +84,7 @@ async def test_delete_goes_to_the_trash_and_restore_brings_back_file_and_index_l
         await pilot.pause()
         assert isinstance(app.screen, PlanPreview)
         await pilot.press("y")
-        await settle(app, pilot)
+        await settle(pilot)
         assert not (memory_dir(app) / "feedback_terse.md").exists()
         assert "feedback_terse.md" not in (memory_dir(app) / "MEMORY.md").read_text()
         # the trash lives in memtui's state dir, never inside the memory dir
@@ -98,7 +93,7 @@ async def test_delete_goes_to_the_trash_and_restore_brings_back_file_and_index_l
         await pilot.pause()
         assert isinstance(app.screen, TrashDialog)
         await pilot.press("enter")
-        await settle(app, pilot)
+        await settle(pilot)
         assert (memory_dir(app) / "feedback_terse.md").read_bytes() == original
         restored_index = (memory_dir(app) / "MEMORY.md").read_text()
         assert sorted(restored_index.splitlines()) == sorted(index_before.splitlines())
@@ -107,24 +102,24 @@ async def test_delete_goes_to_the_trash_and_restore_brings_back_file_and_index_l
 async def test_undo_reverts_the_last_change(make_app: Callable[..., MemtuiApp]) -> None:
     app = make_app()
     async with app.run_test(size=(120, 36)) as pilot:
-        await settle(app, pilot)
+        await settle(pilot)
         original = (memory_dir(app) / "feedback_nested.md").read_bytes()
         await select(app, pilot, "feedback_nested.md")
         await pilot.press("y", "2")
-        await settle(app, pilot)
+        await settle(pilot)
         assert (memory_dir(app) / "feedback_nested.md").read_bytes() != original
         await pilot.press("u")
         await pilot.pause()
         assert isinstance(app.screen, PlanPreview)
         await pilot.press("y")
-        await settle(app, pilot)
+        await settle(pilot)
         assert (memory_dir(app) / "feedback_nested.md").read_bytes() == original
 
 
 async def test_in_app_edit_saves_atomically(make_app: Callable[..., MemtuiApp]) -> None:
     app = make_app()
     async with app.run_test(size=(120, 36)) as pilot:
-        await settle(app, pilot)
+        await settle(pilot)
         await select(app, pilot, "reference_grafana.md")
         await pilot.press("e")
         await pilot.pause()
@@ -132,7 +127,7 @@ async def test_in_app_edit_saves_atomically(make_app: Callable[..., MemtuiApp]) 
         area = app.screen.query_one(TextArea)
         area.text = area.text.replace("panel p95", "panel p99")
         await pilot.press("ctrl+s")
-        await settle(app, pilot)
+        await settle(pilot)
         assert "panel p99" in (memory_dir(app) / "reference_grafana.md").read_text()
         assert not [p for p in memory_dir(app).iterdir() if p.name.startswith(".memtui-")]
 
@@ -140,7 +135,7 @@ async def test_in_app_edit_saves_atomically(make_app: Callable[..., MemtuiApp]) 
 async def test_saving_over_an_external_change_asks_and_keep_mine_keeps_a_backup(make_app: Callable[..., MemtuiApp]) -> None:
     app = make_app()
     async with app.run_test(size=(120, 36)) as pilot:
-        await settle(app, pilot)
+        await settle(pilot)
         path = memory_dir(app) / "reference_grafana.md"
         await select(app, pilot, "reference_grafana.md")
         await pilot.press("e")
@@ -160,13 +155,13 @@ async def test_saving_over_an_external_change_asks_and_keep_mine_keeps_a_backup(
         assert "-Board `ingest-latency`, panel p50." in app.screen.diff
         assert "+Board `ingest-latency`, panel p99." in app.screen.diff
         await pilot.press("k")  # keep mine
-        await settle(app, pilot)
+        await settle(pilot)
         assert "panel p99" in path.read_text()
         # the agent's version is the backup: undo brings it back
         await pilot.press("u")
         await pilot.pause()
         await pilot.press("y")
-        await settle(app, pilot)
+        await settle(pilot)
         assert path.read_text() == theirs
 
 
@@ -174,19 +169,18 @@ async def test_live_reload_picks_up_a_memory_written_outside(make_app: Callable[
     app = make_app(watch=True)
     async with app.run_test(size=(120, 36)) as pilot:
         pane = app.query_one(MemoriesPane)
-        for _ in range(50):
-            await pilot.pause(0.05)
-            if len(pane.shown) == 5:
+        await wait_until(pilot, lambda: len(pane.shown) == 5, what="the first scan")
+        await wait_until(pilot, lambda: any(w.is_running for w in app.workers if w.group == "memories-watch"), what="the watcher runs")
+        # the watcher may start listening a moment after its worker runs: the agent writes
+        # again (a new version each time) until the pane shows the file
+        path = memory_dir(app) / "project_new.md"
+        for attempt in range(10):
+            path.write_text(f"---\nname: New\ndescription: Written by the agent ({attempt})\ntype: project\n---\nx\n")
+            try:
+                await wait_until(pilot, lambda: "project_new.md" in [e.relpath for e in pane.shown], timeout=2.0, what="the new memory listed")
                 break
-        await pilot.pause(0.5)  # the watcher is running
-        (memory_dir(app) / "project_new.md").write_text(
-            "---\nname: New\ndescription: Written by the agent\ntype: project\n---\nx\n"
-        )
-        for _ in range(100):
-            await asyncio.sleep(0.05)
-            await pilot.pause()
-            if "project_new.md" in [e.relpath for e in pane.shown]:
-                break
+            except AssertionError:
+                continue
         assert "project_new.md" in [e.relpath for e in pane.shown]
 
 
@@ -194,7 +188,7 @@ async def test_a_state_dir_inside_the_memory_dir_is_a_message_not_a_crash(make_a
     app = make_app()
     app.locations = replace(app.locations, state_dir=app.locations.memory_dir / ".memtui")
     async with app.run_test(size=(120, 36)) as pilot:
-        await settle(app, pilot)
+        await settle(pilot)
         before = sorted(p.name for p in memory_dir(app).iterdir())
         for key in ("z", "I", "o", "y", "2"):  # trash, inbox, source, re-type (then pick a type)
             await pilot.press(key)

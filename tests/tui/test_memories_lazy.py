@@ -8,6 +8,8 @@ from collections.abc import Callable
 import pytest
 from textual.containers import VerticalScroll
 
+from support.pilot import settle
+
 from memtui.tui.app import MemtuiApp
 from memtui.tui.memories import MemoriesPane
 from memtui.tui.widgets import memory_table
@@ -24,15 +26,13 @@ def small_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
 async def test_the_first_rows_at_once_the_rest_after(make_app: Callable[[], MemtuiApp]) -> None:
     app = make_app()
     async with app.run_test(size=(120, 36)) as pilot:
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settle(pilot)
         pane = app.query_one(MemoriesPane)
         table = app.query_one(MemoryTable)
         assert len(pane.shown) == 5
         table.show_memories(pane.shown)
         assert table.row_count == 2  # not every row up front
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settle(pilot)
         assert table.row_count == 5
         assert table.border_title == "5 of 5 memories"
 
@@ -41,14 +41,12 @@ async def test_the_first_rows_at_once_the_rest_after(make_app: Callable[[], Memt
 async def test_end_and_home_reach_the_last_and_first_memory(make_app: Callable[[], MemtuiApp]) -> None:
     app = make_app()
     async with app.run_test(size=(120, 36)) as pilot:
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settle(pilot)
         pane = app.query_one(MemoriesPane)
         table = app.query_one(MemoryTable)
         table.show_memories(pane.shown)  # as after a search: two rows so far
         await pilot.press("end")  # before the last row is listed: it lands there once it is
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settle(pilot)
         assert table.row_count == 5
         assert pane.selected_entry() is pane.shown[4]
         assert app.query_one("#memories-preview", VerticalScroll).border_title == pane.shown[4].relpath
@@ -62,8 +60,7 @@ async def test_end_and_home_reach_the_last_and_first_memory(make_app: Callable[[
 async def test_a_kept_selection_past_the_first_chunk_is_listed(make_app: Callable[[], MemtuiApp]) -> None:
     app = make_app()
     async with app.run_test(size=(120, 36)) as pilot:
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settle(pilot)
         pane = app.query_one(MemoriesPane)
         for _ in range(4):
             await pilot.press("down")
@@ -89,8 +86,7 @@ async def test_a_large_dir_shows_its_newest_memories_first_then_all(make_app: Ca
             seen.append((len(message.catalog.entries), message.catalog.total))
 
     async with app.run_test(size=(120, 36), message_hook=hook) as pilot:
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settle(pilot)
         # the two newest first (of five), then the whole dir
         assert seen == [(2, 5), (5, 5)]
         assert [e.relpath for e in app.query_one(MemoriesPane).shown][:2] == ["user_role.md", "feedback_terse.md"]

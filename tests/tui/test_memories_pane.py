@@ -5,39 +5,25 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
+from textual.widgets import DataTable, Input, Markdown, Select
 
-from rich.console import Console
-from textual.pilot import Pilot
-from textual.widgets import DataTable, Input, Markdown, Select, Static
+from support.pilot import plain, settle, type_text, wait_until
 
 from memtui.tui.app import MemtuiApp
 from memtui.tui.memories import MemoriesPane
-from tests.tui.conftest import type_text
-
-
-async def settle(app: MemtuiApp, pilot: Pilot[None]) -> None:
-    await app.workers.wait_for_complete()
-    await pilot.pause()
 
 
 def listed(app: MemtuiApp) -> list[str]:
     return [e.relpath for e in app.query_one(MemoriesPane).shown]
 
 
-def plain(app: MemtuiApp, selector: str) -> str:
-    """The text a Static shows, rendered as a terminal would (rich renderables included)."""
-    console = Console(width=200, color_system=None)
-    with console.capture() as capture:
-        console.print(app.query_one(selector, Static).content)
-    return capture.get()
-
-
 async def test_lists_every_memory_newest_first(make_app: Callable[[], MemtuiApp]) -> None:
     app = make_app()
     async with app.run_test(size=(120, 36)) as pilot:
-        await settle(app, pilot)
+        await settle(pilot)
         # ages 0.2, 1.5, 12, 45, 200 days: newest first
         assert listed(app) == [
             "user_role.md",
@@ -59,7 +45,7 @@ async def test_lists_every_memory_newest_first(make_app: Callable[[], MemtuiApp]
 async def test_index_gauge_counts(make_app: Callable[[], MemtuiApp]) -> None:
     app = make_app()
     async with app.run_test(size=(120, 36)) as pilot:
-        await settle(app, pilot)
+        await settle(pilot)
         gauge = plain(app, "#memories-gauge")
         # 3 index lines; 1 dangling (project_gone.md); 3 memories not linked
         assert "3/200 lines" in gauge
@@ -71,7 +57,7 @@ async def test_index_gauge_counts(make_app: Callable[[], MemtuiApp]) -> None:
 async def test_type_filter_by_key_and_select(make_app: Callable[[], MemtuiApp]) -> None:
     app = make_app()
     async with app.run_test(size=(120, 36)) as pilot:
-        await settle(app, pilot)
+        await settle(pilot)
         await pilot.press("t")  # all → user
         await pilot.pause()
         assert listed(app) == ["user_role.md"]
@@ -89,7 +75,7 @@ async def test_type_filter_by_key_and_select(make_app: Callable[[], MemtuiApp]) 
 async def test_incremental_search_over_name_description_and_body(make_app: Callable[[], MemtuiApp]) -> None:
     app = make_app()
     async with app.run_test(size=(120, 36)) as pilot:
-        await settle(app, pilot)
+        await settle(pilot)
         await pilot.press("slash")
         assert isinstance(app.focused, Input)
         await type_text(pilot, "grafana")  # in the description
@@ -112,33 +98,33 @@ async def test_search_in_a_worker_lists_the_same_and_the_latest_query_wins(make_
     monkeypatch.setattr(memories_mod, "SYNC_SEARCH_MAX", 0)  # every search through the worker and the index
     app = make_app()
     async with app.run_test(size=(120, 36)) as pilot:
-        await settle(app, pilot)
+        await settle(pilot)
         await pilot.press("slash")
         await type_text(pilot, "grafana")
-        await settle(app, pilot)
+        await settle(pilot)
         assert listed(app) == ["reference_grafana.md"]
         await type_text(pilot, "bisect", erase=7)
-        await settle(app, pilot)
+        await settle(pilot)
         assert listed(app) == ["feedback_nested.md"]
         # three queries typed faster than they are answered: the table shows the last one's
         await type_text(pilot, "zzz", erase=6)
         await type_text(pilot, "squash pr", erase=3)
-        await settle(app, pilot)
+        await settle(pilot)
         assert listed(app) == ["feedback_nested.md"]
         assert "1 of 5 memories" in str(app.query_one("#memories-table").border_title)
         await type_text(pilot, "zzz", erase=9)
-        await settle(app, pilot)
+        await settle(pilot)
         assert listed(app) == []
         assert "No memory matches" in plain(app, "#preview-fields")
         await pilot.press("escape")
-        await settle(app, pilot)
+        await settle(pilot)
         assert len(listed(app)) == 5
 
 
 async def test_preview_follows_the_cursor(make_app: Callable[[], MemtuiApp]) -> None:
     app = make_app()
     async with app.run_test(size=(120, 36)) as pilot:
-        await settle(app, pilot)
+        await settle(pilot)
         fields = plain(app, "#preview-fields")
         assert "Backend engineer who writes Go daily" in fields
         await pilot.press("down", "down", "down", "down")  # the 200-day-old nested-type memory
@@ -158,6 +144,36 @@ async def test_missing_memory_dir_is_an_empty_state_not_a_crash(make_app: Callab
     app = make_app()
     app.locations = replace(app.locations, memory_dir=tmp_path / "nope")
     async with app.run_test(size=(120, 36)) as pilot:
-        await settle(app, pilot)
+        await settle(pilot)
         assert listed(app) == []
         assert "No memories yet" in plain(app, "#preview-fields")
+
+
+async def test_a_superseded_scan_never_replaces_a_newer_catalog(make_app: Callable[[], MemtuiApp], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Latest wins: a scan that started first but finishes last (a slow disk) is dropped."""
+    import threading
+
+    from memtui.core.memory import catalog as catalog_module
+
+    app = make_app()
+    release = threading.Event()
+    calls: list[int] = []
+
+    def slow_first(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        result = catalog_module.load_catalog(*args, **kwargs)  # the dir as it is now
+        if len(calls) == 1:
+            release.wait(10)  # finishes only after the second scan has been shown
+        return result
+
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        monkeypatch.setattr("memtui.tui.memories.load_catalog", slow_first)
+        await pilot.press("r")  # the first scan reads five memories, then waits
+        await wait_until(pilot, lambda: len(calls) == 1, what="the first scan started")
+        (app.locations.memory_dir / "project_new.md").write_text("---\nname: New\ndescription: Newer\ntype: project\n---\nx\n")
+        await pilot.press("r")  # the second scan sees six
+        await wait_until(pilot, lambda: "project_new.md" in listed(app), what="the newer catalog shown")
+        release.set()
+        await settle(pilot)
+        assert "project_new.md" in listed(app) and len(listed(app)) == 6

@@ -8,7 +8,6 @@ old: stale), ``user_role.md`` the only one with "backend", "engineer" and "go" (
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import threading
@@ -18,16 +17,17 @@ from typing import Any
 
 import httpx2
 import pytest
-from rich.console import Console
 from textual.message import Message
 from textual.pilot import Pilot
 from textual.widgets import Input, Select, Static, TextArea
+
+from support.memories import NOW, write_memory_dir
+from support.pilot import plain, private_path, settle, snapshot_root, type_text, wait_until
 
 from memtui.core.places.flavor import AGENT
 from memtui.core.recall import make_client
 from memtui.tui.app import MemtuiApp
 from memtui.tui.recall import RecallPane
-from tests.tui.conftest import NOW, fixed_dir, type_text, write_memory_dir
 
 STALE = (
     "This memory is 45 days old. Memories are point-in-time observations, not live state"
@@ -38,23 +38,6 @@ STALE = (
 
 def pane(app: MemtuiApp) -> RecallPane:
     return app.query_one(RecallPane)
-
-
-def plain(app: MemtuiApp, selector: str) -> str:
-    """What a Static shows, as a terminal would print it."""
-    console = Console(width=200, color_system=None)
-    with console.capture() as capture:
-        console.print(app.query_one(selector, Static).content)
-    return capture.get()
-
-
-async def wait_until(pilot: Pilot[None], predicate: Callable[[], bool], timeout: float = 10.0) -> None:
-    """Pause until ``predicate()`` holds (no fixed sleeps)."""
-    for _ in range(int(timeout / 0.02)):
-        if predicate():
-            return
-        await pilot.pause(0.02)
-    raise AssertionError("condition not met in time")
 
 
 async def open_recall(app: MemtuiApp, pilot: Pilot[None]) -> RecallPane:
@@ -118,7 +101,7 @@ async def test_typing_shows_lexical_picks_offline(make_app: Callable[[], MemtuiA
         assert picks.index("reference_grafana.md") < picks.index("user_role.md")
         # debounced: one run for the whole typed query, over a corpus scanned once
         # (the hook sees a message once per node it bubbles through: count distinct ones)
-        runs = {m.seq for m in seen if isinstance(m, RecallPane.RecallDone)}
+        runs = {m.ticket for m in seen if isinstance(m, RecallPane.RecallDone)}
         assert 1 <= len(runs) <= 5  # 38 keystrokes; a slow machine may let a pause pass 250 ms
         assert len({id(m) for m in seen if isinstance(m, RecallPane.CorpusLoaded)}) == 1
         assert p.result is not None and p.result.request is None  # lexical sends nothing
@@ -232,7 +215,7 @@ async def test_claude_runs_on_enter_through_the_mock_transport(make_app: Callabl
         query = "grafana latency board"
         await type_text(pilot, query)
         await wait_until(pilot, lambda: "Enter asks claude-sonnet-5-5 (one request)" in plain(app, "#recall-notice"))
-        await app.workers.wait_for_complete()
+        await settle(pilot)
         assert api.requests == []  # typing never costs a request
         await pilot.press("enter")
         result = await result_for(app, pilot, query, "claude")
@@ -305,8 +288,7 @@ async def test_escape_cancels_a_running_request(make_app: Callable[[], MemtuiApp
         await pilot.press("escape")
         assert "Cancelled" in plain(app, "#recall-notice")
         release.set()
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settle(pilot)
         assert p.result is None  # the late answer is ignored
         assert "Enter sends one request" in plain(app, "#recall-status")
 
@@ -362,7 +344,7 @@ async def test_narrow_terminal_shows_results_and_injected_text_by_turns(make_app
         p = await open_recall(app, pilot)
         app.query_one("#recall-query", Input).value = "grafana latency board"
         await result_for(app, pilot, "grafana latency board")
-        assert p.has_class("-narrow")
+        assert p.narrow
         results, injected = app.query_one("#recall-results"), app.query_one("#recall-injected")
         assert results.display and not injected.display
         assert "^n injected text" in str(results.border_title)
@@ -376,19 +358,18 @@ async def test_narrow_terminal_shows_results_and_injected_text_by_turns(make_app
 
 # ----- snapshot --------------------------------------------------------------------------------
 
-# The injected text names files by absolute path, so the snapshot's memory dir has a fixed path.
-SNAPSHOT_ROOT = Path("/tmp/memtui-snapshot-recall")
-
-
 @pytest.fixture
 def fixed_memory_dir(isolated_env: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """The memory dir at a path that reads the same on every run: the injected text names
+    each memory by its absolute path."""
     monkeypatch.setenv("MEMTUI_NOW", NOW.isoformat())
-    with fixed_dir(SNAPSHOT_ROOT) as root:
+    with snapshot_root() as root, private_path(root) as private:
         write_memory_dir(root / "memory")
-        yield root / "memory"
+        yield private / "memory"
 
 
-def test_recall_pane_snapshot(snap_compare: Any, isolated_env: Path, fixed_memory_dir: Path) -> None:
+@pytest.mark.parametrize("size", [(120, 36), (80, 24)], ids=["wide", "narrow"])
+def test_recall_pane_snapshot(snap_compare: Any, isolated_env: Path, fixed_memory_dir: Path, size: tuple[int, int]) -> None:
     project = isolated_env / "project"
     project.mkdir()
     app = MemtuiApp.for_project(AGENT, project, memory_dir=fixed_memory_dir, watch=False)
@@ -399,24 +380,12 @@ def test_recall_pane_snapshot(snap_compare: Any, isolated_env: Path, fixed_memor
         # a stale pick (45 days, with its caveat) and a fresh one (saved today)
         await type_text(pilot, "grafana board latency for a go backend")
         await result_for(app, pilot, "grafana board latency for a go backend")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settle(pilot)
 
-    assert snap_compare(app, terminal_size=(120, 36), run_before=run_before)
-
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
 
 
 # ----- as a user types (regression: the debounced run never fired) ----------------------------
-
-
-async def idle_until(predicate: Callable[[], bool], timeout: float = 3.0) -> None:
-    """Wait as a user waits: plain sleeps. (``pilot.pause()`` posts a callback to every widget,
-    which flushes a widget's queued callbacks and hides a timer that never fires on its own.)"""
-    for _ in range(int(timeout / 0.05)):
-        if predicate():
-            return
-        await asyncio.sleep(0.05)
-    raise AssertionError("condition not met in time")
 
 
 async def test_typed_query_updates_picks_after_the_debounce_without_enter(make_app: Callable[[], MemtuiApp]) -> None:
@@ -430,11 +399,11 @@ async def test_typed_query_updates_picks_after_the_debounce_without_enter(make_a
         await wait_until(pilot, lambda: "Type a prompt" in plain(app, "#recall-notice"))
         assert plain(app, "#recall-picks").strip() == ""
         await type_text(pilot, "grafana board")
-        await idle_until(lambda: p.result is not None and p.result.query == "grafana board")
+        await wait_until(pilot, quiet=True, timeout=3.0, predicate=lambda: p.result is not None and p.result.query == "grafana board")
         assert [pk.relpath for pk in p.result.picks] == ["reference_grafana.md"]
-        await idle_until(lambda: "reference_grafana.md" in plain(app, "#recall-picks"))
+        await wait_until(pilot, quiet=True, timeout=3.0, predicate=lambda: "reference_grafana.md" in plain(app, "#recall-picks"))
         # a second query replaces the picks, again without Enter
         await type_text(pilot, "backend engineer", erase=len("grafana board"))
-        await idle_until(lambda: p.result is not None and p.result.query == "backend engineer")
+        await wait_until(pilot, quiet=True, timeout=3.0, predicate=lambda: p.result is not None and p.result.query == "backend engineer")
         picks = plain(app, "#recall-picks")
         assert "user_role.md" in picks and "reference_grafana.md" not in picks

@@ -1,11 +1,22 @@
-"""Snapshot of the Memories pane (frozen clock, fixed size, paths under the fake HOME)."""
+"""Snapshots of the Memories pane and of the doctor and the inbox it opens, at the size the
+README's screenshots use and at 80×24 (frozen clock, paths under the fake HOME)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
+import pytest
+from support.memories import NOW, write_transcript
+from support.pilot import settle, wait_until
+
+from memtui.core.extract import extract
 from memtui.tui.app import MemtuiApp
+from memtui.tui.doctor import DoctorScreen
+from memtui.tui.inbox import InboxScreen
+
+SIZES = pytest.mark.parametrize("size", [(120, 36), (80, 24)], ids=["wide", "narrow"])
 
 
 def keys_then_settle(*keys: str) -> Callable[[Any], Any]:
@@ -14,22 +25,50 @@ def keys_then_settle(*keys: str) -> Callable[[Any], Any]:
     after the last key is not enough, and the snapshot caught a half-drawn preview."""
 
     async def run_before(pilot: Any) -> None:
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
+        await settle(pilot)
         for key in keys:
             await pilot.press(key)
         for _ in range(3):
-            await pilot.app.workers.wait_for_complete()
-            await pilot.pause()
+            await settle(pilot)
 
     return run_before
 
 
-def test_memories_pane_snapshot(snap_compare: Any, make_app: Callable[[], MemtuiApp]) -> None:
+@SIZES
+def test_memories_pane_snapshot(snap_compare: Any, make_app: Callable[[], MemtuiApp], size: tuple[int, int]) -> None:
     # the fourth row: a 45-day-old reference memory, with its stale caveat in the preview
-    assert snap_compare(make_app(), terminal_size=(120, 36), run_before=keys_then_settle("down", "down", "down"))
+    assert snap_compare(make_app(), terminal_size=size, run_before=keys_then_settle("down", "down", "down"))
 
 
 def test_memories_pane_filtered_snapshot(snap_compare: Any, make_app: Callable[[], MemtuiApp]) -> None:
     # the untyped filter: only the memory whose type is nested under metadata
     assert snap_compare(make_app(), terminal_size=(120, 36), run_before=keys_then_settle("t", "t", "t", "t", "t"))
+
+
+@SIZES
+def test_doctor_screen_snapshot(snap_compare: Any, make_app: Callable[[], MemtuiApp], size: tuple[int, int]) -> None:
+    async def run_before(pilot: Any) -> None:
+        await settle(pilot)
+        await pilot.press("D")
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, DoctorScreen) and pilot.app.screen.report is not None, what="the doctor's report")
+        await settle(pilot)
+        await pilot.press("down")  # the dangling index link: its finding in the detail
+        await settle(pilot)
+
+    assert snap_compare(make_app(), terminal_size=size, run_before=run_before)
+
+
+@SIZES
+def test_inbox_screen_snapshot(snap_compare: Any, make_app: Callable[[], MemtuiApp], tmp_path: Path, size: tuple[int, int]) -> None:
+    app = make_app()
+    loc = app.locations
+    session = write_transcript(tmp_path / "s1.jsonl", loc.project_root, "Remember that we never deploy on Fridays.", "From now on, write commit messages in the imperative mood.")
+    extract(session, loc.memory_dir, loc.state_dir, NOW, extractor="offline")
+
+    async def run_before(pilot: Any) -> None:
+        await settle(pilot)
+        await pilot.press("I")
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, InboxScreen) and bool(pilot.app.screen.proposals), what="the inbox's proposals")
+        await settle(pilot)  # the first proposal's source conversation is read in a worker
+
+    assert snap_compare(app, terminal_size=size, run_before=run_before)

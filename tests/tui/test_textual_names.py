@@ -25,6 +25,7 @@ MEANT = {
     "DEFAULT_CSS", "HORIZONTAL_BREAKPOINTS", "SUB_TITLE", "TITLE", "VERTICAL_BREAKPOINTS", "__init__", "can_focus",
     "can_replace", "check_action", "compose", "cursor_position", "get_content_height", "get_content_width",
     "get_system_commands", "loading", "notify", "render", "render_line", "render_lines", "sub_title", "title", "value",
+    "active", "get_theme_variable_defaults", "theme",
 }
 MEANT_PREFIXES = ("action_", "watch_", "validate_", "compute_", "on_", "_on_", "_watch_")
 

@@ -40,3 +40,12 @@ def system_now(environ: Mapping[str, str] | None = None) -> datetime:
     if frozen:
         return parse_iso(frozen)
     return datetime.now(UTC)
+
+
+def system_now_or_wall(environ: Mapping[str, str] | None = None) -> tuple[datetime, ClockError | None]:
+    """For code that must never fail (an agent's hook): ``system_now()`` and ``None``, or, when
+    ``MEMTUI_NOW`` is set but unusable, the wall clock (UTC) and the error to report."""
+    try:
+        return system_now(environ), None
+    except ClockError as exc:
+        return datetime.now(UTC), exc

@@ -8,7 +8,7 @@ the project's external-import decision.
 
 from __future__ import annotations
 
-from .approvals import ApprovalsError, project_key, record_decision, resolve_approval
+from .approvals import AffectedImport, ApprovalsError, decision_effect, project_key, record_decision, resolve_approval
 from .discovery import compute_cascade
 from .lazy import new_session, simulate_read
 from .model import (
@@ -27,6 +27,7 @@ from .render import LABELS, PREAMBLE, render_context
 __all__ = [
     "LABELS",
     "PREAMBLE",
+    "AffectedImport",
     "ApprovalsError",
     "Cascade",
     "CascadeFile",
@@ -38,6 +39,7 @@ __all__ = [
     "SessionState",
     "Status",
     "compute_cascade",
+    "decision_effect",
     "new_session",
     "project_key",
     "record_decision",

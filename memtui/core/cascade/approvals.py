@@ -17,6 +17,7 @@ import json
 import os
 import tempfile
 from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Literal
@@ -26,14 +27,45 @@ from memtui.core.base.diagnostics import Diagnostic
 from memtui.core.places.flavor import Flavor, home_dir
 from memtui.core.places.gitroot import resolve_git_roots
 
-from .model import ExternalApproval
+from .imports import is_inside
+from .model import Cascade, ExternalApproval, Layer
 
 APPROVALS_FILE = "approvals.json"
 Decision = Literal["approved", "declined"]
 
 
+# The layers whose imports outside the cwd wait for the project's decision.
+DECIDED_LAYERS: tuple[Layer, ...] = ("managed", "project", "local")
+
+
 class ApprovalsError(OSError):
     """memtui's approvals file could not be written."""
+
+
+@dataclass(frozen=True, slots=True)
+class AffectedImport:
+    """An external import a decision changes: ``path`` (its target), ``imported_by`` (the
+    importing file, ``None`` when not known) and ``line`` (1-based, of the ``@`` in it)."""
+
+    path: str
+    imported_by: str | None
+    line: int | None
+
+
+def decision_effect(cascade: Cascade, decision: Decision) -> list[AffectedImport]:
+    """The imports whose fate ``decision`` changes in ``cascade``: the pending external
+    imports when there are any (either decision settles them); else, for ``"approved"``, the
+    external imports declined now, and for ``"declined"`` the ones loaded now — imports from
+    Managed, Project and Local files to a file outside the cwd. Empty: the decision changes
+    nothing."""
+    if cascade.pending_external_imports:
+        return [AffectedImport(p.path, p.imported_by, p.line) for p in cascade.pending_external_imports]
+    now = "declined" if decision == "approved" else "loaded"
+    return [
+        AffectedImport(f.path, f.parent, f.line)
+        for f in cascade.files
+        if f.parent and f.status == now and f.layer in DECIDED_LAYERS and not is_inside(Path(f.path), cascade.cwd)
+    ]
 
 
 def project_key(cwd: Path) -> str:

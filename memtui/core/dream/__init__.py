@@ -28,6 +28,7 @@ from memtui.core.dream.events import (
     event_to_json,
 )
 from memtui.core.dream.gates import (
+    SCAN_INTERVAL_S,
     DreamContext,
     GateStatus,
     check_gates,
@@ -35,6 +36,7 @@ from memtui.core.dream.gates import (
     status_to_json,
 )
 from memtui.core.dream.lock import (
+    STALE_AFTER_S,
     LockError,
     LockHandle,
     LockHeldError,
@@ -59,6 +61,8 @@ from memtui.core.dream.run import (
 from memtui.core.dream.stream import DreamDone, stream_dream
 
 __all__ = [
+    "SCAN_INTERVAL_S",
+    "STALE_AFTER_S",
     "CONSOLIDATORS",
     "DEFAULT_MAX_DELETIONS",
     "PHASES",

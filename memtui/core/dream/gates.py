@@ -25,7 +25,7 @@ from memtui.core.base.safe_read import MAX_STATE_BYTES, read_text_regular
 from memtui.core.writes.atomic import atomic_write_bytes
 from memtui.core.memory.catalog import iso_utc
 from memtui.core.base.diagnostics import Diagnostic
-from memtui.core.dream.lock import LockInfo, read_lock
+from memtui.core.dream.lock import STALE_AFTER_S, LockInfo, read_lock
 from memtui.core.places.flavor import AGENT, Flavor
 from memtui.core.places.locations import Locations
 from memtui.core.places.settings import SettingsLayers
@@ -181,6 +181,15 @@ class GateStatus:
     def would_run(self) -> bool:
         """Whether the agent's auto-dream would start now."""
         return self.blocking is None
+
+    @property
+    def lock_stale_at(self) -> float | None:
+        """Epoch s when the held lock goes stale, so that the next dream may take it over even
+        while its holder runs: taken ``lock.age_s`` ago, plus ``STALE_AFTER_S``. ``None`` when
+        nobody holds it."""
+        if self.lock.age_s is None:
+            return None
+        return self.now.timestamp() - self.lock.age_s + STALE_AFTER_S
 
 
 def _scan_file(ctx: DreamContext) -> Path:

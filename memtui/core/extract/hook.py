@@ -1,4 +1,4 @@
-"""``memtui hook stop``: extraction wired into an agent's Stop hook (issue 7 §4).
+"""``memtui hook stop``: extraction wired into an agent's Stop hook (docs/behaviour.md §7).
 
 The agent runs the hook after every turn with a JSON object on stdin; Claude Code sends
 ``{"session_id", "transcript_path", "cwd", "hook_event_name": "Stop", "stop_hook_active", …}``
@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from memtui.core.base.clock import system_now_or_wall
 from memtui.core.writes.transaction import recover_at_start
 from memtui.core.places.flavor import Flavor
 
@@ -91,7 +92,7 @@ def log_hook(state_dir: Path, now: datetime, level: str, message: str, **fields:
 @dataclass(frozen=True, slots=True)
 class HookOutcome:
     """What the hook did: ``status`` (``bad-input``, ``no-transcript``, ``disabled``,
-    ``skipped``, ``extracted``, ``error``) and the logged ``message``."""
+    ``skipped``, ``extracted``, ``detached``, ``error``) and the logged ``message``."""
 
     status: str
     message: str
@@ -168,3 +169,46 @@ def run_stop_hook(
     log_hook(state_dir, now, "info", message, **ctx, cursor=result.cursor, proposals=list(result.added),
              written=list(result.written), notes=list(result.notes))
     return HookOutcome("extracted", message)
+
+
+def stop_hook(
+    read_input: Callable[[], bytes],
+    *,
+    flavor: Flavor,
+    state_dir: Path,
+    wait: bool,
+    detach: Callable[[bytes], None],
+    extractor: str = "auto",
+    apply: bool = False,
+    memory_dir: Path | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> HookOutcome:
+    """The Stop hook from its stdin to its outcome. Never raises; every outcome is logged.
+
+    ``read_input`` returns the hook's stdin (a failure to read it is logged); ``wait``: extract
+    now (``run_stop_hook``); else the input is checked here (garbage and missing transcripts end
+    the hook) and ``detach(data)`` hands it to a background process, so the agent never waits
+    (an ``OSError`` from it is logged). The time is ``MEMTUI_NOW`` when set and usable, else
+    the wall clock (an unusable ``MEMTUI_NOW`` is logged)."""
+    now, clock_error = system_now_or_wall(environ)
+    if clock_error is not None:
+        log_hook(state_dir, now, "warning", f"MEMTUI_NOW: {clock_error}; the wall clock is used")
+    try:
+        data = read_input()
+    except (OSError, ValueError) as exc:
+        message = f"cannot read stdin: {exc}"
+        log_hook(state_dir, now, "error", message)
+        return HookOutcome("error", message)
+    if wait:
+        return run_stop_hook(data, flavor=flavor, state_dir=state_dir, now=now, extractor=extractor, apply=apply,
+                             memory_dir=memory_dir, environ=environ)
+    checked = check_hook_input(data, state_dir, now)
+    if isinstance(checked, HookOutcome):
+        return checked
+    try:
+        detach(data)
+    except OSError as exc:
+        message = f"cannot start the background extraction: {exc}"
+        log_hook(state_dir, now, "error", message)
+        return HookOutcome("error", message)
+    return HookOutcome("detached", f"extracting {checked.session_id} in the background")

@@ -133,7 +133,7 @@ class Memory:
 
     @property
     def text(self) -> str:
-        """The whole decoded file (read now if this record came from the scan cache)."""
+        """The whole decoded file (read now if this record came from the catalog database)."""
         text = self.loaded_text
         if text is None:
             try:

@@ -291,3 +291,32 @@ def other_flavor_memory_dir(loc: Locations, environ: Mapping[str, str] | None = 
         if other.memory_dir.is_dir():
             return name, other.memory_dir
     return None
+
+
+MemoryDirProblemCode = Literal["missing", "not-a-directory"]
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryDirProblem:
+    """Why a project has no memory dir to read.
+
+    ``code``: ``"missing"`` (nothing at ``memory_dir`` yet: the agent creates it when it first
+    saves a memory) or ``"not-a-directory"`` (something else is there); ``other_flavor``: the
+    other flavor's name and memory dir for this project when that one exists (a Claude Code
+    setup opened with the ``agent`` flavor, say), else ``None``.
+    """
+
+    code: MemoryDirProblemCode
+    memory_dir: Path
+    other_flavor: tuple[str, Path] | None = None
+
+
+def memory_dir_problem(loc: Locations, environ: Mapping[str, str] | None = None) -> MemoryDirProblem | None:
+    """``None`` when ``loc.memory_dir`` is a directory, else what is wrong with it: the one
+    check every command and pane that reads the memory dir makes."""
+    memory_dir = loc.memory_dir
+    if memory_dir.is_dir():
+        return None
+    if memory_dir.exists():
+        return MemoryDirProblem("not-a-directory", memory_dir)
+    return MemoryDirProblem("missing", memory_dir, other_flavor_memory_dir(loc, environ))

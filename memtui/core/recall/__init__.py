@@ -30,7 +30,10 @@ from memtui.core.recall.engine import (
     Selection,
     Selector,
     SelectorName,
+    OfflineCause,
+    SelectorChoice,
     choose_model,
+    choose_selector,
     recall,
     resolve_selector,
 )
@@ -73,5 +76,8 @@ __all__ = [
     "manifest_line",
     "recall",
     "resolve_selector",
+    "choose_selector",
+    "SelectorChoice",
+    "OfflineCause",
     "skip_reason",
 ]

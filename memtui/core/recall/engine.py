@@ -281,6 +281,58 @@ def choose_model(
     return shape.default_model
 
 
+OfflineCause = Literal["no-credentials", "by-choice"]
+
+
+@dataclass(frozen=True, slots=True)
+class SelectorChoice:
+    """A selector name resolved. ``offline_cause``: ``None`` when the selector may send its
+    request; ``"no-credentials"`` when no API credential (nor an injected client) is there;
+    ``"by-choice"`` when the lexical selector was chosen although one is."""
+
+    selector: Selector
+    offline_cause: OfflineCause | None
+
+    @property
+    def offline_reason(self) -> str | None:
+        """The cause as the sentence ``RecallResult.offline_reason`` carries."""
+        if self.offline_cause == "by-choice":
+            return "lexical selector (BM25), offline by choice"
+        if self.offline_cause == "no-credentials":
+            return f"offline: {NO_KEY}"
+        return None
+
+    @property
+    def sends_request(self) -> bool:
+        """Whether running it sends a request (claude or hybrid, online)."""
+        return self.selector.name != "lexical" and self.offline_cause is None
+
+
+def choose_selector(
+    name: SelectorName,
+    *,
+    model: str = DEFAULT_MODEL,
+    client: anthropic.Anthropic | None = None,
+    environ: Mapping[str, str] | None = None,
+    shape: RecallRequest = SEED_REQUEST,
+) -> SelectorChoice:
+    """The selector for ``name`` and why it runs offline, if it does. ``auto`` → ``claude``
+    with a credential (or an injected ``client``), else ``lexical``; ``shape``: the release's
+    recall request (the claude and hybrid selectors send it). Raises ``ValueError`` for an
+    unknown name."""
+    online_possible = client is not None or has_credentials(environ)
+    if name == "auto":
+        name = "claude" if online_possible else "lexical"
+    cause: OfflineCause | None = None if online_possible else "no-credentials"
+    if name == "lexical":
+        return SelectorChoice(LexicalSelector(), "by-choice" if online_possible else cause)
+    if name == "claude":
+        return SelectorChoice(ClaudeSelector(model, client, environ, shape=shape), cause)
+    if name == "hybrid":
+        return SelectorChoice(HybridSelector(model, client, environ, shape=shape), cause)
+    raise ValueError(f"unknown selector {name!r}; choose one of {', '.join(SELECTOR_NAMES)}")
+
+
 def resolve_selector(
     name: SelectorName,
     *,
@@ -290,19 +342,9 @@ def resolve_selector(
     shape: RecallRequest = SEED_REQUEST,
 ) -> tuple[Selector, str | None]:
     """The selector for ``name`` and, when recall runs offline, why (``None`` when online is
-    possible). ``auto`` → ``claude`` with a credential (or an injected ``client``), else
-    ``lexical``. Raises ``ValueError`` for an unknown name."""
-    online_possible = client is not None or has_credentials(environ)
-    if name == "auto":
-        name = "claude" if online_possible else "lexical"
-    if name == "lexical":
-        why = "lexical selector (BM25), offline by choice" if online_possible else f"offline: {NO_KEY}"
-        return LexicalSelector(), why
-    if name == "claude":
-        return ClaudeSelector(model, client, environ, shape=shape), None if online_possible else f"offline: {NO_KEY}"
-    if name == "hybrid":
-        return HybridSelector(model, client, environ, shape=shape), None if online_possible else f"offline: {NO_KEY}"
-    raise ValueError(f"unknown selector {name!r}; choose one of {', '.join(SELECTOR_NAMES)}")
+    possible): ``choose_selector`` as a pair. Raises ``ValueError`` for an unknown name."""
+    choice = choose_selector(name, model=model, client=client, environ=environ, shape=shape)
+    return choice.selector, choice.offline_reason
 
 
 @dataclass(frozen=True, slots=True)

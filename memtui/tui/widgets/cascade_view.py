@@ -13,22 +13,20 @@ from rich.table import Table
 from rich.text import Text
 
 from memtui.core.base.terminal import visible, visible_block
-from memtui.core.cascade.preprocess import MAX_READ_BYTES
-from memtui.core.base.safe_read import read_text_regular
-from memtui.core.cascade import LABELS, Cascade, CascadeFile, Layer, ReadStep, Status
 from memtui.core.base.diagnostics import Diagnostic
+from memtui.core.base.source_lines import SourceLines
+from memtui.core.cascade import LABELS, Cascade, CascadeFile, Layer, ReadStep, Status
+from memtui.tui.theme import SEVERITY_ICON, SEVERITY_STYLE, assemble, styled, tone
 
-MUTED = "#5c6370"
-SEVERITY_ICON = {"error": "✖", "warning": "▲", "info": "●"}
-SEVERITY_STYLE = {"error": "bold #e06c75", "warning": "bold #e5c07b", "info": "#56b6c2"}
+MUTED = "$muted"
 
 # Marker groups: (glyph, style, legend word). Every Status maps to one group.
 MARKERS: dict[str, tuple[str, str, str]] = {
-    "loaded": ("●", "#98c379", "loaded"),
-    "conditional": ("◇", "#61afef", "conditional"),
-    "pending": ("!", "bold #e5c07b", "pending"),
-    "duplicate": ("≡", "#c678dd", "duplicate"),
-    "missing": ("✕", "#e06c75", "missing"),
+    "loaded": ("●", "$success", "loaded"),
+    "conditional": ("◇", "$note", "conditional"),
+    "pending": ("!", "bold $warning", "pending"),
+    "duplicate": ("≡", "$special", "duplicate"),
+    "missing": ("✕", "$error", "missing"),
     "skipped": ("⊘", MUTED, "skipped"),
 }
 _GROUP: dict[Status, str] = {
@@ -78,8 +76,8 @@ def legend(compact: bool = False) -> Text:
         parts += [(glyph + " ", style), (word + gap, MUTED)]
     parts += [("▲ ", SEVERITY_STYLE["warning"]), ("findings", MUTED)]
     if not compact:
-        parts += [(gap, MUTED), ("+ ", "bold #98c379"), ("added by a read", MUTED)]
-    return Text.assemble(*parts)
+        parts += [(gap, MUTED), ("+ ", "bold $success"), ("added by a read", MUTED)]
+    return assemble(*parts)
 
 
 def display_path(path: str | Path, cwd: Path) -> str:
@@ -126,48 +124,48 @@ def problems(diagnostics: Iterable[Diagnostic]) -> int:
 def file_label(entry: CascadeFile, name: str, *, added: bool = False, compact: bool = False) -> Text:
     """A tree label: marker, name, size (loaded) or status, and a findings count.
     ``compact`` (narrow terminals): tokens only, and the marker alone says the status."""
-    glyph, style = ("+", "bold #98c379") if added else marker(entry.status)
-    text = Text.assemble((glyph + " ", style), (name + "  ", "bold" if entry.loaded and entry.depth == 0 else ""))
+    glyph, style = ("+", "bold $success") if added else marker(entry.status)
+    text = assemble((glyph + " ", style), (name + "  ", "bold" if entry.loaded and entry.depth == 0 else ""))
     if entry.loaded:
-        text.append(f"~{entry.tokens_est:,} tok" if compact else size_text(entry.chars, entry.tokens_est), MUTED)
+        text.append(f"~{entry.tokens_est:,} tok" if compact else size_text(entry.chars, entry.tokens_est), tone(MUTED))
     elif not compact:
-        text.append(status_word(entry.status), style if style != MUTED else "italic " + MUTED)
+        text.append(status_word(entry.status), tone(style if style != MUTED else "italic " + MUTED))
     count = problems(entry.diagnostics)
     if count:
         text.append("  ")
-        text.append(f"▲{count}", SEVERITY_STYLE["warning"])
+        text.append(f"▲{count}", tone(SEVERITY_STYLE["warning"]))
     return text
 
 
 def layer_label(layer: Layer, files: Sequence[CascadeFile], *, compact: bool = False) -> Text:
     """A layer node: its name, how many files load and their size (tokens only when ``compact``)."""
     loaded = [f for f in files if f.loaded]
-    text = Text.assemble((LAYER_NAMES[layer] + "  ", "bold"))
+    text = assemble((LAYER_NAMES[layer] + "  ", "bold"))
     if not files:
-        text.append("no files", "italic " + MUTED)
+        text.append("no files", tone("italic " + MUTED))
         return text
     summary = f"{len(loaded)} loaded"
     tokens = sum(f.tokens_est for f in loaded)
     if loaded:
         summary += f" · ~{tokens:,} tok" if compact else f" · {size_text(sum(f.chars for f in loaded), tokens)}"
-    text.append(summary, MUTED)
+    text.append(summary, tone(MUTED))
     return text
 
 
 def step_label(index: int, step: ReadStep, cwd: Path, *, compact: bool = False) -> Text:
     """A read node: its number, target and how many files it added (the detail has sizes)."""
-    text = Text.assemble((f"read {index + 1} ", "bold #61afef"), (display_path(step.target, cwd) + "  ", "bold"))
+    text = assemble((f"read {index + 1} ", "bold $note"), (display_path(step.target, cwd) + "  ", "bold"))
     if step.added:
         files = "file" if len(step.added) == 1 else "files"
-        text.append(f"+{len(step.added)}" if compact else f"+{len(step.added)} {files}", "#98c379")
+        text.append(f"+{len(step.added)}" if compact else f"+{len(step.added)} {files}", tone("$success"))
     else:
-        text.append("+0" if compact else "adds nothing", "italic " + MUTED)
+        text.append("+0" if compact else "adds nothing", tone("italic " + MUTED))
     return text
 
 
 def _grid() -> Table:
     grid = Table.grid(padding=(0, 1))
-    grid.add_column(style=MUTED, no_wrap=True)
+    grid.add_column(style=tone(MUTED), no_wrap=True)
     grid.add_column(overflow="fold")
     return grid
 
@@ -181,34 +179,29 @@ def diagnostics_table(diagnostics: Sequence[Diagnostic], cwd: Path, *, focus_lin
         where = f" · line {d.line}" if d.line else ""
         focused = focus_line is not None and d.line == focus_line
         table.add_row(
-            Text(SEVERITY_ICON[d.severity], style=SEVERITY_STYLE[d.severity]),
-            Text.assemble((d.code + " ", SEVERITY_STYLE[d.severity]), (visible(where.lstrip()), MUTED), "\n", (visible(d.message), "bold" if focused else "")),
+            styled(SEVERITY_ICON[d.severity], style=SEVERITY_STYLE[d.severity]),
+            assemble((d.code + " ", SEVERITY_STYLE[d.severity]), (visible(where.lstrip()), MUTED), "\n", (visible(d.message), "bold" if focused else "")),
         )
     return table
 
 
-def source_excerpt(path: str, line: int, cwd: Path, *, around: int = 2) -> RenderableType:
-    """Lines ``line ± around`` of the file on disk, numbered, with ``line`` highlighted.
-
-    The line numbers of findings count lines of the file as written (frontmatter included),
-    so the excerpt is read from disk, not from the preprocessed content."""
-    try:
-        lines = read_text_regular(path, MAX_READ_BYTES).removeprefix("\ufeff").splitlines()
-    except OSError as exc:
-        return Text(f"cannot read {display_path(path, cwd)}: {exc.strerror or exc}", style=MUTED)
-    if not 1 <= line <= max(len(lines), 1):
-        return Text(f"line {line} is past the end of {display_path(path, cwd)}", style=MUTED)
+def source_excerpt(source: SourceLines, cwd: Path) -> RenderableType:
+    """The lines around a finding's line, numbered, the line itself highlighted."""
+    where = display_path(source.path, cwd)
+    if source.error is not None:
+        return styled(f"cannot read {where}: {source.error}", style=MUTED)
+    if source.past_end:
+        return styled(f"line {source.line} is past the end of {where}", style=MUTED)
     table = Table.grid(padding=(0, 1))
-    table.add_column(justify="right", style=MUTED, no_wrap=True)
+    table.add_column(justify="right", style=tone(MUTED), no_wrap=True)
     table.add_column(overflow="fold")
-    for number in range(max(1, line - around), min(len(lines), line + around) + 1):
-        here = number == line
-        text = (lines[number - 1] if lines else "").expandtabs(4) or " "
+    for number, line in enumerate(source.lines, start=source.first):
+        here = number == source.line
         table.add_row(
-            Text(f"{'▶' if here else ' '}{number}", style="bold #e5c07b" if here else MUTED),
-            Text(visible(text), style="bold on #3e4451" if here else ""),
+            styled(f"{'▶' if here else ' '}{number}", style="bold $warning" if here else MUTED),
+            styled(visible(line.expandtabs(4)) or " ", style="bold on $line-focus" if here else ""),
         )
-    return Group(Text(f"{display_path(path, cwd)}, line {line}", style=MUTED), table)
+    return Group(styled(f"{where}, line {source.line}", style=MUTED), table)
 
 
 def content_block(entry: CascadeFile) -> RenderableType:
@@ -218,20 +211,22 @@ def content_block(entry: CascadeFile) -> RenderableType:
         body: Text = Text(visible_block(entry.content))
     else:
         title = "content"
-        body = Text("nothing: this file is not part of the context", style="italic " + MUTED)
-    return Group(Rule(Text(title, style=MUTED), style=MUTED, align="left"), body)
+        body = styled("nothing: this file is not part of the context", style="italic " + MUTED)
+    return Group(Rule(styled(title, style=MUTED), style=tone(MUTED), align="left"), body)
 
 
 @dataclass(frozen=True, slots=True)
 class FileContext:
     """What the detail of one file needs besides the file: the cwd, the memory dir, which
-    read loaded it (for a conditional rule), and the line a finding points at."""
+    read loaded it (for a conditional rule), the line a finding points at and the lines
+    around it (read off the UI thread)."""
 
     cwd: Path
     memory_dir: Path
     loaded_by: str | None = None
     focus_line: int | None = None
     added_by_read: str | None = None
+    source: SourceLines | None = None
 
 
 def file_detail(entry: CascadeFile, ctx: FileContext) -> RenderableType:
@@ -239,14 +234,14 @@ def file_detail(entry: CascadeFile, ctx: FileContext) -> RenderableType:
     cwd = ctx.cwd
     glyph, style = marker(entry.status)
     grid = _grid()
-    status = Text.assemble((f"{glyph} {entry.status.replace('-', ' ')}", style))
+    status = assemble((f"{glyph} {entry.status.replace('-', ' ')}", style))
     if ctx.added_by_read:
-        status = Text.assemble(("+ loaded ", "bold #98c379"), (f"by {ctx.added_by_read}", MUTED))
+        status = assemble(("+ loaded ", "bold $success"), (f"by {ctx.added_by_read}", MUTED))
     elif ctx.loaded_by:
-        status = Text.assemble((f"{glyph} {entry.status.replace('-', ' ')} ", style), (f"· loaded later by {ctx.loaded_by}", "#98c379"))
+        status = assemble((f"{glyph} {entry.status.replace('-', ' ')} ", style), (f"· loaded later by {ctx.loaded_by}", "$success"))
     grid.add_row("status", status)
     grid.add_row("why", Text(visible(entry.reason or "—")))
-    grid.add_row("layer", Text.assemble((LAYER_NAMES[entry.layer] + " ", "bold"), (f"· {entry.kind}", MUTED)))
+    grid.add_row("layer", assemble((LAYER_NAMES[entry.layer] + " ", "bold"), (f"· {entry.kind}", MUTED)))
     if entry.chars:
         grid.add_row("size", f"{entry.chars:,} characters · ~{entry.tokens_est:,} tokens")
     grid.add_row("path", Text(home_path(entry.path)))
@@ -254,12 +249,12 @@ def file_detail(entry: CascadeFile, ctx: FileContext) -> RenderableType:
         line = f", line {entry.line}" if entry.line else ""
         grid.add_row("imported by", f"{display_path(entry.parent, cwd)}{line} (depth {entry.depth})")
     if entry.patterns:
-        grid.add_row("paths", Text(", ".join(entry.patterns), style="#61afef"))
+        grid.add_row("paths", styled(", ".join(entry.patterns), style="$note"))
     parts: list[RenderableType] = [grid]
     if entry.diagnostics:
         parts += [Text(""), diagnostics_table(entry.diagnostics, cwd, focus_line=ctx.focus_line)]
-    if ctx.focus_line is not None:
-        parts += [Text(""), source_excerpt(entry.path, ctx.focus_line, cwd)]
+    if ctx.source is not None:
+        parts += [Text(""), source_excerpt(ctx.source, cwd)]
     parts += [Text(""), content_block(entry)]
     return Group(*parts)
 
@@ -268,8 +263,8 @@ def layer_detail(layer: Layer, files: Sequence[CascadeFile], cascade: Cascade) -
     """A layer run: what its files are labelled as, counts and totals, the approval state."""
     loaded = [f for f in files if f.loaded]
     grid = _grid()
-    grid.add_row("layer", Text(LAYER_NAMES[layer], style="bold"))
-    grid.add_row("label", Text(f"({LABELS[layer]})", style="italic"))
+    grid.add_row("layer", styled(LAYER_NAMES[layer], style="bold"))
+    grid.add_row("label", styled(f"({LABELS[layer]})", style="italic"))
     grid.add_row("files", f"{len(loaded)} loaded of {len(files)} considered")
     if loaded:
         grid.add_row("size", f"{sum(f.chars for f in loaded):,} characters · ~{sum(f.tokens_est for f in loaded):,} tokens")
@@ -279,28 +274,28 @@ def layer_detail(layer: Layer, files: Sequence[CascadeFile], cascade: Cascade) -
         grid.add_row("external", f"imports outside the cwd: {state} ({approval.source})")
     parts: list[RenderableType] = [grid]
     for note in cascade.notes:
-        parts.append(Text(f"\nnote: {note}", style=MUTED))
+        parts.append(styled(f"\nnote: {note}", style=MUTED))
     return Group(*parts)
 
 
 def step_detail(index: int, step: ReadStep, cwd: Path) -> RenderableType:
     """One simulated read: the files it added (with why), and what it found already loaded."""
     grid = _grid()
-    grid.add_row("target", Text(display_path(step.target, cwd), style="bold"))
+    grid.add_row("target", styled(display_path(step.target, cwd), style="bold"))
     chars = sum(f.chars for f in step.added)
     tokens = sum(f.tokens_est for f in step.added)
     files = "file" if len(step.added) == 1 else "files"
-    grid.add_row("adds", f"{len(step.added)} {files} · {size_text(chars, tokens)}" if step.added else Text("nothing new", style="italic"))
+    grid.add_row("adds", f"{len(step.added)} {files} · {size_text(chars, tokens)}" if step.added else styled("nothing new", style="italic"))
     parts: list[RenderableType] = [grid]
     for entry in step.added:
-        parts.append(Text.assemble(("\n+ ", "bold #98c379"), (display_path(entry.path, cwd), "bold"), "\n", ("  " + visible(entry.reason), MUTED)))
+        parts.append(assemble(("\n+ ", "bold $success"), (display_path(entry.path, cwd), "bold"), "\n", ("  " + visible(entry.reason), MUTED)))
     if step.considered:
-        parts.append(Text("\nmatched but not added", style=MUTED))
+        parts.append(styled("\nmatched but not added", style=MUTED))
         for entry in step.considered:
             glyph, style = marker(entry.status)
-            parts.append(Text.assemble((f"{glyph} ", style), display_path(entry.path, cwd), "\n", ("  " + visible(entry.reason), MUTED)))
+            parts.append(assemble((f"{glyph} ", style), display_path(entry.path, cwd), "\n", ("  " + visible(entry.reason), MUTED)))
     if step.messages:
-        parts.append(Text("\nas the model receives it", style=MUTED))
+        parts.append(styled("\nas the model receives it", style=MUTED))
         parts.extend(Text(visible_block(message)) for message in step.messages)
     if step.diagnostics:
         parts += [Text(""), diagnostics_table(step.diagnostics, cwd)]

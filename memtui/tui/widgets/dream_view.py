@@ -17,6 +17,8 @@ from textual.widgets import Label, ProgressBar, Static
 
 from memtui.core.base.terminal import visible, visible_block
 from memtui.core.dream import (
+    SCAN_INTERVAL_S,
+    STALE_AFTER_S,
     DreamEvent,
     FileRead,
     Finding,
@@ -31,17 +33,18 @@ from memtui.core.dream import (
 from memtui.core.dream.autodream import AutoDreamStatus, Gate, headline
 from memtui.core.dream.history import FileDiff, HistoryItem
 from memtui.core.writes.journal import JournalEntry
+from memtui.tui.theme import assemble, styled, tone
 
-MUTED = "#5c6370"
-OK_STYLE = "bold #98c379"
-CLOSED_STYLE = "bold #e06c75"
-PHASE_COLORS: dict[str, str] = {"orient": "#61afef", "gather": "#c678dd", "consolidate": "#e5c07b", "prune": "#56b6c2"}
+MUTED = "$muted"
+OK_STYLE = "bold $success"
+CLOSED_STYLE = "bold $error"
+PHASE_COLORS: dict[str, str] = {"orient": "$note", "gather": "$special", "consolidate": "$warning", "prune": "$info"}
 ACTION_STYLES: dict[str, str] = {
-    "create": "bold #1e1e1e on #98c379",
-    "modify": "bold #1e1e1e on #e5c07b",
-    "delete": "bold #ffffff on #be5046",
+    "create": "bold $chip-text on $success",
+    "modify": "bold $chip-text on $warning",
+    "delete": "bold $on-danger on $danger",
 }
-LEVEL_STYLES: dict[str, str] = {"debug": MUTED, "info": "", "warning": "#e5c07b", "error": "bold #e06c75"}
+LEVEL_STYLES: dict[str, str] = {"debug": MUTED, "info": "", "warning": "$warning", "error": "bold $error"}
 
 
 def when(epoch: float | None, now: datetime) -> str:
@@ -61,8 +64,13 @@ def span(seconds: float) -> str:
     return f"{s / 86_400:.1f} d" if s >= 86_400 else f"{s / 3600:.1f} h" if s >= 3600 else f"{s / 60:.0f} min"
 
 
+def minutes(seconds: float) -> str:
+    """A constant duration in whole minutes: ``10 min``."""
+    return f"{seconds / 60:.0f} min"
+
+
 def _mark(ok: bool) -> Text:
-    return Text("✔ ", style=OK_STYLE) if ok else Text("✘ ", style=CLOSED_STYLE)
+    return styled("✔ ", style=OK_STYLE) if ok else styled("✘ ", style=CLOSED_STYLE)
 
 
 def lock_holder(status: GateStatus, own_pid: int) -> Text:
@@ -70,12 +78,12 @@ def lock_holder(status: GateStatus, own_pid: int) -> Text:
     plan open) and how long ago it took the lock; a crashed run is named as such."""
     k = status.lock
     if not k.exists or k.holder_pid is None:
-        return Text("free", style="bold")
+        return styled("free", style="bold")
     who = "this memtui, plan open" if k.holder_pid == own_pid else "alive" if k.holder_alive else "not running"
     age = "" if k.age_s is None else f", took it {span(k.age_s)} ago"
-    holder = Text.assemble(("PID ", ""), (str(k.holder_pid), "bold"), (f" ({who}){age}", "" if k.holder_alive else MUTED))
+    holder = assemble(("PID ", ""), (str(k.holder_pid), "bold"), (f" ({who}){age}", "" if k.holder_alive else MUTED))
     if k.crashed:
-        holder.append(" — a crashed run: the next dream rolls it back", style="#e5c07b")
+        holder.append(" — a crashed run: the next dream rolls it back", style=tone("$warning"))
     return holder
 
 
@@ -93,8 +101,7 @@ def _opens(status: GateStatus) -> str:
             more = s.min_sessions - s.count
             return f"opens after {more} more session{'s' if more != 1 else ''}"
         case "lock":
-            free_at = None if k.age_s is None else status.now.timestamp() - k.age_s + 3600
-            return f"opens when PID {k.holder_pid} exits, or {when(free_at, status.now)} (stale after 60 min)"
+            return f"opens when PID {k.holder_pid} exits, or {when(status.lock_stale_at, status.now)} (stale after {minutes(STALE_AFTER_S)})"
     return ""
 
 
@@ -108,23 +115,23 @@ def gate_text(status: GateStatus, own_pid: int, *, compact: bool = False) -> Tex
     since = "never consolidated" if t.hours_since is None else f"{t.hours_since:.1f} h since the last dream"
     lines: list[Text] = []
     if not status.enabled:
-        lines.append(Text.assemble(_mark(False), ("auto-dream off", "bold"), ("  autoDreamEnabled: false, or auto memory is off", MUTED)))
-    lines.append(Text.assemble(_mark(t.ok), ("time     ", "bold"), since, (f"  (min {t.min_hours:g} h)", MUTED)))
+        lines.append(assemble(_mark(False), ("auto-dream off", "bold"), ("  autoDreamEnabled: false, or auto memory is off", MUTED)))
+    lines.append(assemble(_mark(t.ok), ("time     ", "bold"), since, (f"  (min {t.min_hours:g} h)", MUTED)))
     scan = "no scan yet" if c.last_scan_at is None else f"last scan {when(c.last_scan_at, status.now)}"
-    lines.append(Text.assemble(_mark(c.ok), ("scan     ", "bold"), scan, ("  (one per 10 min)", MUTED)))
+    lines.append(assemble(_mark(c.ok), ("scan     ", "bold"), scan, (f"  (one per {minutes(SCAN_INTERVAL_S)})", MUTED)))
     excluded = f", {s.excluded} excluded (current)" if s.excluded else ""
-    lines.append(Text.assemble(_mark(s.ok), ("sessions ", "bold"), f"{s.count} since the last dream", (f"  (min {s.min_sessions}{excluded})", MUTED)))
+    lines.append(assemble(_mark(s.ok), ("sessions ", "bold"), f"{s.count} since the last dream", (f"  (min {s.min_sessions}{excluded})", MUTED)))
     k = status.lock
-    lines.append(Text.assemble(_mark(k.ok), ("lock     ", "bold"), lock_holder(status, own_pid)))
-    lines.append(Text.assemble(("           last consolidated ", MUTED), when(k.last_consolidated_at, status.now)))
+    lines.append(assemble(_mark(k.ok), ("lock     ", "bold"), lock_holder(status, own_pid)))
+    lines.append(assemble(("           last consolidated ", MUTED), when(k.last_consolidated_at, status.now)))
     lines.append(_verdict(status))
     return Text("\n").join(lines)
 
 
 def _verdict(status: GateStatus) -> Text:
     if status.would_run:
-        return Text("▶ a dream would run now", style=OK_STYLE)
-    return Text.assemble(("■ blocked by ", CLOSED_STYLE), (status.blocking or "?", CLOSED_STYLE), (f" — {_opens(status)}", ""))
+        return styled("▶ a dream would run now", style=OK_STYLE)
+    return assemble(("■ blocked by ", CLOSED_STYLE), (status.blocking or "?", CLOSED_STYLE), (f" — {_opens(status)}", ""))
 
 
 def _compact_gates(status: GateStatus) -> Text:
@@ -132,14 +139,14 @@ def _compact_gates(status: GateStatus) -> Text:
     t, c, s, k = status.time, status.scan, status.sessions, status.lock
     lines: list[Text] = []
     if not status.enabled:
-        lines.append(Text.assemble(_mark(False), ("auto-dream off", "bold")))
+        lines.append(assemble(_mark(False), ("auto-dream off", "bold")))
     since = "never consolidated" if t.hours_since is None else f"{t.hours_since:.1f} h of {t.min_hours:g}"
-    lines.append(Text.assemble(_mark(t.ok), ("time     ", "bold"), since))
+    lines.append(assemble(_mark(t.ok), ("time     ", "bold"), since))
     if not c.ok:
-        lines.append(Text.assemble(_mark(False), ("scan     ", "bold"), "scanned < 10 min ago"))
-    lines.append(Text.assemble(_mark(s.ok), ("sessions ", "bold"), f"{s.count} of {s.min_sessions}"))
+        lines.append(assemble(_mark(False), ("scan     ", "bold"), f"scanned < {minutes(SCAN_INTERVAL_S)} ago"))
+    lines.append(assemble(_mark(s.ok), ("sessions ", "bold"), f"{s.count} of {s.min_sessions}"))
     holder = "free" if k.ok and not k.holder_pid else f"PID {k.holder_pid} ({'alive' if k.holder_alive else 'gone'})"
-    lines.append(Text.assemble(_mark(k.ok), ("lock     ", "bold"), holder))
+    lines.append(assemble(_mark(k.ok), ("lock     ", "bold"), holder))
     lines.append(_verdict(status))
     return Text("\n").join(lines)
 
@@ -147,14 +154,14 @@ def _compact_gates(status: GateStatus) -> Text:
 def last_dream_text(entry: JournalEntry | None) -> Text:
     """The applied dream ``u`` would undo, or that there is none."""
     if entry is None:
-        return Text("no applied dream to undo", style=MUTED)
+        return styled("no applied dream to undo", style=MUTED)
     stamp = entry.time[:16].replace("T", " ")
-    return Text.assemble(("last dream ", MUTED), (stamp, "bold"), (f" · {len(entry.changes)} file(s) · u undoes it", MUTED))
+    return assemble(("last dream ", MUTED), (stamp, "bold"), (f" · {len(entry.changes)} file(s) · u undoes it", MUTED))
 
 
 def action_badge(action: str) -> Text:
     """A coloured ``create`` / ``modify`` / ``delete`` chip, all the same width."""
-    return Text(f" {action:<6} ", style=ACTION_STYLES.get(action, "bold reverse"))
+    return styled(f" {action:<6} ", style=ACTION_STYLES.get(action, "bold reverse"))
 
 
 # A reason in the plan list is cut here (the diff view shows it whole), so that a few changes
@@ -167,9 +174,9 @@ def change_prompt(relpath: str, action: str, reason: str, *, pending: bool = Fal
     ``REASON_CHARS``) under them."""
     if len(reason) > REASON_CHARS:
         reason = reason[: REASON_CHARS - 1].rstrip() + "…"
-    head = Text.assemble(action_badge(action), " ", (visible(relpath), "bold" if not pending else MUTED))
+    head = assemble(action_badge(action), " ", (visible(relpath), "bold" if not pending else MUTED))
     # the reason in the default colour: a muted grey is unreadable on the highlighted row
-    return Text.assemble(head, "\n", (f"  {visible(reason)}", "" if not pending else "italic " + MUTED))
+    return assemble(head, "\n", (f"  {visible(reason)}", "" if not pending else "italic " + MUTED))
 
 
 def finding_prompt(finding: Finding) -> Text:
@@ -177,7 +184,7 @@ def finding_prompt(finding: Finding) -> Text:
     where = finding.path or ""
     if finding.path and finding.line:
         where += f":{finding.line}"
-    return Text.assemble((" note   ", "bold #1e1e1e on #61afef"), " ", (visible(where), "bold"), "\n", f"  {finding.code}: {visible(finding.message)}")
+    return assemble((" note   ", "bold $chip-text on $note"), " ", (visible(where), "bold"), "\n", f"  {finding.code}: {visible(finding.message)}")
 
 
 def _show_path(path: str) -> str:
@@ -191,24 +198,24 @@ def event_line(event: DreamEvent) -> Text | None:
     """One line of the streaming log for ``event`` (``None`` for progress counts, which go to
     the bars)."""
     phase = getattr(event, "phase", None)
-    tag = Text(f"{phase or 'dream':<11} ", style=PHASE_COLORS.get(phase or "", MUTED))
+    tag = styled(f"{phase or 'dream':<11} ", style=PHASE_COLORS.get(phase or "", MUTED))
     match event:
         case PhaseStarted():
-            return Text.assemble(tag, ("▶ ", "bold"), (visible(event.title), "bold"))
+            return assemble(tag, ("▶ ", "bold"), (visible(event.title), "bold"))
         case PhaseFinished():
-            return Text.assemble(tag, (f"✔ {visible(event.summary)}", "#98c379"))
+            return assemble(tag, (f"✔ {visible(event.summary)}", "$success"))
         case FileRead():
-            return Text.assemble(tag, (f"  read {visible(_show_path(event.path))} ({event.size:,} B)", MUTED))
+            return assemble(tag, (f"  read {visible(_show_path(event.path))} ({event.size:,} B)", MUTED))
         case Finding():
             where = f" {event.path}:{event.line}" if event.path and event.line else f" {event.path}" if event.path else ""
-            return Text.assemble(tag, ("  ● note", "#61afef"), (f"{visible(where)} ", "bold"), visible(event.message))
+            return assemble(tag, ("  ● note", "$note"), (f"{visible(where)} ", "bold"), visible(event.message))
         case ProposedChange():
-            return Text.assemble(tag, "  ", action_badge(event.action), visible(f" {event.path} — {event.reason}"))
+            return assemble(tag, "  ", action_badge(event.action), visible(f" {event.path} — {event.reason}"))
         case LogLine():
-            return Text.assemble(tag, (f"  {visible(event.text)}", LEVEL_STYLES.get(event.level, "")))
+            return assemble(tag, (f"  {visible(event.text)}", LEVEL_STYLES.get(event.level, "")))
         case Progress():
             return None
-    return Text.assemble(tag, visible(str(event)))
+    return assemble(tag, visible(str(event)))
 
 
 class PhaseRow(Widget):
@@ -224,13 +231,13 @@ class PhaseRow(Widget):
         self.phase = phase
 
     def compose(self) -> ComposeResult:
-        yield Label(Text(self.phase, style=f"bold {PHASE_COLORS[self.phase]}"), classes="phase-name")
+        yield Label(styled(self.phase, style=f"bold {PHASE_COLORS[self.phase]}"), classes="phase-name")
         yield ProgressBar(show_eta=False, classes="phase-bar").data_bind(progress=PhaseRow.done, total=PhaseRow.total)
-        yield Static(Text(self.state, style=MUTED), classes="phase-state")
+        yield Static(styled(self.state, style=MUTED), classes="phase-state")
 
     def watch_state(self, state: str) -> None:
         if self.is_mounted:
-            self.query_one(".phase-state", Static).update(Text(state, style=MUTED if state in ("waiting", "cancelled") else ""))
+            self.query_one(".phase-state", Static).update(styled(state, style=MUTED if state in ("waiting", "cancelled") else ""))
 
     def reset(self) -> None:
         """Back to waiting, bar empty."""
@@ -241,7 +248,7 @@ class PhaseRow(Widget):
 
 # ----- a CLI release's own auto-dream (the claude flavor) ----------------------------------------
 
-TRAP_STYLE = "bold #e5c07b"
+TRAP_STYLE = "bold $warning"
 # Gates shown together on one line, by a short name (they rarely close; ``g`` details them).
 _QUIET_GATES: dict[str, str] = {"remote": "local", "entrypoint": "interactive", "auto_memory": "auto memory", "read_block": "reads", "flag": "flag"}
 
@@ -270,26 +277,26 @@ def autodream_text(status: AutoDreamStatus, *, compact: bool = False) -> Text:
     for g in status.gates:
         if g.id in _QUIET_GATES:
             if g.ok:
-                row.append_text(Text.assemble(_gate_mark(g), (_QUIET_GATES[g.id], MUTED), " "))
+                row.append_text(assemble(_gate_mark(g), (_QUIET_GATES[g.id], MUTED), " "))
             else:
                 closed.append(g)
     if row.plain:
         lines.append(row)
     for g in closed:
-        lines.append(Text.assemble(_gate_mark(g), (f"{_QUIET_GATES[g.id]:<9}", "bold"), g.detail))
+        lines.append(assemble(_gate_mark(g), (f"{_QUIET_GATES[g.id]:<9}", "bold"), g.detail))
     t, c, s, r, k = (status.gate(i) for i in ("time", "throttle", "sessions", "permission_rule", "lock"))
     since = "never consolidated" if status.last_consolidated_at is None else f"{t.data['hours_since']:.1f} h since the last"
-    lines.append(Text.assemble(_gate_mark(t), ("time     ", "bold"), since, (f"  (min {status.min_hours:g} h)", MUTED)))
+    lines.append(assemble(_gate_mark(t), ("time     ", "bold"), since, (f"  (min {status.min_hours:g} h)", MUTED)))
     if not c.ok:
-        lines.append(Text.assemble(_gate_mark(c), ("throttle ", "bold"), "this process scanned < 10 min ago"))
-    lines.append(Text.assemble(_gate_mark(s), ("sessions ", "bold"), f"{s.data['count']} of {status.min_sessions:g} newer than the lock"))
+        lines.append(assemble(_gate_mark(c), ("throttle ", "bold"), f"this process scanned < {minutes(c.data['interval_s'])} ago"))
+    lines.append(assemble(_gate_mark(s), ("sessions ", "bold"), f"{s.data['count']} of {status.min_sessions:g} newer than the lock"))
     if not r.ok:
-        lines.append(Text.assemble(_gate_mark(r), ("rules    ", "bold"), r.detail))
-    lines.append(Text.assemble(_gate_mark(k), ("lock     ", "bold"), _lock_short(k)))
-    lines.append(Text(("▶ " if status.would_fire else "■ ") + headline(status), style=OK_STYLE if status.would_fire else "bold"))
+        lines.append(assemble(_gate_mark(r), ("rules    ", "bold"), r.detail))
+    lines.append(assemble(_gate_mark(k), ("lock     ", "bold"), _lock_short(k)))
+    lines.append(styled(("▶ " if status.would_fire else "■ ") + headline(status), style=OK_STYLE if status.would_fire else "bold"))
     for trap in status.traps:
         hint = " — L resets the lock" if trap.code == "failed-dream" else " — g for details"
-        lines.append(Text.assemble(("⚠ ", TRAP_STYLE), (trap.title, TRAP_STYLE), (hint, MUTED)))
+        lines.append(assemble(("⚠ ", TRAP_STYLE), (trap.title, TRAP_STYLE), (hint, MUTED)))
     return Text("\n").join(lines)
 
 
@@ -297,48 +304,48 @@ def autodream_details(status: AutoDreamStatus) -> Text:
     """Every gate with its detail, sources and when it opens; the sessions the gate looked at
     (id, mtime, kind, counted or why not); the traps with their fix; the verdict."""
     r = status.release
-    out = Text.assemble((f"{r.cli} {r.version}'s auto-dream", "bold"), (" — the gates in the order it checks them, at the end of each interactive turn\n\n", MUTED))
+    out = assemble((f"{r.cli} {r.version}'s auto-dream", "bold"), (" — the gates in the order it checks them, at the end of each interactive turn\n\n", MUTED))
     for i, g in enumerate(status.gates, 1):
-        out.append_text(Text.assemble(f"{i:>2}. ", _gate_mark(g), (g.title, "bold"), f"  {visible(g.detail)}\n"))
+        out.append_text(assemble(f"{i:>2}. ", _gate_mark(g), (g.title, "bold"), f"  {visible(g.detail)}\n"))
         for src in g.sources:
-            out.append(f"       from {visible(src)}\n", style=MUTED)
+            out.append(f"       from {visible(src)}\n", style=tone(MUTED))
         if not g.ok and g.opens:
-            out.append(f"       opens: {visible(g.opens)}\n", style="#e5c07b")
+            out.append(f"       opens: {visible(g.opens)}\n", style=tone("$warning"))
     counted = sum(1 for s in status.sessions if s.counted)
-    out.append(f"\nSessions ({counted} counted of {len(status.sessions)}, directory order)\n", style="bold")
+    out.append(f"\nSessions ({counted} counted of {len(status.sessions)}, directory order)\n", style=tone("bold"))
     for s in status.sessions:
         stamp = datetime.fromtimestamp(s.mtime, status.now.tzinfo or UTC).strftime("%Y-%m-%d %H:%M")
         kind = {"cli": "interactive", None: "?"}.get(s.entrypoint, s.entrypoint or "?")
-        out.append_text(Text.assemble(("  + " if s.counted else "  - ", OK_STYLE if s.counted else MUTED), visible(s.session_id), (f"  {stamp}  {visible(kind)}", MUTED),
+        out.append_text(assemble(("  + " if s.counted else "  - ", OK_STYLE if s.counted else MUTED), visible(s.session_id), (f"  {stamp}  {visible(kind)}", MUTED),
                                       (f"  {visible(s.why)}" if s.why else "", MUTED), "\n"))
     for trap in status.traps:
-        out.append_text(Text.assemble(("\n⚠ " + visible(trap.title) + "\n", TRAP_STYLE), visible(trap.message) + "\n"))
+        out.append_text(assemble(("\n⚠ " + visible(trap.title) + "\n", TRAP_STYLE), visible(trap.message) + "\n"))
         if trap.fix:
-            out.append(f"fix: {visible(trap.fix)}\n", style="italic")
-    out.append_text(Text.assemble("\n", (status.verdict, "bold")))
+            out.append(f"fix: {visible(trap.fix)}\n", style=tone("italic"))
+    out.append_text(assemble("\n", (status.verdict, "bold")))
     return out
 
 
 def history_prompt(item: HistoryItem, now: datetime) -> Text:
     """One history item as a list option: when, who (memtui or the agent) and what, the files."""
-    who = ("memtui", "bold #98c379") if item.who == "memtui" else ("agent", "bold #c678dd")
-    head = Text.assemble(f" {item.kind:<10} ", who, f"  {when(item.time, now)}")
+    who = ("memtui", "bold $success") if item.who == "memtui" else ("agent", "bold $special")
+    head = assemble(f" {item.kind:<10} ", who, f"  {when(item.time, now)}")
     files = ", ".join(visible(f) for f in item.files[:4]) + (f" +{len(item.files) - 4}" if len(item.files) > 4 else "")
-    return Text.assemble(head, "\n", f"  {visible(item.summary)}", (f" · {files}" if files else "", MUTED))
+    return assemble(head, "\n", f"  {visible(item.summary)}", (f" · {files}" if files else "", MUTED))
 
 
 def history_detail(item: HistoryItem, diffs: list[FileDiff]) -> Text:
     """An item's lines, the notice its next turn carried, and each file's diff (or why none)."""
-    out = Text.assemble((visible(item.summary), "bold"), "\n")
+    out = assemble((visible(item.summary), "bold"), "\n")
     if item.session_id:
-        out.append(f"session {visible(item.session_id)}\n", style=MUTED)
+        out.append(f"session {visible(item.session_id)}\n", style=tone(MUTED))
     for rec in item.records:
-        out.append(visible(f"{rec.line_type} at line {rec.line} of {PurePath(rec.transcript).name}") + "\n", style=MUTED)
+        out.append(visible(f"{rec.line_type} at line {rec.line} of {PurePath(rec.transcript).name}") + "\n", style=tone(MUTED))
     if item.notice:
-        out.append_text(Text.assemble(("\nthe next turn was told:\n", "italic"), (visible_block(item.notice) + "\n", MUTED)))
+        out.append_text(assemble(("\nthe next turn was told:\n", "italic"), (visible_block(item.notice) + "\n", MUTED)))
     for d in diffs:
         if d.diff:
-            out.append_text(Text.assemble(("\n" + visible(d.relpath), "bold"), (f"  (from {visible(d.source)})\n", MUTED), visible_block(d.diff)))
+            out.append_text(assemble(("\n" + visible(d.relpath), "bold"), (f"  (from {visible(d.source)})\n", MUTED), visible_block(d.diff)))
         else:
-            out.append_text(Text.assemble(("\n" + visible(d.relpath), "bold"), (f"  {visible(d.note)}\n", MUTED)))
+            out.append_text(assemble(("\n" + visible(d.relpath), "bold"), (f"  {visible(d.note)}\n", MUTED)))
     return out

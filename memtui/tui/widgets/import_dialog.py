@@ -1,8 +1,8 @@
-"""The confirmation before approving or declining a project's external imports (SPEC §3.3)."""
+"""The confirmation before approving or declining a project's external imports."""
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import ClassVar
 
 from rich.text import Text
 from textual import on
@@ -13,9 +13,10 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Static
 
 from memtui.core.base.terminal import visible
-from memtui.tui.widgets.cascade_view import MUTED
+from memtui.core.cascade.approvals import Decision
+from memtui.tui.theme import styled, tone
 
-Decision = Literal["approved", "declined"]
+MUTED = "$muted"
 
 
 class ImportDecisionDialog(ModalScreen[bool]):
@@ -38,24 +39,24 @@ class ImportDecisionDialog(ModalScreen[bool]):
         with Vertical(id="imports-dialog", classes="dialog"):
             yield Label(Text(visible(f"{'Approve' if approve else 'Decline'} external imports for {self.project}?")), classes="dialog-title")
             lead = "These files will load into every session here:" if approve else "These files stay out of every session here:"
-            yield Static(Text(lead, style="bold"))
+            yield Static(styled(lead, style="bold"))
             body = Text()
             for path, origin in self.items:
-                body.append("+ " if approve else "⊘ ", "bold #98c379" if approve else MUTED)
-                body.append(visible(path), "bold")
-                body.append(f"\n    {visible(origin)}\n", MUTED)
+                body.append("+ " if approve else "⊘ ", tone("bold $success" if approve else MUTED))
+                body.append(visible(path), tone("bold"))
+                body.append(f"\n    {visible(origin)}\n", tone(MUTED))
             body.rstrip()
             with VerticalScroll(classes="dialog-diff"):
                 yield Static(body)
             yield Static(
-                Text(
+                styled(
                     "The decision covers every import outside the working directory from Managed, Project and Local "
                     "files of this project, and is kept in memtui's state dir.",
-                    style="#abb2bf",
+                    style="$soft",
                 )
             )
             if self.note:
-                yield Static(Text(visible(self.note), style="#e5c07b"))
+                yield Static(styled(visible(self.note), style="$warning"))
             with Horizontal(classes="dialog-buttons"):
                 yield Button(f"{'Approve' if approve else 'Decline'}  y", variant="primary" if approve else "warning", id="yes")
                 yield Button("Cancel  esc", id="no")

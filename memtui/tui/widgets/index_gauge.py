@@ -6,6 +6,8 @@ from rich.text import Text
 from textual.widgets import Static
 
 from memtui.core.memory.index import MAX_INDEX_LINES, MAX_INDEX_UNITS, IndexReport
+from memtui.tui.pane import NARROW_BELOW
+from memtui.tui.theme import assemble
 
 _BAR = 12
 
@@ -13,8 +15,8 @@ _BAR = 12
 def _bar(value: int, limit: int) -> Text:
     ratio = value / limit if limit else 0
     filled = min(_BAR, round(ratio * _BAR))
-    color = "#98c379" if ratio <= 0.8 else "#e5c07b" if ratio <= 1 else "#e06c75"
-    return Text.assemble(("█" * filled, color), ("░" * (_BAR - filled), "#5c6370"))
+    color = "$success" if ratio <= 0.8 else "$warning" if ratio <= 1 else "$error"
+    return assemble(("█" * filled, color), ("░" * (_BAR - filled), "$muted"))
 
 
 class IndexGauge(Static):
@@ -33,12 +35,12 @@ class IndexGauge(Static):
             self.update("")
             return
         if not report.exists:
-            self.update(Text.assemble(("MEMORY.md ", "bold"), ("missing — the agent loads no index", "#e5c07b")))
+            self.update(assemble(("MEMORY.md ", "bold"), ("missing — the agent loads no index", "$warning")))
             return
         trunc = report.truncation
         lines = trunc.lines if trunc else 0
         units = trunc.units if trunc else 0
-        bars = self.app.size.width >= 110  # narrow terminals: the numbers only
+        bars = self.app.size.width >= NARROW_BELOW  # narrow terminals: the numbers only
         parts: list[Text | tuple[str, str] | str] = [("MEMORY.md ", "bold")]
         if bars:
             parts.append(_bar(lines, MAX_INDEX_LINES))
@@ -47,12 +49,12 @@ class IndexGauge(Static):
             parts.append(_bar(units, MAX_INDEX_UNITS))
         parts.append(f" {units:,}/{MAX_INDEX_UNITS:,} units" if bars else f"· {units / 1000:.1f}k/{MAX_INDEX_UNITS // 1000}k units")
         for count, label, color in (
-            (len(report.dropped), "dropped", "#e06c75"),
-            (len(report.dangling), "dangling", "#e5c07b"),
-            (len(report.unindexed), "unindexed", "#56b6c2"),
+            (len(report.dropped), "dropped", "$error"),
+            (len(report.dangling), "dangling", "$warning"),
+            (len(report.unindexed), "unindexed", "$info"),
         ):
             if not count and not bars:
                 continue  # narrow: only what needs attention
             parts.append(" · ")
-            parts.append((f"{count} {label}", color if count else "#5c6370"))
-        self.update(Text.assemble(*parts))
+            parts.append((f"{count} {label}", color if count else "$muted"))
+        self.update(assemble(*parts))

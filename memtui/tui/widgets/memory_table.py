@@ -31,6 +31,8 @@ from memtui.core.memory.age import AgeBand
 from memtui.core.memory.catalog import MemoryEntry
 from memtui.core.memory.memories import MemoryType
 from memtui.tui.badges import age_badge, team_badge, type_badge
+from memtui.tui.pane import ForwardsWorkerFailures, Latest
+from memtui.tui.theme import assemble, styled
 
 # Rows added at a time: the first chunk at once (more than any screen shows), the rest in chunks
 # of this size while the cursor rests this long (seconds).
@@ -93,7 +95,7 @@ def _age_cell(label: str, band: AgeBand) -> OneLine:
 
 @lru_cache(maxsize=64)
 def _problems_cell(problems: int) -> OneLine:
-    return OneLine(Text(f"{problems}", style="bold #e5c07b") if problems else Text(""))
+    return OneLine(styled(f"{problems}", style="bold $warning") if problems else Text(""))
 
 
 class MemoryCell:
@@ -112,10 +114,10 @@ class MemoryCell:
         team = team_badge() if mem.team else Text("")
         name = clip(visible(mem.name or Path(mem.relpath).stem), self.width - team.cell_len)
         rest = self.width - team.cell_len - cell_len(name) - 2
-        return Text.assemble(
+        return assemble(
             team,
-            (name, "bold" if mem.name else "italic #abb2bf"),
-            ("  " + clip(visible(mem.description), rest) if mem.description and rest > 3 else "", "#abb2bf"),
+            (name, "bold" if mem.name else "italic $soft"),
+            ("  " + clip(visible(mem.description), rest) if mem.description and rest > 3 else "", "$soft"),
         )
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
@@ -139,7 +141,7 @@ def memory_row(entry: MemoryEntry, width: int) -> tuple[OneLine, OneLine, OneLin
     )
 
 
-class MemoryTable(DataTable[RenderableType]):
+class MemoryTable(ForwardsWorkerFailures, DataTable[RenderableType]):
     """The list of memories, one row per memory; ``home`` / ``end`` go to the first / last one.
 
     `show_memories` adds the first rows at once and the rest in chunks after them (`ROW_CHUNK`),
@@ -172,8 +174,9 @@ class MemoryTable(DataTable[RenderableType]):
         self._memories: list[MemoryEntry] = []
         self._row_width = 12  # the memory column's width the rows are built for
         self._moved_at = 0.0  # time.monotonic() of the last cursor move
-        self._listing = 0  # counts the lists shown: a fill of an older one stops
+        self._listings = Latest()  # the list shown: a fill of an older one stops
         self._end_row: int | None = None  # where `end` left the cursor while rows were missing
+        self._listing = 0  # the ticket of the list shown
         self._filling = 0  # the listing a `_fill` worker is adding rows for (0: none)
 
     def on_mount(self) -> None:
@@ -208,21 +211,22 @@ class MemoryTable(DataTable[RenderableType]):
         if more, now; the rest in chunks after them."""
         self.clear()
         self._memories = memories
-        self._listing += 1
+        listing = self._listing = self._listings.take()
         self._end_row = None
         self._row_width = self.memory_width()
         self._moved_at = time.monotonic()
         self._add_rows_upto(max(ROW_CHUNK, at_once))
         if self.row_count < len(memories):
-            self._filling = self._listing
-            self._fill(self._listing)
+            self._filling = listing
+            self._fill(listing)
 
     def more_memories(self) -> None:
         """The list handed to ``show_memories`` grew (a search found more): add their rows."""
         self._add_rows_upto(max(self.row_count, ROW_CHUNK))
-        if self.row_count < len(self._memories) and self._filling != self._listing:
-            self._filling = self._listing
-            self._fill(self._listing)
+        listing = self._listing
+        if self.row_count < len(self._memories) and self._listings.is_current(listing) and self._filling != listing:
+            self._filling = listing
+            self._fill(listing)
 
     def _add_rows_upto(self, upto: int) -> None:
         missing = self._memories[self.row_count : upto]
@@ -243,11 +247,11 @@ class MemoryTable(DataTable[RenderableType]):
         this one (a worker that ends, rather than a cancelled one: whoever waits for the app's
         workers is not handed a cancellation)."""
         try:
-            while listing == self._listing and self.row_count < len(self._memories):
+            while self._listings.is_current(listing) and self.row_count < len(self._memories):
                 await self.wait_for_refresh()
                 while self._end_row is None and (rested := time.monotonic() - self._moved_at) < FILL_IDLE:
                     await asyncio.sleep(FILL_IDLE - rested)
-                if listing == self._listing:  # bigger chunks when `end` waits for the last row
+                if self._listings.is_current(listing):  # bigger chunks when `end` waits for the last row
                     self._add_rows_upto(self.row_count + ROW_CHUNK * (1 if self._end_row is None else 4))
         finally:
             if self._filling == listing:

@@ -17,10 +17,11 @@ from memtui.core.base.terminal import visible, visible_block
 from memtui.core.memory.age import age_band
 from memtui.core.recall import MANIFEST_CAP, RecallResult
 from memtui.tui.badges import age_badge, type_badge
+from memtui.tui.theme import assemble, styled, tone
 
-MUTED = "#5c6370"
-SOFT = "#abb2bf"
-OUTSIDE = "bold #c678dd"
+MUTED = "$muted"
+SOFT = "$soft"
+OUTSIDE = "bold $special"
 OUTSIDE_MARK = "✦"
 
 Describe = Callable[[str], "str | None"]
@@ -28,7 +29,7 @@ Describe = Callable[[str], "str | None"]
 
 def heading(title: str, detail: str = "") -> Text:
     """A section heading: bold title, muted detail."""
-    return Text.assemble((title, "bold"), (f"  {detail}" if detail else "", MUTED))
+    return assemble((title, "bold"), (f"  {detail}" if detail else "", MUTED))
 
 
 def picks_view(result: RecallResult) -> RenderableType:
@@ -39,9 +40,9 @@ def picks_view(result: RecallResult) -> RenderableType:
         why = "the model chose none" if result.online and not result.error else "nothing matched well enough"
         if result.error:
             why = "see the error above"
-        return Group(heading("Picks", "none"), Text(f"No memory recalled — {why}.", style=SOFT))
+        return Group(heading("Picks", "none"), styled(f"No memory recalled — {why}.", style=SOFT))
     grid = Table.grid(padding=(0, 1), expand=True)
-    grid.add_column(width=1, justify="right", style="bold")
+    grid.add_column(width=1, justify="right", style=tone("bold"))
     grid.add_column(ratio=1)
     for rank, pick in enumerate(result.picks, 1):
         header = pick.doc.header
@@ -49,13 +50,13 @@ def picks_view(result: RecallResult) -> RenderableType:
         top.add_column(no_wrap=True)
         top.add_column(ratio=1, no_wrap=True, overflow="ellipsis")
         top.add_column(no_wrap=True, justify="right")
-        top.add_row(type_badge(header.type, None), Text(visible(pick.relpath), style="bold"), age_badge(pick.age_label, age_band(pick.age_days)))
+        top.add_row(type_badge(header.type, None), styled(visible(pick.relpath), style="bold"), age_badge(pick.age_label, age_band(pick.age_days)))
         lines: list[RenderableType] = [top]
         if header.description:
-            lines.append(Text(visible(header.description), style=SOFT, no_wrap=True, overflow="ellipsis"))
-        lines.append(Text(visible(pick.reason), style=f"italic {MUTED}", no_wrap=True, overflow="ellipsis"))
+            lines.append(styled(visible(header.description), style=SOFT, no_wrap=True, overflow="ellipsis"))
+        lines.append(styled(visible(pick.reason), style=f"italic {MUTED}", no_wrap=True, overflow="ellipsis"))
         if not pick.in_reference_window:
-            lines.append(Text(f"{OUTSIDE_MARK} outside the reference's {MANIFEST_CAP}-newest window", style=OUTSIDE))
+            lines.append(styled(f"{OUTSIDE_MARK} outside the reference's {MANIFEST_CAP}-newest window", style=OUTSIDE))
         grid.add_row(f"{rank}", Group(*lines))
     return Group(heading("Picks", f"{len(result.picks)} of at most 5"), grid)
 
@@ -65,9 +66,9 @@ def near_misses_view(result: RecallResult, describe: Describe) -> RenderableType
     if not result.near_misses:
         return Group(heading("Near misses", "none"))
     grid = Table.grid(padding=(0, 1), expand=True)
-    grid.add_column(width=5, justify="right", style="#e5c07b")
-    grid.add_column(no_wrap=True, style="bold")
-    grid.add_column(ratio=1, no_wrap=True, overflow="ellipsis", style=SOFT)
+    grid.add_column(width=5, justify="right", style=tone("$warning"))
+    grid.add_column(no_wrap=True, style=tone("bold"))
+    grid.add_column(ratio=1, no_wrap=True, overflow="ellipsis", style=tone(SOFT))
     for near in result.near_misses:
         grid.add_row(f"{near.score:.2f}", Text(visible(near.relpath)), Text(visible(describe(near.relpath) or "")))
     return Group(heading("Near misses", "BM25 score"), grid)
@@ -78,28 +79,28 @@ def compare_view(result: RecallResult) -> RenderableType:
     the picks that lie outside the reference's window."""
     ref = result.manifest
     grid = Table.grid(padding=(0, 2))
-    grid.add_column(style=MUTED, no_wrap=True)
+    grid.add_column(style=tone(MUTED), no_wrap=True)
     grid.add_column(overflow="fold")
     grid.add_row("reference sends", f"the {ref.count} newest of {ref.total} memories")
     sent = result.sent
     if sent is None:
-        used = Text(f"no request — {result.selector} ranks all {ref.total} memories here", style=SOFT)
+        used = styled(f"no request — {result.selector} ranks all {ref.total} memories here", style=SOFT)
     else:
         window = {h.relpath for h in ref.headers}
         outside = sum(1 for h in sent.headers if h.relpath not in window)
         verb = "sent" if result.online else "would send"
         what = "BM25 best" if result.selector == "hybrid" else "newest"
-        used = Text.assemble(f"{verb} the {sent.count} {what} of {sent.total}")
+        used = assemble(f"{verb} the {sent.count} {what} of {sent.total}")
         if outside:
-            used.append(f" · {outside} outside the reference's window", style=OUTSIDE)
+            used.append(f" · {outside} outside the reference's window", style=tone(OUTSIDE))
         elif result.selector == "hybrid":
-            used.append(" · the same memories as the reference", style=SOFT)
+            used.append(" · the same memories as the reference", style=tone(SOFT))
     grid.add_row(f"{result.selector} used", used)
     misses = result.reference_window_misses
     if misses:
-        grid.add_row("picks outside", Text("\n".join(f"{OUTSIDE_MARK} {visible(m)}" for m in misses), style=OUTSIDE))
+        grid.add_row("picks outside", styled("\n".join(f"{OUTSIDE_MARK} {visible(m)}" for m in misses), style=OUTSIDE))
     else:
-        grid.add_row("picks outside", Text("none — the reference could have made every pick", style=SOFT))
+        grid.add_row("picks outside", styled("none — the reference could have made every pick", style=SOFT))
     return Group(heading("Reference vs this recall"), grid)
 
 

@@ -453,3 +453,30 @@ def test_unreadable_settings_are_reported_not_fatal(home: Path, managed: Path, p
     loc = resolve_locations(AGENT, project)
     assert (loc.memory_dir, loc.memory_dir_source) == (Path("/srv/local"), "local")
     assert codes(loc) == ["settings-unreadable"]
+
+
+def test_memory_dir_problem_says_missing_or_not_a_directory(tmp_path: Path, home: Path) -> None:
+    from memtui.core.places.locations import memory_dir_problem
+
+    memory = tmp_path / "memory"
+    loc = resolve_locations(AGENT, tmp_path, memory_dir=memory)
+    problem = memory_dir_problem(loc)
+    assert problem is not None and (problem.code, problem.memory_dir, problem.other_flavor) == ("missing", memory, None)
+    memory.write_text("a file where the dir should be")
+    problem = memory_dir_problem(loc)
+    assert problem is not None and problem.code == "not-a-directory"
+    memory.unlink()
+    memory.mkdir()
+    assert memory_dir_problem(loc) is None
+
+
+def test_a_missing_memory_dir_names_the_other_flavors_when_that_one_exists(tmp_path: Path, home: Path) -> None:
+    from memtui.core.places.locations import memory_dir_problem
+
+    project = tmp_path / "proj"
+    project.mkdir()
+    claude_dir = home / ".claude" / "projects" / ascii_slug(project.resolve()) / "memory"
+    claude_dir.mkdir(parents=True)
+    problem = memory_dir_problem(resolve_locations(AGENT, project))
+    assert problem is not None and problem.code == "missing"
+    assert problem.other_flavor == ("claude", claude_dir)

@@ -256,3 +256,15 @@ def test_auto_chooses_by_credentials() -> None:
         assert sel.name == "claude" and why is None
     sel, why = resolve_selector("auto", environ={"ANTHROPIC_API_KEY": ""})
     assert sel.name == "lexical"
+
+
+def test_the_offline_cause_is_a_code_not_a_sentence() -> None:
+    from memtui.core.recall import choose_selector
+
+    no_key = choose_selector("claude", environ={})
+    assert (no_key.selector.name, no_key.offline_cause, no_key.sends_request) == ("claude", "no-credentials", False)
+    with_key = choose_selector("hybrid", environ={"ANTHROPIC_API_KEY": "x"})
+    assert (with_key.offline_cause, with_key.sends_request) == (None, True)
+    chosen = choose_selector("lexical", environ={"ANTHROPIC_API_KEY": "x"})
+    assert (chosen.offline_cause, chosen.sends_request) == ("by-choice", False)
+    assert choose_selector("lexical", environ={}).offline_cause == "no-credentials"
