@@ -42,7 +42,7 @@ from memtui.core.places.locations import Locations
 from memtui.core.memory.index import SEED_WARNING
 from memtui.core.memory.memories import MEMORY_TYPES, SEED_FORMAT, TEAM_DIR, Memory, with_text
 from memtui.core.places.behaviour import IndexWarning, MemoryFormat
-from memtui.core.memory.catalogdb import CatalogDB, code_fingerprint
+from memtui.core.memory.catalogdb import CatalogDB, code_fingerprint, pack
 
 # Parser codes the doctor computes itself (richer: the index's own check, the dates with fixes).
 _RECOMPUTED = frozenset({"relative-date", "not-indexed"})
@@ -143,12 +143,10 @@ def _text_findings(memory: Memory) -> list[Finding]:
 
 
 def _encode_facts(findings: list[Finding], key: str | None) -> bytes | None:
-    import orjson
-
     from memtui.core.memory.catalogdb import jsonable
 
     raw = [[f.code, f.line, f.message, f.fix, dict(f.data)] for f in findings]
-    return orjson.dumps([raw, key]) if jsonable(raw) else None
+    return pack([raw, key]) if jsonable(raw) else None
 
 
 def _decode_facts(relpath: str, blob: bytes) -> tuple[list[Finding], str | None] | None:
@@ -274,9 +272,7 @@ def _run_doctor(
 
 
 def _encode_instruction(found: Finding | None) -> bytes:
-    import orjson
-
-    return orjson.dumps(None if found is None else [found.line, found.message])
+    return pack(None if found is None else [found.line, found.message])
 
 
 def _decode_instruction(relpath: str, blob: bytes) -> Finding | None | bool:

@@ -73,7 +73,7 @@ from memtui.core.places.release import release_of
 from memtui.core.memory.frontmatter import parse_frontmatter
 from memtui.core.memory.index import INDEX_NAME
 from memtui.core.memory.lint import mtime_datetime
-from memtui.core.memory.catalogdb import CatalogDB, code_fingerprint
+from memtui.core.memory.catalogdb import CatalogDB, code_fingerprint, pack
 from memtui.core.memory.memories import (
     Memory,
     iter_memory_files,
@@ -94,7 +94,7 @@ _FACTS_MODULES = ("dream/offline", "doctor/dates", "doctor/duplicates", "memory/
 
 
 def _encode_facts(dates: list[DatedPhrase], key: str | None) -> bytes:
-    return orjson.dumps([[[p.phrase, p.line, p.column, p.resolved.isoformat() if p.resolved else None, p.replacement, p.where] for p in dates], key])
+    return pack([[[p.phrase, p.line, p.column, p.resolved.isoformat() if p.resolved else None, p.replacement, p.where] for p in dates], key])
 
 
 def _decode_facts(blob: bytes) -> tuple[list[DatedPhrase], str | None] | None:

