@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from functools import partial
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Group, RenderableType
 from rich.table import Table
@@ -37,6 +38,7 @@ from memtui.core.memory.memories import MAX_MEMORY_BYTES, Memory, MemoryType, re
 from memtui.core.memory.catalogdb import CatalogDB
 from memtui.core.memory.search import CatalogSearch
 from memtui.core.places.locations import Locations, MemoryDirProblem, memory_dir_problem
+from memtui.core.sessions.usage import USE_SORTS, UseSort, by_use
 from memtui.core.writes.edits import (
     ApplyError,
     ConflictError,
@@ -55,6 +57,9 @@ from memtui.core.writes.edits import (
     undo_plan,
 )
 from memtui.core.writes.journal import Journal, JournalEntry
+
+if TYPE_CHECKING:
+    from memtui.core.sessions.usage import UsageIndex, UsageReport, UseDetail
 from memtui.tui.badges import age_badge, type_badge
 from memtui.tui.dialogs import (
     ConflictDialog,
@@ -70,6 +75,7 @@ from memtui.tui.safe import markup_safe, plain
 from memtui.tui.theme import SEVERITY_ICON, assemble, severity_style, styled, tone
 from memtui.tui.widgets.index_gauge import IndexGauge
 from memtui.tui.widgets.memory_table import MemoryTable
+from memtui.tui.widgets.usage_view import UsedKey, UsesDialog, usage_summary, used_key, uses_block
 
 # The type filter's choices: (label, filter).
 TYPE_CHOICES: list[tuple[str, TypeFilter]] = [
@@ -144,6 +150,7 @@ class MemoriesPane(Pane):
         "memories-scan": "Cannot scan the memory dir",
         "memories-apply": "Not saved",
         "memories-source": "Cannot read the source",
+        "memories-usage": "Cannot read the agent's transcripts",
         "memories-watch": "Live reload stopped",
         "memory-rows": "Cannot list the memories",
     }
@@ -164,11 +171,15 @@ class MemoriesPane(Pane):
         Binding("z", "trash", "Trash", show=False, id="memories.trash", tooltip="Deleted memories; restore one"),
         Binding("D", "doctor", "Doctor", id="memories.doctor", tooltip="Every check of the lint catalog, with safe fixes"),
         Binding("I", "inbox", "Inbox", id="memories.inbox", tooltip="Memories proposed by extraction: accept, edit, reject"),
-        Binding("o", "source", "Source", show=False, id="memories.source", tooltip="The conversation this memory came from (originSessionId)"),
+        Binding("o", "source", "Conversation", show=False, id="memories.source", tooltip="The conversation at a use of this memory (from the agent's transcripts), or the one it came from"),
+        Binding("U", "cycle_sort", "Sort", show=False, id="memories.sort", tooltip="Sort: newest → most used → least used (the agent's own use, from its transcripts)"),
+        Binding("N", "toggle_never_used", "Never used", show=False, id="memories.never-used", tooltip="Only the memories the agent never used in the sessions on record"),
     ]
 
     type_filter: reactive[TypeFilter] = reactive("all")
     search: reactive[str] = reactive("")
+    sort_by: reactive[UseSort] = reactive("newest")
+    never_used: reactive[bool] = reactive(False)
     applying: reactive[bool] = reactive(False, init=False)  # a change is being written
 
     @dataclass
@@ -190,6 +201,12 @@ class MemoriesPane(Pane):
         ticket: int
         positions: tuple[int, ...]
         done: bool
+
+    @dataclass
+    class UsageLoaded(Message):
+        """The agent's transcripts were read: every memory's usage."""
+
+        report: UsageReport
 
     @dataclass
     class CatalogFailed(Message):
@@ -233,6 +250,9 @@ class MemoriesPane(Pane):
         self._searcher: CatalogSearch | None = None
         self._searches = Latest()  # the search shown; an older one's matches are dropped
         self._listed_search = 0  # the search whose first matches the table lists
+        self._found: list[MemoryEntry] = []  # a worker search's matches so far, when sorted by use
+        self.usage: UsageReport | None = None  # the agent's use of each memory (its transcripts)
+        self._usage_index: UsageIndex | None = None
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="memories-toolbar"):
@@ -249,7 +269,13 @@ class MemoriesPane(Pane):
 
     def on_mount(self) -> None:
         self.query_one("#memories-location", Static).update(self._location_text(0, 0))
+        self.query_one("#memories-table", MemoryTable).used_of = self._used_of
         self.action_reload()
+
+    def _used_of(self, entry: MemoryEntry) -> UsedKey | None:
+        if self.usage is None:
+            return None
+        return used_key(self.usage.get(entry.relpath), self.usage.now, len(self.usage.sessions))
 
     def _location_text(self, strays: int, inbox: int) -> Text:
         loc = self.locations
@@ -323,6 +349,28 @@ class MemoriesPane(Pane):
         self.query_one("#memories-location", Static).update(self._location_text(strays, message.inbox))
         if self.watch_files and not any(w.group == "memories-watch" for w in self.workers):
             self.watch_memory_dir()
+        if message.catalog.complete:
+            self.load_usage(message.catalog)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="memories-usage")
+    def load_usage(self, catalog: Catalog) -> None:
+        """Read the agent's transcripts (only what changed since the last time) off the UI
+        thread, after the memories of ``catalog`` are listed; posts ``UsageLoaded`` unless a
+        newer read started."""
+        from memtui.core.sessions.usage import UsageIndex
+
+        worker = get_current_worker()
+        if self._usage_index is None:
+            self._usage_index = UsageIndex(self.locations)
+        self._usage_index.refresh(cancelled=lambda: worker.is_cancelled)
+        existing = [e.relpath for e in catalog.entries]
+        if not worker.is_cancelled:
+            self.post_if_current(self.UsageLoaded(self._usage_index.report(system_now(), existing=existing)))
+
+    @on(UsageLoaded)
+    def _on_usage(self, message: UsageLoaded) -> None:
+        self.usage = message.report
+        self.refresh_table()
 
     def on_unmount(self) -> None:
         gc.unfreeze()  # whatever outlives the app (a test run, a benchmark) is collectable again
@@ -390,6 +438,21 @@ class MemoriesPane(Pane):
         search.value = ""
         self.query_one("#memories-table", DataTable).focus()
 
+    def action_cycle_sort(self) -> None:
+        """Newest first → most used → least used (never used first)."""
+        self.sort_by = USE_SORTS[(USE_SORTS.index(self.sort_by) + 1) % len(USE_SORTS)]
+        self.notify(f"Sorted: {self.sort_by.replace('-', ' ')}" + ("" if self.usage is not None or self.sort_by == "newest" else " (once the transcripts are read)"), timeout=3)
+
+    def action_toggle_never_used(self) -> None:
+        """Only the memories without a use in the sessions on record (or all of them again)."""
+        self.never_used = not self.never_used
+
+    def watch_sort_by(self) -> None:
+        self.refresh_table()
+
+    def watch_never_used(self) -> None:
+        self.refresh_table()
+
     def action_cycle_type(self) -> None:
         self.type_filter = TYPE_FILTERS[(TYPE_FILTERS.index(self.type_filter) + 1) % len(TYPE_FILTERS)]
 
@@ -399,20 +462,26 @@ class MemoriesPane(Pane):
         return list(self._shown)
 
     def refresh_table(self) -> None:
-        """Rebuild the rows from the catalog, the type filter and the search, keeping the
-        selected memory selected when it is still listed. A search of a large catalog runs in
-        a worker (``search_catalog``) and lists its matches as they come."""
+        """Rebuild the rows from the catalog, the type filter, the search and the use filter and
+        order, keeping the selected memory selected when it is still listed. A search of a large
+        catalog runs in a worker (``search_catalog``) and lists its matches as they come (sorted
+        by use: once they are all in)."""
         if not self.is_mounted or self.catalog is None:
             return
         ticket = self._searches.take()
         wanted = MemoryFilter.of(self.type_filter, self.search)
         entries = self.catalog.entries
         if wanted.terms and len(entries) > SYNC_SEARCH_MAX:
-            allowed = None if wanted.type == "all" else [i for i, e in enumerate(entries) if wanted.type_matches(e)]
+            allowed: list[int] | None = None
+            if wanted.type != "all" or (self.never_used and self.usage is not None):
+                typed = [e for e in entries if wanted.type_matches(e)]
+                kept = {id(e) for e in by_use(typed, self.usage, never_used=self.never_used)}
+                allowed = [i for i, e in enumerate(entries) if id(e) in kept]
             searcher = self._searcher or CatalogSearch([e.memory for e in entries], None)
+            self._found = []
             self.search_catalog(ticket, searcher, self.search, allowed)
             return
-        self._list(wanted.apply(entries), done=True)
+        self._list(by_use(wanted.apply(entries), self.usage, sort=self.sort_by, never_used=self.never_used), done=True)
 
     def _list(self, shown: list[MemoryEntry], *, done: bool) -> None:
         """Show ``shown`` in the table (``done``: every match is in)."""
@@ -442,7 +511,7 @@ class MemoriesPane(Pane):
         elif not done:
             table.border_title = f"{len(self._shown):,}… of {total:,} memories · searching"
         elif self._shown or not total:
-            table.border_title = f"{len(self._shown):,} of {total:,} memories"
+            table.border_title = f"{len(self._shown):,} of {total:,} memories" + self._usage_title()
         else:
             table.border_title = f"no memory matches (of {total:,})"
 
@@ -466,6 +535,12 @@ class MemoriesPane(Pane):
             return  # an older query's matches
         entries = self.catalog.entries
         found = [entries[p] for p in message.positions]
+        if self.usage is not None and self.sort_by != "newest":  # listed once all are in, by use
+            self._found.extend(found)
+            if message.done:
+                self._listed_search = message.ticket
+                self._list(by_use(self._found, self.usage, sort=self.sort_by), done=True)
+            return
         if self._listed_search != message.ticket:  # its first chunk: a new list
             self._listed_search = message.ticket
             self._list(found, done=message.done)
@@ -481,6 +556,14 @@ class MemoriesPane(Pane):
         worker = get_current_worker()
         while not worker.is_cancelled and searcher.index_pending():
             pass
+
+    def _usage_title(self) -> str:
+        parts = []
+        if self.never_used:
+            parts.append("never used")
+        if self.sort_by != "newest":
+            parts.append(self.sort_by.replace("-", " ") + " first")
+        return "".join(f" · {p}" for p in parts)
 
     @on(MemoryTable.Filled)
     def _on_filled(self, message: MemoryTable.Filled) -> None:
@@ -550,6 +633,11 @@ class MemoriesPane(Pane):
         grid.add_row("type", type_text)
         grid.add_row("saved", assemble(age_badge(entry.age_label, entry.age_band), (f" · {mtime}", muted)))
         grid.add_row("size", f"{mem.size:,} bytes")
+        uses = self._usage_index.uses_of(mem.relpath) if self._usage_index is not None and self.usage is not None else []
+        usage = self.usage.get(mem.relpath) if self.usage is not None else None
+        grid.add_row("used", usage_summary(usage, self.usage))
+        if uses:
+            grid.add_row("", uses_block(uses))
         index_name = "team/MEMORY.md" if mem.team else "MEMORY.md"
         grid.add_row(
             "index",
@@ -842,9 +930,33 @@ class MemoriesPane(Pane):
         self.app.push_screen(screen, closed)
 
     def action_source(self) -> None:
+        """The conversation at a use of the memory (a list of its uses, newest first), else the
+        conversation it came from."""
         entry = self._need_selection()
-        if entry is not None:
+        if entry is None:
+            return
+        uses = self._usage_index.uses_of(entry.relpath) if self._usage_index is not None and self.usage is not None else []
+        if not uses:
             self.read_source(entry)
+            return
+
+        def chosen(detail: UseDetail | None) -> None:
+            if detail is not None:
+                self.read_use(entry, detail)
+
+        self.app.push_screen(UsesDialog(entry.relpath, uses), chosen)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="memories-source")
+    def read_use(self, entry: MemoryEntry, detail: UseDetail) -> None:
+        """Read the conversation at one use of ``entry`` (a transcript: off the UI thread)."""
+        from memtui.core.extract.excerpt import source_excerpt
+
+        try:
+            excerpt = source_excerpt(detail.transcript, detail.use.uuid, detail.session_id, sidechains=detail.subagent)
+        except OSError as exc:
+            raise WorkFailed("Cannot read the conversation", str(exc)) from exc
+        title = f"{entry.relpath}: {detail.use.kind} in session {detail.session_id[:8]}" + (" (sub-agent)" if detail.subagent else "")
+        self.post_if_current(self.SourceRead(title, excerpt))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="memories-source")
     def read_source(self, entry: MemoryEntry) -> None:
@@ -869,6 +981,9 @@ class MemoriesPane(Pane):
         yield SystemCommand("Memories: search", "Focus the search box ( / )", self.there(self.action_focus_search))
         yield SystemCommand("Memories: cycle type filter", "All → user → feedback → project → reference → untyped ( t )", self.there(self.action_cycle_type))
         yield SystemCommand("Memories: reload", "Re-scan the memory dir ( r )", self.there(self.action_reload))
+        yield SystemCommand("Memories: sort by use", "Newest → most used → least used, from the agent's transcripts ( U )", self.there(self.action_cycle_sort))
+        yield SystemCommand("Memories: never used", "Only the memories the agent never used in the sessions on record ( N )", self.there(self.action_toggle_never_used))
+        yield SystemCommand("Memories: conversation at a use", "Open the conversation where the agent used the selected memory ( o )", self.there(self.action_source))
         for label, value in TYPE_CHOICES:
             name = "all" if value == "all" else label
             yield SystemCommand(f"Memories: show {name}", f"Filter the list to {name} memories", self.there(partial(setattr, self, "type_filter", value)))

@@ -1,6 +1,6 @@
 """The Recall pane: a playground for what the agent would recall for a prompt, and why.
 
-Type a prompt: the lexical selector answers as you type (debounced); the claude and hybrid
+Type a prompt: the offline selectors (semantic, lexical) answer as you type (debounced); the claude and hybrid
 selectors cost a request, so they run on Enter (Esc cancels). Recent tools come from the
 tools box or a session transcript (which also brings the memories that session already
 surfaced, and its budget). The results: the picks with type and age badges and the reason
@@ -35,6 +35,7 @@ from textual.widgets import (
     Static,
     TextArea,
 )
+from textual.worker import get_current_worker
 
 from memtui.core.base.terminal import visible, visible_block
 from memtui.core.base.clock import system_now
@@ -58,6 +59,7 @@ from memtui.core.recall.inputs import RecallInputs, SessionContext, recall_input
 from memtui.core.recall.manifest import SESSION_BUDGET
 from memtui.core.sessions.transcripts import SessionFile, list_sessions
 from memtui.tui.pane import Failure, Latest, Pane
+from memtui.tui.widgets.agreement_view import agreement_text
 from memtui.tui.widgets.history_input import HistoryInput
 from memtui.tui.widgets.recall_view import (
     MUTED,
@@ -75,19 +77,22 @@ from memtui.tui.theme import assemble, styled, tone
 if TYPE_CHECKING:
     import anthropic
 
+    from memtui.core.audit.agreement import Agreement
+
 # memtui's choice: the pause after the last keystroke before lexical recall runs.
 DEBOUNCE_S = 0.25
 SELECTOR_OPTIONS: list[tuple[str, str]] = [(name, name) for name in SELECTOR_NAMES]
 SELECTOR_HELP = {
-    "auto": "claude with an API key, else lexical",
+    "auto": "claude with an API key, else semantic",
+    "semantic": "meaning (embeddings) and words (BM25) over every memory, offline, as you type",
     "lexical": "BM25 over every memory, offline, as you type",
     "claude": "the reference's request over the 200 newest (Enter)",
-    "hybrid": "BM25 prefilter of all memories to 200, then Claude (Enter)",
+    "hybrid": "prefilter of all memories to 200 by meaning and words, then Claude (Enter)",
 }
 INTRO = (
     "The agent recalls at most 5 memories for each prompt: it sends a manifest of its 200 newest"
-    " memories to a small model and injects the ones picked. The lexical selector (BM25, offline)"
-    " answers as you type; claude and hybrid send one request when you press Enter."
+    " memories to a small model and injects the ones picked. The semantic and lexical selectors"
+    " (offline) answer as you type; claude and hybrid send one request when you press Enter."
 )
 
 
@@ -117,15 +122,17 @@ class RecallPane(Pane):
         "recall-load": "Cannot scan the memory dir",
         "recall-run": "Recall failed",
         "recall-transcript": "Cannot read the transcript",
+        "recall-agreement": "Cannot score the agreement with the agent",
     }
 
     BINDINGS = [
         Binding("slash", "focus_query", "Query", show=False, id="recall.query", tooltip="Focus the query box"),
-        Binding("ctrl+o", "cycle_selector", "Selector", id="recall.selector", tooltip="Cycle the selector: auto → claude → lexical → hybrid"),
+        Binding("ctrl+o", "cycle_selector", "Selector", id="recall.selector", tooltip="Cycle the selector: auto → claude → semantic → lexical → hybrid"),
         Binding("ctrl+t", "pick_transcript", "Transcript", id="recall.transcript", tooltip="Take recent tools and surfaced memories from a session"),
         Binding("ctrl+g", "toggle_sent", "Manifest+request", id="recall.sent", tooltip="Show or hide the exact manifest and request"),
         Binding("ctrl+n", "toggle_injected", "Injected text", id="recall.injected", tooltip="Focus (or, when narrow, show) the injected text; again to go back"),
         Binding("ctrl+r", "reload", "Reload", id="recall.reload", tooltip="Re-scan the memory dir and the sessions"),
+        Binding("ctrl+l", "toggle_agreement", "Agreement", show=False, id="recall.agreement", tooltip="How often memtui picks what the agent's own recall picked (its transcripts): the prompts, and hybrid with a key"),
         Binding("escape", "cancel", "Cancel", show=False, id="recall.cancel", tooltip="Cancel a running Claude request; else leave the text box for the results"),
     ]
 
@@ -151,6 +158,13 @@ class RecallPane(Pane):
 
         path: Path
         reason: str
+
+    @dataclass
+    class AgreementReady(Message):
+        """The selectors were scored against the agent's own recalls."""
+
+        agreement: Agreement
+        online: bool
 
     @dataclass
     class RecallDone(Message):
@@ -183,6 +197,9 @@ class RecallPane(Pane):
         self._keystrokes = Latest()  # debounced runs: only the latest keystroke's fires
         self._recall_in_flight = False  # a claude/hybrid request is out (not `_running`: MessagePump owns that)
         self._show_injected = False
+        self.agreement: Agreement | None = None
+        self._agreement_details = False
+        self._agreement_online = False
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="recall-query-bar", classes="recall-bar"):
@@ -194,6 +211,7 @@ class RecallPane(Pane):
         yield Static(id="recall-status")
         with Horizontal(id="recall-body"):
             with VerticalScroll(id="recall-results"):
+                yield Static(id="recall-agreement")
                 yield Static(id="recall-notice")
                 yield Static(id="recall-picks")
                 yield Static(id="recall-near")
@@ -234,7 +252,7 @@ class RecallPane(Pane):
 
     @property
     def selector(self) -> str:
-        """The selector chosen in the Select (``auto``, ``lexical``, ``claude``, ``hybrid``)."""
+        """The selector chosen in the Select (``auto``, ``claude``, ``semantic``, ``lexical``, ``hybrid``)."""
         value = self.query_one("#recall-selector", Select).value
         return value if isinstance(value, str) else "auto"
 
@@ -281,8 +299,14 @@ class RecallPane(Pane):
     def load(self) -> None:
         """Scan and index off the UI thread (20,000 memories take seconds); only posts."""
         memory_dir = self.locations.memory_dir
-        corpus = load_corpus(memory_dir, self.locations.flavor.behaviour.memory_format)
+        corpus = load_corpus(memory_dir, self.locations.flavor.behaviour.memory_format, state_dir=self.locations.state_dir)
         corpus.lexical_index()  # built here, once, so keystrokes only query it
+        from memtui.core.recall.embedding import ModelUnavailableError  # the Recall pane's own: not at app start
+
+        try:
+            corpus.dense_index()  # the embeddings too (from the cache but for changed memories)
+        except ModelUnavailableError:
+            pass  # the semantic selector says so and picks lexically
         sessions = list_sessions(self.locations.sessions_dir)
         self.post_if_current(self.CorpusLoaded(corpus, sessions, memory_dir.is_dir()))
 
@@ -291,6 +315,8 @@ class RecallPane(Pane):
         shows."""
         if failure.group == "recall-run":
             self._recall_in_flight = False
+        elif failure.group == "recall-agreement" and self.agreement is not None:
+            self._show_agreement()  # the figures of the last scoring, no longer "scoring…"
         self._update_badge()
 
     @on(CorpusLoaded)
@@ -302,6 +328,40 @@ class RecallPane(Pane):
             self._notice(assemble(("No memory dir yet. ", "bold $warning"), (f"{self.locations.memory_dir} does not exist.", SOFT)))
         self._update_badge()
         self._schedule(delay=0)
+        if self.agreement is None and not any(w.group == "recall-agreement" for w in self.workers):
+            self.score_agreement(message.corpus, online=False)  # once per run of the app: it reads the transcripts
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="recall-agreement")
+    def score_agreement(self, corpus: RecallCorpus, online: bool) -> None:
+        """Score the selectors against the agent's own recalls in the transcripts, off the UI
+        thread: the offline selector always, hybrid when ``online`` (a request per prompt)."""
+        from memtui.core.audit.agreement import evaluate
+
+        worker = get_current_worker()
+        environ = self.environ if online else {}
+        agreement = evaluate(self.locations, system_now(), corpus=corpus, client=self.client if online else None,
+                             environ=environ, cancelled=lambda: worker.is_cancelled)
+        self.post_if_current(self.AgreementReady(agreement, online))
+
+    @on(AgreementReady)
+    def _on_agreement(self, message: AgreementReady) -> None:
+        self.agreement = message.agreement
+        self._agreement_online = message.online
+        self._show_agreement()
+
+    def _show_agreement(self, running: bool = False) -> None:
+        box = self.query_one("#recall-agreement", Static)
+        box.update(agreement_text(self.agreement, details=self._agreement_details, running=running))
+
+    def action_toggle_agreement(self) -> None:
+        """Show (or hide) the prompts behind the agreement figures; with a key, score hybrid too."""
+        self._agreement_details = not self._agreement_details
+        running = False
+        if self._agreement_details and not self._agreement_online and self.corpus is not None and self.agreement is not None \
+                and self.agreement.prompts and self.costs_a_request("hybrid"):
+            self.score_agreement(self.corpus, online=True)
+            running = True
+        self._show_agreement(running)
 
     def _set_sessions(self, sessions: list[SessionFile]) -> None:
         if [s.path for s in sessions] == [s.path for s in self.sessions]:
@@ -512,7 +572,7 @@ class RecallPane(Pane):
             facts.insert(0, "asking…" if self._recall_in_flight else "Enter sends one request")
         else:
             status.append(" OFFLINE ", tone("bold $chip-text on $warning"))
-            status.append(f" {chosen.name} (BM25) as you type", tone("bold"))
+            status.append(f" {chosen.name} ({'embeddings + BM25' if chosen.name == 'semantic' else 'BM25'}) as you type", tone("bold"))
             facts.append(NO_KEY if choice.offline_cause == "no-credentials" else "by choice: an API key is set")
         for fact in facts:
             status.append("  ·  ", tone(MUTED))
@@ -543,7 +603,7 @@ class RecallPane(Pane):
                 notice.append(styled("It loads MEMORY.md instead. Below: what recall would pick if it were on.", style=SOFT))
         if result.skipped:
             notice.append(assemble(("Skipped — ", "bold $warning"), (visible(result.skipped), "$warning")))
-            notice.append(styled("The agent would not recall anything for this prompt.", style=SOFT))
+            notice.append(styled("The agent would not recall anything for this prompt; below, what recall would pick (not sent).", style=SOFT))
         if result.error:
             notice.append(assemble((f"{result.selector} failed — ", "bold $error"), (visible(result.error), "$error")))
             notice.append(styled("No memories recalled; the near misses below are lexical.", style=SOFT))
@@ -558,7 +618,8 @@ class RecallPane(Pane):
         manifest = self.query_one("#recall-manifest", Collapsible)
         request = self.query_one("#recall-request", Collapsible)
         if result.skipped:
-            for widget in (picks, near, compare):
+            picks.update(picks_view(result))
+            for widget in (near, compare):
                 widget.update("")
             manifest.display = request.display = False
         else:
@@ -594,7 +655,7 @@ class RecallPane(Pane):
 
         there = self.there
         yield SystemCommand("Recall: open", "Switch to the Recall pane and type a prompt ( 3 )", there(self.action_focus_query))
-        yield SystemCommand("Recall: cycle selector", "auto → claude → lexical → hybrid ( ctrl+o )", there(self.action_cycle_selector))
+        yield SystemCommand("Recall: cycle selector", "auto → claude → semantic → lexical → hybrid ( ctrl+o )", there(self.action_cycle_selector))
         for name in SELECTOR_NAMES:
             yield SystemCommand(f"Recall: selector {name}", SELECTOR_HELP[name], there(partial(self.set_selector, name)))
         yield SystemCommand("Recall: from transcript", "Recent tools and surfaced memories from a session ( ctrl+t )", there(self.action_pick_transcript))
@@ -602,6 +663,7 @@ class RecallPane(Pane):
         yield SystemCommand("Recall: injected text", "Focus the exact injected text ( ctrl+n )", there(self.action_toggle_injected))
         yield SystemCommand("Recall: reload", "Re-scan the memory dir and the sessions ( ctrl+r )", there(self.action_reload))
         yield SystemCommand("Recall: cancel request", "Cancel a running Claude request ( esc )", there(self.action_cancel))
+        yield SystemCommand("Recall: agreement with the agent", "How often memtui picks what the agent's own recall picked, prompt by prompt ( ctrl+l )", there(self.action_toggle_agreement))
 
     def set_selector(self, name: str) -> None:
         """Choose the selector ``name`` (one of ``SELECTOR_NAMES``)."""
@@ -614,7 +676,7 @@ class RecallPane(Pane):
         self.query_one("#recall-query", Input).focus()
 
     def action_cycle_selector(self) -> None:
-        """auto → claude → lexical → hybrid → auto (the core's order)."""
+        """auto → claude → semantic → lexical → hybrid → auto (the core's order)."""
         select = self.query_one("#recall-selector", Select)
         names = list(SELECTOR_NAMES)
         select.value = names[(names.index(self._selector_name(None)) + 1) % len(names)]

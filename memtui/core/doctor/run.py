@@ -30,6 +30,7 @@ from memtui.core.doctor.duplicates import (
     token_table,
 )
 from memtui.core.doctor.index_checks import index_findings
+from memtui.core.doctor.usage_checks import unused_findings
 from memtui.core.doctor.model import (
     DOCTOR_CODES,
     DoctorReport,
@@ -43,6 +44,7 @@ from memtui.core.memory.index import SEED_WARNING
 from memtui.core.memory.memories import MEMORY_TYPES, SEED_FORMAT, TEAM_DIR, Memory, with_text
 from memtui.core.places.behaviour import IndexWarning, MemoryFormat
 from memtui.core.memory.catalogdb import CatalogDB, code_fingerprint, pack
+from memtui.core.sessions.usage import UsageReport
 
 # Parser codes the doctor computes itself (richer: the index's own check, the dates with fixes).
 _RECOMPUTED = frozenset({"relative-date", "not-indexed"})
@@ -175,6 +177,7 @@ def run_doctor(
     cache: CatalogDB | None = None,
     fmt: MemoryFormat = SEED_FORMAT,
     warning_style: IndexWarning = SEED_WARNING,
+    usage: UsageReport | None = None,
 ) -> DoctorReport:
     """Audit ``memory_dir`` at time ``now`` against the whole lint catalog (SPEC §4.3).
 
@@ -186,17 +189,25 @@ def run_doctor(
     the instructions) and the near-duplicate pairs of an unchanged dir are kept there and not
     made again — a second run over unchanged files reads none of them. ``fmt`` /
     ``warning_style``: the release's memory format and index warning (the database must be that
-    format's).
+    format's). ``usage``: the memories' usage from the agent's transcripts (see
+    ``usage_checks``; ``None`` leaves the ``unused`` check out).
 
     Returns every finding (codes in ``DOCTOR_CODES``), sorted by path and line. Raises
     ``MemoryDirError`` (an ``OSError``) when the dir is missing; a bad file never raises.
     Reads only; writes nothing to the memory dir (fixes are plans: ``fix_plan``).
     """
-    return _run_doctor(memory_dir, now, instruction_texts, near_duplicate_threshold, cache, fmt, warning_style)
+    return _run_doctor(memory_dir, now, instruction_texts, near_duplicate_threshold, cache, fmt, warning_style, usage)
 
 
 def _run_doctor(
-    memory_dir: Path, now: datetime, instruction_texts: Sequence[str], near_duplicate_threshold: float, cache: CatalogDB | None, fmt: MemoryFormat, warning_style: IndexWarning
+    memory_dir: Path,
+    now: datetime,
+    instruction_texts: Sequence[str],
+    near_duplicate_threshold: float,
+    cache: CatalogDB | None,
+    fmt: MemoryFormat,
+    warning_style: IndexWarning,
+    usage: UsageReport | None,
 ) -> DoctorReport:
     catalog = load_catalog(memory_dir, now, cache=cache, fmt=fmt, warning_style=warning_style)
     memories = [e.memory for e in catalog.entries]
@@ -267,6 +278,8 @@ def _run_doctor(
         store_near_pairs(db, NEAR_KIND, near_fp, pairs)
     findings.extend(duplicate_findings(memories, threshold=near_duplicate_threshold, body_keys=body_keys, pairs=pairs))
     findings.extend(instr_found)
+    if usage is not None:
+        findings.extend(unused_findings(usage, memories))
     findings.sort(key=sort_key)
     return DoctorReport(memory_dir, tuple(findings), len(memories))
 
