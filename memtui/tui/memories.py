@@ -35,7 +35,8 @@ from memtui.core.extract.inbox import Inbox
 from memtui.core.memory.catalog import Catalog, MemoryEntry, load_catalog
 from memtui.core.memory.filters import TYPE_FILTERS, MemoryFilter, TypeFilter
 from memtui.core.memory.memories import MAX_MEMORY_BYTES, Memory, MemoryType, read_memory
-from memtui.core.memory.scancache import ScanCache
+from memtui.core.memory.catalogdb import CatalogDB
+from memtui.core.memory.search import CatalogSearch
 from memtui.core.places.locations import Locations, MemoryDirProblem, memory_dir_problem
 from memtui.core.sessions.usage import USE_SORTS, UseSort, by_use
 from memtui.core.writes.edits import (
@@ -89,6 +90,11 @@ FIRST_BATCH = 300
 # From this many rows on, a complete list (catalog and rows) is kept out of Python's garbage
 # collector's full collections (`_freeze_long_lived`).
 FREEZE_AT = 2_000
+
+# Up to this many memories a search runs at once on the UI thread (a few milliseconds, bodies read
+# included); a larger catalog is searched in a worker, through the catalog database's index, the
+# latest query winning (memtui's choice).
+SYNC_SEARCH_MAX = 200
 
 
 # The preview renders at most this much of a body / of one field (a 5 MB memory must not freeze
@@ -194,12 +200,23 @@ class MemoriesPane(Pane):
 
     @dataclass
     class CatalogLoaded(Message):
-        """A scan finished: the new catalog, and how many proposals wait in the inbox
-        (``ticket``: the scan's, see ``Latest``)."""
+        """A scan finished: the new catalog, how many proposals wait in the inbox
+        (``ticket``: the scan's, see ``Latest``), and the search over it (``None``: a first
+        batch, searched without the index)."""
 
         catalog: Catalog
         inbox: int = 0
         ticket: int = 0
+        searcher: CatalogSearch | None = None
+
+    @dataclass
+    class SearchFound(Message):
+        """Matches of the search ``ticket`` (see ``Latest``): positions in the catalog, ``done``
+        with the last chunk."""
+
+        ticket: int
+        positions: tuple[int, ...]
+        done: bool
 
     @dataclass
     class UsageLoaded(Message):
@@ -246,6 +263,10 @@ class MemoriesPane(Pane):
         self._pending_select: str | None = None
         self._scans = Latest()
         self.watch_files = watch
+        self._searcher: CatalogSearch | None = None
+        self._searches = Latest()  # the search shown; an older one's matches are dropped
+        self._listed_search = 0  # the search whose first matches the table lists
+        self._found: list[MemoryEntry] = []  # a worker search's matches so far, when sorted by use
         self.usage: UsageReport | None = None  # the agent's use of each memory (its transcripts)
         self._usage_index: UsageIndex | None = None
 
@@ -307,14 +328,16 @@ class MemoriesPane(Pane):
         release = self.locations.flavor.behaviour
         fmt, warning_style = release.memory_format, release.instructions.index_warning
         if first:
-            # (parsing 300 files costs less than loading the scan cache: the first batch reads them)
+            # (parsing 300 files costs less than opening the catalog database: the first batch reads them)
             batch = load_catalog(memory_dir, now, newest=FIRST_BATCH, fmt=fmt, warning_style=warning_style)
             if not self.post_if_current(self.CatalogLoaded(batch, waiting, ticket)) or batch.complete:
                 return
-        # unchanged files come from the scan cache (parsed by an earlier scan, text read on demand)
-        cache = ScanCache.for_memory_dir(self.locations.state_dir, memory_dir, fmt=fmt)
-        catalog = load_catalog(memory_dir, now, cache=cache, fmt=fmt, warning_style=warning_style)
-        self.post_if_current(self.CatalogLoaded(catalog, waiting, ticket))
+        # unchanged files come from the catalog database (parsed by an earlier scan, text read
+        # on demand); its search index is filled afterwards, in the background
+        db = CatalogDB.for_memory_dir(self.locations.state_dir, memory_dir, fmt=fmt)
+        catalog = load_catalog(memory_dir, now, cache=db, fmt=fmt, warning_style=warning_style)
+        searcher = CatalogSearch([e.memory for e in catalog.entries], db)
+        self.post_if_current(self.CatalogLoaded(catalog, waiting, ticket, searcher))
 
     def worker_failed(self, failure: Failure) -> None:
         """A scan that raised: the pane says so (the error line has the exception); a change
@@ -332,6 +355,9 @@ class MemoriesPane(Pane):
             return  # a newer scan is on its way
         self.loading = False
         self.catalog = message.catalog
+        self._searcher = message.searcher
+        if message.searcher is not None and message.searcher.db is not None:
+            self.fill_search_index(message.searcher)
         self.query_one(IndexGauge).show_report(message.catalog.index)
         self.refresh_table()
         self.call_after_refresh(self.query_one("#memories-table", MemoryTable).check_width)  # the real width may differ
@@ -452,32 +478,100 @@ class MemoriesPane(Pane):
         return list(self._shown)
 
     def refresh_table(self) -> None:
-        """Rebuild the rows from the catalog, the type filter and the search, keeping the
-        selected memory selected when it is still listed."""
+        """Rebuild the rows from the catalog, the type filter, the search and the use filter and
+        order, keeping the selected memory selected when it is still listed. A search of a large
+        catalog runs in a worker (``search_catalog``) and lists its matches as they come (sorted
+        by use: once they are all in)."""
         if not self.is_mounted or self.catalog is None:
             return
+        ticket = self._searches.take()
+        wanted = MemoryFilter.of(self.type_filter, self.search)
+        entries = self.catalog.entries
+        if wanted.terms and len(entries) > SYNC_SEARCH_MAX:
+            allowed: list[int] | None = None
+            if wanted.type != "all" or (self.never_used and self.usage is not None):
+                typed = [e for e in entries if wanted.type_matches(e)]
+                kept = {id(e) for e in by_use(typed, self.usage, never_used=self.never_used)}
+                allowed = [i for i, e in enumerate(entries) if id(e) in kept]
+            searcher = self._searcher or CatalogSearch([e.memory for e in entries], None)
+            self._found = []
+            self.search_catalog(ticket, searcher, self.search, allowed)
+            return
+        self._list(by_use(wanted.apply(entries), self.usage, sort=self.sort_by, never_used=self.never_used), done=True)
+
+    def _list(self, shown: list[MemoryEntry], *, done: bool) -> None:
+        """Show ``shown`` in the table (``done``: every match is in)."""
+        assert self.catalog is not None
         table = self.query_one("#memories-table", MemoryTable)
         selected = self._pending_select or self._selected_relpath()
         self._pending_select = None
         scroll_y = table.scroll_y
-        listed = MemoryFilter.of(self.type_filter, self.search).apply(self.catalog.entries)
-        self._shown = by_use(listed, self.usage, sort=self.sort_by, never_used=self.never_used)
+        self._shown = shown
         rows = [e.relpath for e in self._shown]
         keep = rows.index(selected) if selected in rows else 0
         table.show_memories(self._shown, at_once=keep + 1)
-        total = len(self.catalog.entries)
-        if not self.catalog.complete:
-            table.border_title = f"newest {total:,} of {self.catalog.total:,} memories · reading the rest…"
-        elif self._shown or not total:
-            table.border_title = f"{len(self._shown):,} of {total:,} memories" + self._usage_title()
-        else:
-            table.border_title = f"no memory matches (of {total:,})"
+        self._title(done)
         self._previewed = None  # the catalog or the filter changed: show the preview again
         if self._shown:
             table.move_cursor(row=keep, scroll=False)
             table.scroll_to(y=scroll_y, animate=False, immediate=True)
             table.move_cursor(row=table.cursor_row)  # keep the cursor visible
         self._schedule_preview()
+
+    def _title(self, done: bool) -> None:
+        assert self.catalog is not None
+        table = self.query_one("#memories-table", MemoryTable)
+        total = len(self.catalog.entries)
+        if not self.catalog.complete:
+            table.border_title = f"newest {total:,} of {self.catalog.total:,} memories · reading the rest…"
+        elif not done:
+            table.border_title = f"{len(self._shown):,}… of {total:,} memories · searching"
+        elif self._shown or not total:
+            table.border_title = f"{len(self._shown):,} of {total:,} memories" + self._usage_title()
+        else:
+            table.border_title = f"no memory matches (of {total:,})"
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="memories-search")
+    def search_catalog(self, ticket: int, searcher: CatalogSearch, query: str, allowed: list[int] | None) -> None:
+        """Search off the UI thread; posts the matches in chunks. A newer search cancels this
+        one (``exclusive``, ``ticket``): the latest query wins."""
+        worker = get_current_worker()
+        searches = self._searches
+
+        class _Superseded:
+            def is_set(self) -> bool:
+                return worker.is_cancelled or not searches.is_current(ticket)
+
+        for chunk in searcher.search(query, allowed, _Superseded()):  # type: ignore[arg-type]
+            self.post_if_current(self.SearchFound(ticket, chunk.positions, chunk.done))
+
+    @on(SearchFound)
+    def _on_found(self, message: SearchFound) -> None:
+        if not self._searches.is_current(message.ticket) or self.catalog is None:
+            return  # an older query's matches
+        entries = self.catalog.entries
+        found = [entries[p] for p in message.positions]
+        if self.usage is not None and self.sort_by != "newest":  # listed once all are in, by use
+            self._found.extend(found)
+            if message.done:
+                self._listed_search = message.ticket
+                self._list(by_use(self._found, self.usage, sort=self.sort_by), done=True)
+            return
+        if self._listed_search != message.ticket:  # its first chunk: a new list
+            self._listed_search = message.ticket
+            self._list(found, done=message.done)
+            return
+        self._shown.extend(found)
+        self.query_one("#memories-table", MemoryTable).more_memories()
+        self._title(message.done)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="memories-index")
+    def fill_search_index(self, searcher: CatalogSearch) -> None:
+        """Add the memories the catalog database's search index lacks, a batch at a time
+        (searches meanwhile read those memories instead)."""
+        worker = get_current_worker()
+        while not worker.is_cancelled and searcher.index_pending():
+            pass
 
     def _usage_title(self) -> str:
         parts = []

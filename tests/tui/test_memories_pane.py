@@ -95,6 +95,35 @@ async def test_incremental_search_over_name_description_and_body(make_app: Calla
         assert len(listed(app)) == 5
 
 
+async def test_search_in_a_worker_lists_the_same_and_the_latest_query_wins(make_app: Callable[[], MemtuiApp], monkeypatch: pytest.MonkeyPatch) -> None:
+    from memtui.tui import memories as memories_mod
+
+    monkeypatch.setattr(memories_mod, "SYNC_SEARCH_MAX", 0)  # every search through the worker and the index
+    app = make_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("slash")
+        await type_text(pilot, "grafana")
+        await settle(pilot)
+        assert listed(app) == ["reference_grafana.md"]
+        await type_text(pilot, "bisect", erase=7)
+        await settle(pilot)
+        assert listed(app) == ["feedback_nested.md"]
+        # three queries typed faster than they are answered: the table shows the last one's
+        await type_text(pilot, "zzz", erase=6)
+        await type_text(pilot, "squash pr", erase=3)
+        await settle(pilot)
+        assert listed(app) == ["feedback_nested.md"]
+        assert "1 of 5 memories" in str(app.query_one("#memories-table").border_title)
+        await type_text(pilot, "zzz", erase=9)
+        await settle(pilot)
+        assert listed(app) == []
+        assert "No memory matches" in plain(app, "#preview-fields")
+        await pilot.press("escape")
+        await settle(pilot)
+        assert len(listed(app)) == 5
+
+
 async def test_preview_follows_the_cursor(make_app: Callable[[], MemtuiApp]) -> None:
     app = make_app()
     async with app.run_test(size=(120, 36)) as pilot:
