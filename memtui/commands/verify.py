@@ -10,8 +10,8 @@ import click
 
 from memtui.commands.common import CliContext, common_options, emit_json, fail, say, user_errors
 from memtui.core.base.terminal import visible
-from memtui.core.memory.memories import scan_memories
-from memtui.core.memory.scancache import ScanCache
+from memtui.core.memory.catalogdb import CatalogDB
+from memtui.core.memory.memories import scan_memories, with_text
 from memtui.core.verify import verify_memories, verify_root
 from memtui.core.verify.conflicts import find_conflicts
 from memtui.core.verify.grep import DEFAULT_TIMEOUT_S
@@ -33,7 +33,8 @@ def verify_cmd(obj: CliContext, as_json: bool, timeout: float, judge: str) -> No
     if not memory_dir.is_dir():
         fail(f"no memory dir at {memory_dir} ({locations.memory_dir_source}); see `memtui where`", 1)
     fmt = locations.flavor.behaviour.memory_format
-    memories = list(scan_memories(memory_dir, cache=ScanCache.for_memory_dir(locations.state_dir, memory_dir, fmt=fmt), fmt=fmt).memories)
+    scan = scan_memories(memory_dir, cache=CatalogDB.for_memory_dir(locations.state_dir, memory_dir, fmt=fmt), fmt=fmt)
+    memories = [with_text(m)[0] for m in scan.memories]  # every body is read: one read each
     root = verify_root(locations)
     report = verify_memories(memories, root, exclude=[memory_dir], timeout=timeout)
     conflicts = find_conflicts(memories)
