@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 
 from memtui.commands.common import CliContext, fail, say
+from memtui.core.places.autoflavor import FlavorChoice
 from memtui.core.places.flavor import AGENT
 
 
@@ -47,7 +48,7 @@ def demo(obj: CliContext, keep: bool, no_app: bool) -> None:
     os.environ.update(demo_environment(ws.home))
     os.chdir(ws.project)
     try:
-        obj.run_app(AGENT, ws.project)
+        obj.run_app(FlavorChoice.given(AGENT), ws.project)
     finally:
         if keep:
             say(f"demo workspace kept at {dest}")

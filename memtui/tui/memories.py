@@ -34,6 +34,7 @@ from memtui.core.memory.catalog import Catalog, MemoryEntry, load_catalog
 from memtui.core.memory.filters import TYPE_FILTERS, MemoryFilter, TypeFilter
 from memtui.core.memory.memories import MAX_MEMORY_BYTES, Memory, MemoryType, read_memory
 from memtui.core.memory.scancache import ScanCache
+from memtui.core.places.autoflavor import OtherFlavorHint, other_flavor_hint
 from memtui.core.places.locations import Locations, MemoryDirProblem, memory_dir_problem
 from memtui.core.writes.edits import (
     ApplyError,
@@ -172,6 +173,7 @@ class MemoriesPane(Pane):
         catalog: Catalog
         inbox: int = 0
         ticket: int = 0
+        other_flavor: OtherFlavorHint | None = None  # an empty memory dir: what the other flavor has
 
     @dataclass
     class CatalogFailed(Message):
@@ -179,6 +181,7 @@ class MemoriesPane(Pane):
 
         problem: MemoryDirProblem
         ticket: int = 0
+        other_flavor: OtherFlavorHint | None = None
 
     @dataclass
     class Applied(Message):
@@ -205,6 +208,7 @@ class MemoriesPane(Pane):
         super().__init__(id=id)
         self.locations = locations
         self.catalog: Catalog | None = None
+        self.other_flavor: OtherFlavorHint | None = None  # an empty memory dir: the other flavor's files
         self._shown: list[MemoryEntry] = []
         self._previewed: MemoryEntry | None = None  # the memory the preview shows
         self._preview_due = False  # a preview of the cursor's memory is scheduled
@@ -255,7 +259,8 @@ class MemoriesPane(Pane):
         memory_dir = self.locations.memory_dir
         problem = memory_dir_problem(self.locations)
         if problem is not None:
-            self.post_if_current(self.CatalogFailed(problem, ticket))
+            hint = other_flavor_hint(self.locations) if problem.code == "missing" else None
+            self.post_if_current(self.CatalogFailed(problem, ticket, hint))
             return
         try:
             waiting = Inbox(self.locations.state_dir, memory_dir).count()
@@ -267,12 +272,14 @@ class MemoriesPane(Pane):
         if first:
             # (parsing 300 files costs less than loading the scan cache: the first batch reads them)
             batch = load_catalog(memory_dir, now, newest=FIRST_BATCH, fmt=fmt, warning_style=warning_style)
-            if not self.post_if_current(self.CatalogLoaded(batch, waiting, ticket)) or batch.complete:
+            hint = other_flavor_hint(self.locations) if batch.complete and not batch.entries else None
+            if not self.post_if_current(self.CatalogLoaded(batch, waiting, ticket, hint)) or batch.complete:
                 return
         # unchanged files come from the scan cache (parsed by an earlier scan, text read on demand)
         cache = ScanCache.for_memory_dir(self.locations.state_dir, memory_dir, fmt=fmt)
         catalog = load_catalog(memory_dir, now, cache=cache, fmt=fmt, warning_style=warning_style)
-        self.post_if_current(self.CatalogLoaded(catalog, waiting, ticket))
+        hint = other_flavor_hint(self.locations) if not catalog.entries else None
+        self.post_if_current(self.CatalogLoaded(catalog, waiting, ticket, hint))
 
     def worker_failed(self, failure: Failure) -> None:
         """A scan that raised: the pane says so (the error line has the exception); a change
@@ -289,6 +296,7 @@ class MemoriesPane(Pane):
         if not self._scans.is_current(message.ticket):
             return  # a newer scan is on its way
         self.loading = False
+        self.other_flavor = message.other_flavor
         self.catalog = message.catalog
         self.query_one(IndexGauge).show_report(message.catalog.index)
         self.refresh_table()
@@ -311,10 +319,23 @@ class MemoriesPane(Pane):
             self._show_nothing("Cannot show the memories.", f"{problem.memory_dir}\nis not a directory.")
             return
         reason = f"{problem.memory_dir}\ndoes not exist yet — the agent creates it when it first saves a memory."
-        if problem.other_flavor is not None:
-            name, other = problem.other_flavor
-            reason += f"\n\nThe {name} flavor has a memory dir for this project:\n{other}\nRun memtui --flavor {name}."
+        if message.other_flavor is not None:
+            reason += "\n\n" + self._other_flavor_text(message.other_flavor)
         self._show_nothing("No memories yet.", reason)
+
+    def _other_flavor_text(self, hint: OtherFlavorHint) -> str:
+        """What the other flavor has here, and the key and the flag that switch to it."""
+        flavor = self.locations.flavor.name
+        has = f"Its memory dir has memories:\n{hint.memory_dir}" if hint.memory_dir is not None else "Found: " + ", ".join(hint.files[:4])
+        return (
+            f"This is the {flavor} flavor ({self.app_choice_reason()}), but the {hint.name} flavor has files "
+            f"for this project. {has}\n\nPress ctrl+f to switch to {hint.name} (or run memtui --flavor {hint.name})."
+        )
+
+    def app_choice_reason(self) -> str:
+        """Why the app uses this flavor (the app's ``choice``), e.g. ``--flavor agent``."""
+        choice = getattr(self.app, "choice", None)
+        return str(choice.reason) if choice is not None else f"--flavor {self.locations.flavor.name}"
 
     def _show_nothing(self, title: str, reason: str) -> None:
         """No catalog to show: an empty list, and ``title`` and ``reason`` in the preview."""
@@ -446,7 +467,10 @@ class MemoriesPane(Pane):
         preview = self.query_one("#memories-preview", VerticalScroll)
         if entry is None:
             preview.border_title = "preview"
-            fields.update(styled("No memory matches the filter.", style=tone("$soft")))
+            if self.other_flavor is not None and self.catalog is not None and not self.catalog.entries:
+                fields.update(assemble(("No memories here.\n\n", "bold"), (visible_block(self._other_flavor_text(self.other_flavor)), tone("$soft"))))
+            else:
+                fields.update(styled("No memory matches the filter.", style=tone("$soft")))
             diags.update("")
             return body.update("")
         mem = entry.memory
