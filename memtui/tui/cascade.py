@@ -59,6 +59,7 @@ from memtui.tui.widgets.cascade_view import (
     StepNode,
     display_path,
     file_detail,
+    parts_text,
     file_label,
     home_path,
     layer_detail,
@@ -288,7 +289,7 @@ class CascadePane(Pane):
         parts: list[Text | tuple[str, str] | str] = [
             (f"{loaded} of {len(cascade.files)} files " if compact else f"{loaded} of {len(cascade.files)} files loaded ", "bold"),
             ("· ", MUTED),
-            f"{cascade.total_chars:,} ch · ~{cascade.total_tokens_est:,} tok",
+            parts_text(cascade, compact=compact),
         ]
         pending = len(cascade.pending_external_imports)
         if pending:
@@ -297,7 +298,13 @@ class CascadePane(Pane):
         count = sum(1 for d, _ in self._findings if d.severity != "info")
         if count:
             parts += ["   ", (f"▲ {count}" if compact else f"▲ {count} finding{'s' if count > 1 else ''}", SEVERITY_STYLE["warning"])]
-        self.query_one("#cascade-summary", Static).update(assemble(*parts))
+        line = assemble(*parts)
+        if line.cell_len > self.app.size.width - 4:  # the labelled parts do not fit: the numbers alone
+            parts[2] = parts_text(cascade, compact=True)
+            line = assemble(*parts)
+        summary = self.query_one("#cascade-summary", Static)
+        summary.update(line)
+        summary.tooltip = f"what the model receives: {parts_text(cascade)} (v shows it)"
 
     def _fill_findings(self) -> None:
         cascade = self.cascade
@@ -336,7 +343,7 @@ class CascadePane(Pane):
         cascade = self.cascade
         assert cascade is not None
         box = self.query_one("#cascade-rendered", VerticalScroll)
-        box.border_title = f"rendered context · {cascade.total_chars:,} ch · ~{cascade.total_tokens_est:,} tok"
+        box.border_title = f"rendered context · {parts_text(cascade)}"
         box.border_subtitle = "startup context, byte for byte · v back"
         text = cascade.rendered or "(empty: no instruction file loads, the model gets no context block)"
         body = block(text, style="" if cascade.rendered else "italic " + MUTED)

@@ -148,6 +148,11 @@ async def test_tree_lists_layers_and_files_in_load_order_with_markers(cascade_ap
         summary = rendered(app.query_one("#cascade-summary", Static).content)
         assert "6 of 9 files loaded" in summary
         assert "1 pending import" in summary
+        # the total shows its parts: the rows above sum to 21+50+41+22+44+41 = 219 characters;
+        # the rest of what the model receives is the preamble and the files' headers
+        total = len(pane.cascade.rendered)  # ASCII: characters = UTF-16 units
+        # (at 120 columns with a pending import and findings, the numbers alone fit)
+        assert f"219+{total - 219:,}={total:,} ch" in summary
         legend = rendered(app.query_one("#cascade-legend", Static).content)
         for word in ("● loaded", "◇ conditional", "! pending", "≡ duplicate", "⊘ skipped"):
             assert word in legend
@@ -283,12 +288,13 @@ async def test_rendered_view_shows_the_exact_text_and_totals(cascade_app: Callab
         await pilot.pause()
         assert app.query_one("#cascade-right", ContentSwitcher).current == "cascade-rendered"
         box = app.query_one("#cascade-rendered")
-        assert box.border_title == f"rendered context · {cascade.total_chars:,} ch · ~{cascade.total_tokens_est:,} tok"
+        parts = f"files {cascade.files_chars:,} + headers/preamble {cascade.framing_chars:,} = {cascade.total_chars:,} ch"
+        assert box.border_title == f"rendered context · {parts} · ~{cascade.total_tokens_est:,} tok"
         text = app.query_one("#cascade-rendered-text", Static).content
         assert str(text) == cascade.rendered
         assert cascade.rendered.startswith(PREAMBLE)
         summary = rendered(app.query_one("#cascade-summary", Static).content)
-        assert f"{cascade.total_chars:,} ch · ~{cascade.total_tokens_est:,} tok" in summary
+        assert f"{cascade.files_chars:,}+{cascade.framing_chars:,}={cascade.total_chars:,} ch · ~{cascade.total_tokens_est:,} tok" in summary
         await pilot.press("v")
         await pilot.pause()
         assert app.query_one("#cascade-right", ContentSwitcher).current == "cascade-detail"

@@ -223,6 +223,19 @@ class Cascade:
         return utf16_len(self.rendered)
 
     @property
+    def files_chars(self) -> int:
+        """The loaded files' own text (the sum of their ``chars``, UTF-16 code units): the part
+        of ``total_chars`` the file rows account for."""
+        return sum(f.chars for f in self.loaded_files)
+
+    @property
+    def framing_chars(self) -> int:
+        """What the agent adds around the files (UTF-16 code units): the preamble, each file's
+        ``Contents of <path> (<label>):`` header, the blank lines between blocks, the team
+        memory wrapper. ``files_chars + framing_chars == total_chars``."""
+        return self.total_chars - self.files_chars
+
+    @property
     def total_tokens_est(self) -> int:
         """Estimated tokens of ``rendered``."""
         return estimate_tokens(self.rendered)
@@ -244,6 +257,8 @@ class Cascade:
             "reads": [r.to_json() for r in self.reads],
             "rendered": self.rendered,
             "total_chars": self.total_chars,
+            "files_chars": self.files_chars,
+            "framing_chars": self.framing_chars,
             "total_tokens_est": self.total_tokens_est,
             "notes": list(self.notes),
             "release": self.release,

@@ -137,6 +137,15 @@ def file_label(entry: CascadeFile, name: str, *, added: bool = False, compact: b
     return text
 
 
+def parts_text(cascade: Cascade, *, compact: bool = False) -> str:
+    """The context's size as its parts add up: the files' text (what the rows sum to), the
+    headers and preamble the agent adds, the total. ``compact``: the numbers alone."""
+    files, framing, total = cascade.files_chars, cascade.framing_chars, cascade.total_chars
+    if compact:
+        return f"{files:,}+{framing:,}={total:,} ch · ~{cascade.total_tokens_est:,} tok"
+    return f"files {files:,} + headers/preamble {framing:,} = {total:,} ch · ~{cascade.total_tokens_est:,} tok"
+
+
 def layer_label(layer: Layer, files: Sequence[CascadeFile], *, compact: bool = False) -> Text:
     """A layer node: its name, how many files load and their size (tokens only when ``compact``)."""
     loaded = [f for f in files if f.loaded]
