@@ -23,6 +23,13 @@ def demo_environment(home: Path) -> dict[str, str]:
     return env
 
 
+def reopen_command(home: Path, project: Path) -> str:
+    """The shell command that opens memtui on a demo workspace as ``memtui demo`` does: the
+    demo's environment (``demo_environment``) and flavor."""
+    env = demo_environment(home)
+    return f"HOME={home} MEMTUI_MANAGED_DIR={env['MEMTUI_MANAGED_DIR']} memtui --flavor agent --project {project}"
+
+
 @click.command()
 @click.option("--keep", is_flag=True, help="Keep the workspace after the app exits (its path is printed).")
 @click.option("--no-app", is_flag=True, help="Only write the workspace and print how to point memtui at it.")
@@ -41,8 +48,8 @@ def demo(obj: CliContext, keep: bool, no_app: bool) -> None:
     if no_app:
         say(f"demo workspace: {dest}")
         say("try:")
-        say(f"  HOME={ws.home} memtui --project {ws.project} ls")
-        say(f"  HOME={ws.home} memtui --project {ws.project}")
+        say(f"  {reopen_command(ws.home, ws.project)} ls")
+        say(f"  {reopen_command(ws.home, ws.project)}")
         return
     os.environ.clear()
     os.environ.update(demo_environment(ws.home))
@@ -51,7 +58,8 @@ def demo(obj: CliContext, keep: bool, no_app: bool) -> None:
         obj.run_app(FlavorChoice.given(AGENT), ws.project)
     finally:
         if keep:
-            say(f"demo workspace kept at {dest}")
+            say(f"demo workspace kept at {dest}; reopen it with:")
+            say(f"  {reopen_command(ws.home, ws.project)}")
         else:
             os.chdir(dest.parent)
             shutil.rmtree(dest, ignore_errors=True)

@@ -229,8 +229,12 @@ class CascadePane(Pane):
         tree.clear()
         memory_dir = self.locations.memory_dir
         compact = self.narrow
+        release = self.locations.flavor.behaviour
         for layer, run in layer_runs(cascade.files):
-            layer_node = tree.root.add(layer_label(layer, run, compact=compact), data=LayerNode(layer, tuple(run)), expand=True, allow_expand=bool(run))
+            # a layer the release never loads says so, not "no files" (its detail says what it is)
+            empty = f"not loaded by {release.title}" if layer == "teammem" and not release.instructions.loads_team_index else "no files"
+            label = layer_label(layer, run, compact=compact, empty=empty)
+            layer_node = tree.root.add(label, data=LayerNode(layer, tuple(run)), expand=True, allow_expand=bool(run))
             stack: dict[int, TreeNode[NodeData]] = {}
             for entry in run:
                 parent = layer_node if entry.depth == 0 else stack.get(entry.depth - 1, layer_node)

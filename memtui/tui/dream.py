@@ -348,7 +348,7 @@ class DreamPane(Pane):
                 session = DreamSession.start(self.ctx, now, force=kind == "force")
                 dp = session.plan(consolidator, now, emit=emit, cancel=cancel, **extra)  # type: ignore[arg-type]
         except DreamBlocked as exc:
-            self.post_message(self.Stopped(kind, "blocked", str(exc), exc.status))
+            self.post_message(self.Stopped(kind, "blocked", f"{exc} (F skips the gates)", exc.status))
             return
         except DreamCancelled:
             self.post_message(self.Stopped(kind, "cancelled", "cancelled; nothing was written" + ("" if kind == "dry" else ", the lock is as it was")))
@@ -565,7 +565,7 @@ class DreamPane(Pane):
                 self.running = "undo"
                 self.undo_worker()
 
-        preview = replace(plan, title=f"Undo the dream of {entries[-1].time[:16].replace('T', ' ')}: {plan.title}")
+        preview = replace(plan, title=f"Undo “{entries[-1].title}” of {entries[-1].time[:16].replace('T', ' ')}")
         self.app.push_screen(PlanPreview(preview, confirm_label="Undo"), confirmed)
 
     def action_cancel(self) -> None:

@@ -587,7 +587,11 @@ class MemoriesPane(Pane):
     @on(Applied)
     def _on_applied(self, message: Applied) -> None:
         self.applying = False
-        self.notify(f"{message.entry.title}  ·  u to undo", title="Done")
+        entry = message.entry
+        if entry.action == "undo":  # u again walks further back; there is no redo
+            self.notify(f"{entry.title.removeprefix('Undo: ')}  ·  u undoes the change before it", title="Undone")
+        else:
+            self.notify(f"{entry.title}  ·  u to undo", title="Done")
         if message.select:
             self._pending_select = message.select
         self.action_reload()

@@ -194,7 +194,8 @@ class Cascade:
     (``""`` when auto memory is off or the release's prompt is not modelled); ``recall``: the
     release's recall gate for this user (``memtui.core.places.agentconfig.RecallState``);
     ``release``: the release modelled (``Claude Code 2.1.328``); ``agents_md_mode``: the
-    AGENTS.md mode in effect (``None`` when the release reads no AGENTS.md).
+    AGENTS.md mode in effect (``None`` when the release reads no AGENTS.md); ``layer_notes``:
+    layer -> one sentence on what it is for this release (the team memory layer).
     """
 
     cwd: Path
@@ -211,6 +212,8 @@ class Cascade:
     recall: Any = None
     release: str = ""
     agents_md_mode: str | None = None
+    # layer -> what the layer is, when its name does not say it (team memory), for this release
+    layer_notes: dict[str, str] = field(default_factory=dict)
 
     @property
     def loaded_files(self) -> list[CascadeFile]:

@@ -146,12 +146,13 @@ def parts_text(cascade: Cascade, *, compact: bool = False) -> str:
     return f"files {files:,} + headers/preamble {framing:,} = {total:,} ch · ~{cascade.total_tokens_est:,} tok"
 
 
-def layer_label(layer: Layer, files: Sequence[CascadeFile], *, compact: bool = False) -> Text:
-    """A layer node: its name, how many files load and their size (tokens only when ``compact``)."""
+def layer_label(layer: Layer, files: Sequence[CascadeFile], *, compact: bool = False, empty: str = "no files") -> Text:
+    """A layer node: its name, how many files load and their size (tokens only when ``compact``);
+    ``empty``: what a layer without files says."""
     loaded = [f for f in files if f.loaded]
     text = assemble((LAYER_NAMES[layer] + "  ", "bold"))
     if not files:
-        text.append("no files", tone("italic " + MUTED))
+        text.append(empty, tone("italic " + MUTED))
         return text
     summary = f"{len(loaded)} loaded"
     tokens = sum(f.tokens_est for f in loaded)
@@ -274,6 +275,8 @@ def layer_detail(layer: Layer, files: Sequence[CascadeFile], cascade: Cascade) -
     grid = _grid()
     grid.add_row("layer", styled(LAYER_NAMES[layer], style="bold"))
     grid.add_row("label", styled(f"({LABELS[layer]})", style="italic"))
+    if layer in cascade.layer_notes:
+        grid.add_row("what", visible(cascade.layer_notes[layer]))
     grid.add_row("files", f"{len(loaded)} loaded of {len(files)} considered")
     if loaded:
         grid.add_row("size", f"{sum(f.chars for f in loaded):,} characters · ~{sum(f.tokens_est for f in loaded):,} tokens")
