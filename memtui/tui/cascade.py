@@ -92,7 +92,7 @@ class CascadePane(Pane):
         Binding("c", "reset_reads", "Reset", id="cascade.reset", tooltip="Forget the simulated reads: back to the startup context"),
         Binding("f", "focus_findings", "Findings", show=False, id="cascade.findings", tooltip="Go to the list of findings (enter jumps to the file)"),
         Binding("t", "focus_tree", "Tree", show=False, id="cascade.tree", tooltip="Go to the tree of layers and files"),
-        Binding("r", "reload", "Reload", show=False, id="cascade.reload", tooltip="Recompute the cascade from disk"),
+        Binding("r", "reload_asked", "Reload", show=False, id="cascade.reload", tooltip="Recompute the cascade from disk and say what changed"),
         Binding("escape", "focus_tree", "Back", show=False, id="cascade.back", tooltip="Back to the tree"),
     ]
 
@@ -124,6 +124,8 @@ class CascadePane(Pane):
         self._source: SourceLines | None = None  # the lines around the jumped-to line, once read
         self._findings: list[tuple[Diagnostic, int | None]] = []
         self._select_next: tuple[object, ...] | None = None  # a node to put the cursor on after the rebuild
+        self._reload_asked = False  # the reload key was pressed: say what the next computation changed
+        self._reload_from: Cascade | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(id="cascade-summary")
@@ -199,6 +201,11 @@ class CascadePane(Pane):
         if not self._requests.is_current(message.ticket):
             return  # a newer request is on its way
         self.loading = False
+        if self._reload_asked:
+            self._reload_asked = False
+            before = self._reload_from
+            changes = message.cascade.changes_since(before) if before is not None else "first computation"
+            self.report_reload(f"cascade of {visible(self.cwd.name)}/", changes)
         self.cascade = message.cascade
         self.steps = message.steps
         self._rebuild()
@@ -478,6 +485,12 @@ class CascadePane(Pane):
     def action_reload(self) -> None:
         self._request(recompute=True)
 
+    def action_reload_asked(self) -> None:
+        """Recompute (the reload key), then say what changed since the cascade shown now."""
+        self._reload_from = self.cascade
+        self._reload_asked = True
+        self.action_reload()
+
     def action_reset_reads(self) -> None:
         if not self.targets:
             self.notify("No reads to reset.", timeout=3)
@@ -538,7 +551,7 @@ class CascadePane(Pane):
             ("Cascade: approve external imports", "Let this project's imports outside the cwd load ( a )", self.action_approve),
             ("Cascade: decline external imports", "Keep this project's imports outside the cwd out ( x )", self.action_decline),
             ("Cascade: findings", "Go to the list of findings ( f )", self.action_focus_findings),
-            ("Cascade: reload", "Recompute the cascade from disk ( r )", self.action_reload),
+            ("Cascade: reload", "Recompute the cascade from disk and say what changed ( r )", self.action_reload_asked),
         ]
         for title, help_text, callback in entries:
             yield SystemCommand(title, help_text, self.there(callback))

@@ -123,7 +123,7 @@ class DreamPane(Pane):
         Binding("u", "undo", "Undo dream", id="dream.undo", tooltip="Undo the last applied dream, after a preview of what it restores"),
         Binding("escape", "cancel", "Cancel", id="dream.cancel", tooltip="Stop the running dream; the lock is rolled back"),
         Binding("c", "toggle_consolidator", "Consolidator", show=False, id="dream.consolidator", tooltip="Offline or claude (claude needs an API key)"),
-        Binding("r", "refresh", "Gates", show=False, id="dream.refresh", tooltip="Check the gates and the lock again"),
+        Binding("r", "refresh_asked", "Gates", show=False, id="dream.refresh", tooltip="Check the gates and the lock again, and say what changed"),
         Binding("g", "gate_details", "Gate details", show=False, id="dream.gate-details", tooltip="Every gate with its numbers and sources, the sessions counted, the traps"),
         Binding("v", "show_request", "Request", show=False, id="dream.request", tooltip="The dream request: what the agent would send now, or what memtui's claude consolidator sent"),
         Binding("h", "history", "History", show=False, id="dream.history", tooltip="memtui's dreams and the agent's own dreams and extractions, with diffs"),
@@ -220,6 +220,8 @@ class DreamPane(Pane):
         self._status_due = False
         self.release = release_of(locations.flavor)
         self.auto: AutoDreamStatus | None = None
+        self._refresh_asked = False  # the refresh key was pressed: say the next check's verdict
+        self._refresh_from: str | None = None
         self.history: list[HistoryItem] = []
         self.showing_history = False
 
@@ -409,6 +411,11 @@ class DreamPane(Pane):
         self.status = message.status
         self.last_dream = message.last_dream
         self.auto = message.auto
+        if self._refresh_asked:
+            self._refresh_asked = False
+            now = self._verdict() or "?"
+            changes = "unchanged" if now == self._refresh_from else f"was: {self._refresh_from or 'not checked'}"
+            self.report_reload(f"gates and lock checked: {now}", changes)
         self.history = message.history or []
         self._show_gates()
         self._state_changed()  # u acts only with an applied dream
@@ -587,6 +594,20 @@ class DreamPane(Pane):
 
     def action_refresh(self) -> None:
         self.check()
+
+    def action_refresh_asked(self) -> None:
+        """Check again (the refresh key), then say the verdict and whether it changed."""
+        self._refresh_from = self._verdict()
+        self._refresh_asked = True
+        self.check()
+
+    def _verdict(self) -> str | None:
+        """The gates' verdict in one line (``None`` before the first check)."""
+        if self.auto is not None:
+            return str(self.auto.verdict)
+        if self.status is None:
+            return None
+        return "a dream would run now" if self.status.would_run else f"blocked: {self.status.reasons[0] if self.status.reasons else self.status.blocking}"
 
     def action_gate_details(self) -> None:
         """Every gate of the agent's own dream with its numbers and sources, the sessions."""
@@ -818,7 +839,7 @@ class DreamPane(Pane):
             ("Dream: undo the last dream", "Preview, then restore the files the last dream changed ( u )", self.action_undo),
             ("Dream: cancel", "Stop the running dream ( esc )", self.action_cancel),
             ("Dream: consolidator", "Offline, or claude with an API key ( c )", self.action_toggle_consolidator),
-            ("Dream: check the gates", "Check the gates and the lock again ( r )", self.action_refresh),
+            ("Dream: check the gates", "Check the gates and the lock again, and say what changed ( r )", self.action_refresh_asked),
             ("Dream: history", "memtui's dreams and the agent's own dreams and extractions, with diffs ( h )", self.action_history),
         ]
         if self.release is not None:

@@ -30,7 +30,7 @@ from memtui.core.base.terminal import visible, visible_block
 from memtui.core.base.clock import system_now
 from memtui.core.extract import SourceExcerpt
 from memtui.core.extract.inbox import Inbox
-from memtui.core.memory.catalog import Catalog, MemoryEntry, load_catalog
+from memtui.core.memory.catalog import Catalog, MemoryEntry, catalog_changes, load_catalog
 from memtui.core.memory.filters import TYPE_FILTERS, MemoryFilter, TypeFilter
 from memtui.core.memory.memories import MAX_MEMORY_BYTES, Memory, MemoryType, read_memory
 from memtui.core.memory.scancache import ScanCache
@@ -145,7 +145,7 @@ class MemoriesPane(Pane):
     BINDINGS = [
         Binding("slash", "focus_search", "Search", id="memories.search", tooltip="Search name, description and body"),
         Binding("t", "cycle_type", "Type filter", id="memories.type", tooltip="Cycle the type filter"),
-        Binding("r", "reload", "Reload", id="memories.reload", tooltip="Re-scan the memory dir"),
+        Binding("r", "reload_asked", "Reload", id="memories.reload", tooltip="Re-scan the memory dir and say what changed"),
         Binding("escape", "clear_search", "Clear", show=False, id="memories.clear", tooltip="Clear the search"),
         Binding("down", "to_table", "List", show=False, id="memories.to-table", tooltip="From the search box to the list (the search stays)"),
         Binding("e", "edit", "Edit", id="memories.edit", tooltip="Edit the selected memory in the app"),
@@ -208,6 +208,8 @@ class MemoriesPane(Pane):
         super().__init__(id=id)
         self.locations = locations
         self.catalog: Catalog | None = None
+        self._reload_asked = False  # the reload key was pressed: say what the next full scan changed
+        self._reload_from: Catalog | None = None
         self.other_flavor: OtherFlavorHint | None = None  # an empty memory dir: the other flavor's files
         self._shown: list[MemoryEntry] = []
         self._previewed: MemoryEntry | None = None  # the memory the preview shows
@@ -246,6 +248,13 @@ class MemoriesPane(Pane):
         )
 
     # ----- loading ---------------------------------------------------------------------------
+
+    def action_reload_asked(self) -> None:
+        """Re-scan (the reload key): once the scan is complete, say what changed since the
+        catalog shown now."""
+        self._reload_from = self.catalog if self.catalog is not None and self.catalog.complete else None
+        self._reload_asked = True
+        self.action_reload()
 
     def action_reload(self) -> None:
         """Re-scan the memory dir in a worker."""
@@ -297,6 +306,11 @@ class MemoriesPane(Pane):
             return  # a newer scan is on its way
         self.loading = False
         self.other_flavor = message.other_flavor
+        if self._reload_asked and message.catalog.complete:
+            self._reload_asked = False
+            before, after = self._reload_from, message.catalog
+            changes = catalog_changes(before, after).describe() if before is not None else "first full scan"
+            self.report_reload(f"{len(after.entries):,} memories in {shorten_home(after.memory_dir)}", changes)
         self.catalog = message.catalog
         self.query_one(IndexGauge).show_report(message.catalog.index)
         self.refresh_table()
@@ -813,7 +827,7 @@ class MemoriesPane(Pane):
         """The pane's palette commands: each shows the pane, then acts."""
         yield SystemCommand("Memories: search", "Focus the search box ( / )", self.there(self.action_focus_search))
         yield SystemCommand("Memories: cycle type filter", "All → user → feedback → project → reference → untyped ( t )", self.there(self.action_cycle_type))
-        yield SystemCommand("Memories: reload", "Re-scan the memory dir ( r )", self.there(self.action_reload))
+        yield SystemCommand("Memories: reload", "Re-scan the memory dir and say what changed ( r )", self.there(self.action_reload_asked))
         for label, value in TYPE_CHOICES:
             name = "all" if value == "all" else label
             yield SystemCommand(f"Memories: show {name}", f"Filter the list to {name} memories", self.there(partial(setattr, self, "type_filter", value)))

@@ -184,6 +184,10 @@ class WorkerReports(_Mixin):
             self.mount(line)
         line.show_failure(failure)
 
+    def report_reload(self, what: str, changes: str) -> None:
+        """A reload key's answer: what was reloaded and what changed (``"nothing changed"``)."""
+        self.notify(f"{what} · {changes}", title="Reloaded", timeout=6)
+
     def post_if_current(self, message: Message) -> bool:
         """From a worker: post ``message`` unless the worker was cancelled (a newer one runs).
         Returns whether it was posted."""

@@ -243,6 +243,25 @@ class Cascade:
         """Estimated tokens of ``rendered``."""
         return estimate_tokens(self.rendered)
 
+    def changes_since(self, before: Cascade) -> str:
+        """One line on what differs from ``before`` (an earlier computation for the same cwd):
+        files loaded that were not, no longer loaded, loaded with other text, and the size of
+        the context; ``"nothing changed"`` when the model would receive the same text."""
+        if before.rendered == self.rendered and [f.status for f in before.files] == [f.status for f in self.files]:
+            return "nothing changed"
+        old = {f.path: f.content for f in before.loaded_files}
+        new = {f.path: f.content for f in self.loaded_files}
+        parts = []
+        for word, paths in (
+            ("now loaded", sorted(new.keys() - old.keys())),
+            ("no longer loaded", sorted(old.keys() - new.keys())),
+            ("changed", sorted(p for p in new.keys() & old.keys() if new[p] != old[p])),
+        ):
+            if paths:
+                parts.append(f"{len(paths)} {word} ({', '.join(Path(p).name for p in paths[:2])}{f' +{len(paths) - 2}' if len(paths) > 2 else ''})")
+        parts.append(f"{before.total_chars:,} → {self.total_chars:,} ch")
+        return ", ".join(parts)
+
     def to_json(self) -> dict[str, Any]:
         """The ``memtui cascade --json`` shape."""
         return {
