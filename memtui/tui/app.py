@@ -11,7 +11,7 @@ from textual import work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import Footer, Header, TabPane
+from textual.widgets import Header, TabPane
 from textual.worker import Worker, WorkerState
 
 from memtui.core.base.terminal import visible, visible_block
@@ -23,9 +23,10 @@ from memtui.core.sessions.version import check_version
 from memtui.tui.cascade import CascadePane
 from memtui.tui.dream import DreamPane
 from memtui.tui.memories import MemoriesPane, shorten_home
-from memtui.tui.pane import HORIZONTAL_BREAKPOINTS, VERTICAL_BREAKPOINTS, Pane, PaneTabs
+from memtui.tui.pane import HORIZONTAL_BREAKPOINTS, VERTICAL_BREAKPOINTS, KeysFooter, Pane, PaneTabs
 from memtui.tui.recall import RecallPane
 from memtui.tui.safe import install_render_guard
+from memtui.tui.widgets.keys_panel import PaneKeys, key_panel
 from memtui.tui.styles import stylesheets
 from memtui.tui.theme import THEME, VARIABLES
 
@@ -91,7 +92,7 @@ class MemtuiApp(App[None]):
                 yield RecallPane(self.locations, id="recall-pane")
             with TabPane("Dream", id="dream"):
                 yield DreamPane(self.locations, id="dream-pane")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self._show_flavor()
@@ -152,11 +153,12 @@ class MemtuiApp(App[None]):
         self.query_one(PaneTabs).show(pane)
 
     def action_toggle_help(self) -> None:
-        """Show or hide the key panel for the focused widget."""
-        if self.screen.query("HelpPanel"):
-            self.action_hide_help_panel()
+        """Show or hide the key panel: the focused pane's (or screen's) keys, then the app's."""
+        panel = key_panel(self.screen)
+        if panel is not None:
+            panel.remove()
         else:
-            self.action_show_help_panel()
+            self.screen.mount(PaneKeys())
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         """The palette reaches every action a key reaches."""

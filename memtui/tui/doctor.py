@@ -12,7 +12,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
-from textual.widgets import Footer, Static, Tree
+from textual.widgets import Static, Tree
 from textual.widgets.tree import TreeNode
 
 from memtui.tui.safe import plain
@@ -33,7 +33,7 @@ from memtui.core.places.locations import Locations
 from memtui.core.writes.edits import ApplyError, ConflictError, EditError, Plan, apply_plan
 from memtui.core.writes.journal import Journal, JournalEntry
 from memtui.tui.dialogs import PlanPreview
-from memtui.tui.pane import Failure, PaneScreen, WorkFailed
+from memtui.tui.pane import Failure, KeysFooter, PaneScreen, WorkFailed
 from memtui.tui.styles import stylesheets
 from memtui.tui.theme import SEVERITY_ICON, severity_style, tone, worst
 
@@ -86,7 +86,7 @@ class DoctorScreen(PaneScreen):
             yield tree
             with VerticalScroll(id="doctor-detail"):
                 yield Static(id="doctor-finding")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.query_one("#doctor-tree", Tree).loading = True

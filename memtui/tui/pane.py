@@ -25,13 +25,13 @@ from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import on
-from textual.app import SystemCommand
+from textual.app import ComposeResult, SystemCommand
 from textual.css.query import NoMatches
 from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Static, TabbedContent, TabPane
+from textual.widgets import Footer, Static, TabbedContent, TabPane
 from textual.worker import NoActiveWorker, Worker, WorkerState, get_current_worker
 
 from memtui.core.base.terminal import visible, visible_block
@@ -197,6 +197,17 @@ class WorkerReports(_Mixin):
         except NoActiveWorker:
             pass
         return self.post_message(message)
+
+
+class KeysFooter(Footer):
+    """Textual's footer, whose keys wrap onto two rows on a narrow screen (the stylesheet gives
+    it a grid there): a pane shows a dozen keys, one row of 80 columns holds about eight."""
+
+    def compose(self) -> ComposeResult:
+        keys = list(super().compose())
+        shown = sum(1 for key in keys if not key.has_class("-command-palette"))
+        self.styles.grid_size_columns = max(1, -(-shown // 2))  # (the wide layout is a row)
+        yield from keys
 
 
 class Pane(WorkerReports, Widget):
