@@ -12,7 +12,7 @@ from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.widget import Widget
-from textual.widgets._key_panel import BindingsTable, KeyPanel
+from textual.widgets import KeyPanel, Static
 
 # the keys every list and text box has, in one line instead of a row each
 MOVEMENT = "↑ ↓ ← → pgup pgdn home end: move in the focused list or text"
@@ -25,17 +25,37 @@ def _group(namespace: object) -> str:
     return "everywhere" if isinstance(namespace, App) else "here"
 
 
-class PaneBindingsTable(BindingsTable):
+class PaneBindingsTable(Static):
     """The bindings with an ``id`` (memtui's), grouped: here (focused pane or screen), then
-    everywhere; then one line for the generic movement keys."""
+    everywhere; then one line for the generic movement keys. Drawn anew each time the panel
+    recomposes (Textual's ``KeyPanel`` does on every change of the active bindings)."""
 
-    def render_bindings_table(self) -> Table:  # noqa: D102 - Textual API
+    COMPONENT_CLASSES = {"bindings-table--key", "bindings-table--description", "bindings-table--header"}
+    DEFAULT_CSS = """
+    PaneBindingsTable {
+        width: 1fr;
+        height: auto;
+    }
+    PaneBindingsTable > .bindings-table--key {
+        color: $text-accent;
+        text-style: bold;
+    }
+    PaneBindingsTable > .bindings-table--description {
+        color: $foreground;
+    }
+    PaneBindingsTable > .bindings-table--header {
+        color: $text-primary;
+        text-style: underline;
+    }
+    """
+
+    def render(self) -> Table:
         key_style = self.get_component_rich_style("bindings-table--key")
         description_style = self.get_component_rich_style("bindings-table--description")
         header_style = self.get_component_rich_style("bindings-table--header")
-        table = Table(padding=(0, 0), show_header=False, box=None)
-        table.add_column("", justify="right")
-        table.add_column("")
+        table = Table(padding=(0, 1, 0, 0), show_header=False, box=None, expand=True)
+        table.add_column("", justify="right", no_wrap=True)
+        table.add_column("", no_wrap=False)
         groups: dict[str, dict[str, list[str]]] = {"here": {}, "everywhere": {}}
         described: dict[str, Text] = {}
         for namespace, binding, enabled, _tooltip in self.screen.active_bindings.values():
@@ -60,10 +80,10 @@ class PaneBindingsTable(BindingsTable):
 
 
 class PaneKeys(KeyPanel):
-    """Textual's key panel (its place, style and live refresh) over ``PaneBindingsTable``."""
+    """Textual's key panel (its place and live refresh) over ``PaneBindingsTable``."""
 
     def compose(self) -> ComposeResult:
-        yield PaneBindingsTable(shrink=True, expand=False)
+        yield PaneBindingsTable()
 
 
 def key_panel(screen: Widget) -> PaneKeys | None:
