@@ -37,6 +37,7 @@ LAZY_COMMANDS: dict[str, str] = {
     "inbox": "memtui.commands.extract:inbox",
     "hook": "memtui.commands.extract:hook",
     "dream": "memtui.commands.dream:dream",
+    "usage": "memtui.commands.usage:usage_cmd",
 }
 
 

@@ -101,14 +101,56 @@ async def inbox(pilot: Pilot[None]) -> None:
     await settle(pilot)
 
 
+async def usage(pilot: Pilot[None]) -> None:
+    """The Memories pane on real Claude Code 2.1.328 sessions (the usage capture): the used
+    column, sorted by use, the most used memory's uses in the preview."""
+    await pilot.press("2")
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+    await pilot.press("U")
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause(0.3)
+    await pilot.press("home")
+    await pilot.pause(0.3)
+
+
+async def session(pilot: Pilot[None]) -> None:
+    """The Cascade pane comparing the session started in ``svc/`` with memtui's prediction: the
+    same files, and MEMORY.md (recall was on in that session) explained."""
+    await pilot.press("1")
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+    await pilot.press("S")
+    await pilot.pause(0.3)
+    screen = pilot.app.screen
+    svc = next(i for i, t in enumerate(screen.sessions) if t.project_dir.name.endswith("-svc"))  # type: ignore[attr-defined]
+    screen.query_one("#session-options").highlighted = svc  # type: ignore[attr-defined]
+    await pilot.press("enter")
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause(0.3)
+
+
+async def agreement(pilot: Pilot[None]) -> None:
+    """The Recall pane's agreement with the agent's own recall (ctrl+l: the prompt behind it)."""
+    await pilot.press("3")
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+    await pilot.press("ctrl+l")
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause(0.3)
+
+
 SHOTS: dict[str, Callable[[Pilot[None]], Awaitable[None]]] = {"doctor": doctor, "inbox": inbox, "cascade": cascade, "memories": memories, "recall": recall, "dream": dream}
+# Shots of the agent's own record: on the real transcripts of tests/captures/…/usage (claude flavor).
+USAGE_SHOTS: dict[str, Callable[[Pilot[None]], Awaitable[None]]] = {"usage": usage, "session": session, "agreement": agreement}
+USAGE_NOW = "2026-12-02T09:00:00Z"
 
 
-async def shoot(name: str, drive: Callable[[Pilot[None]], Awaitable[None]], project: Path) -> None:
-    from memtui.core.places.flavor import AGENT
+async def shoot(name: str, drive: Callable[[Pilot[None]], Awaitable[None]], project: Path, flavor: str = "agent") -> None:
+    from memtui.core.places.flavor import get_flavor
     from memtui.tui.app import MemtuiApp
 
-    app = MemtuiApp.for_project(AGENT, project, memory_dir=None, watch=False)
+    app = MemtuiApp.for_project(get_flavor(flavor), project, memory_dir=None, watch=False)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await drive(pilot)
@@ -117,7 +159,50 @@ async def shoot(name: str, drive: Callable[[Pilot[None]], Awaitable[None]], proj
     print(f"wrote {HERE / (name + '.svg')}")
 
 
+def usage_workspace(dest: Path) -> Path:
+    """The usage capture's workspace rebuilt under ``dest`` (files and transcripts with their
+    mtimes); returns the project."""
+    import json
+
+    from memtui.core.places.slug import slugify
+
+    capture = HERE.parent / "tests" / "captures" / "claude-2.1.328" / "usage" / "usage.json"
+    text = capture.read_text(encoding="utf-8").replace("{root_slug}", slugify(str(dest))).replace("{root}", str(dest))
+    data = json.loads(text)
+    projects = dest / "home" / ".claude" / "projects"
+    for base, items in ((dest, data["files"]), (projects, data["transcripts"])):
+        for rel, item in items.items():
+            path = base / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(item["text"].encode("utf-8"))
+            os.utime(path, (item["mtime"], item["mtime"]))
+    (dest / "proj" / ".git").mkdir(parents=True, exist_ok=True)
+    (dest / "proj" / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    return dest / "proj"
+
+
 def main(names: list[str]) -> None:
+    wanted = names or [*SHOTS, *USAGE_SHOTS]
+    demo = [n for n in wanted if n in SHOTS]
+    if demo:
+        demo_shots(demo)
+    usage_names = [n for n in wanted if n in USAGE_SHOTS]
+    if usage_names:
+        dest = Path(tempfile.gettempdir()) / "memtui-usage"
+        shutil.rmtree(dest, ignore_errors=True)
+        dest.mkdir()
+        project = usage_workspace(dest)
+        saved = dict(os.environ)
+        os.environ.clear()
+        os.environ.update({"PATH": saved.get("PATH", ""), "HOME": str(dest / "home"), "MEMTUI_STATE_DIR": str(dest / "state"),
+                           "MEMTUI_NOW": USAGE_NOW, "TERM": saved.get("TERM", "xterm-256color")})
+        os.chdir(project)
+        for name in usage_names:
+            asyncio.run(shoot(name, USAGE_SHOTS[name], project, flavor="claude"))
+        shutil.rmtree(dest, ignore_errors=True)
+
+
+def demo_shots(names: list[str]) -> None:
     from memtui.commands.demo import demo_environment
     from memtui.core.base.clock import parse_iso
     from memtui.demo import materialize
@@ -131,7 +216,7 @@ def main(names: list[str]) -> None:
     os.environ.update(demo_environment(ws.home))
     os.environ["MEMTUI_NOW"] = NOW
     os.chdir(ws.project)
-    for name in names or list(SHOTS):
+    for name in names:
         asyncio.run(shoot(name, SHOTS[name], ws.project))
     shutil.rmtree(dest, ignore_errors=True)
 

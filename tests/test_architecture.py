@@ -39,6 +39,7 @@ ROOM_DEPS: dict[str, frozenset[str]] = {
     "doctor": frozenset({"base", "places", "memory", "writes", "sessions", "cascade"}),
     "extract": frozenset({"base", "places", "memory", "writes", "sessions", "agent", "recall"}),
     "dream": frozenset({"base", "places", "memory", "writes", "sessions", "agent", "recall", "doctor", "cascade"}),
+    "audit": frozenset({"base", "places", "memory", "sessions", "cascade", "recall"}),
 }
 
 Graph = Mapping[str, frozenset[str]]

@@ -75,12 +75,17 @@ def _print_text(cascade: Cascade) -> None:
 @click.option("--read", "reads", multiple=True, help="Simulate the agent reading this path, relative to the cwd (repeatable, in order).")
 @click.option("--rendered", is_flag=True, help="Print only the exact text the model receives in its first message (the instruction block); with --read, each read's messages follow after an `[after reading PATH]` line.")
 @click.option("--memory-prompt", "memory_prompt", is_flag=True, help="Print only the `# Memory` section of the system prompt, as the agent builds it.")
+@click.option("--session", "session", default=None, metavar="ID|latest",
+              help="Compare what a session of this project actually loaded (its transcript) with what memtui computes now.")
 @click.option("--json", "as_json", is_flag=True, help="Print the whole cascade as JSON.")
 @click.pass_context
 @user_errors
-def cascade(ctx: click.Context, cwd: Path | None, reads: tuple[str, ...], rendered: bool, memory_prompt: bool, as_json: bool) -> None:
+def cascade(ctx: click.Context, cwd: Path | None, reads: tuple[str, ...], rendered: bool, memory_prompt: bool, session: str | None, as_json: bool) -> None:
     """Show exactly which instruction files the agent loads, in order, and why."""
     obj, real_cwd = _context(ctx, cwd)
+    if session is not None:
+        _session(obj, session, as_json)
+        return
     result = compute_cascade(obj.locations, real_cwd, reads=list(reads))
     if as_json:
         emit_json(result.to_json())
@@ -93,6 +98,67 @@ def cascade(ctx: click.Context, cwd: Path | None, reads: tuple[str, ...], render
                 say(f"\n\n[after reading {visible(step.target)}]\n{step.rendered}", nl=False, keep_crlf=True)
     else:
         _print_text(result)
+
+
+_SESSION_MARKS = {"same": "=", "changed": "~", "recorded-only": "-", "predicted-only": "+", "moved": "↕"}
+
+
+def _session(obj: CliContext, session: str, as_json: bool) -> None:
+    """``cascade --session``: the session's loads beside the prediction; exit 1 on a fidelity bug."""
+
+    from memtui.commands.common import rich_console
+    from memtui.core.audit.loaded import SessionNotFoundError, load_session
+
+    try:
+        result = load_session(obj.locations, session)
+    except SessionNotFoundError as exc:
+        fail(str(exc), 1)
+    if as_json:
+        emit_json(result.to_json())
+    else:
+        console = rich_console()
+        started = result.to_json()["started"] or "?"
+        console.print(f"[bold]session {escape(result.session_id)}[/] started {started} in {escape(str(result.cwd))}"
+                      + (f" (Claude Code {escape(result.version)})" if result.version else ""))
+        console.print(f"[dim]{escape(str(result.transcript))}[/]")
+        console.print("\n[bold]startup[/]  (recorded ch · memtui ch)")
+        for row in result.startup:
+            _session_row(console, row)
+        for rd in result.reads:
+            console.print(f"\n[bold]{escape(rd.tool)} {escape(rd.target)}[/] (line {rd.line})")
+            for row in rd.rows:
+                _session_row(console, row)
+        diffs, bugs = result.differences, result.bugs
+        if not diffs:
+            console.print("\n[green]no difference[/]: memtui predicts what this session loaded")
+        else:
+            console.print(f"\n{len(diffs)} difference(s): {len(diffs) - len(bugs)} explained"
+                          + (f", [red]{len(bugs)} fidelity bug(s) to report[/]" if bugs else ""))
+        for note in result.notes:
+            console.print(f"[dim]note: {escape(note)}[/]")
+    if result.bugs:
+        raise SystemExit(1)
+
+
+def escape(text: str) -> str:
+    """``text`` for a rich line: terminal controls shown as escapes, markup escaped."""
+    from rich.markup import escape as markup_escape
+
+    from memtui.core.base.terminal import visible
+
+    return markup_escape(visible(text))
+
+
+def _session_row(console: object, row: object) -> None:
+    r = row  # Row
+    rec = f"{r.recorded.chars:>7,}" if r.recorded else f"{'':>7}"  # type: ignore[attr-defined]
+    pred = f"{r.predicted.chars:>7,}" if r.predicted else f"{'':>7}"  # type: ignore[attr-defined]
+    style = "red" if r.bug else ("" if r.status == "same" else "yellow")  # type: ignore[attr-defined]
+    mark = _SESSION_MARKS[r.status]  # type: ignore[attr-defined]
+    line = f"{mark} {rec} {pred}  {escape(r.path)}"  # type: ignore[attr-defined]
+    console.print(f"[{style}]{line}[/]" if style else line)  # type: ignore[attr-defined]
+    if r.reason:  # type: ignore[attr-defined]
+        console.print(f"      [dim]{escape(r.reason)}[/]")  # type: ignore[attr-defined]
 
 
 @click.group("imports")

@@ -35,6 +35,7 @@ from memtui.core.doctor import (
     instruction_texts,
     run_doctor,
 )
+from memtui.core.doctor.usage_checks import project_usage
 from memtui.core.writes.edits import ApplyError, ConflictError, Plan, apply_plan
 from memtui.core.writes.journal import Journal
 from memtui.core.memory.scancache import ScanCache
@@ -112,6 +113,7 @@ def doctor(obj: CliContext, as_json: bool, fix_codes: tuple[str, ...], yes: bool
         fail("--yes applies --fix CODE changes; give at least one --fix")
     memory_dir = obj.checked_memory_dir()
     instructions = _instruction_texts(obj)
+    usage = project_usage(obj.locations, obj.now())
     report = run_doctor(
         memory_dir,
         obj.now(),
@@ -119,6 +121,7 @@ def doctor(obj: CliContext, as_json: bool, fix_codes: tuple[str, ...], yes: bool
         cache=ScanCache.for_memory_dir(obj.locations.state_dir, memory_dir, fmt=obj.locations.flavor.behaviour.memory_format),
         fmt=obj.locations.flavor.behaviour.memory_format,
         warning_style=obj.locations.flavor.behaviour.instructions.index_warning,
+        usage=usage,
     )
     if not codes:
         if as_json:
@@ -166,6 +169,7 @@ def doctor(obj: CliContext, as_json: bool, fix_codes: tuple[str, ...], yes: bool
                 cache=ScanCache.for_memory_dir(obj.locations.state_dir, memory_dir, fmt=obj.locations.flavor.behaviour.memory_format),
                 fmt=obj.locations.flavor.behaviour.memory_format,
                 warning_style=obj.locations.flavor.behaviour.instructions.index_warning,
+                usage=usage,
             )
     if as_json:
         emit_json(

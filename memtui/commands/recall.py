@@ -1,4 +1,10 @@
-"""``memtui recall QUERY``: what the agent would recall for a prompt, and why."""
+"""``memtui recall``: what the agent would recall for a prompt, and why; ``memtui recall eval``:
+how far memtui's selectors agree with the agent's own recall.
+
+``recall`` is a group whose default command is ``query``: ``memtui recall "some prompt"`` means
+``memtui recall query "some prompt"``. Its other commands: ``eval --transcripts`` (recall@5
+against the agent's picks in its transcripts). A prompt that is literally a command's name is
+given through ``query``: ``memtui recall query eval``."""
 
 from __future__ import annotations
 
@@ -10,6 +16,7 @@ from memtui.commands.common import (
     CliContext,
     common_options,
     emit_json,
+    fail,
     rich_console,
     say,
     user_errors,
@@ -22,7 +29,27 @@ from memtui.core.recall.engine import RecallResult
 from memtui.core.recall.inputs import recall_inputs, session_context, split_names
 
 
-@click.command("recall")
+class RecallGroup(click.Group):
+    """A group whose first argument, when it names no command, is the query of ``query``."""
+
+    default_command = "query"
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:  # noqa: D102 - click API
+        if args and args[0] not in self.commands and args[0] not in ctx.help_option_names:
+            args = [self.default_command, *args]
+        return super().parse_args(ctx, args)
+
+
+@click.group("recall", cls=RecallGroup)
+def recall_cmd() -> None:
+    """Which memories the agent would recall for a prompt, and how far memtui agrees with its own
+    recall.
+
+    memtui recall QUERY is short for memtui recall query QUERY; memtui recall eval --transcripts
+    scores memtui's selectors against the agent's own recalls."""
+
+
+@recall_cmd.command("query")
 @click.argument("query")
 @click.option("--tools", default=None, help="Recently used tools, comma-separated (added to those from --transcript).")
 @click.option(
@@ -40,7 +67,7 @@ from memtui.core.recall.inputs import recall_inputs, session_context, split_name
 @common_options
 @click.pass_obj
 @user_errors
-def recall_cmd(
+def recall_query(
     obj: CliContext,
     query: str,
     tools: str | None,
@@ -125,3 +152,50 @@ def _print(result: RecallResult) -> None:
     if result.injected_text:
         console.print("\n[bold]injected text[/]")
         say(result.injected_text, keep_crlf=True)  # exact bytes where safe: no wrapping, no markup
+
+
+@recall_cmd.command("eval")
+@click.option("--transcripts", "from_transcripts", is_flag=True,
+              help="Score against the agent's own recalls, from this project's transcripts (relevant_memories).")
+@click.option("--model", default=None, help="Model for the hybrid selector (default: the release's).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@common_options
+@click.pass_obj
+@user_errors
+def recall_eval(obj: CliContext, from_transcripts: bool, model: str | None, as_json: bool) -> None:
+    """recall@5 of memtui's offline (lexical) and hybrid selectors against what the agent's own
+    recall picked for the same prompts: how far to trust the offline preview on your prompts."""
+    from rich.markup import escape as markup_escape
+
+    from memtui.core.audit.agreement import evaluate
+
+    def escape(text: str) -> str:
+        return markup_escape(visible(text))
+
+    if not from_transcripts:
+        fail("say what to score against: --transcripts (the agent's own recalls)", 2)
+    obj.checked_memory_dir()
+    loc = obj.locations
+    result = evaluate(loc, obj.now(), model=model)
+    if as_json:
+        emit_json(result.to_json())
+        return
+    console = rich_console()
+    console.print(f"{len(result.prompts)} recall(s) of the agent in {result.sessions_with_recall} of {result.sessions} sessions")
+    if not result.prompts:
+        console.print("[dim]no session recorded a recall (relevant_memories): the agent's recall is off by default in "
+                      "Claude Code 2.1.328 (flag tengu_moth_copse)[/]")
+        return
+    for name in result.selectors:
+        if name in result.skipped:
+            console.print(f"  {name:<8} [yellow]skipped[/]: {escape(result.skipped[name])}")
+            continue
+        mean, pooled = result.mean(name), result.pooled(name)
+        figure = "—" if mean is None else f"{mean:.2f}"
+        console.print(f"  {name:<8} recall@5 [bold]{figure}[/]" + ("" if pooled is None else f"  (pooled {pooled:.2f})"))
+    for p in result.prompts:
+        console.print(f"\n[dim]{escape(p.recalled.session_id[:8])}:{p.recalled.line}[/] {escape(p.recalled.prompt[:100])}")
+        console.print(f"  claude   {escape(', '.join(p.recalled.claude))}" + (f"  [dim](gone: {escape(', '.join(p.gone))})[/]" if p.gone else ""))
+        for name, picks in p.picks.items():
+            if picks is not None:
+                console.print(f"  {name:<8} {escape(', '.join(picks) or '—')}")

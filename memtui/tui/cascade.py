@@ -9,9 +9,9 @@ project's external imports. The core does all of it, in workers; the pane only s
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import on, work
@@ -46,6 +46,7 @@ from memtui.core.cascade import (
     record_decision,
     simulate_read,
 )
+from memtui.core.base.clock import system_now
 from memtui.core.cascade.approvals import Decision
 from memtui.core.places.locations import Locations
 from memtui.tui.pane import Failure, Latest, Pane, WorkFailed
@@ -72,6 +73,12 @@ from memtui.tui.widgets.cascade_view import (
     tree_name,
 )
 from memtui.tui.widgets.import_dialog import ImportDecisionDialog
+from memtui.tui.widgets.session_view import SessionPicker, session_text
+
+if TYPE_CHECKING:
+    from memtui.core.audit.cost import StartupCost
+    from memtui.core.audit.loaded import SessionLoad
+    from memtui.core.sessions.projects import TranscriptFile
 
 __all__ = ["CascadePane", "FileNode", "ImportDecisionDialog", "LayerNode", "StepNode"]
 
@@ -82,7 +89,13 @@ class CascadePane(Pane):
     """What the agent loads for ``locations.project_root``, and why."""
 
     MAIN = "#cascade-tree"
-    FAILURE_TITLES = {"cascade-compute": "Cannot compute the cascade", "cascade-source": "Cannot show the line"}
+    FAILURE_TITLES = {
+        "cascade-compute": "Cannot compute the cascade",
+        "cascade-source": "Cannot show the line",
+        "cascade-cost": "Cannot count the cost of memory",
+        "cascade-session": "Cannot compare the session",
+        "cascade-sessions": "Cannot list the sessions",
+    }
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("slash", "focus_reads", "Read", id="cascade.read", tooltip="Type a path (relative to the project) the agent reads"),
@@ -93,6 +106,8 @@ class CascadePane(Pane):
         Binding("f", "focus_findings", "Findings", show=False, id="cascade.findings", tooltip="Go to the list of findings (enter jumps to the file)"),
         Binding("t", "focus_tree", "Tree", show=False, id="cascade.tree", tooltip="Go to the tree of layers and files"),
         Binding("r", "reload_asked", "Reload", show=False, id="cascade.reload", tooltip="Recompute the cascade from disk and say what changed"),
+        Binding("s", "toggle_session", "Session", id="cascade.session", tooltip="What the agent's last session actually loaded, beside this prediction"),
+        Binding("S", "pick_session", "Pick session", show=False, id="cascade.pick-session", tooltip="Compare another session of this project"),
         Binding("escape", "focus_tree", "Back", show=False, id="cascade.back", tooltip="Back to the tree"),
     ]
 
@@ -112,6 +127,25 @@ class CascadePane(Pane):
         key: tuple[object, ...] | None
         source: SourceLines
 
+    @dataclass
+    class SessionCompared(Message):
+        """A session's loads were compared with the prediction (``ticket``: the comparison's)."""
+
+        ticket: int
+        result: SessionLoad
+
+    @dataclass
+    class SessionsListed(Message):
+        """The project's session transcripts, newest first."""
+
+        transcripts: list[TranscriptFile]
+
+    @dataclass
+    class CostComputed(Message):
+        """The tokens of memory at a session's start, and what the transcripts recorded."""
+
+        cost: StartupCost
+
     def __init__(self, locations: Locations, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.locations = locations
@@ -120,15 +154,20 @@ class CascadePane(Pane):
         self.steps: list[ReadStep] = []
         self.targets: list[str] = []
         self._requests = Latest()
+        self._comparisons = Latest()  # session comparisons: only the latest one's result shows
         self._focus: tuple[tuple[object, ...] | None, int] | None = None  # (node key, line) of a jump
         self._source: SourceLines | None = None  # the lines around the jumped-to line, once read
         self._findings: list[tuple[Diagnostic, int | None]] = []
         self._select_next: tuple[object, ...] | None = None  # a node to put the cursor on after the rebuild
         self._reload_asked = False  # the reload key was pressed: say what the next computation changed
         self._reload_from: Cascade | None = None
+        self.cost: StartupCost | None = None
+        self.session: SessionLoad | None = None
+        self.environ: Mapping[str, str] | None = None  # for the token counter's credential check (tests)
 
     def compose(self) -> ComposeResult:
         yield Static(id="cascade-summary")
+        yield Static(id="cascade-cost")
         yield Input(placeholder="Simulate a read: a path relative to the project, then enter  ( / )", id="cascade-reads")
         with Horizontal(id="cascade-body"):
             with Vertical(id="cascade-left"):
@@ -143,6 +182,8 @@ class CascadePane(Pane):
                     yield Static(id="cascade-detail-text")
                 with VerticalScroll(id="cascade-rendered"):
                     yield Static(id="cascade-rendered-text")
+                with VerticalScroll(id="cascade-session"):
+                    yield Static(id="cascade-session-text")
         yield Static(legend(), id="cascade-legend")
 
     def on_mount(self) -> None:
@@ -206,15 +247,108 @@ class CascadePane(Pane):
             before = self._reload_from
             changes = message.cascade.changes_since(before) if before is not None else "first computation"
             self.report_reload(f"cascade of {visible(self.cwd.name)}/", changes)
+        first = self.cascade is None or self.cascade is not message.cascade
         self.cascade = message.cascade
         self.steps = message.steps
         self._rebuild()
+        if first:
+            self.count_cost(message.cascade)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="cascade-cost")
+    def count_cost(self, cascade: Cascade) -> None:
+        """The tokens of memory at a session's start (the API's count with a key, cached; an
+        estimate without) beside what the transcripts recorded; off the UI thread. Posts
+        ``CostComputed`` unless a newer count started."""
+        from memtui.core.audit.cost import counting_model, startup_cost
+        from memtui.core.audit.tokens import TokenCounter
+        from memtui.core.sessions.usage import UsageIndex
+
+        worker = get_current_worker()
+        index = UsageIndex(self.locations)
+        index.refresh(cancelled=lambda: worker.is_cancelled)
+        sessions = index.report(system_now(), existing=[]).sessions
+        counter = TokenCounter(counting_model(self.locations), state_dir=self.locations.state_dir, environ=self.environ)
+        self.post_if_current(self.CostComputed(startup_cost(cascade, sessions, counter)))
+
+    @on(CostComputed)
+    def _on_cost(self, message: CostComputed) -> None:
+        self.cost = message.cost
+        self.query_one("#cascade-cost", Static).update(styled(message.cost.summary(), style=MUTED))
+
+    # ----- the session view ------------------------------------------------------------------
+
+    def action_toggle_session(self) -> None:
+        """Show what the last session loaded beside the prediction (again: back to the detail)."""
+        switcher = self.query_one("#cascade-right", ContentSwitcher)
+        if switcher.current == "cascade-session":
+            switcher.current = "cascade-detail"
+            return
+        self._compare("latest")
+
+    def action_pick_session(self) -> None:
+        """Choose a session of this project to compare."""
+        self.list_sessions()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="cascade-sessions")
+    def list_sessions(self) -> None:
+        """List the project's sessions, newest first (a walk of the transcript dirs: off the UI
+        thread); posts ``SessionsListed``."""
+        from memtui.core.sessions.projects import project_transcripts
+
+        mains = sorted((t for t in project_transcripts(self.locations) if not t.subagent), key=lambda t: -t.mtime_ns)
+        self.post_if_current(self.SessionsListed(mains))
+
+    @on(SessionsListed)
+    def _on_sessions_listed(self, message: SessionsListed) -> None:
+        if not message.transcripts:
+            self.notify("No session transcripts for this project yet.", timeout=4)
+            return
+
+        def chosen(session: str | None) -> None:
+            if session:
+                self._compare(session)
+
+        self.app.push_screen(SessionPicker(message.transcripts), chosen)
+
+    def _compare(self, session: str) -> None:
+        box = self.query_one("#cascade-session", VerticalScroll)
+        box.border_title = "session · loaded vs predicted"
+        box.border_subtitle = ""
+        self.query_one("#cascade-session-text", Static).update(styled("reading the session…", style=MUTED))
+        self.query_one("#cascade-right", ContentSwitcher).current = "cascade-session"
+        self.compare_session(self._comparisons.take(), session)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="cascade-session")
+    def compare_session(self, ticket: int, session: str) -> None:
+        """Read the session's transcript and compare, off the UI thread; only posts. Raises
+        ``WorkFailed`` when there is no such session or its transcript cannot be read."""
+        from memtui.core.audit.loaded import SessionNotFoundError, load_session
+
+        try:
+            result = load_session(self.locations, session)
+        except (SessionNotFoundError, OSError) as exc:
+            raise WorkFailed("No session to compare", str(exc)) from exc
+        self.post_if_current(self.SessionCompared(ticket, result))
+
+    @on(SessionCompared)
+    def _on_session(self, message: SessionCompared) -> None:
+        if not self._comparisons.is_current(message.ticket):
+            return
+        self.session = message.result
+        result = message.result
+        box = self.query_one("#cascade-session", VerticalScroll)
+        box.border_title = f"session {visible(result.session_id[:8])} · loaded vs predicted"
+        bugs = len(result.bugs)
+        box.border_subtitle = f"{len(result.differences)} difference(s)" + (f" · {bugs} fidelity bug(s)" if bugs else "")
+        self.query_one("#cascade-session-text", Static).update(session_text(result, self.cwd, self.locations.memory_dir))
 
     def worker_failed(self, failure: Failure) -> None:
         """The pane leaves its computing state; with nothing computed yet, the summary says why."""
         self.loading = False
         if failure.group == "cascade-compute" and self.cascade is None:
             self.query_one("#cascade-summary", Static).update(plain(failure.reason, style="bold $error"))
+        elif failure.group == "cascade-session":
+            self.query_one("#cascade-session-text", Static).update(plain(failure.reason, style="bold $error"))
 
     # ----- drawing ---------------------------------------------------------------------------
 
@@ -552,6 +686,8 @@ class CascadePane(Pane):
             ("Cascade: decline external imports", "Keep this project's imports outside the cwd out ( x )", self.action_decline),
             ("Cascade: findings", "Go to the list of findings ( f )", self.action_focus_findings),
             ("Cascade: reload", "Recompute the cascade from disk and say what changed ( r )", self.action_reload_asked),
+            ("Cascade: last session, loaded vs predicted", "What the agent's last session actually loaded, beside this prediction ( s )", self.action_toggle_session),
+            ("Cascade: compare a session", "Choose a session of this project: what it loaded beside this prediction ( S )", self.action_pick_session),
         ]
         for title, help_text, callback in entries:
             yield SystemCommand(title, help_text, self.there(callback))

@@ -28,6 +28,7 @@ from memtui.core.doctor import (
     instruction_texts,
     run_doctor,
 )
+from memtui.core.doctor.usage_checks import project_usage
 from memtui.core.memory.scancache import ScanCache
 from memtui.core.places.locations import Locations
 from memtui.core.writes.edits import ApplyError, ConflictError, EditError, Plan, apply_plan
@@ -98,13 +99,15 @@ class DoctorScreen(PaneScreen):
         texts = instruction_texts(self.locations)
         release = self.locations.flavor.behaviour
         cache = ScanCache.for_memory_dir(self.locations.state_dir, self.locations.memory_dir, fmt=release.memory_format)
+        now = system_now()
         report = run_doctor(
             self.locations.memory_dir,
-            system_now(),
+            now,
             instruction_texts=texts,
             cache=cache,
             fmt=release.memory_format,
             warning_style=release.instructions.index_warning,
+            usage=project_usage(self.locations, now),
         )
         self.post_message(self.Done(report))
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from functools import partial
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Group, RenderableType
 from rich.table import Table
@@ -24,6 +25,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import DataTable, Input, Markdown, Select, Static
+from textual.worker import get_current_worker
 
 from memtui.core.base.safe_read import read_text_regular
 from memtui.core.base.terminal import visible, visible_block
@@ -36,6 +38,7 @@ from memtui.core.memory.memories import MAX_MEMORY_BYTES, Memory, MemoryType, re
 from memtui.core.memory.scancache import ScanCache
 from memtui.core.places.autoflavor import OtherFlavorHint, other_flavor_hint
 from memtui.core.places.locations import Locations, MemoryDirProblem, memory_dir_problem
+from memtui.core.sessions.usage import USE_SORTS, UseSort, by_use
 from memtui.core.writes.edits import (
     ApplyError,
     ConflictError,
@@ -54,6 +57,9 @@ from memtui.core.writes.edits import (
     undo_plan,
 )
 from memtui.core.writes.journal import Journal, JournalEntry
+
+if TYPE_CHECKING:
+    from memtui.core.sessions.usage import UsageIndex, UsageReport, UseDetail
 from memtui.tui.badges import age_badge, type_badge
 from memtui.tui.dialogs import (
     ConflictDialog,
@@ -69,6 +75,7 @@ from memtui.tui.safe import markup_safe, plain
 from memtui.tui.theme import SEVERITY_ICON, assemble, severity_style, styled, tone
 from memtui.tui.widgets.index_gauge import IndexGauge
 from memtui.tui.widgets.memory_table import MemoryTable
+from memtui.tui.widgets.usage_view import UsedKey, UsesDialog, usage_summary, used_key, uses_block
 
 # The type filter's choices: (label, filter).
 TYPE_CHOICES: list[tuple[str, TypeFilter]] = [
@@ -138,6 +145,7 @@ class MemoriesPane(Pane):
         "memories-scan": "Cannot scan the memory dir",
         "memories-apply": "Not saved",
         "memories-source": "Cannot read the source",
+        "memories-usage": "Cannot read the agent's transcripts",
         "memories-watch": "Live reload stopped",
         "memory-rows": "Cannot list the memories",
     }
@@ -158,11 +166,15 @@ class MemoriesPane(Pane):
         Binding("z", "trash", "Trash", show=False, id="memories.trash", tooltip="Deleted memories; restore one"),
         Binding("D", "doctor", "Doctor", id="memories.doctor", tooltip="Every check of the lint catalog, with safe fixes"),
         Binding("I", "inbox", "Inbox", id="memories.inbox", tooltip="Memories proposed by extraction: accept, edit, reject"),
-        Binding("o", "source", "Source", show=False, id="memories.source", tooltip="The conversation this memory came from (originSessionId)"),
+        Binding("o", "source", "Conversation", show=False, id="memories.source", tooltip="The conversation at a use of this memory (from the agent's transcripts), or the one it came from"),
+        Binding("U", "cycle_sort", "Sort", show=False, id="memories.sort", tooltip="Sort: newest → most used → least used (the agent's own use, from its transcripts)"),
+        Binding("N", "toggle_never_used", "Never used", show=False, id="memories.never-used", tooltip="Only the memories the agent never used in the sessions on record"),
     ]
 
     type_filter: reactive[TypeFilter] = reactive("all")
     search: reactive[str] = reactive("")
+    sort_by: reactive[UseSort] = reactive("newest")
+    never_used: reactive[bool] = reactive(False)
     applying: reactive[bool] = reactive(False, init=False)  # a change is being written
 
     @dataclass
@@ -174,6 +186,12 @@ class MemoriesPane(Pane):
         inbox: int = 0
         ticket: int = 0
         other_flavor: OtherFlavorHint | None = None  # an empty memory dir: what the other flavor has
+
+    @dataclass
+    class UsageLoaded(Message):
+        """The agent's transcripts were read: every memory's usage."""
+
+        report: UsageReport
 
     @dataclass
     class CatalogFailed(Message):
@@ -218,6 +236,8 @@ class MemoriesPane(Pane):
         self._pending_select: str | None = None
         self._scans = Latest()
         self.watch_files = watch
+        self.usage: UsageReport | None = None  # the agent's use of each memory (its transcripts)
+        self._usage_index: UsageIndex | None = None
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="memories-toolbar"):
@@ -234,7 +254,13 @@ class MemoriesPane(Pane):
 
     def on_mount(self) -> None:
         self.query_one("#memories-location", Static).update(self._location_text(0, 0))
+        self.query_one("#memories-table", MemoryTable).used_of = self._used_of
         self.action_reload()
+
+    def _used_of(self, entry: MemoryEntry) -> UsedKey | None:
+        if self.usage is None:
+            return None
+        return used_key(self.usage.get(entry.relpath), self.usage.now, len(self.usage.sessions))
 
     def _location_text(self, strays: int, inbox: int) -> Text:
         loc = self.locations
@@ -319,6 +345,28 @@ class MemoriesPane(Pane):
         self.query_one("#memories-location", Static).update(self._location_text(strays, message.inbox))
         if self.watch_files and not any(w.group == "memories-watch" for w in self.workers):
             self.watch_memory_dir()
+        if message.catalog.complete:
+            self.load_usage(message.catalog)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="memories-usage")
+    def load_usage(self, catalog: Catalog) -> None:
+        """Read the agent's transcripts (only what changed since the last time) off the UI
+        thread, after the memories of ``catalog`` are listed; posts ``UsageLoaded`` unless a
+        newer read started."""
+        from memtui.core.sessions.usage import UsageIndex
+
+        worker = get_current_worker()
+        if self._usage_index is None:
+            self._usage_index = UsageIndex(self.locations)
+        self._usage_index.refresh(cancelled=lambda: worker.is_cancelled)
+        existing = [e.relpath for e in catalog.entries]
+        if not worker.is_cancelled:
+            self.post_if_current(self.UsageLoaded(self._usage_index.report(system_now(), existing=existing)))
+
+    @on(UsageLoaded)
+    def _on_usage(self, message: UsageLoaded) -> None:
+        self.usage = message.report
+        self.refresh_table()
 
     def on_unmount(self) -> None:
         gc.unfreeze()  # whatever outlives the app (a test run, a benchmark) is collectable again
@@ -399,6 +447,21 @@ class MemoriesPane(Pane):
         search.value = ""
         self.query_one("#memories-table", DataTable).focus()
 
+    def action_cycle_sort(self) -> None:
+        """Newest first → most used → least used (never used first)."""
+        self.sort_by = USE_SORTS[(USE_SORTS.index(self.sort_by) + 1) % len(USE_SORTS)]
+        self.notify(f"Sorted: {self.sort_by.replace('-', ' ')}" + ("" if self.usage is not None or self.sort_by == "newest" else " (once the transcripts are read)"), timeout=3)
+
+    def action_toggle_never_used(self) -> None:
+        """Only the memories without a use in the sessions on record (or all of them again)."""
+        self.never_used = not self.never_used
+
+    def watch_sort_by(self) -> None:
+        self.refresh_table()
+
+    def watch_never_used(self) -> None:
+        self.refresh_table()
+
     def action_cycle_type(self) -> None:
         self.type_filter = TYPE_FILTERS[(TYPE_FILTERS.index(self.type_filter) + 1) % len(TYPE_FILTERS)]
 
@@ -416,7 +479,8 @@ class MemoriesPane(Pane):
         selected = self._pending_select or self._selected_relpath()
         self._pending_select = None
         scroll_y = table.scroll_y
-        self._shown = MemoryFilter.of(self.type_filter, self.search).apply(self.catalog.entries)
+        listed = MemoryFilter.of(self.type_filter, self.search).apply(self.catalog.entries)
+        self._shown = by_use(listed, self.usage, sort=self.sort_by, never_used=self.never_used)
         rows = [e.relpath for e in self._shown]
         keep = rows.index(selected) if selected in rows else 0
         table.show_memories(self._shown, at_once=keep + 1)
@@ -424,7 +488,7 @@ class MemoriesPane(Pane):
         if not self.catalog.complete:
             table.border_title = f"newest {total:,} of {self.catalog.total:,} memories · reading the rest…"
         elif self._shown or not total:
-            table.border_title = f"{len(self._shown):,} of {total:,} memories"
+            table.border_title = f"{len(self._shown):,} of {total:,} memories" + self._usage_title()
         else:
             table.border_title = f"no memory matches (of {total:,})"
         self._previewed = None  # the catalog or the filter changed: show the preview again
@@ -433,6 +497,14 @@ class MemoriesPane(Pane):
             table.scroll_to(y=scroll_y, animate=False, immediate=True)
             table.move_cursor(row=table.cursor_row)  # keep the cursor visible
         self._schedule_preview()
+
+    def _usage_title(self) -> str:
+        parts = []
+        if self.never_used:
+            parts.append("never used")
+        if self.sort_by != "newest":
+            parts.append(self.sort_by.replace("-", " ") + " first")
+        return "".join(f" · {p}" for p in parts)
 
     @on(MemoryTable.Filled)
     def _on_filled(self, message: MemoryTable.Filled) -> None:
@@ -505,6 +577,11 @@ class MemoriesPane(Pane):
         grid.add_row("type", type_text)
         grid.add_row("saved", assemble(age_badge(entry.age_label, entry.age_band), (f" · {mtime}", muted)))
         grid.add_row("size", f"{mem.size:,} bytes")
+        uses = self._usage_index.uses_of(mem.relpath) if self._usage_index is not None and self.usage is not None else []
+        usage = self.usage.get(mem.relpath) if self.usage is not None else None
+        grid.add_row("used", usage_summary(usage, self.usage))
+        if uses:
+            grid.add_row("", uses_block(uses))
         index_name = "team/MEMORY.md" if mem.team else "MEMORY.md"
         grid.add_row(
             "index",
@@ -801,9 +878,33 @@ class MemoriesPane(Pane):
         self.app.push_screen(screen, closed)
 
     def action_source(self) -> None:
+        """The conversation at a use of the memory (a list of its uses, newest first), else the
+        conversation it came from."""
         entry = self._need_selection()
-        if entry is not None:
+        if entry is None:
+            return
+        uses = self._usage_index.uses_of(entry.relpath) if self._usage_index is not None and self.usage is not None else []
+        if not uses:
             self.read_source(entry)
+            return
+
+        def chosen(detail: UseDetail | None) -> None:
+            if detail is not None:
+                self.read_use(entry, detail)
+
+        self.app.push_screen(UsesDialog(entry.relpath, uses), chosen)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="memories-source")
+    def read_use(self, entry: MemoryEntry, detail: UseDetail) -> None:
+        """Read the conversation at one use of ``entry`` (a transcript: off the UI thread)."""
+        from memtui.core.extract.excerpt import source_excerpt
+
+        try:
+            excerpt = source_excerpt(detail.transcript, detail.use.uuid, detail.session_id, sidechains=detail.subagent)
+        except OSError as exc:
+            raise WorkFailed("Cannot read the conversation", str(exc)) from exc
+        title = f"{entry.relpath}: {detail.use.kind} in session {detail.session_id[:8]}" + (" (sub-agent)" if detail.subagent else "")
+        self.post_if_current(self.SourceRead(title, excerpt))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="memories-source")
     def read_source(self, entry: MemoryEntry) -> None:
@@ -828,6 +929,9 @@ class MemoriesPane(Pane):
         yield SystemCommand("Memories: search", "Focus the search box ( / )", self.there(self.action_focus_search))
         yield SystemCommand("Memories: cycle type filter", "All → user → feedback → project → reference → untyped ( t )", self.there(self.action_cycle_type))
         yield SystemCommand("Memories: reload", "Re-scan the memory dir and say what changed ( r )", self.there(self.action_reload_asked))
+        yield SystemCommand("Memories: sort by use", "Newest → most used → least used, from the agent's transcripts ( U )", self.there(self.action_cycle_sort))
+        yield SystemCommand("Memories: never used", "Only the memories the agent never used in the sessions on record ( N )", self.there(self.action_toggle_never_used))
+        yield SystemCommand("Memories: conversation at a use", "Open the conversation where the agent used the selected memory ( o )", self.there(self.action_source))
         for label, value in TYPE_CHOICES:
             name = "all" if value == "all" else label
             yield SystemCommand(f"Memories: show {name}", f"Filter the list to {name} memories", self.there(partial(setattr, self, "type_filter", value)))

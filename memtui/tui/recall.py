@@ -35,6 +35,7 @@ from textual.widgets import (
     Static,
     TextArea,
 )
+from textual.worker import get_current_worker
 
 from memtui.core.base.terminal import visible, visible_block
 from memtui.core.base.clock import system_now
@@ -59,6 +60,7 @@ from memtui.core.recall.inputs import RecallInputs, SessionContext, recall_input
 from memtui.core.recall.manifest import SESSION_BUDGET
 from memtui.core.sessions.transcripts import SessionFile, list_sessions
 from memtui.tui.pane import Failure, Latest, Pane
+from memtui.tui.widgets.agreement_view import agreement_text
 from memtui.tui.widgets.history_input import HistoryInput
 from memtui.tui.widgets.recall_view import (
     MUTED,
@@ -75,6 +77,8 @@ from memtui.tui.theme import assemble, styled, tone
 
 if TYPE_CHECKING:
     import anthropic
+
+    from memtui.core.audit.agreement import Agreement
 
 # memtui's choice: the pause after the last keystroke before lexical recall runs.
 DEBOUNCE_S = 0.25
@@ -118,6 +122,7 @@ class RecallPane(Pane):
         "recall-load": "Cannot scan the memory dir",
         "recall-run": "Recall failed",
         "recall-transcript": "Cannot read the transcript",
+        "recall-agreement": "Cannot score the agreement with the agent",
     }
 
     BINDINGS = [
@@ -127,6 +132,7 @@ class RecallPane(Pane):
         Binding("ctrl+g", "toggle_sent", "Manifest+request", id="recall.sent", tooltip="Show or hide the exact manifest and request"),
         Binding("ctrl+n", "toggle_injected", "Injected text", id="recall.injected", tooltip="Focus (or, when narrow, show) the injected text; again to go back"),
         Binding("ctrl+r", "reload_asked", "Reload", id="recall.reload", tooltip="Re-scan the memory dir and the sessions, and say what changed"),
+        Binding("ctrl+l", "toggle_agreement", "Agreement", show=False, id="recall.agreement", tooltip="How often memtui picks what the agent's own recall picked (its transcripts): the prompts, and hybrid with a key"),
         Binding("escape", "cancel", "Cancel", show=False, id="recall.cancel", tooltip="Cancel a running Claude request; else leave the text box for the results"),
     ]
 
@@ -152,6 +158,13 @@ class RecallPane(Pane):
 
         path: Path
         reason: str
+
+    @dataclass
+    class AgreementReady(Message):
+        """The selectors were scored against the agent's own recalls."""
+
+        agreement: Agreement
+        online: bool
 
     @dataclass
     class RecallDone(Message):
@@ -186,6 +199,9 @@ class RecallPane(Pane):
         self._keystrokes = Latest()  # debounced runs: only the latest keystroke's fires
         self._recall_in_flight = False  # a claude/hybrid request is out (not `_running`: MessagePump owns that)
         self._show_injected = False
+        self.agreement: Agreement | None = None
+        self._agreement_details = False
+        self._agreement_online = False
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="recall-query-bar", classes="recall-bar"):
@@ -197,6 +213,7 @@ class RecallPane(Pane):
         yield Static(id="recall-status")
         with Horizontal(id="recall-body"):
             with VerticalScroll(id="recall-results"):
+                yield Static(id="recall-agreement")
                 yield Static(id="recall-notice")
                 yield Static(id="recall-picks")
                 yield Static(id="recall-near")
@@ -300,6 +317,8 @@ class RecallPane(Pane):
         shows."""
         if failure.group == "recall-run":
             self._recall_in_flight = False
+        elif failure.group == "recall-agreement" and self.agreement is not None:
+            self._show_agreement()  # the figures of the last scoring, no longer "scoring…"
         self._update_badge()
 
     @on(CorpusLoaded)
@@ -322,6 +341,40 @@ class RecallPane(Pane):
             self._notice(assemble(("No memory dir yet. ", "bold $warning"), (f"{self.locations.memory_dir} does not exist.", SOFT)))
         self._update_badge()
         self._schedule(delay=0)
+        if self.agreement is None and not any(w.group == "recall-agreement" for w in self.workers):
+            self.score_agreement(message.corpus, online=False)  # once per run of the app: it reads the transcripts
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="recall-agreement")
+    def score_agreement(self, corpus: RecallCorpus, online: bool) -> None:
+        """Score the selectors against the agent's own recalls in the transcripts, off the UI
+        thread: the offline selector always, hybrid when ``online`` (a request per prompt)."""
+        from memtui.core.audit.agreement import evaluate
+
+        worker = get_current_worker()
+        environ = self.environ if online else {}
+        agreement = evaluate(self.locations, system_now(), corpus=corpus, client=self.client if online else None,
+                             environ=environ, cancelled=lambda: worker.is_cancelled)
+        self.post_if_current(self.AgreementReady(agreement, online))
+
+    @on(AgreementReady)
+    def _on_agreement(self, message: AgreementReady) -> None:
+        self.agreement = message.agreement
+        self._agreement_online = message.online
+        self._show_agreement()
+
+    def _show_agreement(self, running: bool = False) -> None:
+        box = self.query_one("#recall-agreement", Static)
+        box.update(agreement_text(self.agreement, details=self._agreement_details, running=running))
+
+    def action_toggle_agreement(self) -> None:
+        """Show (or hide) the prompts behind the agreement figures; with a key, score hybrid too."""
+        self._agreement_details = not self._agreement_details
+        running = False
+        if self._agreement_details and not self._agreement_online and self.corpus is not None and self.agreement is not None \
+                and self.agreement.prompts and self.costs_a_request("hybrid"):
+            self.score_agreement(self.corpus, online=True)
+            running = True
+        self._show_agreement(running)
 
     def _set_sessions(self, sessions: list[SessionFile]) -> None:
         if [s.path for s in sessions] == [s.path for s in self.sessions]:
@@ -622,6 +675,7 @@ class RecallPane(Pane):
         yield SystemCommand("Recall: injected text", "Focus the exact injected text ( ctrl+n )", there(self.action_toggle_injected))
         yield SystemCommand("Recall: reload", "Re-scan the memory dir and the sessions, and say what changed ( ctrl+r )", there(self.action_reload_asked))
         yield SystemCommand("Recall: cancel request", "Cancel a running Claude request ( esc )", there(self.action_cancel))
+        yield SystemCommand("Recall: agreement with the agent", "How often memtui picks what the agent's own recall picked, prompt by prompt ( ctrl+l )", there(self.action_toggle_agreement))
 
     def set_selector(self, name: str) -> None:
         """Choose the selector ``name`` (one of ``SELECTOR_NAMES``)."""

@@ -167,8 +167,8 @@ async def test_memories_rows_filled_in_the_background(make_app: Callable[[], Mem
         table = app.query_one(memory_table.MemoryTable)
         real_row, third = memory_table.memory_row, pane.shown[2].relpath
 
-        def row(entry: Any, width: int) -> Any:
-            return explode() if entry.relpath == third else real_row(entry, width)
+        def row(entry: Any, width: int, *rest: Any) -> Any:
+            return explode() if entry.relpath == third else real_row(entry, width, *rest)
 
         monkeypatch.setattr(memory_table, "memory_row", row)
 
@@ -177,3 +177,51 @@ async def test_memories_rows_filled_in_the_background(make_app: Callable[[], Mem
 
         line = await shows_failure(pilot, seen, lambda: pane, start)
         assert "Cannot list the memories" in line
+
+
+async def test_memories_usage(make_app: Callable[[], MemtuiApp], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The agent's transcripts are read after each complete scan, in a worker of their own."""
+    seen: list[Message] = []
+    app = make_app()
+    async with app.run_test(size=(120, 36), message_hook=seen.append) as pilot:
+        await settle(pilot)
+        pane = app.query_one(MemoriesPane)
+        monkeypatch.setattr("memtui.core.sessions.usage.UsageIndex.refresh", explode)
+        line = await shows_failure(pilot, seen, lambda: pane, lambda: pilot.press("r"))
+        assert "Cannot read the agent's transcripts" in line and len(pane.shown) == 5  # the memories stay listed
+
+
+async def test_cascade_cost(make_app: Callable[[], MemtuiApp], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("memtui.core.audit.cost.startup_cost", explode)
+    seen: list[Message] = []
+    app = make_app()
+    async with app.run_test(size=(120, 36), message_hook=seen.append) as pilot:
+        await settle(pilot)
+        pane = app.query_one(CascadePane)
+        line = await shows_failure(pilot, seen, lambda: pane, lambda: pilot.press("1"))
+        assert "Cannot count the cost of memory" in line
+
+
+async def test_cascade_session(make_app: Callable[[], MemtuiApp], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("memtui.core.audit.loaded.load_session", explode)
+    seen: list[Message] = []
+    app = make_app()
+    async with app.run_test(size=(120, 36), message_hook=seen.append) as pilot:
+        await settle(pilot)
+        await pilot.press("1")
+        await settle(pilot)
+        pane = app.query_one(CascadePane)
+        line = await shows_failure(pilot, seen, lambda: pane, lambda: pilot.press("s"))
+        assert "Cannot compare the session" in line
+        assert REASON in rendered(app.query_one("#cascade-session-text").render())  # not "reading the session…"
+
+
+async def test_recall_agreement(make_app: Callable[[], MemtuiApp], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("memtui.core.audit.agreement.evaluate", explode)
+    seen: list[Message] = []
+    app = make_app()
+    async with app.run_test(size=(120, 36), message_hook=seen.append) as pilot:
+        await settle(pilot)
+        pane = app.query_one(RecallPane)
+        line = await shows_failure(pilot, seen, lambda: pane, lambda: pilot.press("3"))
+        assert "Cannot score the agreement with the agent" in line

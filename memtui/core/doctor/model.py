@@ -38,6 +38,7 @@ _DOCTOR_ONLY: dict[str, tuple[Severity, str]] = {
     "index-dangling": ("warning", "an index link to a file that does not exist"),
     "index-heading-entry": ("info", "an index entry written as a heading (`### [..](..)`) instead of a `- ` list line"),
     "index-line-too-long": ("info", "an index line over ~150 characters: detail belongs in the memory, the index is loaded every session"),
+    "unused": ("info", "not recalled, read or written in the agent's last 20 sessions (its transcripts): a candidate for review, never a deletion"),
 }
 
 DOCTOR_CODES: dict[str, tuple[Severity, str]] = {**DIAGNOSTIC_CODES, **FORMAT_CODES, **_DOCTOR_ONLY}

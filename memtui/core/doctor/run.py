@@ -16,6 +16,7 @@ from memtui.core.doctor.content import (
 from memtui.core.doctor.dates import relative_dates
 from memtui.core.doctor.duplicates import NEAR_DUPLICATE_THRESHOLD, duplicate_findings
 from memtui.core.doctor.index_checks import index_findings
+from memtui.core.doctor.usage_checks import unused_findings
 from memtui.core.doctor.model import (
     DOCTOR_CODES,
     DoctorReport,
@@ -29,6 +30,7 @@ from memtui.core.memory.index import SEED_WARNING
 from memtui.core.memory.memories import MEMORY_TYPES, SEED_FORMAT, TEAM_DIR, Memory
 from memtui.core.memory.scancache import ScanCache
 from memtui.core.places.behaviour import IndexWarning, MemoryFormat
+from memtui.core.sessions.usage import UsageReport
 
 # Parser codes the doctor computes itself (richer: the index's own check, the dates with fixes).
 _RECOMPUTED = frozenset({"relative-date", "not-indexed"})
@@ -114,6 +116,7 @@ def run_doctor(
     cache: ScanCache | None = None,
     fmt: MemoryFormat = SEED_FORMAT,
     warning_style: IndexWarning = SEED_WARNING,
+    usage: UsageReport | None = None,
 ) -> DoctorReport:
     """Audit ``memory_dir`` at time ``now`` against the whole lint catalog (SPEC §4.3).
 
@@ -122,7 +125,8 @@ def run_doctor(
     rapidfuzz score (0–100) from which two memories are near-duplicates. ``cache``: the memory
     dir's ``ScanCache`` (unchanged files are not parsed again; their text is still read);
     ``fmt`` / ``warning_style``: the release's memory format and index warning (the cache must
-    be that format's).
+    be that format's). ``usage``: the memories' usage from the agent's transcripts (see
+    ``usage_checks``; ``None`` leaves the ``unused`` check out).
 
     Returns every finding (codes in ``DOCTOR_CODES``), sorted by path and line. Raises
     ``MemoryDirError`` (an ``OSError``) when the dir is missing; a bad file never raises.
@@ -143,6 +147,8 @@ def run_doctor(
     findings.extend(duplicate_findings(memories, threshold=near_duplicate_threshold))
     if instruction_texts:
         findings.extend(instruction_findings(memories, instruction_texts))
+    if usage is not None:
+        findings.extend(unused_findings(usage, memories))
     findings.sort(key=sort_key)
     return DoctorReport(memory_dir, tuple(findings), len(memories))
 

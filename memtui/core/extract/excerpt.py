@@ -57,24 +57,25 @@ def _turn_text(entry: Entry) -> str:
     return text if len(text) <= TURN_MAX_CHARS else text[: TURN_MAX_CHARS - 1] + "…"
 
 
-def _visible(entry: Entry) -> bool:
-    if entry.is_sidechain:
+def _visible(entry: Entry, sidechains: bool = False) -> bool:
+    if entry.is_sidechain and not sidechains:
         return False
     if entry.type == "assistant":
         return any(b.type in ("text", "tool_use") for b in entry.content)
     return is_human_turn(entry)
 
 
-def source_excerpt(transcript_path: Path, message_uuid: str | None, session_id: str | None = None) -> SourceExcerpt:
+def source_excerpt(transcript_path: Path, message_uuid: str | None, session_id: str | None = None, *, sidechains: bool = False) -> SourceExcerpt:
     """Up to 3 turns before and 2 after the entry ``message_uuid`` in ``transcript_path``
-    (human turns and assistant turns with text or tool calls; tool results left out). With
+    (human turns and assistant turns with text or tool calls; tool results left out; a
+    sub-agent's turns only with ``sidechains``, for a sub-agent's own transcript). With
     ``message_uuid=None`` or not found: the last 6 turns, with ``error`` saying the message was
     not found (``None`` → no error). Never raises."""
     try:
         transcript = read_transcript(transcript_path)
     except OSError as exc:
         return SourceExcerpt(session_id, None, (), f"cannot read {transcript_path}: {exc.strerror or exc}")
-    turns = [e for e in transcript.entries if _visible(e)]
+    turns = [e for e in transcript.entries if _visible(e, sidechains)]
     pos = next((i for i, e in enumerate(transcript.entries) if message_uuid and e.uuid == message_uuid), None)
     error = None
     if pos is None:

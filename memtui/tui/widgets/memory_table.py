@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -33,6 +33,7 @@ from memtui.core.memory.memories import MemoryType
 from memtui.tui.badges import age_badge, team_badge, type_badge
 from memtui.tui.pane import ForwardsWorkerFailures, Latest
 from memtui.tui.theme import assemble, styled
+from memtui.tui.widgets.usage_view import UsedKey, used_text
 
 # Rows added at a time: the first chunk at once (more than any screen shows), the rest in chunks
 # of this size while the cursor rests this long (seconds).
@@ -43,6 +44,7 @@ FILL_IDLE = 0.15
 COLUMNS: list[tuple[str, str, int | None]] = [
     ("type", "type", 11),
     ("age", "age", 12),
+    ("used", "used", 10),
     ("!", "problems", 2),
     ("memory", "memory", None),
 ]
@@ -130,12 +132,23 @@ class MemoryCell:
         return self.text().plain
 
 
-def memory_row(entry: MemoryEntry, width: int) -> tuple[OneLine, OneLine, OneLine, MemoryCell]:
-    """The cells of ``entry``'s row; its memory column ``width`` cells wide."""
+@lru_cache(maxsize=4096)
+def _used_cell(key: UsedKey | None) -> OneLine:
+    return OneLine(styled("…", style="$muted") if key is None else used_text(*key))
+
+
+# A memory's "used" cell: ``(uses, age of the last)``, ``None`` until the transcripts are read.
+UsedOf = Callable[[MemoryEntry], "UsedKey | None"]
+
+
+def memory_row(entry: MemoryEntry, width: int, used_of: UsedOf | None = None) -> tuple[OneLine, OneLine, OneLine, OneLine, MemoryCell]:
+    """The cells of ``entry``'s row; its memory column ``width`` cells wide; ``used_of``: the
+    "used" cell's text (the agent's use of it, from its transcripts; ``…`` until known)."""
     problems = sum(1 for d in entry.diagnostics if d.severity != "info")
     return (
         _type_cell(entry.memory.type, entry.memory.declared_type),
         _age_cell(entry.age_label, entry.age_band),
+        _used_cell(used_of(entry) if used_of is not None else None),
         _problems_cell(problems),
         MemoryCell(entry, width),
     )
@@ -176,6 +189,7 @@ class MemoryTable(ForwardsWorkerFailures, DataTable[RenderableType]):
         self._moved_at = 0.0  # time.monotonic() of the last cursor move
         self._listings = Latest()  # the list shown: a fill of an older one stops
         self._end_row: int | None = None  # where `end` left the cursor while rows were missing
+        self.used_of: UsedOf | None = None  # the "used" cell of a memory (set by the pane)
 
     def on_mount(self) -> None:
         for label, key, width in COLUMNS:
@@ -222,7 +236,7 @@ class MemoryTable(ForwardsWorkerFailures, DataTable[RenderableType]):
         if not missing:
             return
         width = self._row_width
-        self.add_rows(memory_row(entry, width) for entry in missing)
+        self.add_rows(memory_row(entry, width, self.used_of) for entry in missing)
         if self.row_count == len(self._memories):
             if self._end_row is not None and self.cursor_row == self._end_row:
                 self.move_cursor(row=self.row_count - 1)  # `end` was pressed before the last row was there

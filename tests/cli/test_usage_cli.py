@@ -1,0 +1,83 @@
+"""``memtui usage`` and ``memtui cascade --session`` on real Claude Code 2.1.328 transcripts."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from memtui.cli import main
+from support.usage import rebuild_usage
+
+
+def _run(ws_proj: Path, *args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(main, ["--flavor", "claude", "--project", str(ws_proj), *args])
+    return result.exit_code, result.output
+
+
+def test_usage_json_has_the_issue_shape_and_the_hand_counts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    ws = rebuild_usage(tmp_path, monkeypatch)
+    monkeypatch.setenv("MEMTUI_NOW", "2026-12-02T00:00:00Z")
+    code, out = _run(ws.proj, "usage", "--json")
+    assert code == 0, out
+    data = json.loads(out)
+    assert {"sessions", "from", "to", "memories", "missing"} <= set(data)
+    assert data["sessions"] == 4
+    dash = next(m for m in data["memories"] if m["path"] == "reference_dash.md")
+    assert {k: dash[k] for k in ("recalled", "read", "written", "sessions")} == {"recalled": 1, "read": 1, "written": 0, "sessions": 2}
+    assert [m["path"] for m in data["missing"]] == ["old_notes.md"]
+    cost = data["cost"]
+    # no API key: estimated; the recorded first request of the latest session (hello) is the
+    # transcript's own usage figure
+    assert cost["exact"] is False and cost["estimated_because"]
+    assert cost["recorded"]["latest_first_request_input_tokens"] == 12899
+
+
+def test_usage_text_names_the_never_used_as_candidates(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    ws = rebuild_usage(tmp_path, monkeypatch)
+    code, out = _run(ws.proj, "usage")
+    assert code == 0, out
+    assert "never used (2 of 8): candidates for review, not for deletion" in out
+    assert "old_notes.md" in out and "memory at session start: ~" in out
+
+
+def test_usage_since_narrows_the_window(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    ws = rebuild_usage(tmp_path, monkeypatch)
+    monkeypatch.setenv("MEMTUI_NOW", "2027-01-01T00:00:00Z")  # a month after the sessions
+    code, out = _run(ws.proj, "usage", "--since", "7", "--json")
+    assert code == 0, out
+    data = json.loads(out)
+    assert data["sessions"] == 0 and data["never_used"] == 8
+
+
+def test_cascade_session_latest_and_a_missing_session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    ws = rebuild_usage(tmp_path, monkeypatch)
+    code, out = _run(ws.proj, "cascade", "--session", "latest", "--json")
+    assert code == 0, out
+    data = json.loads(out)
+    assert data["session"] == ws.transcript("hello").stem and data["fidelity_bugs"] == 0
+    assert [Path(f["path"]).name for f in data["startup"]] == ["CLAUDE.md", "MEMORY.md"]
+    code, out = _run(ws.proj, "cascade", "--session", "latest")
+    assert code == 0 and "MEMORY.md" in out
+    code, out = _run(ws.proj, "cascade", "--session", "nope")
+    assert code == 1 and "no session 'nope'" in out
+
+
+def test_recall_eval_transcripts_beside_recall_query(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    ws = rebuild_usage(tmp_path, monkeypatch)
+    code, out = _run(ws.proj, "recall", "eval", "--transcripts", "--json")
+    assert code == 0, out
+    data = json.loads(out)
+    assert (data["prompts"], data["sessions_with_recall"], data["k"]) == (1, 1, 5)
+    assert data["recall_at_5"]["hybrid"] is None and "API key" in data["skipped"]["hybrid"]
+    assert data["details"][0]["claude"] == ["user_role.md", "reference_dash.md", "feedback_tests.md", "project_kafka.md"]
+    code, out = _run(ws.proj, "recall", "eval")
+    assert code == 2 and "--transcripts" in out
+    # the query form is unchanged, and `query` names it explicitly (for a prompt called "eval")
+    code, out = _run(ws.proj, "recall", "staging dashboard grafana", "--selector", "lexical", "--preview", "--json")
+    assert code == 0, out
+    assert json.loads(out)["picks"][0]["path"] == "reference_dash.md"
+    code, out = _run(ws.proj, "recall", "query", "eval", "--selector", "lexical", "--json")
+    assert code == 0 and json.loads(out)["skipped"]  # one word: the agent skips recall
