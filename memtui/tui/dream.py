@@ -763,6 +763,9 @@ class DreamPane(Pane):
             what = "d dry run · R run through the gates · F force · u undo the last dream"
         self.query_one("#dream-status", Static).update(assemble(self._badge(), " ", what))
         self.set_class(self.plan is not None, "-has-plan")
+        # the log may have just shrunk (a short terminal with a plan): its last lines stay in sight
+        log = self.query_one("#dream-log", RichLog)
+        self.call_after_refresh(log.scroll_end, animate=False, immediate=True, x_axis=False)
         self.refresh_bindings()
 
     def _clear_plan(self) -> None:
