@@ -1,14 +1,16 @@
 """``memtui recall``: what the agent would recall for a prompt, and why; ``memtui recall eval``:
-how far memtui's selectors agree with the agent's own recall.
+how good each selector is on a labelled set, or (``--transcripts``) how far memtui's selectors
+agree with the agent's own recall.
 
 ``recall`` is a group whose default command is ``query``: ``memtui recall "some prompt"`` means
-``memtui recall query "some prompt"``. Its other commands: ``eval --transcripts`` (recall@5
-against the agent's picks in its transcripts). A prompt that is literally a command's name is
-given through ``query``: ``memtui recall query eval``."""
+``memtui recall query "some prompt"``. A prompt that is literally a command's name is given
+through ``query``: ``memtui recall query eval``."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -28,6 +30,9 @@ from memtui.core.recall import SELECTOR_NAMES, choose_model, load_corpus, recall
 from memtui.core.recall.engine import RecallResult
 from memtui.core.recall.inputs import recall_inputs, session_context, split_names
 
+if TYPE_CHECKING:
+    from memtui.core.recall.evaluate import Evaluation
+
 
 class RecallGroup(click.Group):
     """A group whose first argument, when it names no command, is the query of ``query``."""
@@ -42,11 +47,11 @@ class RecallGroup(click.Group):
 
 @click.group("recall", cls=RecallGroup)
 def recall_cmd() -> None:
-    """Which memories the agent would recall for a prompt, and how far memtui agrees with its own
-    recall.
+    """Which memories the agent would recall for a prompt, and how good memtui's selectors are.
 
-    memtui recall QUERY is short for memtui recall query QUERY; memtui recall eval --transcripts
-    scores memtui's selectors against the agent's own recalls."""
+    memtui recall QUERY is short for memtui recall query QUERY; memtui recall eval scores the
+    selectors on a labelled set; memtui recall eval --transcripts scores them against the agent's
+    own recalls."""
 
 
 @recall_cmd.command("query")
@@ -60,7 +65,7 @@ def recall_cmd() -> None:
 )
 @click.option("--surfaced", default=None, help="Memories already surfaced this session, comma-separated paths.")
 @click.option("--selector", type=click.Choice(SELECTOR_NAMES), default="auto", show_default=True,
-              help="auto: claude with an API key, else lexical.")
+              help="auto: claude with an API key, else semantic (embeddings + BM25, offline).")
 @click.option("--model", default=None, help="Model for claude/hybrid (default: the release's, e.g. claude-sonnet-5-5).")
 @click.option("--preview", is_flag=True, help="Recall even when this user's agent does not (show what it would pick).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
@@ -82,7 +87,7 @@ def recall_query(
     loc = obj.locations
     memory_dir = obj.checked_memory_dir()
     release = loc.flavor.behaviour
-    corpus = load_corpus(memory_dir, release.memory_format)
+    corpus = load_corpus(memory_dir, release.memory_format, state_dir=loc.state_dir)
     config = loc.agent_config if loc.agent_config is not None else read_global_config()
     gate = None if release.recall_gate.always else recall_state(release.recall_gate, config)
     session = session_context(transcript) if transcript is not None else None
@@ -133,6 +138,7 @@ def _print(result: RecallResult) -> None:
         console.print(f"recently used tools: {escape(', '.join(result.recent_tools))}")
     if result.skipped:
         console.print(f"[yellow]skipped[/]: {escape(result.skipped)}")
+        _print_would_pick(result, escape)
         return
     if result.error:
         console.print(f"[red]error[/]: {escape(result.error)}")
@@ -154,17 +160,118 @@ def _print(result: RecallResult) -> None:
         say(result.injected_text, keep_crlf=True)  # exact bytes where safe: no wrapping, no markup
 
 
+def _print_would_pick(result: RecallResult, escape: Callable[[str], str]) -> None:
+    console = rich_console()
+    for note in result.notes:
+        console.print(f"[yellow]note[/]: {escape(note)}")
+    if not result.would_pick:
+        console.print(f"[dim]recall would pick nothing ({escape(result.would_pick_selector or '')})[/]")
+        return
+    console.print(f"would pick ([yellow]not sent[/]: the agent skips this prompt; {escape(result.would_pick_selector or '')} selector):")
+    for i, p in enumerate(result.would_pick, 1):
+        kind = p.doc.header.type or "untyped"
+        console.print(f"{i}. [bold]{escape(p.relpath)}[/] \\[{kind}] {p.age_label} [dim](not sent)[/]")
+        if p.doc.header.description:
+            console.print(f"   {escape(p.doc.header.description)}")
+        console.print(f"   [dim]{escape(p.reason)}[/]")
+
+
+EVAL_SELECTORS = ("semantic", "lexical", "claude", "hybrid")
+
+
 @recall_cmd.command("eval")
 @click.option("--transcripts", "from_transcripts", is_flag=True,
-              help="Score against the agent's own recalls, from this project's transcripts (relevant_memories).")
-@click.option("--model", default=None, help="Model for the hybrid selector (default: the release's).")
+              help="Score against the agent's own recalls, from this project's transcripts (relevant_memories), "
+                   "instead of a labelled set.")
+@click.option("--set", "set_file", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None,
+              help="A labelled set: JSONL of {\"query\", \"relevant\": [paths]} (default: the set shipped with memtui).")
+@click.option("--memories", "memories", type=click.Path(file_okay=False, exists=True, path_type=Path), default=None,
+              help="The memory dir of --set (default: memories/ beside it, else the memory dir memtui resolves).")
+@click.option("--selector", "selectors", type=click.Choice(EVAL_SELECTORS), multiple=True,
+              help="A selector to score (repeatable; default: semantic and lexical — claude and hybrid send one request per prompt).")
+@click.option("--model", default=None, help="Model for claude/hybrid (default: the release's).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @common_options
 @click.pass_obj
 @user_errors
-def recall_eval(obj: CliContext, from_transcripts: bool, model: str | None, as_json: bool) -> None:
-    """recall@5 of memtui's offline (lexical) and hybrid selectors against what the agent's own
-    recall picked for the same prompts: how far to trust the offline preview on your prompts."""
+def recall_eval(obj: CliContext, from_transcripts: bool, set_file: Path | None, memories: Path | None,
+                selectors: tuple[str, ...], model: str | None, as_json: bool) -> None:
+    """Score memtui's recall selectors on a labelled set: recall@5, precision@5 and MRR, per
+    language and per split. With --transcripts: recall@5 of the offline (lexical) and hybrid
+    selectors against what the agent's own recall picked for the same prompts."""
+    if from_transcripts:
+        if set_file is not None or memories is not None or selectors:
+            fail("--transcripts scores against the agent's own recalls: --set, --memories and --selector do not apply", 2)
+        _eval_transcripts(obj, model, as_json)
+        return
+    from memtui.core.recall.engine import resolve_selector, selector_picks
+    from memtui.core.recall.evaluate import SHIPPED_SET, EvalSetError, default_memory_dir, evaluate, load_set
+
+    source = set_file or SHIPPED_SET
+    if memories is None and set_file is not None and not default_memory_dir(set_file).is_dir():
+        memories = obj.locations.memory_dir
+    try:
+        labelled = load_set(source, memories)
+    except EvalSetError as exc:
+        fail(str(exc), 2)
+    if not labelled.memory_dir.is_dir():
+        fail(f"no memory dir at {labelled.memory_dir}", 1)
+    release = obj.locations.flavor.behaviour
+    settings_model, _ = obj.locations.settings.get("model")
+    chosen_model = choose_model(model, settings_model, release.recall_request)
+    names = selectors or ("semantic", "lexical")
+    built = {}
+    skipped = {}
+    for name in names:
+        selector, offline = resolve_selector(name, model=chosen_model, shape=release.recall_request)  # type: ignore[arg-type]
+        if name in ("claude", "hybrid") and offline is not None:
+            skipped[name] = offline
+        built[name] = selector
+    result = evaluate(labelled, names, lambda name, query, corpus: selector_picks(built[name], query, corpus),
+                      fmt=release.memory_format, skipped=skipped, state_dir=obj.locations.state_dir)
+    if as_json:
+        emit_json(result.to_json())
+        return
+    _print_eval(result)
+
+
+def _print_eval(result: Evaluation) -> None:
+    from rich.markup import escape as markup_escape
+    from rich.table import Table
+
+    def escape(text: str) -> str:
+        return markup_escape(visible(text))
+
+    def fig(v: float | None) -> str:
+        return "—" if v is None else f"{v:.2f}"
+
+    console = rich_console()
+    s = result.set
+    console.print(f"set [bold]{escape(str(s.source))}[/]: {len(s.prompts)} prompts over {result.memories} memories in {escape(str(s.memory_dir))}")
+    if result.agent_skips:
+        console.print(f"[yellow]{len(result.agent_skips)}[/] of them the agent would skip (no whitespace): scored on what recall would pick")
+    for line, path in s.missing:
+        console.print(f"[yellow]note[/]: line {line}: {escape(path)} is not a memory of the dir")
+    table = Table(box=None, pad_edge=False)
+    for column in ("selector", "prompts", "recall@5", "precision@5", "MRR", "quiet"):
+        table.add_column(column, justify="left" if column == "selector" else "right")
+    groups = result.groups()
+    for name in result.selectors:
+        if name in result.skipped:
+            continue
+        rows = [("", result.scores(name))]
+        for keeps in groups.values():
+            rows += [(label, result.scores(name, keep)) for label, keep in keeps.items()]
+        for label, sc in rows:
+            title = f"[bold]{name}[/]" if not label else f"  {escape(label)}"
+            quiet = f"{sc.quiet}/{sc.unrelated}" if sc.unrelated else "—"
+            table.add_row(title, str(sc.prompts), fig(sc.recall_at_5), fig(sc.precision_at_5), fig(sc.mrr), quiet)
+    console.print(table)
+    for name, why in result.skipped.items():
+        console.print(f"{name}: [yellow]not run[/]: {escape(why)}")
+
+
+def _eval_transcripts(obj: CliContext, model: str | None, as_json: bool) -> None:
     from rich.markup import escape as markup_escape
 
     from memtui.core.audit.agreement import evaluate
@@ -172,11 +279,8 @@ def recall_eval(obj: CliContext, from_transcripts: bool, model: str | None, as_j
     def escape(text: str) -> str:
         return markup_escape(visible(text))
 
-    if not from_transcripts:
-        fail("say what to score against: --transcripts (the agent's own recalls)", 2)
     obj.checked_memory_dir()
-    loc = obj.locations
-    result = evaluate(loc, obj.now(), model=model)
+    result = evaluate(obj.locations, obj.now(), model=model)
     if as_json:
         emit_json(result.to_json())
         return

@@ -1,6 +1,6 @@
 """The Recall pane: a playground for what the agent would recall for a prompt, and why.
 
-Type a prompt: the lexical selector answers as you type (debounced); the claude and hybrid
+Type a prompt: the offline selectors (semantic, lexical) answer as you type (debounced); the claude and hybrid
 selectors cost a request, so they run on Enter (Esc cancels). Recent tools come from the
 tools box or a session transcript (which also brings the memories that session already
 surfaced, and its budget). The results: the picks with type and age badges and the reason
@@ -84,15 +84,16 @@ if TYPE_CHECKING:
 DEBOUNCE_S = 0.25
 SELECTOR_OPTIONS: list[tuple[str, str]] = [(name, name) for name in SELECTOR_NAMES]
 SELECTOR_HELP = {
-    "auto": "claude with an API key, else lexical",
+    "auto": "claude with an API key, else semantic",
+    "semantic": "meaning (embeddings) and words (BM25) over every memory, offline, as you type",
     "lexical": "BM25 over every memory, offline, as you type",
     "claude": "the reference's request over the 200 newest (Enter)",
-    "hybrid": "BM25 prefilter of all memories to 200, then Claude (Enter)",
+    "hybrid": "prefilter of all memories to 200 by meaning and words, then Claude (Enter)",
 }
 INTRO = (
     "The agent recalls at most 5 memories for each prompt: it sends a manifest of its 200 newest"
-    " memories to a small model and injects the ones picked. The lexical selector (BM25, offline)"
-    " answers as you type; claude and hybrid send one request when you press Enter."
+    " memories to a small model and injects the ones picked. The semantic and lexical selectors"
+    " (offline) answer as you type; claude and hybrid send one request when you press Enter."
 )
 
 
@@ -127,7 +128,7 @@ class RecallPane(Pane):
 
     BINDINGS = [
         Binding("slash", "focus_query", "Query", show=False, id="recall.query", tooltip="Focus the query box"),
-        Binding("ctrl+o", "cycle_selector", "Selector", id="recall.selector", tooltip="Cycle the selector: auto → claude → lexical → hybrid"),
+        Binding("ctrl+o", "cycle_selector", "Selector", id="recall.selector", tooltip="Cycle the selector: auto → claude → semantic → lexical → hybrid"),
         Binding("ctrl+t", "pick_transcript", "Transcript", id="recall.transcript", tooltip="Take recent tools and surfaced memories from a session"),
         Binding("ctrl+g", "toggle_sent", "Manifest+request", id="recall.sent", tooltip="Show or hide the exact manifest and request"),
         Binding("ctrl+n", "toggle_injected", "Injected text", id="recall.injected", tooltip="Focus (or, when narrow, show) the injected text; again to go back"),
@@ -254,7 +255,7 @@ class RecallPane(Pane):
 
     @property
     def selector(self) -> str:
-        """The selector chosen in the Select (``auto``, ``lexical``, ``claude``, ``hybrid``)."""
+        """The selector chosen in the Select (``auto``, ``claude``, ``semantic``, ``lexical``, ``hybrid``)."""
         value = self.query_one("#recall-selector", Select).value
         return value if isinstance(value, str) else "auto"
 
@@ -307,8 +308,14 @@ class RecallPane(Pane):
     def load(self) -> None:
         """Scan and index off the UI thread (20,000 memories take seconds); only posts."""
         memory_dir = self.locations.memory_dir
-        corpus = load_corpus(memory_dir, self.locations.flavor.behaviour.memory_format)
+        corpus = load_corpus(memory_dir, self.locations.flavor.behaviour.memory_format, state_dir=self.locations.state_dir)
         corpus.lexical_index()  # built here, once, so keystrokes only query it
+        from memtui.core.recall.embedding import ModelUnavailableError  # the Recall pane's own: not at app start
+
+        try:
+            corpus.dense_index()  # the embeddings too (from the cache but for changed memories)
+        except ModelUnavailableError:
+            pass  # the semantic selector says so and picks lexically
         sessions = list_sessions(self.locations.sessions_dir)
         self.post_if_current(self.CorpusLoaded(corpus, sessions, memory_dir.is_dir()))
 
@@ -585,7 +592,7 @@ class RecallPane(Pane):
             facts.insert(0, "asking…" if self._recall_in_flight else "Enter sends one request")
         else:
             status.append(" OFFLINE ", tone("bold $chip-text on $warning"))
-            status.append(f" {chosen.name} (BM25) as you type", tone("bold"))
+            status.append(f" {chosen.name} ({'embeddings + BM25' if chosen.name == 'semantic' else 'BM25'}) as you type", tone("bold"))
             facts.append(NO_KEY if choice.offline_cause == "no-credentials" else "by choice: an API key is set")
         for fact in facts:
             status.append("  ·  ", tone(MUTED))
@@ -616,7 +623,7 @@ class RecallPane(Pane):
                 notice.append(styled("It loads MEMORY.md instead. Below: what recall would pick if it were on.", style=SOFT))
         if result.skipped:
             notice.append(assemble(("Skipped — ", "bold $warning"), (visible(result.skipped), "$warning")))
-            notice.append(styled("The agent would not recall anything for this prompt.", style=SOFT))
+            notice.append(styled("The agent would not recall anything for this prompt; below, what recall would pick (not sent).", style=SOFT))
         if result.error:
             notice.append(assemble((f"{result.selector} failed — ", "bold $error"), (visible(result.error), "$error")))
             notice.append(styled("No memories recalled; the near misses below are lexical.", style=SOFT))
@@ -631,7 +638,8 @@ class RecallPane(Pane):
         manifest = self.query_one("#recall-manifest", Collapsible)
         request = self.query_one("#recall-request", Collapsible)
         if result.skipped:
-            for widget in (picks, near, compare):
+            picks.update(picks_view(result))
+            for widget in (near, compare):
                 widget.update("")
             manifest.display = request.display = False
         else:
@@ -667,7 +675,7 @@ class RecallPane(Pane):
 
         there = self.there
         yield SystemCommand("Recall: open", "Switch to the Recall pane and type a prompt ( 3 )", there(self.action_focus_query))
-        yield SystemCommand("Recall: cycle selector", "auto → claude → lexical → hybrid ( ctrl+o )", there(self.action_cycle_selector))
+        yield SystemCommand("Recall: cycle selector", "auto → claude → semantic → lexical → hybrid ( ctrl+o )", there(self.action_cycle_selector))
         for name in SELECTOR_NAMES:
             yield SystemCommand(f"Recall: selector {name}", SELECTOR_HELP[name], there(partial(self.set_selector, name)))
         yield SystemCommand("Recall: from transcript", "Recent tools and surfaced memories from a session ( ctrl+t )", there(self.action_pick_transcript))
@@ -688,7 +696,7 @@ class RecallPane(Pane):
         self.query_one("#recall-query", Input).focus()
 
     def action_cycle_selector(self) -> None:
-        """auto → claude → lexical → hybrid → auto (the core's order)."""
+        """auto → claude → semantic → lexical → hybrid → auto (the core's order)."""
         select = self.query_one("#recall-selector", Select)
         names = list(SELECTOR_NAMES)
         select.value = names[(names.index(self._selector_name(None)) + 1) % len(names)]

@@ -42,9 +42,11 @@ def test_json_shape_offline(memory: Path) -> None:
     res = invoke("--memory-dir", str(memory), "recall", "kafka migration cutover", "--json")
     assert res.exit_code == 0, res.output
     data = json.loads(res.output)
-    assert list(data) == ["selector", "online", "skipped", "manifest", "picks", "near_misses",
-                          "reference_window_misses", "injected", "error"]
+    assert list(data) == ["selector", "online", "skipped", "manifest", "picks", "would_pick", "would_pick_selector",
+                          "near_misses", "reference_window_misses", "injected", "error"]
+    # Offline, auto is the lexical selector; nothing was skipped, so nothing is only "would pick".
     assert data["selector"] == "lexical" and data["online"] is False and data["skipped"] is None
+    assert data["would_pick"] == [] and data["would_pick_selector"] is None
     assert data["manifest"] == {"count": 3, "total": 3, "lines": [
         "- [feedback] feedback_real_db.md (2026-03-10T11:59:00.000Z): Integration tests hit a real Postgres, never mocks",
         "- [user] user_editor.md (2026-03-09T11:59:00.000Z): Uses neovim and fish",
@@ -130,3 +132,26 @@ def test_transcript_tools_reach_the_output(memory: Path, tmp_path: Path) -> None
     tr.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
     res = invoke("--memory-dir", str(memory), "recall", "kafka migration", "--transcript", str(tr), "--tools", "Read,Grep")
     assert "recently used tools: Grep, Read" in res.output
+
+
+def test_a_cjk_prompt_without_spaces_is_skipped_with_what_recall_would_pick(memory: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (memory / "项目_发版流程.md").write_text("---\ndescription: 每周四下午发版，发版前需要测试同学签字确认\ntype: project\n---\nbody\n", encoding="utf-8")
+    monkeypatch.setenv("MEMTUI_STATE_DIR", str(tmp_path / "state"))
+    res = invoke("--memory-dir", str(memory), "recall", "下次发版是什么时候", "--json")
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.output)
+    assert data["skipped"] == (
+        "no whitespace: the agent counts a prompt without spaces as one word, so Chinese and Japanese prompts"
+        " without spaces never get recall"
+    )
+    assert data["picks"] == [] and data["injected"] == ""
+    assert [p["path"] for p in data["would_pick"]] == ["项目_发版流程.md"] and data["would_pick_selector"] == "lexical"
+    assert set(data["would_pick"][0]) == {"path", "reason", "age_label", "stale_caveat"}  # the shape of a pick
+
+
+def test_a_broken_labelled_set_is_one_line_naming_the_file_and_line(memory: Path, tmp_path: Path) -> None:
+    bad = tmp_path / "set.jsonl"
+    bad.write_text('{"query": "kafka cutover", "relevant": ["project_kafka.md"]}\nnot json\n', encoding="utf-8")
+    res = invoke("recall", "eval", "--set", str(bad), "--memories", str(memory))
+    assert res.exit_code == 2
+    assert f"{bad}:2: not JSON" in res.output and "Traceback" not in res.output

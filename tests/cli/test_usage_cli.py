@@ -73,7 +73,8 @@ def test_recall_eval_transcripts_beside_recall_query(tmp_path: Path, monkeypatch
     assert (data["prompts"], data["sessions_with_recall"], data["k"]) == (1, 1, 5)
     assert data["recall_at_5"]["hybrid"] is None and "API key" in data["skipped"]["hybrid"]
     assert data["details"][0]["claude"] == ["user_role.md", "reference_dash.md", "feedback_tests.md", "project_kafka.md"]
-    code, out = _run(ws.proj, "recall", "eval")
+    # the agent's recalls and a labelled set are two different yardsticks: never both at once
+    code, out = _run(ws.proj, "recall", "eval", "--transcripts", "--selector", "lexical")
     assert code == 2 and "--transcripts" in out
     # the query form is unchanged, and `query` names it explicitly (for a prompt called "eval")
     code, out = _run(ws.proj, "recall", "staging dashboard grafana", "--selector", "lexical", "--preview", "--json")

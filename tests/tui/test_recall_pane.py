@@ -87,6 +87,7 @@ async def test_typing_shows_lexical_picks_offline(make_app: Callable[[], MemtuiA
         p = await open_recall(app, pilot)
         assert app.focused is app.query_one("#recall-query")
         status = plain(app, "#recall-status")
+        # offline, auto is the lexical selector
         assert "OFFLINE" in status and "lexical (BM25) as you type" in status and "no API key" in status
         assert "5 memories" in status
         await type_text(pilot, "latency board for the backend engineer")
@@ -111,6 +112,7 @@ async def test_near_misses_and_reference_comparison(make_app: Callable[[], Memtu
     app = make_app()
     async with app.run_test(size=(120, 36)) as pilot:
         p = await open_recall(app, pilot)
+        p.set_selector("lexical")
         app.query_one("#recall-query", Input).value = "grafana latency board and the answers"
         await result_for(app, pilot, "grafana latency board and the answers")
         # "answers" is only in the terse-replies description: a near miss, far below the pick
@@ -137,7 +139,10 @@ async def test_single_word_query_is_skipped(make_app: Callable[[], MemtuiApp]) -
         assert result.skipped and not result.picks
         notice = plain(app, "#recall-notice")
         assert "Skipped — single-word query: the agent only recalls for prompts of two words or more" in notice
-        assert plain(app, "#recall-picks").strip() == ""
+        # what recall would pick, marked as not sent
+        picks = plain(app, "#recall-picks")
+        assert "Would pick" in picks and "not sent — the agent skips this prompt" in picks
+        assert [pk.relpath for pk in result.would_pick] == ["reference_grafana.md"] and "reference_grafana.md  not sent" in picks
         assert not app.query_one("#recall-manifest").display
         assert app.query_one("#recall-injected", TextArea).text == ""
         # a second word brings recall back
@@ -150,7 +155,8 @@ async def test_single_word_query_is_skipped(make_app: Callable[[], MemtuiApp]) -
 async def test_injected_text_has_the_exact_headers(make_app: Callable[[], MemtuiApp]) -> None:
     app = make_app()
     async with app.run_test(size=(120, 36)) as pilot:
-        await open_recall(app, pilot)
+        p = await open_recall(app, pilot)
+        p.set_selector("lexical")
         mem = app.locations.memory_dir
         query = "grafana board latency for a go backend"
         app.query_one("#recall-query", Input).value = query
@@ -247,7 +253,7 @@ async def test_hybrid_reports_what_was_sent(make_app: Callable[[], MemtuiApp]) -
         result = await result_for(app, pilot, "who is the backend engineer", "hybrid")
         assert [pk.relpath for pk in result.picks] == ["user_role.md"]
         compare = plain(app, "#recall-compare")
-        assert "sent the 5 BM25 best of 5 · the same memories as the reference" in compare
+        assert "sent the 5 best by meaning and words of 5 · the same memories as the reference" in compare
         assert app.query_one("#recall-results").border_title == "results · hybrid"
 
 

@@ -61,12 +61,24 @@ def read_head(path: StrPath, max_lines: int = HEADER_LINES) -> tuple[str, float]
     Reads in 4 KiB chunks and stops as soon as enough lines are in (and at 1 MiB whatever
     happens: a FIFO or ``/dev/zero`` cannot hang or exhaust memory). Raises ``OSError``.
     """
+    head, first, _st = _read_head(path, max_lines)
+    return head, first.st_mtime
+
+
+def read_head_stat(path: StrPath, max_lines: int = HEADER_LINES) -> tuple[str, float, os.stat_result]:
+    """``read_head`` (the head and the mtime it reports) plus the ``stat`` of the open file
+    whose bytes the head holds: a key for exactly what was read. Raises ``OSError``."""
+    head, first, st = _read_head(path, max_lines)
+    return head, first.st_mtime, st
+
+
+def _read_head(path: StrPath, max_lines: int) -> tuple[str, os.stat_result, os.stat_result]:
     data, st = read_head_regular(path, _CHUNK)
-    mtime = st.st_mtime
+    first = st
     if data.count(b"\n") < max_lines and len(data) == _CHUNK:
         data, st = read_head_regular(path, _HEAD_CAP)
     lines = data.decode("utf-8", errors="replace").split("\n")
-    return "\n".join(lines[:max_lines]), mtime
+    return "\n".join(lines[:max_lines]), first, st
 
 
 def _header(path: StrPath, relpath: str, mtime: float, data: dict[str, Any], fmt: MemoryFormat = SEED_FORMAT) -> MemoryHeader:

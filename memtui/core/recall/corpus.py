@@ -17,13 +17,14 @@ from typing import TYPE_CHECKING
 
 from memtui.core.memory.catalog import CatalogChanges
 from memtui.core.memory.frontmatter import parse_frontmatter
-from memtui.core.memory.headers import MemoryHeader, read_head
+from memtui.core.memory.headers import MemoryHeader, read_head_stat
 from memtui.core.memory.memories import SEED_FORMAT, StrPath, iter_memory_files, memory_type_of
 from memtui.core.places.behaviour import MemoryFormat
 from memtui.core.recall.docs import RecallDoc
 
 if TYPE_CHECKING:
     from memtui.core.recall.lexical import LexicalIndex
+    from memtui.core.recall.vectors import DenseIndex, VectorStore
 
 # memtui's choice: how much of the body (within the 30 scanned lines) the lexical index sees.
 BODY_HEAD_CHARS = 1000
@@ -33,13 +34,16 @@ BODY_HEAD_CHARS = 1000
 class RecallCorpus:
     """Every memory of one dir, newest first, with a lazily built lexical index.
 
-    Build it once (``load_corpus``) and reuse it across queries: the index is built on the
-    first lexical query and cached here.
+    Build it once (``load_corpus``) and reuse it across queries: the indexes are built on
+    first use and kept here. ``vector_store``: where the embeddings of its memories are cached
+    (``None``: embedded every time the dense index is built).
     """
 
     memory_dir: Path
     docs: tuple[RecallDoc, ...]
+    vector_store: VectorStore | None = None
     _index: LexicalIndex | None = field(default=None, repr=False)
+    _dense: DenseIndex | None = field(default=None, repr=False)
     _positions: dict[str, int] | None = field(default=None, repr=False)
 
     def position(self, relpath: str) -> int | None:
@@ -57,6 +61,16 @@ class RecallCorpus:
             self._index = LexicalIndex.build(self.docs)
         return self._index
 
+    def dense_index(self) -> DenseIndex:
+        """The embeddings of ``docs`` (built on first use through ``vector_store``). Raises
+        ``ModelUnavailableError`` when the embedding model cannot be loaded."""
+        if self._dense is None:
+            from memtui.core.recall.embedding import load_model
+            from memtui.core.recall.vectors import DenseIndex
+
+            self._dense = DenseIndex.build(self.docs, load_model(), self.vector_store, f"body:{BODY_HEAD_CHARS}")
+        return self._dense
+
     def without(self, surfaced: Iterable[str]) -> RecallCorpus:
         """A corpus without the memories already surfaced (``surfaced``: absolute paths or
         paths relative to the memory dir). Returns ``self`` when nothing is dropped."""
@@ -64,7 +78,7 @@ class RecallCorpus:
         if not drop:
             return self
         kept = tuple(d for d in self.docs if d.relpath not in drop)
-        return self if len(kept) == len(self.docs) else RecallCorpus(self.memory_dir, kept)
+        return self if len(kept) == len(self.docs) else RecallCorpus(self.memory_dir, kept, self.vector_store)
 
 
 def normalise_paths(memory_dir: Path, paths: Iterable[str]) -> set[str]:
@@ -86,7 +100,7 @@ def normalise_paths(memory_dir: Path, paths: Iterable[str]) -> set[str]:
 
 def _doc(path: StrPath, relpath: str, fmt: MemoryFormat = SEED_FORMAT) -> RecallDoc | None:
     try:
-        head, mtime = read_head(path)
+        head, mtime, st = read_head_stat(path)
     except OSError:
         return None
     fm = parse_frontmatter(head, strip_bom=fmt.strip_bom)
@@ -99,18 +113,28 @@ def _doc(path: StrPath, relpath: str, fmt: MemoryFormat = SEED_FORMAT) -> Recall
     name = data.get("name")
     header = MemoryHeader(path, relpath, mtime, description, memory_type_of(data, fmt))
     body = fm.body if fm.present else head
-    return RecallDoc(header, None if name is None or isinstance(name, (list, dict)) else str(name), body[:BODY_HEAD_CHARS])
+    key = (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
+    return RecallDoc(header, None if name is None or isinstance(name, (list, dict)) else str(name), body[:BODY_HEAD_CHARS], key)
 
 
-def load_corpus(memory_dir: Path, fmt: MemoryFormat = SEED_FORMAT) -> RecallCorpus:
+def load_corpus(memory_dir: Path, fmt: MemoryFormat = SEED_FORMAT, *, state_dir: Path | None = None) -> RecallCorpus:
     """Scan ``memory_dir`` (SPEC §6 "Scan"): every ``*.md`` below it except ``MEMORY.md``,
     first 30 lines each, newest first, read in the agent's memory format ``fmt``. Paths are
-    made absolute (the injected text names files by absolute path, as the reference does). A
+    made absolute (the injected text names files by absolute path, as the reference does).
+    ``state_dir``: memtui's state dir, where the embeddings are cached (``None``: not cached). A
     missing dir gives an empty corpus; never raises."""
     memory_dir = Path(os.path.abspath(memory_dir))
     docs = [d for path, rel in iter_memory_files(memory_dir) if (d := _doc(path, rel, fmt)) is not None]
     docs.sort(key=lambda d: -d.header.mtime)
-    return RecallCorpus(memory_dir, tuple(docs))
+    store: VectorStore | None = None
+    if state_dir is not None:
+        from memtui.core.recall.vectors import FileVectorStore
+
+        try:
+            store = FileVectorStore.for_memory_dir(state_dir, memory_dir)
+        except OSError:  # the state dir inside the memory dir: nothing is cached there
+            store = None
+    return RecallCorpus(memory_dir, tuple(docs), store)
 
 
 def corpus_from_docs(memory_dir: Path, docs: Sequence[RecallDoc]) -> RecallCorpus:

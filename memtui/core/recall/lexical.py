@@ -348,6 +348,31 @@ class LexicalIndex:
             self._positions = {d.relpath: i for i, d in enumerate(self.docs)}
         return self._positions.get(relpath)
 
+    def term_share(self, query: str) -> np.ndarray:
+        """For every doc, the share (0–1) of the query's term weight it matches: the summed BM25
+        idf of the distinct query tokens the doc contains over that of all of them (a token no
+        memory contains weighs the most, as a term in no document does). Aligned with
+        ``docs``; zeros when the query has no token."""
+        out = np.zeros(len(self.docs), dtype=np.float64)
+        if self._retriever is None:
+            return out
+        vocab: dict[str, int] = self._retriever.vocab_dict
+        matrix: dict[str, Any] = self._retriever.scores
+        indices, indptr = matrix["indices"], matrix["indptr"]
+        n = len(self.docs)
+        weights: list[tuple[int | None, float]] = []
+        for t in dict.fromkeys(tokenize(query)):
+            tid = vocab.get(t)
+            df = 0 if tid is None else int(indptr[tid + 1] - indptr[tid])
+            weights.append((tid, math.log(1 + (n - df + 0.5) / (df + 0.5))))  # bm25s's Lucene idf
+        total = sum(w for _, w in weights)
+        if total <= 0:
+            return out
+        for tid, w in weights:
+            if tid is not None:
+                out[indices[indptr[tid] : indptr[tid + 1]]] += w / total
+        return out
+
     def matched_terms(self, query: str, index: int) -> list[str]:
         """The query tokens (deduplicated, in query order) that doc ``index`` contains: those
         whose column of the score matrix has an entry for ``index``."""

@@ -22,6 +22,9 @@ MANIFEST_CAP = 200
 # Measured like the reference, as the `.length` (UTF-16 code units) of the injected contents.
 SESSION_BUDGET = 60 * 1024
 _WHITESPACE = re.compile(r"\s")
+# Chinese and Japanese script (Han, kana, their punctuation and half-width forms) and Hangul: text
+# written without spaces between words.
+_NO_SPACE_SCRIPT = re.compile("[\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,11 +65,17 @@ def skip_reason(query: str, surfaced_units: int = 0, budget: int = SESSION_BUDGE
     """Why the reference would not run recall for ``query``, or ``None`` when it would.
 
     - a single word (no whitespace once trimmed, the empty query included): the reference's
-      ``!/\\s/.test(text.trim())`` gate;
+      ``!/\\s/.test(text.trim())`` gate — which also skips every prompt written in Chinese or
+      Japanese without spaces, and says so;
     - ``surfaced_units`` (UTF-16 units of memory content already surfaced this session) at or
       over ``budget`` (60 KiB: the reference's session budget).
     """
     if not _WHITESPACE.search(query.strip()):
+        if _NO_SPACE_SCRIPT.search(query):
+            return (
+                "no whitespace: the agent counts a prompt without spaces as one word, so Chinese and Japanese"
+                " prompts without spaces never get recall"
+            )
         return "single-word query: the agent only recalls for prompts of two words or more"
     if surfaced_units >= budget:
         return (

@@ -7,7 +7,7 @@ state and workers, and these can be tested without an app.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from rich.console import Group, RenderableType
 from rich.table import Table
@@ -15,7 +15,7 @@ from rich.text import Text
 
 from memtui.core.base.terminal import visible, visible_block
 from memtui.core.memory.age import age_band
-from memtui.core.recall import MANIFEST_CAP, RecallResult
+from memtui.core.recall import MANIFEST_CAP, Pick, RecallResult
 from memtui.tui.badges import age_badge, type_badge
 from memtui.tui.theme import assemble, styled, tone
 
@@ -23,6 +23,7 @@ MUTED = "$muted"
 SOFT = "$soft"
 OUTSIDE = "bold $special"
 OUTSIDE_MARK = "✦"
+NOT_SENT = "italic $warning"
 
 Describe = Callable[[str], "str | None"]
 
@@ -35,30 +36,48 @@ def heading(title: str, detail: str = "") -> Text:
 def picks_view(result: RecallResult) -> RenderableType:
     """The picks as compact cards: rank, type badge, path and age on the first line, then the
     description (one line) and the reason, and a mark on picks the reference could not have
-    made (outside its 200-newest window)."""
+    made (outside its 200-newest window). For a skipped prompt: what recall would pick, marked
+    as not sent."""
+    if result.skipped:
+        return would_pick_view(result)
     if not result.picks:
         why = "the model chose none" if result.online and not result.error else "nothing matched well enough"
         if result.error:
             why = "see the error above"
         return Group(heading("Picks", "none"), styled(f"No memory recalled — {why}.", style=SOFT))
+    return Group(heading("Picks", f"{len(result.picks)} of at most 5"), _cards(result.picks))
+
+
+def would_pick_view(result: RecallResult) -> RenderableType:
+    """What recall would pick for a skipped prompt, each card marked *not sent*."""
+    detail = f"not sent — the agent skips this prompt ({result.would_pick_selector} selector, offline)"
+    if not result.would_pick:
+        return Group(heading("Would pick", detail), styled("Nothing: no memory matched well enough.", style=SOFT))
+    return Group(heading("Would pick", detail), _cards(result.would_pick, not_sent=True))
+
+
+def _cards(picks: Sequence[Pick], *, not_sent: bool = False) -> Table:
     grid = Table.grid(padding=(0, 1), expand=True)
     grid.add_column(width=1, justify="right", style=tone("bold"))
     grid.add_column(ratio=1)
-    for rank, pick in enumerate(result.picks, 1):
+    for rank, pick in enumerate(picks, 1):
         header = pick.doc.header
         top = Table.grid(padding=(0, 1), expand=True)
         top.add_column(no_wrap=True)
         top.add_column(ratio=1, no_wrap=True, overflow="ellipsis")
         top.add_column(no_wrap=True, justify="right")
-        top.add_row(type_badge(header.type, None), styled(visible(pick.relpath), style="bold"), age_badge(pick.age_label, age_band(pick.age_days)))
+        path = styled(visible(pick.relpath), style="bold")
+        if not_sent:
+            path.append("  not sent", style=tone(NOT_SENT))
+        top.add_row(type_badge(header.type, None), path, age_badge(pick.age_label, age_band(pick.age_days)))
         lines: list[RenderableType] = [top]
         if header.description:
             lines.append(styled(visible(header.description), style=SOFT, no_wrap=True, overflow="ellipsis"))
         lines.append(styled(visible(pick.reason), style=f"italic {MUTED}", no_wrap=True, overflow="ellipsis"))
-        if not pick.in_reference_window:
+        if not pick.in_reference_window and not not_sent:
             lines.append(styled(f"{OUTSIDE_MARK} outside the reference's {MANIFEST_CAP}-newest window", style=OUTSIDE))
         grid.add_row(f"{rank}", Group(*lines))
-    return Group(heading("Picks", f"{len(result.picks)} of at most 5"), grid)
+    return grid
 
 
 def near_misses_view(result: RecallResult, describe: Describe) -> RenderableType:
@@ -71,7 +90,11 @@ def near_misses_view(result: RecallResult, describe: Describe) -> RenderableType
     grid.add_column(ratio=1, no_wrap=True, overflow="ellipsis", style=tone(SOFT))
     for near in result.near_misses:
         grid.add_row(f"{near.score:.2f}", Text(visible(near.relpath)), Text(visible(describe(near.relpath) or "")))
-    return Group(heading("Near misses", "BM25 score"), grid)
+    from memtui.core.recall.semantic import RELATIVE  # drawn only once recall ran: not at app start
+
+    semantic = result.selector == "semantic" or (result.skipped and result.would_pick_selector == "semantic")
+    scale = f"evidence (a pick needs 1.00 and {RELATIVE:.0%} of the best pick's)" if semantic else "BM25 score"
+    return Group(heading("Near misses", scale), grid)
 
 
 def compare_view(result: RecallResult) -> RenderableType:
@@ -89,7 +112,7 @@ def compare_view(result: RecallResult) -> RenderableType:
         window = {h.relpath for h in ref.headers}
         outside = sum(1 for h in sent.headers if h.relpath not in window)
         verb = "sent" if result.online else "would send"
-        what = "BM25 best" if result.selector == "hybrid" else "newest"
+        what = "best by meaning and words" if result.selector == "hybrid" else "newest"
         used = assemble(f"{verb} the {sent.count} {what} of {sent.total}")
         if outside:
             used.append(f" · {outside} outside the reference's window", style=tone(OUTSIDE))
@@ -122,7 +145,7 @@ def manifest_text(result: RecallResult) -> Text:
 def request_title(result: RecallResult) -> str:
     """The request section's title."""
     if result.request is None:
-        return "Request · none (lexical runs locally)"
+        return f"Request · none ({result.selector} runs locally)"
     return f"Request {'sent' if result.online else 'that would be sent'} · {result.request.model}"
 
 
@@ -131,7 +154,7 @@ def request_text(result: RecallResult) -> Text:
     characters from the memories shown as escapes)."""
     req = result.request
     if req is None:
-        return Text("The lexical selector sends nothing. Choose claude or hybrid to see the request.")
+        return Text(f"The {result.selector} selector sends nothing. Choose claude or hybrid to see the request.")
     return Text(
         visible_block(
             f"model: {req.model}\nmax_tokens: {req.max_tokens}\n"

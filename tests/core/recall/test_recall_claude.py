@@ -268,6 +268,9 @@ def test_the_offline_cause_is_a_code_not_a_sentence() -> None:
     chosen = choose_selector("lexical", environ={"ANTHROPIC_API_KEY": "x"})
     assert (chosen.offline_cause, chosen.sends_request) == ("by-choice", False)
     assert choose_selector("lexical", environ={}).offline_cause == "no-credentials"
+    semantic = choose_selector("semantic", environ={"ANTHROPIC_API_KEY": "x"})
+    assert (semantic.offline_cause, semantic.sends_request) == ("by-choice", False)
+    assert semantic.offline_reason == "semantic selector (embeddings + BM25), offline by choice"
 
 
 def test_the_written_out_schema_is_the_sdks() -> None:

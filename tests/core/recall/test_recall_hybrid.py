@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import httpx2
+import pytest
 
 from memtui.core.recall import (
     HybridSelector,
@@ -17,6 +18,8 @@ from memtui.core.recall import (
     make_client,
     recall,
 )
+from memtui.core.recall.corpus import RecallCorpus
+from memtui.core.recall.embedding import ModelUnavailableError
 from memtui.core.recall.engine import Candidates
 
 NOW = datetime(2026, 3, 10, 12, 0, tzinfo=UTC)
@@ -115,7 +118,22 @@ def test_already_surfaced_are_dropped_before_selection(tmp_path: Path) -> None:
     assert res.manifest.total == 19
 
 
-def test_the_prefilter_pads_with_the_newest_unmatched(tmp_path: Path) -> None:
+def test_the_prefilter_takes_the_best_200_by_the_fused_ranking(tmp_path: Path) -> None:
+    d = tmp_path / "memory"
+    store(d)
+    corpus = load_corpus(d)
+    window = HybridSelector().window("tachyon flush", corpus.docs, corpus)
+    # The one memory that shares the query's words is in; 200 in all, newest first.
+    assert len(window) == 200 and "feedback_tachyon_lock.md" in [w.relpath for w in window]
+    assert [w.header.mtime for w in window] == sorted((w.header.mtime for w in window), reverse=True)
+
+
+def test_the_prefilter_pads_with_the_newest_unmatched(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Without the embedding model the prefilter is BM25's alone.
+    def unavailable(self: object) -> None:
+        raise ModelUnavailableError("not installed")
+
+    monkeypatch.setattr(RecallCorpus, "dense_index", unavailable)
     d = tmp_path / "memory"
     store(d)
     corpus = load_corpus(d)
