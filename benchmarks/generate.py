@@ -62,6 +62,30 @@ JA = ("テスト データ リリース 監視 遅延 障害 対応 手順 設�
       "通知 集計 保存 削除 更新 取得 送信 受信 分析 レビュー ブランチ 設計 運用 会議 資料 顧客 要件 仕様").split()
 JA_PARTICLES = ["は", "を", "に", "で", "の", "が", "と"]
 ZH_PARTICLES = ["的", "在", "和", "把", "要", "不", "先"]
+# Real Chinese and Japanese prose is not 40 words: like the English ``COMMON`` + rare words, the
+# common words above are mixed with rare two- and three-character words made from the ~600 most
+# frequent hanzi (Chinese; kanji in Japanese) and, in Japanese, katakana loanwords. (With 40 words
+# only, every pair of CJK memories shared most character bigrams: every pair was a near-duplicate
+# candidate.)
+HANZI = (
+    "的一是不了人我在有他这中大来上国个到说们为子和你地出道也时年得就那要下以生会自着去之过家学对可她里后小么心多天而能好都然没日于起还发成事只作当想看文无开手十用主行方又如前所本见经头面公同三已老从动两长知民样现分将外但身些与高意进把法此实回二理美点月明其种声全工己话儿者向情部正名定女问力机给等几很业最间新什打便位因重被走电四第门相次东政海口使教西再平真听世气信北少关并内加化由却代军产入先山五太水万市眼体别处总才场师书比住员九笑性通目华报立马命张活难神数件安表原车白应路期叫死常提感金何更反合放做系计或司利受光王果亲界及今京务制解各任至清物台象记边共风战干接它许八特觉望直服毛林题建南度统色字请交爱让认算论百吃义科怎元社术结六功指思非流每青管夫连远资队跟带花快条院变联言权往展该领传近留红治决周保达办运武半候七必城父强步完革深区即求品士转量空甚众技轻程告江语英基派满式李息写呢识极令黄德收脸钱党倒未持取设始版双历越史商千片容研像找友孩站广改议形委早房音火际则首单据导影失拿网香似斯专石若兵弟谁校读志飞观争究包组造落视济喜离虽坐集编宝谈府拉黑且随格尽剑讲布杀微怕母调局根曾准团段终乐切级克精哪官示冷域称"
+)
+KATAKANA = "アイウエオカキクケコサシスセソタチツテトナニヌネノハヒフヘホマミムメモヤユヨラリルレロワンガギグゲゴザジズゼゾダデドバビブベボパピプペポ"
+
+
+def cjk_vocabulary(rng: random.Random, size: int = 3000) -> tuple[list[str], list[str]]:
+    """``size`` rare Chinese words and ``size`` rare Japanese words (hanzi/kanji compounds;
+    a third of the Japanese ones katakana), deterministic for a given ``rng`` state."""
+    zh: set[str] = set()
+    while len(zh) < size:
+        zh.add("".join(rng.choice(HANZI) for _ in range(rng.choice((2, 2, 2, 3)))))
+    ja: set[str] = set()
+    while len(ja) < size:
+        if rng.random() < 0.33:
+            ja.add("".join(rng.choice(KATAKANA) for _ in range(rng.randint(3, 5))) + ("ー" if rng.random() < 0.3 else ""))
+        else:
+            ja.add("".join(rng.choice(HANZI) for _ in range(2)))
+    return sorted(zh), sorted(ja)
 
 
 def vocabulary(rng: random.Random, size: int = 3000) -> list[str]:
@@ -96,12 +120,26 @@ class Workspace:
         }
 
 
+_CJK_RARE: dict[int, tuple[list[str], tuple[list[str], list[str]]]] = {}
+
+
+def _cjk_words(vocab: list[str]) -> tuple[list[str], list[str]]:
+    """The rare CJK words that go with the English rare-word list ``vocab`` (made once per
+    list, from a seed derived from its words: the same for every run with the same seed)."""
+    held = _CJK_RARE.get(id(vocab))
+    if held is None or held[0] is not vocab:
+        held = _CJK_RARE[id(vocab)] = (vocab, cjk_vocabulary(random.Random(len(vocab) * 7919 + sum(map(len, vocab)))))
+    return held[1]
+
+
 def _sentence(rng: random.Random, lang: str, vocab: list[str]) -> str:
     if lang == "zh":
-        parts = [rng.choice(ZH) + (rng.choice(ZH_PARTICLES) if rng.random() < 0.5 else "") for _ in range(rng.randint(4, 10))]
+        rare = _cjk_words(vocab)[0]
+        parts = [(rng.choice(ZH) if rng.random() < 0.6 else rng.choice(rare)) + (rng.choice(ZH_PARTICLES) if rng.random() < 0.5 else "") for _ in range(rng.randint(4, 10))]
         return "".join(parts) + "。"
     if lang == "ja":
-        parts = [rng.choice(JA) + rng.choice(JA_PARTICLES) for _ in range(rng.randint(4, 9))]
+        rare = _cjk_words(vocab)[1]
+        parts = [(rng.choice(JA) if rng.random() < 0.6 else rng.choice(rare)) + rng.choice(JA_PARTICLES) for _ in range(rng.randint(4, 9))]
         return "".join(parts) + "。"
     words = [rng.choice(COMMON) if rng.random() < 0.6 else rng.choice(vocab) for _ in range(rng.randint(6, 16))]
     return " ".join(words).capitalize() + "."

@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import math
 import os
 import platform
 import re
@@ -53,7 +54,7 @@ sys.path.insert(0, str(HERE))
 
 import generate  # noqa: E402
 
-MEASUREMENTS = ["scan", "ls", "tui", "recall", "hybrid", "cascade", "doctor", "dream"]
+MEASUREMENTS = ["scan", "ls", "tui", "search", "recall", "hybrid", "cascade", "doctor", "dream"]
 RSS_TARGET_MB = 400.0
 
 
@@ -112,13 +113,13 @@ def m_scan(ws: generate.Workspace, args: argparse.Namespace) -> list[dict[str, A
     import shutil
 
     from memtui.core.memory.headers import scan_headers
-    from memtui.core.memory.scancache import HEADER_CACHE_NAME, ScanCache
+    from memtui.core.memory.catalogdb import CatalogDB
 
     state = ws.root / "bench-scan-state"
     shutil.rmtree(state, ignore_errors=True)
     expected = scan_headers(ws.memory_dir)
-    def cache() -> ScanCache:
-        return ScanCache.for_memory_dir(state, ws.memory_dir, HEADER_CACHE_NAME)
+    def cache() -> CatalogDB:
+        return CatalogDB.for_memory_dir(state, ws.memory_dir)
 
     scan_headers(ws.memory_dir, cache=cache())  # fill it
     assert scan_headers(ws.memory_dir, cache=cache()) == expected
@@ -142,14 +143,15 @@ def m_ls(ws: generate.Workspace, args: argparse.Namespace) -> list[dict[str, Any
     def run(cmd: list[str]) -> None:
         subprocess.run(cmd, env=env, cwd=ws.project, check=True, stdout=subprocess.DEVNULL)
 
-    from memtui.core.memory.scancache import CACHE_NAME
+    from memtui.core.memory.catalogdb import DB_NAME
     from memtui.core.places.statedir import memdir_state
 
-    # ws.env() points MEMTUI_STATE_DIR at the workspace's own state dir: its scan cache
-    cache_file = memdir_state(Path(env["MEMTUI_STATE_DIR"]), ws.memory_dir) / CACHE_NAME
+    # ws.env() points MEMTUI_STATE_DIR at the workspace's own state dir: its catalog database
+    db_file = memdir_state(Path(env["MEMTUI_STATE_DIR"]), ws.memory_dir) / DB_NAME
 
     def cold() -> None:
-        cache_file.unlink(missing_ok=True)
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{db_file}{suffix}").unlink(missing_ok=True)
         run(ls_cmd)
 
     runs = max(3, args.runs // 2)
@@ -371,42 +373,221 @@ def m_cascade(ws: generate.Workspace, args: argparse.Namespace) -> list[dict[str
                 "`os.walk` + read the tree", "≤ 300 ms", value <= 300)]
 
 
+def _fresh_state(ws: generate.Workspace, name: str) -> Path:
+    import shutil
+
+    state = ws.root / name
+    shutil.rmtree(state, ignore_errors=True)
+    return state
+
+
 def m_doctor(ws: generate.Workspace, args: argparse.Namespace) -> list[dict[str, Any]]:
-    try:
-        from memtui.core.doctor import run_doctor
-    except ImportError:
-        return [row("doctor", f"{ws.n:,} memories", 0, 0, "", "—", None, pending="memtui.core.doctor has no run_doctor yet")]
+    """``run_doctor`` through the catalog database: cold (a new, empty database: every file
+    parsed and checked) against ``scan_memories`` without it (read + parse every file, the
+    floor of a first run), and warm (nothing changed since the last run) against the floor of
+    any run (scandir + read 4 KiB of each file). Peak RSS: this subprocess, cold runs first."""
+    from memtui.core.doctor import run_doctor
+    from memtui.core.memory.catalogdb import CatalogDB
     from memtui.core.memory.memories import scan_memories
 
-    a, b = alternate(lambda: run_doctor(ws.memory_dir, generate.NOW), lambda: scan_memories(ws.memory_dir), max(1, args.runs // 3))
-    value, base = statistics.median(a), statistics.median(b)
-    return [row("doctor (whole catalog)", f"{ws.n:,} memories", value, base, "`scan_memories` (read + parse all)", "— (RSS ≤ 400 MB)", None)]
+    findings: list[int] = []
+
+    def cold() -> None:
+        state = _fresh_state(ws, "bench-doctor-cold")
+        findings.append(len(run_doctor(ws.memory_dir, generate.NOW, cache=CatalogDB.for_memory_dir(state, ws.memory_dir)).findings))
+
+    warm_state = _fresh_state(ws, "bench-doctor-warm")
+
+    def warm() -> None:
+        findings.append(len(run_doctor(ws.memory_dir, generate.NOW, cache=CatalogDB.for_memory_dir(warm_state, ws.memory_dir)).findings))
+
+    runs = max(1, args.runs // 3)
+    c, cb = alternate(cold, lambda: scan_memories(ws.memory_dir), runs)
+    w, wb = alternate(warm, lambda: floor_read(ws.memory_dir), max(3, args.runs))
+    assert len(set(findings)) == 1, findings
+    return [
+        row("doctor, cold (new catalog database)", f"{ws.n:,} memories", statistics.median(c), statistics.median(cb),
+            "`scan_memories` without it (read + parse all)", "≤ 20 s, ≤ 400 MB at 100,000", statistics.median(c) <= 20_000 if ws.n >= 100_000 else None, findings=findings[-1]),
+        row("doctor, warm (nothing changed)", f"{ws.n:,} memories", statistics.median(w), statistics.median(wb),
+            "floor: scandir + read 4 KiB", "≤ 3 s at 100,000", statistics.median(w) <= 3_000 if ws.n >= 100_000 else None),
+    ]
 
 
 def m_dream(ws: generate.Workspace, args: argparse.Namespace) -> list[dict[str, Any]]:
-    """The offline dream plan (``memtui.core.dream.run.plan_dream``, a dry run: no lock, no
-    writes); pending while the dream core has not landed."""
-    try:
-        from memtui.core.dream.gates import DreamContext
-        from memtui.core.dream.run import plan_dream
-    except ImportError:
-        return [row("offline dream plan", f"{ws.n:,} memories", 0, 0, "", "≤ 20 s", None, pending="memtui.core.dream has not landed")]
+    """The offline dream plan (``plan_dream``, a dry run: no lock, no writes), cold (a new
+    catalog database) against ``scan_memories`` without one, and warm against the floor."""
+    from memtui.core.dream.gates import DreamContext
+    from memtui.core.dream.run import plan_dream
     from memtui.core.memory.memories import scan_memories
 
-    ctx = DreamContext(ws.memory_dir, ws.sessions_dir, ws.root / "state")
     changes: list[int] = []
 
-    def run() -> None:
+    def cold() -> None:
+        ctx = DreamContext(ws.memory_dir, ws.sessions_dir, _fresh_state(ws, "bench-dream-cold"))
         changes.append(len(plan_dream(ctx, generate.NOW, "offline").plan.changes))
 
-    a, b = alternate(run, lambda: scan_memories(ws.memory_dir), 1)
-    value, base = statistics.median(a), statistics.median(b)
-    return [row("offline dream plan", f"{ws.n:,} memories, {generate.SESSIONS} transcripts", value, base, "`scan_memories` (read + parse all)",
-                "≤ 20 s", value <= 20_000, changes=changes[-1])]
+    warm_ctx = DreamContext(ws.memory_dir, ws.sessions_dir, _fresh_state(ws, "bench-dream-warm"))
+
+    def warm() -> None:
+        changes.append(len(plan_dream(warm_ctx, generate.NOW, "offline").plan.changes))
+
+    c, cb = alternate(cold, lambda: scan_memories(ws.memory_dir), 1)
+    w, wb = alternate(warm, lambda: floor_read(ws.memory_dir), max(1, args.runs // 2))
+    assert len(set(changes)) == 1, changes
+    big = ws.n >= 100_000
+    return [
+        row("offline dream plan, cold (new catalog database)", f"{ws.n:,} memories, {generate.SESSIONS} transcripts", statistics.median(c), statistics.median(cb),
+            "`scan_memories` without it (read + parse all)", "≤ 20 s, ≤ 400 MB at 100,000", statistics.median(c) <= 20_000 if big else None, changes=changes[-1]),
+        row("offline dream plan, warm", f"{ws.n:,} memories, {generate.SESSIONS} transcripts", statistics.median(w), statistics.median(wb),
+            "floor: scandir + read 4 KiB", "≤ 20 s at 100,000", statistics.median(w) <= 20_000 if big else None),
+    ]
+
+
+def m_search(ws: generate.Workspace, args: argparse.Namespace) -> list[dict[str, Any]]:
+    """Typing in the Memories pane's search box on a warm catalog (its search index filled):
+    each key of a few realistic queries, time from the key to the table drawn with that
+    query's first matches (``MemoriesPane._list`` called, then the next screen update), p50
+    and p95 — against a baseline in the same run: the same keys into a plain Textual ``Input``
+    that filters a list of 1,000 strings on the UI thread."""
+    import gc
+    import math
+
+    from textual.app import App, ComposeResult
+    from textual.widgets import DataTable, Input
+
+    from memtui.core.memory.catalogdb import CatalogDB
+    from memtui.core.memory.catalog import load_catalog
+    from memtui.core.memory.search import CatalogSearch
+    from memtui.core.places.flavor import AGENT
+    from memtui.tui.app import MemtuiApp
+    from memtui.tui.memories import MemoriesPane
+
+    os.environ.update(ws.env())
+    # fill the catalog database and its search index first (the warm state this measures)
+    state = Path(os.environ["MEMTUI_STATE_DIR"])
+    db = CatalogDB.for_memory_dir(state, ws.memory_dir)
+    cat = load_catalog(ws.memory_dir, generate.NOW, cache=db)
+    searcher = CatalogSearch([e.memory for e in cat.entries], db)
+    while searcher.index_pending(2000):
+        pass
+    del cat, searcher, db
+    queries = ["deploy cache", "数据库", "テスト", "kaloru", "migration timeout"]
+    keys = [q for q in queries]
+
+    async def type_all(app: App[None], box: Input, drawn_after: Callable[[], float | None], out: list[float]) -> None:
+        for query in keys:
+            box.value = ""
+            await app.workers.wait_for_complete()
+            await asyncio.sleep(0.05)
+            for ch in query:
+                t0 = time.perf_counter()
+                box.insert_text_at_cursor(ch)
+                for _ in range(4000):
+                    await asyncio.sleep(0.001)
+                    stamp = drawn_after()
+                    if stamp is not None and stamp > t0:
+                        out.append((stamp - t0) * 1000)
+                        break
+                else:
+                    out.append(math.nan)
+                await app.workers.wait_for_complete()
+
+    async def pane_run(out: list[float]) -> None:
+        app = MemtuiApp.for_project(AGENT, ws.project, memory_dir=ws.memory_dir, watch=False)
+        async with app.run_test(size=(120, 36)) as pilot:
+            pane = app.query_one(MemoriesPane)
+            table = app.query_one("#memories-table", DataTable)
+            while pane.catalog is None or not pane.catalog.complete or pane._searcher is None:
+                await asyncio.sleep(0.01)
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            listed: list[float] = []
+            drawn: list[float] = []
+            real_list, display = pane._list, app._display
+
+            def spy_list(*a: Any, **k: Any) -> None:
+                real_list(*a, **k)
+                listed.append(time.perf_counter())
+
+            def spy_display(screen: Any, renderable: Any) -> None:
+                if renderable is not None:
+                    drawn.append(time.perf_counter())
+                display(screen, renderable)
+
+            pane._list = spy_list  # type: ignore[method-assign]
+            app._display = spy_display  # type: ignore[method-assign]
+
+            def after() -> float | None:
+                if not listed:
+                    return None
+                later = [d for d in drawn if d >= listed[-1]]
+                return later[0] if later else None
+
+            box = app.query_one("#memories-search", Input)
+            box.focus()
+            await pilot.pause()
+            await type_all(app, box, after, out)
+            del table
+
+    class Plain(App[None]):
+        def compose(self) -> ComposeResult:
+            yield Input(id="q")
+            yield DataTable(id="t")
+
+        def on_mount(self) -> None:
+            self.items = [f"memory number {i}, a plain description of deploy cache 数据库" for i in range(1000)]
+            t = self.query_one(DataTable)
+            t.add_column("memory")
+            t.add_rows((x,) for x in self.items[:50])
+            self.stamps: list[float] = []
+
+        def on_input_changed(self, event: Input.Changed) -> None:
+            words = event.value.casefold().split()
+            t = self.query_one(DataTable)
+            t.clear()
+            t.add_rows((x,) for x in self.items if all(w in x.casefold() for w in words))
+            self.stamps.append(time.perf_counter())
+
+    async def plain_run(out: list[float]) -> None:
+        app = Plain()
+        async with app.run_test(size=(120, 36)) as pilot:
+            await pilot.pause()
+            drawn: list[float] = []
+            display = app._display
+
+            def spy_display(screen: Any, renderable: Any) -> None:
+                if renderable is not None:
+                    drawn.append(time.perf_counter())
+                display(screen, renderable)
+
+            app._display = spy_display  # type: ignore[method-assign]
+
+            def after() -> float | None:
+                if not app.stamps:
+                    return None
+                later = [d for d in drawn if d >= app.stamps[-1]]
+                return later[0] if later else None
+
+            box = app.query_one(Input)
+            box.focus()
+            await pilot.pause()
+            await type_all(app, box, after, out)
+
+    a: list[float] = []
+    b: list[float] = []
+    for _ in range(max(1, args.runs // 3)):
+        asyncio.run(pane_run(a))
+        gc.collect()
+        asyncio.run(plain_run(b))
+        gc.collect()
+    a = [x for x in a if not math.isnan(x)]
+    b = [x for x in b if not math.isnan(x)]
+    return [row("Memories pane: search, key to table drawn", f"{ws.n:,} memories, {len(a)} keys", pct(a, 50), pct(b, 50),
+                "same keys, a plain Input filtering 1,000 strings", "p95 ≤ 50 ms", pct(a, 95) <= 50, p95_ms=pct(a, 95), baseline_p95_ms=pct(b, 95))]
 
 
 def child(name: str, ws: generate.Workspace, args: argparse.Namespace) -> None:
-    rows = {"scan": m_scan, "ls": m_ls, "tui": m_tui, "recall": m_recall, "hybrid": m_hybrid,
+    rows = {"scan": m_scan, "ls": m_ls, "tui": m_tui, "search": m_search, "recall": m_recall, "hybrid": m_hybrid,
             "cascade": m_cascade, "doctor": m_doctor, "dream": m_dream}[name](ws, args)
     own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
@@ -484,13 +665,34 @@ def write_readme(text: str, info: dict[str, str], command: str) -> None:
     readme.write_text(new, encoding="utf-8")
 
 
+def growth(rows: list[dict[str, Any]]) -> str:
+    """The growth exponent ``k`` (time ∝ N^k) of each measurement between consecutive sizes,
+    and of its baseline, as a Markdown table."""
+    by_name: dict[str, list[tuple[int, float, float]]] = {}
+    for r in rows:
+        if r.get("pending") or not r.get("n"):
+            continue
+        by_name.setdefault(r["name"], []).append((r["n"], r["value_ms"], r["baseline_ms"]))
+    lines = ["| measurement | sizes | k (figure) | k (baseline) |", "|---|---|---:|---:|"]
+    for name, points in by_name.items():
+        points.sort()
+        for (n1, v1, b1), (n2, v2, b2) in zip(points, points[1:], strict=False):
+            if n2 == n1 or v1 <= 0 or b1 <= 0 or v2 <= 0 or b2 <= 0:
+                continue
+            kv = math.log(v2 / v1) / math.log(n2 / n1)
+            kb = math.log(b2 / b1) / math.log(n2 / n1)
+            lines.append(f"| {name} | {n1:,} → {n2:,} | {kv:.2f} | {kb:.2f} |")
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--n", type=int, default=20_000, help="memories in the generated workspace")
+    parser.add_argument("--sizes", type=int, nargs="+", help="several workspace sizes in one run (e.g. 2000 20000 100000): every figure per size, and the growth exponent between sizes")
     parser.add_argument("--seed", type=int, default=8)
     parser.add_argument("--runs", type=int, default=5, help="timed runs per figure (medians)")
     parser.add_argument("--queries", type=int, default=200)
-    parser.add_argument("--workspace", type=Path, help="reuse (or create) the workspace here instead of a temp dir")
+    parser.add_argument("--workspace", type=Path, help="reuse (or create) the workspace here instead of a temp dir (with --sizes: a folder per size below it)")
     parser.add_argument("--only", nargs="+", choices=MEASUREMENTS, help="run only these measurements")
     parser.add_argument("--write-readme", action="store_true", help="update the Summary table of benchmarks/README.md")
     parser.add_argument("--json", type=Path, help="also write the rows as JSON here")
@@ -501,37 +703,51 @@ def main() -> None:
         child(args.measure, generate.load_workspace(args.workspace), args)
         return
 
+    sizes = args.sizes or [args.n]
+    rows: list[dict[str, Any]] = []
+    loads: list[str] = []
     with tempfile.TemporaryDirectory(prefix="memtui-bench-") as tmp:
-        where = args.workspace or Path(tmp) / "ws"
-        meta = where / "workspace.json"
-        if meta.exists() and json.loads(meta.read_text())["n"] == args.n and json.loads(meta.read_text())["seed"] == args.seed:
-            print(f"reusing the workspace in {where}", file=sys.stderr)
-        else:
-            if meta.exists():
-                sys.exit(f"{where} holds another workspace; pick an empty --workspace")
-            t = time.perf_counter()
-            generate.generate(where, args.n, args.seed)
-            print(f"generated {args.n:,} memories in {where} ({time.perf_counter() - t:.1f} s)", file=sys.stderr)
-        rows: list[dict[str, Any]] = []
-        for name in args.only or MEASUREMENTS:
-            print(f"measuring {name}…", file=sys.stderr)
-            cmd = [sys.executable, __file__, "--measure", name, "--workspace", str(where), "--runs", str(args.runs),
-                   "--queries", str(args.queries)]
-            proc = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
-            found = [line for line in proc.stdout.splitlines() if line.startswith("RESULT ")]
-            if proc.returncode != 0 or not found:
-                print(proc.stderr[-3000:], file=sys.stderr)
-                rows.append(row(name, "", 0, 0, "", "", None, pending=f"failed (exit {proc.returncode})"))
-                continue
-            rows.extend(json.loads(found[-1][len("RESULT "):]))
+        for n in sizes:
+            base = args.workspace or Path(tmp)
+            where = (base / f"ws-{n}") if args.sizes else (args.workspace or Path(tmp) / "ws")
+            meta = where / "workspace.json"
+            if meta.exists() and json.loads(meta.read_text())["n"] == n and json.loads(meta.read_text())["seed"] == args.seed:
+                print(f"reusing the workspace in {where}", file=sys.stderr)
+            else:
+                if meta.exists():
+                    sys.exit(f"{where} holds another workspace; pick an empty --workspace")
+                t = time.perf_counter()
+                generate.generate(where, n, args.seed)
+                print(f"generated {n:,} memories in {where} ({time.perf_counter() - t:.1f} s)", file=sys.stderr)
+            for name in args.only or MEASUREMENTS:
+                print(f"measuring {name} at {n:,}… (load {os.getloadavg()[0]:.1f})", file=sys.stderr)
+                cmd = [sys.executable, __file__, "--measure", name, "--workspace", str(where), "--runs", str(args.runs),
+                       "--queries", str(args.queries)]
+                proc = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
+                found = [line for line in proc.stdout.splitlines() if line.startswith("RESULT ")]
+                load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+                if proc.returncode != 0 or not found:
+                    print(proc.stderr[-3000:], file=sys.stderr)
+                    rows.append(row(name, f"{n:,}", 0, 0, "", "", None, pending=f"failed (exit {proc.returncode})", n=n))
+                    continue
+                for r in json.loads(found[-1][len("RESULT "):]):
+                    r["n"] = n
+                    r["load"] = load
+                    rows.append(r)
+                    print("ROW " + json.dumps(r), file=sys.stderr, flush=True)  # (a long run's figures so far)
+            loads.append(f"{n:,}: {', '.join(f'{x:.1f}' for x in os.getloadavg())}")
     text = table(rows)
+    if len(sizes) > 1:
+        text += "\n\nGrowth exponent k (time ∝ N^k) between consecutive sizes, figure and baseline:\n\n" + growth(rows)
     info = machine()
+    info["load"] = "; ".join(loads) if len(loads) > 1 else info["load"]
     print(text)
     print(f"\nmachine: {info['cores']} cores, {info['cpu']}, {info['ram']}, Python {info['python']}, load {info['load']}")
     if args.json:
         args.json.write_text(json.dumps({"machine": info, "rows": rows}, indent=2) + "\n", encoding="utf-8")
     if args.write_readme:
-        command = "python benchmarks/run.py" + ("" if args.n == 20_000 else f" --n {args.n}") + " --write-readme"
+        what = f" --sizes {' '.join(map(str, sizes))}" if args.sizes else ("" if args.n == 20_000 else f" --n {args.n}")
+        command = "python benchmarks/run.py" + what + (f" --only {' '.join(args.only)}" if args.only else "") + " --write-readme"
         write_readme(text, info, command)
 
 

@@ -38,7 +38,7 @@ from memtui.core.doctor import (
 from memtui.core.doctor.usage_checks import project_usage
 from memtui.core.writes.edits import ApplyError, ConflictError, Plan, apply_plan
 from memtui.core.writes.journal import Journal
-from memtui.core.memory.scancache import ScanCache
+from memtui.core.memory.catalogdb import CatalogDB
 
 _SEVERITY_COLOR = {"error": "red", "warning": "yellow", "info": "cyan"}
 
@@ -118,7 +118,7 @@ def doctor(obj: CliContext, as_json: bool, fix_codes: tuple[str, ...], yes: bool
         memory_dir,
         obj.now(),
         instruction_texts=instructions,
-        cache=ScanCache.for_memory_dir(obj.locations.state_dir, memory_dir, fmt=obj.locations.flavor.behaviour.memory_format),
+        cache=CatalogDB.for_memory_dir(obj.locations.state_dir, memory_dir, fmt=obj.locations.flavor.behaviour.memory_format),
         fmt=obj.locations.flavor.behaviour.memory_format,
         warning_style=obj.locations.flavor.behaviour.instructions.index_warning,
         usage=usage,
@@ -166,7 +166,7 @@ def doctor(obj: CliContext, as_json: bool, fix_codes: tuple[str, ...], yes: bool
                 memory_dir,
                 obj.now(),
                 instruction_texts=instructions,
-                cache=ScanCache.for_memory_dir(obj.locations.state_dir, memory_dir, fmt=obj.locations.flavor.behaviour.memory_format),
+                cache=CatalogDB.for_memory_dir(obj.locations.state_dir, memory_dir, fmt=obj.locations.flavor.behaviour.memory_format),
                 fmt=obj.locations.flavor.behaviour.memory_format,
                 warning_style=obj.locations.flavor.behaviour.instructions.index_warning,
                 usage=usage,

@@ -14,12 +14,13 @@ from memtui.commands.common import (
     rich_console,
     user_errors,
 )
+from memtui.core.base.gcpause import gc_paused
 from memtui.core.base.terminal import visible
 from memtui.core.memory.catalog import Catalog, entry_to_json, index_to_json, load_catalog
 from memtui.core.memory.filters import TYPE_FILTER_ALIASES, MemoryFilter
 from memtui.core.memory.index import MAX_INDEX_LINES, MAX_INDEX_UNITS
 from memtui.core.memory.memories import MEMORY_TYPES
-from memtui.core.memory.scancache import ScanCache
+from memtui.core.memory.catalogdb import CatalogDB
 
 def _cell(text: str) -> str:
     """A field from a file for rich markup: one line, escapes visible, markup escaped."""
@@ -34,7 +35,7 @@ def _catalog(obj: CliContext) -> Catalog:
     memory_dir = obj.checked_memory_dir()
     release = loc.flavor.behaviour
     fmt = release.memory_format
-    cache = ScanCache.for_memory_dir(loc.state_dir, memory_dir, fmt=fmt)
+    cache = CatalogDB.for_memory_dir(loc.state_dir, memory_dir, fmt=fmt)
     return load_catalog(memory_dir, obj.now(), cache=cache, fmt=fmt, warning_style=release.instructions.index_warning)
 
 
@@ -51,7 +52,8 @@ def ls(obj: CliContext, type_: str | None, as_json: bool) -> None:
     catalog = _catalog(obj)
     entries = MemoryFilter.of(type_).apply(catalog.entries)
     if as_json:
-        emit_json([entry_to_json(e) for e in entries])
+        with gc_paused():  # 100,000 small dicts: no cyclic collection walking them meanwhile
+            emit_json([entry_to_json(e) for e in entries])
         return
     from rich.table import Table
 

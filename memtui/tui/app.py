@@ -23,7 +23,7 @@ from memtui.core.sessions.version import check_version
 from memtui.tui.cascade import CascadePane
 from memtui.tui.dream import DreamPane
 from memtui.tui.memories import MemoriesPane, shorten_home
-from memtui.tui.pane import HORIZONTAL_BREAKPOINTS, VERTICAL_BREAKPOINTS, KeysFooter, Pane, PaneTabs
+from memtui.tui.pane import HORIZONTAL_BREAKPOINTS, VERTICAL_BREAKPOINTS, KeysFooter, Pane, PaneTabs, binding_commands
 from memtui.tui.recall import RecallPane
 from memtui.tui.safe import install_render_guard
 from memtui.tui.widgets.keys_panel import PaneKeys, key_panel
@@ -32,6 +32,13 @@ from memtui.tui.theme import THEME, VARIABLES
 
 # (tab id, title) of each pane, in key order 1-4.
 PANES = (("cascade", "Cascade"), ("memories", "Memories"), ("recall", "Recall"), ("dream", "Dream"))
+
+
+def palette_section(screen: Screen[object]) -> str:
+    """The name a screen's palette commands start with: its ``PALETTE``, else its class name
+    without "Screen" / "Dialog"."""
+    name = getattr(screen, "PALETTE", "") or type(screen).__name__.removesuffix("Screen").removesuffix("Dialog")
+    return str(name)
 
 
 class MemtuiApp(App[None]):
@@ -161,8 +168,12 @@ class MemtuiApp(App[None]):
             self.screen.mount(PaneKeys())
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
-        """The palette reaches every action a key reaches."""
+        """The palette reaches every action a key reaches: on the panes, the panes' commands;
+        on a screen or dialog above them, that screen's keys."""
         yield from super().get_system_commands(screen)
+        if not screen.query(PaneTabs):
+            yield from binding_commands(screen, palette_section(screen))
+            return
         # A way out of any text box (where 1-4 are text): each pane by name.
         for key, (pane_id, name) in enumerate(PANES, start=1):
             yield SystemCommand(f"Go to pane: {name}", f"Switch to the {name} pane ( {key} )", partial(self.action_show_pane, pane_id))

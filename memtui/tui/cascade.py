@@ -9,13 +9,13 @@ project's external imports. The core does all of it, in workers; the pane only s
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import on, work
-from textual.app import ComposeResult, SystemCommand
+from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
@@ -89,6 +89,18 @@ class CascadePane(Pane):
     """What the agent loads for ``locations.project_root``, and why."""
 
     MAIN = "#cascade-tree"
+    PALETTE_TITLES = {
+        "cascade.read": ("simulate a read", "Type a path the agent reads and see what it adds"),
+        "cascade.reset": ("reset reads", "Forget the simulated reads"),
+        "cascade.rendered": ("rendered context", "Toggle the exact text the model receives, with totals"),
+        "cascade.approve": ("approve external imports", "Let this project's imports outside the cwd load"),
+        "cascade.decline": ("decline external imports", "Keep this project's imports outside the cwd out"),
+        "cascade.findings": ("findings", "Go to the list of findings"),
+        "cascade.tree": ("tree", "Go to the tree of layers and files"),
+        "cascade.back": ("back / clear the read", "Back to the tree (a path typed stays); again: clear it"),
+        "cascade.session": ("last session, loaded vs predicted", "What the agent's last session actually loaded, beside this prediction"),
+        "cascade.pick-session": ("compare a session", "Choose a session of this project: what it loaded beside this prediction"),
+    }
     FAILURE_TITLES = {
         "cascade-compute": "Cannot compute the cascade",
         "cascade-source": "Cannot show the line",
@@ -108,7 +120,7 @@ class CascadePane(Pane):
         Binding("r", "reload_asked", "Reload", show=False, id="cascade.reload", tooltip="Recompute the cascade from disk and say what changed"),
         Binding("s", "toggle_session", "Session", id="cascade.session", tooltip="What the agent's last session actually loaded, beside this prediction"),
         Binding("S", "pick_session", "Pick session", show=False, id="cascade.pick-session", tooltip="Compare another session of this project"),
-        Binding("escape", "focus_tree", "Back", show=False, id="cascade.back", tooltip="Back to the tree"),
+        Binding("escape", "back", "Back", show=False, id="cascade.back", tooltip="Back to the tree (a path typed stays); again to clear the path"),
     ]
 
     @dataclass
@@ -608,6 +620,12 @@ class CascadePane(Pane):
     def action_focus_tree(self) -> None:
         self.query_one("#cascade-tree", Tree).focus()
 
+    def action_back(self) -> None:
+        """esc: out of the reads box to the tree, the path kept; again: clear it; elsewhere:
+        back to the tree."""
+        if not self.escape_text_box():
+            self.action_focus_tree()
+
     def action_focus_findings(self) -> None:
         self.query_one("#cascade-findings", OptionList).focus()
 
@@ -675,19 +693,3 @@ class CascadePane(Pane):
     def action_decline(self) -> None:
         self._decide("declined")
 
-    def system_commands(self) -> Iterator[SystemCommand]:
-        """The palette entries reaching every action of the pane."""
-        entries: list[tuple[str, str, Callable[[], object]]] = [
-            ("Cascade: open", "Show the Cascade pane ( 1 )", self.action_focus_tree),
-            ("Cascade: simulate a read", "Type a path the agent reads and see what it adds ( / )", self.action_focus_reads),
-            ("Cascade: reset reads", "Forget the simulated reads ( c )", self.action_reset_reads),
-            ("Cascade: rendered context", "Toggle the exact text the model receives, with totals ( v )", self.action_toggle_rendered),
-            ("Cascade: approve external imports", "Let this project's imports outside the cwd load ( a )", self.action_approve),
-            ("Cascade: decline external imports", "Keep this project's imports outside the cwd out ( x )", self.action_decline),
-            ("Cascade: findings", "Go to the list of findings ( f )", self.action_focus_findings),
-            ("Cascade: reload", "Recompute the cascade from disk and say what changed ( r )", self.action_reload_asked),
-            ("Cascade: last session, loaded vs predicted", "What the agent's last session actually loaded, beside this prediction ( s )", self.action_toggle_session),
-            ("Cascade: compare a session", "Choose a session of this project: what it loaded beside this prediction ( S )", self.action_pick_session),
-        ]
-        for title, help_text, callback in entries:
-            yield SystemCommand(title, help_text, self.there(callback))

@@ -69,6 +69,15 @@ class PlanPreview(ModalScreen[bool]):
                     ),
                     classes="dialog-warning",
                 )
+            if plan.losses:
+                yield Static(
+                    assemble(
+                        ("▲ After this change the agent loses:\n", "bold $warning"),
+                        "\n".join(visible(f"• {loss}") for loss in plan.losses),
+                    ),
+                    classes="dialog-warning",
+                    id="plan-losses",
+                )
             if plan.notes:
                 with VerticalScroll(classes="dialog-notes"):
                     for note in plan.notes:
@@ -234,7 +243,7 @@ class ConflictDialog(ModalScreen[str]):
     version kept as a backup in the journal) or ``diff``; ``cancel`` keeps editing."""
 
     BINDINGS = [
-        Binding("r", "choose('reload')", "Reload", id="conflict.reload", tooltip="Drop my edit, reload from disk"),
+        Binding("r", "choose('reload')", "Reload", id="conflict.reload", tooltip="Drop my edit, reload from disk (asks first)"),
         Binding("k", "choose('keep')", "Keep mine", id="conflict.keep", tooltip="Save my version; the disk version is backed up (undo restores it)"),
         Binding("d", "choose('diff')", "Diff", id="conflict.diff", tooltip="Show what differs"),
         Binding("escape", "choose('cancel')", "Back", id="conflict.cancel", tooltip="Back to editing"),
@@ -301,21 +310,31 @@ class TrashDialog(ModalScreen["TrashItem | None"]):
 
 
 class EditorScreen(Screen["str | None"]):
-    """Edit a memory's whole text in a Markdown ``TextArea``. ctrl+s saves, esc cancels."""
+    """Edit a memory's whole text in a Markdown ``TextArea``. ctrl+s saves, esc cancels
+    (asking first when the text differs from the saved one).
 
+    esc is a priority binding: the code editor would take it otherwise (to move the focus on,
+    where there is nothing to move to)."""
+
+    PALETTE = "Editor"
     BINDINGS = [
         Binding("ctrl+s", "save", "Save", id="editor.save", tooltip="Save (atomic; undo with u)"),
-        Binding("escape", "cancel", "Cancel", id="editor.cancel", tooltip="Close without saving"),
+        Binding("escape", "cancel", "Cancel", priority=True, id="editor.cancel", tooltip="Close without saving (asks when there are unsaved edits)"),
     ]
 
-    def __init__(self, relpath: str, text: str) -> None:
+    def __init__(self, relpath: str, text: str, *, saved: str | None = None, title: str | None = None) -> None:
+        """``text``: what the editor opens with; ``saved``: the text as saved (default:
+        ``text``), what esc compares with before it asks; ``title``: the line above the text
+        (default: "editing <relpath>")."""
         super().__init__()
         self.relpath = relpath
-        self.original = text
+        self.title_text = title if title is not None else f"editing {relpath}"
+        self.text = text
+        self.original = text if saved is None else saved
 
     def compose(self) -> ComposeResult:
-        yield Label(plain(f" editing {self.relpath}"), id="editor-title")
-        yield TextArea.code_editor(self.original, language="markdown", id="editor-area", soft_wrap=True)
+        yield Label(plain(f" {self.title_text}"), id="editor-title")
+        yield TextArea.code_editor(self.text, language="markdown", id="editor-area", soft_wrap=True)
         yield KeysFooter()
 
     def on_mount(self) -> None:
@@ -338,19 +357,26 @@ class EditorScreen(Screen["str | None"]):
 
 
 class DiscardDialog(ModalScreen[bool]):
-    """Confirm dropping unsaved edits."""
+    """Confirm dropping unsaved edits (``title`` and ``confirm_label`` say what dropping them
+    does: close the editor, reload from disk)."""
 
     BINDINGS = [
         Binding("y", "answer(True)", "Discard", id="discard.yes", tooltip="Drop the unsaved edits"),
-        Binding("escape,n", "answer(False)", "Keep editing", id="discard.no", tooltip="Back to the editor"),
+        Binding("escape,n", "answer(False)", "Keep editing", id="discard.no", tooltip="Back, the edits kept"),
     ]
+
+    def __init__(self, title: str = "Discard unsaved edits?", *, confirm_label: str = "Discard", keep_label: str = "Keep editing") -> None:
+        super().__init__()
+        self.title_text = title
+        self.confirm_label = confirm_label
+        self.keep_label = keep_label
 
     def compose(self) -> ComposeResult:
         with Vertical(id="discard-dialog", classes="dialog"):
-            yield Label("Discard unsaved edits?", classes="dialog-title")
+            yield Label(plain(self.title_text), classes="dialog-title")
             with Horizontal(classes="dialog-buttons"):
-                yield Button("Discard  y", variant="error", id="yes")
-                yield Button("Keep editing  esc", id="no")
+                yield Button(f"{self.confirm_label}  y", variant="error", id="yes")
+                yield Button(f"{self.keep_label}  esc", id="no")
 
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:

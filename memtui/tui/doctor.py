@@ -29,7 +29,7 @@ from memtui.core.doctor import (
     run_doctor,
 )
 from memtui.core.doctor.usage_checks import project_usage
-from memtui.core.memory.scancache import ScanCache
+from memtui.core.memory.catalogdb import CatalogDB
 from memtui.core.places.locations import Locations
 from memtui.core.writes.edits import ApplyError, ConflictError, EditError, Plan, apply_plan
 from memtui.core.writes.journal import Journal, JournalEntry
@@ -98,7 +98,7 @@ class DoctorScreen(PaneScreen):
         """The doctor reads every file: off the UI thread, posting only its report."""
         texts = instruction_texts(self.locations)
         release = self.locations.flavor.behaviour
-        cache = ScanCache.for_memory_dir(self.locations.state_dir, self.locations.memory_dir, fmt=release.memory_format)
+        cache = CatalogDB.for_memory_dir(self.locations.state_dir, self.locations.memory_dir, fmt=release.memory_format)
         now = system_now()
         report = run_doctor(
             self.locations.memory_dir,

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from typing import ClassVar, Literal
 
@@ -32,7 +31,7 @@ from rich.console import Group
 from rich.syntax import Syntax
 from rich.text import Text
 from textual import on, work
-from textual.app import ComposeResult, SystemCommand
+from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
@@ -107,6 +106,22 @@ class DreamPane(Pane):
     """Run, preview, apply and undo the dream of ``locations.memory_dir``."""
 
     MAIN = "#dream-changes"
+    PALETTE_TITLES = {
+        "dream.dry-run": ("dry run", "Plan a dream without writing anything"),
+        "dream.run": ("run through the gates", "Take the lock and plan, if every gate is open"),
+        "dream.force": ("force", "Take the lock and plan, skipping the gates"),
+        "dream.apply": ("apply the plan", "Apply the open plan as one transaction"),
+        "dream.discard": ("discard the plan", "Drop the open plan; the lock goes back"),
+        "dream.undo": ("undo the last dream", "Preview, then restore the files the last dream changed"),
+        "dream.cancel": ("cancel", "Stop the running dream"),
+        "dream.consolidator": ("consolidator", "Offline, or claude with an API key"),
+        "dream.refresh": ("check the gates", "Check the gates and the lock again"),
+        "dream.history": ("history", "memtui's dreams and the agent's own dreams and extractions, with diffs"),
+        "dream.gate-details": ("gate details", "The agent's gates with their numbers and sources, the sessions counted"),
+        "dream.request": ("show the request", "The dream request, as the agent would send it now or as memtui sent it"),
+        "dream.reset-lock": ("reset the lock", "After a dream that left no record: the lock back, undoable"),
+        "dream.model": ("consolidator model", "The claude consolidator's model"),
+    }
     FAILURE_TITLES = {
         "dream-gates": "Cannot check the gates",
         "dream-run": "The dream failed",
@@ -522,7 +537,7 @@ class DreamPane(Pane):
         if action == "cancel":
             return True if self.running in ("dry", "run", "force") else None
         if action in ("gate_details", "show_request", "set_model"):
-            return True if self.release is not None else None
+            return True if self.release is not None else False  # only for a release that dreams
         if action == "reset_lock":
             failed = self.auto is not None and any(t.code == "failed-dream" for t in self.auto.traps)
             return True if idle and self.session is None and failed else None
@@ -831,26 +846,3 @@ class DreamPane(Pane):
             ))
         self._show_diff("diff", help_text)
 
-    def system_commands(self) -> Iterator[SystemCommand]:
-        """The palette entries reaching every action of the pane."""
-        entries: list[tuple[str, str, Callable[[], object]]] = [
-            ("Dream: dry run", "Plan a dream without writing anything ( d )", self.action_dry_run),
-            ("Dream: run through the gates", "Take the lock and plan, if every gate is open ( R )", self.action_run),
-            ("Dream: force", "Take the lock and plan, skipping the gates ( F )", self.action_force),
-            ("Dream: apply the plan", "Apply the open plan as one transaction ( a )", self.action_apply),
-            ("Dream: discard the plan", "Drop the open plan; the lock goes back ( x )", self.action_discard),
-            ("Dream: undo the last dream", "Preview, then restore the files the last dream changed ( u )", self.action_undo),
-            ("Dream: cancel", "Stop the running dream ( esc )", self.action_cancel),
-            ("Dream: consolidator", "Offline, or claude with an API key ( c )", self.action_toggle_consolidator),
-            ("Dream: check the gates", "Check the gates and the lock again, and say what changed ( r )", self.action_refresh_asked),
-            ("Dream: history", "memtui's dreams and the agent's own dreams and extractions, with diffs ( h )", self.action_history),
-        ]
-        if self.release is not None:
-            entries += [
-                ("Dream: gate details", "The agent's gates with their numbers and sources, the sessions counted ( g )", self.action_gate_details),
-                ("Dream: show the request", "The dream request, as the agent would send it now or as memtui sent it ( v )", self.action_show_request),
-                ("Dream: reset the lock", "After a dream that left no record: the lock back, undoable ( L )", self.action_reset_lock),
-                ("Dream: consolidator model", "The claude consolidator's model ( m )", self.action_set_model),
-            ]
-        for title, help_text, callback in entries:
-            yield SystemCommand(title, help_text, callback)

@@ -35,7 +35,8 @@ from memtui.core.extract.inbox import Inbox
 from memtui.core.memory.catalog import Catalog, MemoryEntry, catalog_changes, load_catalog
 from memtui.core.memory.filters import TYPE_FILTERS, MemoryFilter, TypeFilter
 from memtui.core.memory.memories import MAX_MEMORY_BYTES, Memory, MemoryType, read_memory
-from memtui.core.memory.scancache import ScanCache
+from memtui.core.memory.catalogdb import CatalogDB
+from memtui.core.memory.search import CatalogSearch
 from memtui.core.places.autoflavor import OtherFlavorHint, other_flavor_hint
 from memtui.core.places.locations import Locations, MemoryDirProblem, memory_dir_problem
 from memtui.core.sessions.usage import USE_SORTS, UseSort, by_use
@@ -48,6 +49,7 @@ from memtui.core.writes.edits import (
     TrashItem,
     apply_plan,
     plan_create,
+    plan_create_text,
     plan_delete,
     plan_rename,
     plan_retype,
@@ -63,6 +65,7 @@ if TYPE_CHECKING:
 from memtui.tui.badges import age_badge, type_badge
 from memtui.tui.dialogs import (
     ConflictDialog,
+    DiscardDialog,
     EditorScreen,
     NewMemoryDialog,
     PlanPreview,
@@ -88,6 +91,11 @@ FIRST_BATCH = 300
 # From this many rows on, a complete list (catalog and rows) is kept out of Python's garbage
 # collector's full collections (`_freeze_long_lived`).
 FREEZE_AT = 2_000
+
+# Up to this many memories a search runs at once on the UI thread (a few milliseconds, bodies read
+# included); a larger catalog is searched in a worker, through the catalog database's index, the
+# latest query winning (memtui's choice).
+SYNC_SEARCH_MAX = 200
 
 
 # The preview renders at most this much of a body / of one field (a 5 MB memory must not freeze
@@ -141,6 +149,20 @@ class MemoriesPane(Pane):
     """Browse the memories of one memory dir."""
 
     MAIN = "#memories-table"
+    PALETTE_TITLES = {
+        "memories.search": ("search", "Focus the search box"),
+        "memories.type": ("cycle type filter", "All → user → feedback → project → reference → untyped"),
+        "memories.back": ("leave or clear the search", "Out of the search box, the search kept; again: clear it"),
+        "memories.to-table": ("to the list", "From the search box to the list, the search kept"),
+        "memories.edit-external": ("edit in $EDITOR", "Edit the selected memory in $VISUAL / $EDITOR"),
+        "memories.new": ("new memory", "Create a memory: type, name, description, then its body"),
+        "memories.delete": ("delete", "Move the selected memory to memtui's trash (restorable)"),
+        "memories.source": ("conversation at a use", "Open the conversation where the agent used the selected memory, or the one it came from"),
+        "memories.sort": ("sort by use", "Newest → most used → least used, from the agent's transcripts"),
+        "memories.never-used": ("never used", "Only the memories the agent never used in the sessions on record"),
+        "memories.first": ("first memory", "The cursor to the first memory listed"),
+        "memories.last": ("last memory", "The cursor to the last memory listed"),
+    }
     FAILURE_TITLES = {
         "memories-scan": "Cannot scan the memory dir",
         "memories-apply": "Not saved",
@@ -153,8 +175,8 @@ class MemoriesPane(Pane):
     BINDINGS = [
         Binding("slash", "focus_search", "Search", id="memories.search", tooltip="Search name, description and body"),
         Binding("t", "cycle_type", "Type filter", id="memories.type", tooltip="Cycle the type filter"),
-        Binding("r", "reload_asked", "Reload", id="memories.reload", tooltip="Re-scan the memory dir and say what changed"),
-        Binding("escape", "clear_search", "Clear", show=False, id="memories.clear", tooltip="Clear the search"),
+        Binding("r", "reload_asked", "Reload", show=False, id="memories.reload", tooltip="Re-scan the memory dir and say what changed"),
+        Binding("escape", "back", "Back", show=False, id="memories.back", tooltip="Leave the search box (the search stays); again to clear the search"),
         Binding("down", "to_table", "List", show=False, id="memories.to-table", tooltip="From the search box to the list (the search stays)"),
         Binding("e", "edit", "Edit", id="memories.edit", tooltip="Edit the selected memory in the app"),
         Binding("E", "edit_external", "$EDITOR", show=False, id="memories.edit-external", tooltip="Edit in $VISUAL / $EDITOR"),
@@ -166,7 +188,7 @@ class MemoriesPane(Pane):
         Binding("z", "trash", "Trash", show=False, id="memories.trash", tooltip="Deleted memories; restore one"),
         Binding("D", "doctor", "Doctor", id="memories.doctor", tooltip="Every check of the lint catalog, with safe fixes"),
         Binding("I", "inbox", "Inbox", id="memories.inbox", tooltip="Memories proposed by extraction: accept, edit, reject"),
-        Binding("o", "source", "Conversation", show=False, id="memories.source", tooltip="The conversation at a use of this memory (from the agent's transcripts), or the one it came from"),
+        Binding("o", "source", "Source", id="memories.source", tooltip="The conversation at a use of this memory (from the agent's transcripts), or the one it came from"),
         Binding("U", "cycle_sort", "Sort", show=False, id="memories.sort", tooltip="Sort: newest → most used → least used (the agent's own use, from its transcripts)"),
         Binding("N", "toggle_never_used", "Never used", show=False, id="memories.never-used", tooltip="Only the memories the agent never used in the sessions on record"),
     ]
@@ -179,13 +201,24 @@ class MemoriesPane(Pane):
 
     @dataclass
     class CatalogLoaded(Message):
-        """A scan finished: the new catalog, and how many proposals wait in the inbox
-        (``ticket``: the scan's, see ``Latest``)."""
+        """A scan finished: the new catalog, how many proposals wait in the inbox
+        (``ticket``: the scan's, see ``Latest``), and the search over it (``None``: a first
+        batch, searched without the index)."""
 
         catalog: Catalog
         inbox: int = 0
         ticket: int = 0
+        searcher: CatalogSearch | None = None
         other_flavor: OtherFlavorHint | None = None  # an empty memory dir: what the other flavor has
+
+    @dataclass
+    class SearchFound(Message):
+        """Matches of the search ``ticket`` (see ``Latest``): positions in the catalog, ``done``
+        with the last chunk."""
+
+        ticket: int
+        positions: tuple[int, ...]
+        done: bool
 
     @dataclass
     class UsageLoaded(Message):
@@ -236,6 +269,10 @@ class MemoriesPane(Pane):
         self._pending_select: str | None = None
         self._scans = Latest()
         self.watch_files = watch
+        self._searcher: CatalogSearch | None = None
+        self._searches = Latest()  # the search shown; an older one's matches are dropped
+        self._listed_search = 0  # the search whose first matches the table lists
+        self._found: list[MemoryEntry] = []  # a worker search's matches so far, when sorted by use
         self.usage: UsageReport | None = None  # the agent's use of each memory (its transcripts)
         self._usage_index: UsageIndex | None = None
 
@@ -305,16 +342,18 @@ class MemoriesPane(Pane):
         release = self.locations.flavor.behaviour
         fmt, warning_style = release.memory_format, release.instructions.index_warning
         if first:
-            # (parsing 300 files costs less than loading the scan cache: the first batch reads them)
+            # (parsing 300 files costs less than opening the catalog database: the first batch reads them)
             batch = load_catalog(memory_dir, now, newest=FIRST_BATCH, fmt=fmt, warning_style=warning_style)
             hint = other_flavor_hint(self.locations) if batch.complete and not batch.entries else None
-            if not self.post_if_current(self.CatalogLoaded(batch, waiting, ticket, hint)) or batch.complete:
+            if not self.post_if_current(self.CatalogLoaded(batch, waiting, ticket, other_flavor=hint)) or batch.complete:
                 return
-        # unchanged files come from the scan cache (parsed by an earlier scan, text read on demand)
-        cache = ScanCache.for_memory_dir(self.locations.state_dir, memory_dir, fmt=fmt)
-        catalog = load_catalog(memory_dir, now, cache=cache, fmt=fmt, warning_style=warning_style)
+        # unchanged files come from the catalog database (parsed by an earlier scan, text read
+        # on demand); its search index is filled afterwards, in the background
+        db = CatalogDB.for_memory_dir(self.locations.state_dir, memory_dir, fmt=fmt)
+        catalog = load_catalog(memory_dir, now, cache=db, fmt=fmt, warning_style=warning_style)
+        searcher = CatalogSearch([e.memory for e in catalog.entries], db)
         hint = other_flavor_hint(self.locations) if not catalog.entries else None
-        self.post_if_current(self.CatalogLoaded(catalog, waiting, ticket, hint))
+        self.post_if_current(self.CatalogLoaded(catalog, waiting, ticket, searcher, other_flavor=hint))
 
     def worker_failed(self, failure: Failure) -> None:
         """A scan that raised: the pane says so (the error line has the exception); a change
@@ -338,6 +377,9 @@ class MemoriesPane(Pane):
             changes = catalog_changes(before, after).describe() if before is not None else "first full scan"
             self.report_reload(f"{len(after.entries):,} memories in {shorten_home(after.memory_dir)}", changes)
         self.catalog = message.catalog
+        self._searcher = message.searcher
+        if message.searcher is not None and message.searcher.db is not None:
+            self.fill_search_index(message.searcher)
         self.query_one(IndexGauge).show_report(message.catalog.index)
         self.refresh_table()
         self.call_after_refresh(self.query_one("#memories-table", MemoryTable).check_width)  # the real width may differ
@@ -442,10 +484,10 @@ class MemoriesPane(Pane):
     def action_focus_search(self) -> None:
         self.query_one("#memories-search", Input).focus()
 
-    def action_clear_search(self) -> None:
-        search = self.query_one("#memories-search", Input)
-        search.value = ""
-        self.query_one("#memories-table", DataTable).focus()
+    def action_back(self) -> None:
+        """esc: out of the search box to the list, the search kept; again: clear the search."""
+        if not self.escape_text_box():
+            self.query_one("#memories-table", DataTable).focus()
 
     def action_cycle_sort(self) -> None:
         """Newest first → most used → least used (never used first)."""
@@ -471,32 +513,100 @@ class MemoriesPane(Pane):
         return list(self._shown)
 
     def refresh_table(self) -> None:
-        """Rebuild the rows from the catalog, the type filter and the search, keeping the
-        selected memory selected when it is still listed."""
+        """Rebuild the rows from the catalog, the type filter, the search and the use filter and
+        order, keeping the selected memory selected when it is still listed. A search of a large
+        catalog runs in a worker (``search_catalog``) and lists its matches as they come (sorted
+        by use: once they are all in)."""
         if not self.is_mounted or self.catalog is None:
             return
+        ticket = self._searches.take()
+        wanted = MemoryFilter.of(self.type_filter, self.search)
+        entries = self.catalog.entries
+        if wanted.terms and len(entries) > SYNC_SEARCH_MAX:
+            allowed: list[int] | None = None
+            if wanted.type != "all" or (self.never_used and self.usage is not None):
+                typed = [e for e in entries if wanted.type_matches(e)]
+                kept = {id(e) for e in by_use(typed, self.usage, never_used=self.never_used)}
+                allowed = [i for i, e in enumerate(entries) if id(e) in kept]
+            searcher = self._searcher or CatalogSearch([e.memory for e in entries], None)
+            self._found = []
+            self.search_catalog(ticket, searcher, self.search, allowed)
+            return
+        self._list(by_use(wanted.apply(entries), self.usage, sort=self.sort_by, never_used=self.never_used), done=True)
+
+    def _list(self, shown: list[MemoryEntry], *, done: bool) -> None:
+        """Show ``shown`` in the table (``done``: every match is in)."""
+        assert self.catalog is not None
         table = self.query_one("#memories-table", MemoryTable)
         selected = self._pending_select or self._selected_relpath()
         self._pending_select = None
         scroll_y = table.scroll_y
-        listed = MemoryFilter.of(self.type_filter, self.search).apply(self.catalog.entries)
-        self._shown = by_use(listed, self.usage, sort=self.sort_by, never_used=self.never_used)
+        self._shown = shown
         rows = [e.relpath for e in self._shown]
         keep = rows.index(selected) if selected in rows else 0
         table.show_memories(self._shown, at_once=keep + 1)
-        total = len(self.catalog.entries)
-        if not self.catalog.complete:
-            table.border_title = f"newest {total:,} of {self.catalog.total:,} memories · reading the rest…"
-        elif self._shown or not total:
-            table.border_title = f"{len(self._shown):,} of {total:,} memories" + self._usage_title()
-        else:
-            table.border_title = f"no memory matches (of {total:,})"
+        self._title(done)
         self._previewed = None  # the catalog or the filter changed: show the preview again
         if self._shown:
             table.move_cursor(row=keep, scroll=False)
             table.scroll_to(y=scroll_y, animate=False, immediate=True)
             table.move_cursor(row=table.cursor_row)  # keep the cursor visible
         self._schedule_preview()
+
+    def _title(self, done: bool) -> None:
+        assert self.catalog is not None
+        table = self.query_one("#memories-table", MemoryTable)
+        total = len(self.catalog.entries)
+        if not self.catalog.complete:
+            table.border_title = f"newest {total:,} of {self.catalog.total:,} memories · reading the rest…"
+        elif not done:
+            table.border_title = f"{len(self._shown):,}… of {total:,} memories · searching"
+        elif self._shown or not total:
+            table.border_title = f"{len(self._shown):,} of {total:,} memories" + self._usage_title()
+        else:
+            table.border_title = f"no memory matches (of {total:,})"
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="memories-search")
+    def search_catalog(self, ticket: int, searcher: CatalogSearch, query: str, allowed: list[int] | None) -> None:
+        """Search off the UI thread; posts the matches in chunks. A newer search cancels this
+        one (``exclusive``, ``ticket``): the latest query wins."""
+        worker = get_current_worker()
+        searches = self._searches
+
+        class _Superseded:
+            def is_set(self) -> bool:
+                return worker.is_cancelled or not searches.is_current(ticket)
+
+        for chunk in searcher.search(query, allowed, _Superseded()):  # type: ignore[arg-type]
+            self.post_if_current(self.SearchFound(ticket, chunk.positions, chunk.done))
+
+    @on(SearchFound)
+    def _on_found(self, message: SearchFound) -> None:
+        if not self._searches.is_current(message.ticket) or self.catalog is None:
+            return  # an older query's matches
+        entries = self.catalog.entries
+        found = [entries[p] for p in message.positions]
+        if self.usage is not None and self.sort_by != "newest":  # listed once all are in, by use
+            self._found.extend(found)
+            if message.done:
+                self._listed_search = message.ticket
+                self._list(by_use(self._found, self.usage, sort=self.sort_by), done=True)
+            return
+        if self._listed_search != message.ticket:  # its first chunk: a new list
+            self._listed_search = message.ticket
+            self._list(found, done=message.done)
+            return
+        self._shown.extend(found)
+        self.query_one("#memories-table", MemoryTable).more_memories()
+        self._title(message.done)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="memories-index")
+    def fill_search_index(self, searcher: CatalogSearch) -> None:
+        """Add the memories the catalog database's search index lacks, a batch at a time
+        (searches meanwhile read those memories instead)."""
+        worker = get_current_worker()
+        while not worker.is_cancelled and searcher.index_pending():
+            pass
 
     def _usage_title(self) -> str:
         parts = []
@@ -682,7 +792,9 @@ class MemoriesPane(Pane):
         if entry.action == "undo":  # u again walks further back; there is no redo
             self.notify(f"{entry.title.removeprefix('Undo: ')}  ·  u undoes the change before it", title="Undone")
         else:
-            self.notify(f"{entry.title}  ·  u to undo", title="Done")
+            # a save and a creation say so in words; every change says how to undo it
+            title = {"edit": "Saved", "create": "Created"}.get(entry.action, "Done")
+            self.notify(f"{entry.title}  ·  u to undo", title=title)
         if message.select:
             self._pending_select = message.select
         self.action_reload()
@@ -715,8 +827,9 @@ class MemoriesPane(Pane):
         self.app.push_screen(EditorScreen(mem.relpath, mem.text), saved)
 
     def _save_text(self, mem: Memory, text: str) -> None:
+        fmt = self.locations.flavor.behaviour.memory_format
         try:
-            plan = plan_save(self.locations.memory_dir, mem, text)
+            plan = plan_save(self.locations.memory_dir, mem, text, fmt)
         except EditError as exc:
             self.notify(str(exc), severity="warning")
             return
@@ -727,7 +840,22 @@ class MemoriesPane(Pane):
             self.notify(f"{exc.strerror or exc} — your text is still in the editor", title="Not saved", severity="error")
             self._edit_again(mem, text)
             return
-        self.apply(plan, select=mem.relpath)
+        self._save_plan(plan, mem, text)
+
+    def _save_plan(self, plan: Plan, mem: Memory, text: str) -> None:
+        """Apply a save; when it would make the agent lose a name, description or type, show
+        what is lost first and ask (Cancel: back to the editor, the text kept)."""
+        if not plan.losses:
+            self.apply(plan, select=mem.relpath)
+            return
+
+        def confirmed(ok: bool | None) -> None:
+            if ok:
+                self.apply(plan, select=mem.relpath)
+            else:
+                self._edit_again(mem, text)
+
+        self.app.push_screen(PlanPreview(plan, confirm_label="Save anyway"), confirmed)
 
     def _edit_again(self, mem: Memory, text: str) -> None:
         """Back to the editor with ``text`` (not saved yet)."""
@@ -736,19 +864,30 @@ class MemoriesPane(Pane):
             if edited is not None:
                 self._save_text(mem, edited)
 
-        self.app.push_screen(EditorScreen(mem.relpath, text), saved)
+        self.app.push_screen(EditorScreen(mem.relpath, text, saved=mem.text), saved)
 
     def _resolve_conflict(self, mem: Memory, text: str, diff: str | None = None) -> None:
         disk = read_memory(mem.path, self.locations.memory_dir, self.locations.flavor.behaviour.memory_format)
 
+        def reload(drop: bool | None) -> None:
+            if drop:
+                self.action_reload()
+            else:
+                self._resolve_conflict(mem, text, diff)
+
         def chosen(choice: str | None) -> None:
             if choice == "reload":
-                self.action_reload()
+                # the edit is lost on reload: say so and ask
+                self.app.push_screen(
+                    DiscardDialog(f"Drop your edit of {mem.relpath} and reload it from disk?", confirm_label="Drop and reload", keep_label="Back"),
+                    reload,
+                )
             elif choice == "keep":
                 # plan against what is on disk now: the journal keeps it as the backup
-                plan = self._make_plan(lambda: plan_save(self.locations.memory_dir, disk, text))
+                fmt = self.locations.flavor.behaviour.memory_format
+                plan = self._make_plan(lambda: plan_save(self.locations.memory_dir, disk, text, fmt))
                 if plan:
-                    self.apply(plan, select=mem.relpath)
+                    self._save_plan(plan, disk, text)
             elif choice == "diff":
                 change = FileChange(mem.relpath, disk.text.encode("utf-8"), text.encode("utf-8"))
                 self._resolve_conflict(mem, text, change.diff())
@@ -793,7 +932,7 @@ class MemoriesPane(Pane):
                 fmt = self.locations.flavor.behaviour.memory_format
                 plan = self._make_plan(lambda: plan_retype(self.locations.memory_dir, mem, mem_type, fmt))
                 if plan:
-                    self.apply(plan, select=mem.relpath, preview=bool(plan.notes))
+                    self.apply(plan, select=mem.relpath, preview=True)
 
         self.app.push_screen(TypePicker(mem.type or mem.declared_type, mem.relpath), picked)
 
@@ -812,15 +951,38 @@ class MemoriesPane(Pane):
         self.app.push_screen(TextPrompt(f"Rename {mem.relpath}", mem.relpath, hint="a path ending in .md, relative to the memory dir"), named)
 
     def action_new(self) -> None:
+        """Type, name and description; then the editor on the type's template. Nothing is
+        written (no file, no index entry) until the body is written and saved."""
+
         def created(result: tuple[MemoryType, str, str] | None) -> None:
             if result:
                 mem_type, name, description = result
-                plan = self._make_plan(lambda: plan_create(self.locations.memory_dir, mem_type, name, description))
-                if plan:
-                    self.apply(plan, select=plan.changes[0].relpath)
+                draft = self._make_plan(lambda: plan_create(self.locations.memory_dir, mem_type, name, description))
+                if draft:
+                    first = draft.changes[0]
+                    self._write_new(first.relpath, (first.after or b"").decode("utf-8"), None)
 
         self.locations.memory_dir.mkdir(parents=True, exist_ok=True)
         self.app.push_screen(NewMemoryDialog(), created)
+
+    def _write_new(self, relpath: str, draft: str, text: str | None) -> None:
+        """The editor on a new memory (``draft``: as the dialog made it; ``text``: what was
+        typed so far); ctrl+s creates it with its index entry, esc drops it."""
+
+        def saved(edited: str | None) -> None:
+            if edited is None:
+                return
+            fmt = self.locations.flavor.behaviour.memory_format
+            try:
+                plan = plan_create_text(self.locations.memory_dir, relpath, edited, fmt)
+            except EditError as exc:
+                self.notify(f"{exc} — your text is still in the editor", title="Not created", severity="warning", timeout=8)
+                self._write_new(relpath, draft, edited)
+                return
+            self.apply(plan, select=relpath)
+
+        title = f"new memory {relpath} — written when you save (ctrl+s) · esc drops it"
+        self.app.push_screen(EditorScreen(relpath, draft if text is None else text, saved=draft, title=title), saved)
 
     def action_delete(self) -> None:
         entry = self._need_selection()
@@ -924,19 +1086,11 @@ class MemoriesPane(Pane):
 
         self.app.push_screen(SourceDialog(message.title, message.excerpt))
 
-    def system_commands(self) -> Iterable[SystemCommand]:
-        """The pane's palette commands: each shows the pane, then acts."""
-        yield SystemCommand("Memories: search", "Focus the search box ( / )", self.there(self.action_focus_search))
-        yield SystemCommand("Memories: cycle type filter", "All → user → feedback → project → reference → untyped ( t )", self.there(self.action_cycle_type))
-        yield SystemCommand("Memories: reload", "Re-scan the memory dir and say what changed ( r )", self.there(self.action_reload_asked))
-        yield SystemCommand("Memories: sort by use", "Newest → most used → least used, from the agent's transcripts ( U )", self.there(self.action_cycle_sort))
-        yield SystemCommand("Memories: never used", "Only the memories the agent never used in the sessions on record ( N )", self.there(self.action_toggle_never_used))
-        yield SystemCommand("Memories: conversation at a use", "Open the conversation where the agent used the selected memory ( o )", self.there(self.action_source))
+    def extra_commands(self) -> Iterable[SystemCommand]:
+        """A type filter by name (the ``t`` key cycles through them)."""
         for label, value in TYPE_CHOICES:
             name = "all" if value == "all" else label
             yield SystemCommand(f"Memories: show {name}", f"Filter the list to {name} memories", self.there(partial(setattr, self, "type_filter", value)))
-        yield SystemCommand("Memories: doctor", "Every check of the lint catalog, with safe fixes ( D )", self.there(self.action_doctor))
-        yield SystemCommand("Memories: inbox", "Memories proposed by extraction ( I )", self.there(self.action_inbox))
 
     # ----- live reload -----------------------------------------------------------------------
 

@@ -11,6 +11,11 @@
 - **One set of breakpoints** (``NARROW_BELOW``, ``SHORT_BELOW``): the app's screen classes
   ``-narrow`` / ``-short`` for the stylesheets, a pane's ``narrow`` / ``short`` for what it
   draws in Python.
+- **Every key is in the palette** (``binding_commands``): a pane's and a screen's palette
+  commands are made from its bindings, so a key added is a command added.
+- **esc and text boxes, the same in every pane** (``Pane.escape_text_box``): esc in a text
+  box leaves it for the pane's list with the text kept (the pane's keys work again); a second
+  esc clears that box.
 - **Panes in tabs** (``Pane``): ``MAIN`` names the widget that has the keys when the pane is
   shown, ``activated`` runs each time its tab becomes the visible one, ``reveal`` brings the
   pane into view from anywhere (palette commands) — ``PaneTabs`` does the switching and owns
@@ -19,19 +24,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import on
+from textual.actions import parse as parse_action
 from textual.app import ComposeResult, SystemCommand
+from textual.binding import Binding
 from textual.css.query import NoMatches
+from textual.dom import DOMNode
 from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer, Static, TabbedContent, TabPane
+from textual.widgets import Footer, Input, Static, TabbedContent, TabPane
 from textual.worker import NoActiveWorker, Worker, WorkerState, get_current_worker
 
 from memtui.core.base.terminal import visible, visible_block
@@ -53,6 +61,62 @@ NARROW_BELOW = 110
 SHORT_BELOW = 30
 HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (NARROW_BELOW, "-wide")]
 VERTICAL_BREAKPOINTS = [(0, "-short"), (SHORT_BELOW, "-tall")]
+
+
+def own_bindings(node_class: type[DOMNode]) -> list[Binding]:
+    """The bindings memtui's classes in ``node_class``'s ancestry declare (not Textual's own:
+    scrolling, tab focus), the most derived first, one per action."""
+    seen: set[str] = set()
+    found: list[Binding] = []
+    for cls in node_class.__mro__:
+        if not cls.__module__.startswith("memtui.") or "BINDINGS" not in cls.__dict__:
+            continue
+        for binding in cls.__dict__["BINDINGS"]:
+            if isinstance(binding, Binding) and binding.action not in seen:
+                seen.add(binding.action)
+                found.append(binding)
+    return found
+
+
+def key_names(node: DOMNode, binding: Binding) -> str:
+    """The keys of ``binding`` as the footer shows them (``"esc / n"``)."""
+    if binding.key_display:
+        return binding.key_display
+    keys = [key.strip() for key in binding.key.split(",") if key.strip()]
+    return " / ".join(node.app.get_key_display(Binding(key, binding.action)) for key in keys)
+
+
+def binding_commands(
+    node: DOMNode,
+    section: str,
+    *,
+    titles: Mapping[str, tuple[str, str]] | None = None,
+    run: Callable[[Callable[[], object]], Callable[[], object]] | None = None,
+) -> Iterator[SystemCommand]:
+    """A palette command for every binding of ``node`` (``own_bindings``): "``section``:
+    <what it does>", with its keys in the help text; it runs the binding's action on ``node``
+    as the key does.
+
+    ``titles``: binding id → (title, help) where the binding's own description and tooltip are
+    too short for the palette. ``run``: wraps each command's callback (a pane reveals itself
+    first). A binding ``node.check_action`` hides (``False``) has no command; one it disables
+    for now (``None``) says so in its help."""
+    titles = titles or {}
+    for binding in own_bindings(type(node)):
+        title, help_text = titles.get(binding.id or "", (binding.description.lower(), binding.tooltip or binding.description))
+        _namespace, name, parameters = parse_action(binding.action)
+        state = node.check_action(name, parameters)
+        if state is False:
+            continue
+        if state is None:
+            help_text += " — not available now"
+        action = binding.action
+
+        def act(action: str = action) -> None:
+            node.app.call_later(node.app.run_action, action, node)
+
+        callback: Callable[[], object] = run(act) if run is not None else act
+        yield SystemCommand(f"{section}: {title}", f"{help_text} ( {key_names(node, binding)} )", callback)
 
 
 class Latest:
@@ -217,9 +281,32 @@ class Pane(WorkerReports, Widget):
     ``short``: the terminal is below the breakpoints (kept up to date on resize)."""
 
     MAIN: ClassVar[str] = ""
+    # where esc from a text box puts the focus (default: ``MAIN``)
+    LEAVE_TO: ClassVar[str] = ""
 
     narrow: reactive[bool] = reactive(False, init=False)
     short: reactive[bool] = reactive(False, init=False)
+
+    _left_box: Input | None = None  # the text box esc last left (a second esc clears it)
+
+    def escape_text_box(self) -> bool:
+        """What esc does first in every pane: in a text box of the pane, leave it for the
+        ``LEAVE_TO`` (else ``MAIN``) widget, the text kept; elsewhere, clear the box esc left
+        last, if it still holds text. Returns ``False`` when neither applied (the pane's esc
+        does its own job)."""
+        focused = self.app.focused
+        if isinstance(focused, Input) and self in focused.ancestors:
+            self._left_box = focused
+            target = self.query_one(self.LEAVE_TO or self.MAIN)
+            if target is focused:
+                return False
+            target.focus()
+            return True
+        box, self._left_box = self._left_box, None
+        if box is not None and box.is_attached and box.value:
+            box.clear()
+            return True
+        return False
 
     def _on_resize(self) -> None:
         size = self.app.size
@@ -270,8 +357,24 @@ class Pane(WorkerReports, Widget):
 
         return run
 
+    # the pane's name in the palette ("Memories: …"; default: the class name without "Pane")
+    PALETTE: ClassVar[str] = ""
+    # binding id -> (title, help) of its palette command, where the binding's own words are short
+    PALETTE_TITLES: ClassVar[dict[str, tuple[str, str]]] = {}
+
     def system_commands(self) -> Iterable[SystemCommand]:
-        """The pane's palette commands (override): each reaches an action a key reaches."""
+        """The pane's palette commands: one for every key of the pane and of the widgets in it
+        (``binding_commands``; each shows the pane, then acts as the key does), then
+        ``extra_commands``."""
+        section = self.PALETTE or type(self).__name__.removesuffix("Pane")
+        yield from binding_commands(self, section, titles=self.PALETTE_TITLES, run=self.there)
+        for widget in self.query("*"):
+            if own_bindings(type(widget)):
+                yield from binding_commands(widget, section, titles=self.PALETTE_TITLES, run=self.there)
+        yield from self.extra_commands()
+
+    def extra_commands(self) -> Iterable[SystemCommand]:
+        """Palette commands no key has (override: a filter by name, a selector by name)."""
         return ()
 
 

@@ -53,6 +53,7 @@ from memtui.core.recall import (
     choose_selector,
     load_corpus,
     recall,
+    selector_status,
 )
 from memtui.core.recall.corpus import corpus_changes
 from memtui.core.recall.engine import NO_KEY
@@ -79,6 +80,9 @@ if TYPE_CHECKING:
     import anthropic
 
     from memtui.core.audit.agreement import Agreement
+
+# the badge's chip colour for each state of the selector (``selector_status``)
+BADGE_TONE = {"online": "$success", "offline": "$warning", "no-key": "$error", "error": "$error"}
 
 # memtui's choice: the pause after the last keystroke before lexical recall runs.
 DEBOUNCE_S = 0.25
@@ -119,6 +123,19 @@ class RecallPane(Pane):
     """Type a prompt, see what the agent would recall and inject."""
 
     MAIN = "#recall-query"
+    LEAVE_TO = "#recall-results"
+    PALETTE_TITLES = {
+        "recall.query": ("open", "Switch to the Recall pane and type a prompt"),
+        "recall.selector": ("cycle selector", "auto → claude → semantic → lexical → hybrid"),
+        "recall.transcript": ("from transcript", "Recent tools and surfaced memories from a session"),
+        "recall.sent": ("manifest and request", "Show or hide the exact manifest and request"),
+        "recall.injected": ("injected text", "Focus the exact injected text"),
+        "recall.reload": ("reload", "Re-scan the memory dir and the sessions"),
+        "recall.agreement": ("agreement with the agent", "How often memtui picks what the agent's own recall picked, prompt by prompt"),
+        "recall.cancel": ("cancel request / leave or clear the text box", "Cancel a running Claude request; else out of the text box, the text kept; again: clear it"),
+        "history.previous": ("previous query", "The previous query of this session, in the query box"),
+        "history.next": ("next query", "The next query of this session, in the query box"),
+    }
     FAILURE_TITLES = {
         "recall-load": "Cannot scan the memory dir",
         "recall-run": "Recall failed",
@@ -134,7 +151,7 @@ class RecallPane(Pane):
         Binding("ctrl+n", "toggle_injected", "Injected text", id="recall.injected", tooltip="Focus (or, when narrow, show) the injected text; again to go back"),
         Binding("ctrl+r", "reload_asked", "Reload", id="recall.reload", tooltip="Re-scan the memory dir and the sessions, and say what changed"),
         Binding("ctrl+l", "toggle_agreement", "Agreement", show=False, id="recall.agreement", tooltip="How often memtui picks what the agent's own recall picked (its transcripts): the prompts, and hybrid with a key"),
-        Binding("escape", "cancel", "Cancel", show=False, id="recall.cancel", tooltip="Cancel a running Claude request; else leave the text box for the results"),
+        Binding("escape", "cancel", "Cancel", show=False, id="recall.cancel", tooltip="Cancel a running Claude request; else leave the text box for the results (the text stays); again to clear it"),
     ]
 
     # ----- messages (posted by workers; handled below on the UI thread) ----------------------
@@ -545,16 +562,16 @@ class RecallPane(Pane):
 
     def action_cancel(self) -> None:
         """Cancel a running Claude request (its answer, if it still comes, is ignored); else
-        leave a text box for the results (so digits switch panes again), or from elsewhere
-        go back to the query box."""
+        leave a text box for the results, its text kept (so digits switch panes again); again:
+        clear that box; from elsewhere: back to the query box."""
         if self._recall_in_flight:
             self._cancel_running()
             self._notice(styled("Cancelled: the request's answer will be ignored.", style="$warning"))
-        elif isinstance(self.app.focused, Input):
-            if self._show_injected:
-                self._toggle_narrow_view(False)
-            self.query_one("#recall-results", VerticalScroll).focus()
-        else:
+            return
+        leaving = isinstance(self.app.focused, Input)
+        if leaving and self._show_injected:
+            self._toggle_narrow_view(False)
+        if not self.escape_text_box():
             self.action_focus_query()
 
     # ----- showing ---------------------------------------------------------------------------
@@ -568,11 +585,10 @@ class RecallPane(Pane):
         notice.display = text is not None
 
     def _update_badge(self) -> None:
-        """The online/offline badge with its reason, the memory count and the transcript."""
-        choice = self.selector_choice()
-        chosen = choice.selector
-        result = self.result if self.result is not None and self.result.selector == chosen.name else None
-        facts: list[str] = []
+        """The selector's badge (the core's ``selector_status``: the same words the result
+        uses), the memory count and the transcript."""
+        status_of = selector_status(self.selector_choice(), self.model, self.result, asking=self._recall_in_flight)
+        facts: list[str] = [] if status_of.state != "online" or status_of.reason is None else [status_of.reason]
         if self.corpus is not None:
             facts.append(f"{len(self.corpus.docs):,} memories")
         if self.transcript is not None:
@@ -581,22 +597,15 @@ class RecallPane(Pane):
                 f"session {t.session_id[:8]}: {len(t.tools)} tool{'s' if len(t.tools) != 1 else ''},"
                 f" {len(t.surfaced)} surfaced ({t.units:,} of {SESSION_BUDGET:,} units)"
             )
+        trouble = status_of.state in ("error", "no-key")
+        if status_of.state != "online" and status_of.reason is not None:
+            facts.append(status_of.reason)
         status = Text()
-        if result is not None and result.error and result.online:
-            status.append(" ERROR ", tone("bold $chip-text on $error"))
-            status.append(f" {chosen.name} · {self.model}", tone("bold"))
-            facts.append(result.error)
-        elif choice.offline_cause is None:
-            status.append(" ONLINE ", tone("bold $chip-text on $success"))
-            status.append(f" {chosen.name} · {self.model}", tone("bold"))
-            facts.insert(0, "asking…" if self._recall_in_flight else "Enter sends one request")
-        else:
-            status.append(" OFFLINE ", tone("bold $chip-text on $warning"))
-            status.append(f" {chosen.name} ({'embeddings + BM25' if chosen.name == 'semantic' else 'BM25'}) as you type", tone("bold"))
-            facts.append(NO_KEY if choice.offline_cause == "no-credentials" else "by choice: an API key is set")
+        status.append(f" {status_of.chip} ", tone(f"bold $chip-text on {BADGE_TONE[status_of.state]}"))
+        status.append(f" {status_of.title}", tone("bold"))
         for fact in facts:
             status.append("  ·  ", tone(MUTED))
-            status.append(visible(fact), tone("$error" if result is not None and fact == result.error else SOFT))
+            status.append(visible(fact), tone("$error" if trouble and fact == status_of.reason else SOFT))
         self._status(status)
 
     def _show_intro(self) -> None:
@@ -670,20 +679,10 @@ class RecallPane(Pane):
 
     # ----- actions ---------------------------------------------------------------------------
 
-    def system_commands(self) -> Iterable[SystemCommand]:
-        """The pane's palette commands: each switches to the pane, then acts."""
-
-        there = self.there
-        yield SystemCommand("Recall: open", "Switch to the Recall pane and type a prompt ( 3 )", there(self.action_focus_query))
-        yield SystemCommand("Recall: cycle selector", "auto → claude → semantic → lexical → hybrid ( ctrl+o )", there(self.action_cycle_selector))
+    def extra_commands(self) -> Iterable[SystemCommand]:
+        """A selector by name (``ctrl+o`` cycles through them)."""
         for name in SELECTOR_NAMES:
-            yield SystemCommand(f"Recall: selector {name}", SELECTOR_HELP[name], there(partial(self.set_selector, name)))
-        yield SystemCommand("Recall: from transcript", "Recent tools and surfaced memories from a session ( ctrl+t )", there(self.action_pick_transcript))
-        yield SystemCommand("Recall: manifest and request", "Show or hide the exact manifest and request ( ctrl+g )", there(self.action_toggle_sent))
-        yield SystemCommand("Recall: injected text", "Focus the exact injected text ( ctrl+n )", there(self.action_toggle_injected))
-        yield SystemCommand("Recall: reload", "Re-scan the memory dir and the sessions, and say what changed ( ctrl+r )", there(self.action_reload_asked))
-        yield SystemCommand("Recall: cancel request", "Cancel a running Claude request ( esc )", there(self.action_cancel))
-        yield SystemCommand("Recall: agreement with the agent", "How often memtui picks what the agent's own recall picked, prompt by prompt ( ctrl+l )", there(self.action_toggle_agreement))
+            yield SystemCommand(f"Recall: selector {name}", SELECTOR_HELP[name], self.there(partial(self.set_selector, name)))
 
     def set_selector(self, name: str) -> None:
         """Choose the selector ``name`` (one of ``SELECTOR_NAMES``)."""

@@ -20,6 +20,7 @@ from rich.console import Console
 from textual import events
 from textual.app import App
 from textual.keys import REPLACED_KEYS, _character_to_key, _get_unicode_name_from_key
+from textual.command import CommandList
 from textual.pilot import Pilot
 from textual.widgets import Input, Static
 from textual.worker import WorkerCancelled
@@ -122,6 +123,28 @@ async def type_text(pilot: Pilot[Any], text: str, *, erase: int = 0) -> None:
         await _send_keys(pilot, box, ["backspace"] * erase, box.value[: len(box.value) - erase])
     if text:
         await _send_keys(pilot, box, list(text), box.value + text)
+    await pilot.pause()
+
+
+async def palette_highlights(pilot: Pilot[Any], title: str) -> None:
+    """Wait until the open command palette's highlighted command contains ``title`` (the
+    palette searches in a worker)."""
+
+    def highlighted() -> bool:
+        commands = pilot.app.screen.query_one(CommandList)
+        return commands.highlighted is not None and title in str(commands.get_option_at_index(commands.highlighted).prompt)
+
+    await wait_until(pilot, highlighted, what=f"the palette highlights {title!r}")
+
+
+async def run_from_palette(pilot: Pilot[Any], title: str) -> None:
+    """Open the command palette (ctrl+p), type ``title`` and run the command it highlights —
+    as a user does."""
+    await pilot.press("ctrl+p")
+    await pilot.pause()
+    await type_text(pilot, title.lower())
+    await palette_highlights(pilot, title)
+    await pilot.press("enter")
     await pilot.pause()
 
 

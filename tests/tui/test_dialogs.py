@@ -14,7 +14,7 @@ from support.pilot import settle, type_text
 
 from memtui.core.writes.edits import FileChange, Plan
 from memtui.tui.app import MemtuiApp
-from memtui.tui.dialogs import NewMemoryDialog, PlanPreview, TrashDialog
+from memtui.tui.dialogs import EditorScreen, NewMemoryDialog, PlanPreview, TrashDialog
 from memtui.tui.memories import MemoriesPane
 
 
@@ -65,8 +65,9 @@ async def test_create_with_a_missing_field_keeps_the_dialog_and_says_what_is_mis
         dialog.query_one("#new-description", Input).focus()
         await pilot.press("enter")  # (a second click on Create within 0.2 s is ignored by Button)
         await settle(pilot)
-        assert not isinstance(app.screen, NewMemoryDialog)
-        assert len(list(Path(app.locations.memory_dir).iterdir())) == len(before) + 1
+        # on to the editor with the draft; nothing is written before the body is
+        assert isinstance(app.screen, EditorScreen)
+        assert sorted(p.name for p in Path(app.locations.memory_dir).iterdir()) == before
 
 
 async def test_enter_in_an_empty_description_keeps_the_dialog(make_app: Callable[[], MemtuiApp]) -> None:

@@ -6,11 +6,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from textual.command import CommandList
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, TabbedContent
 
-from support.pilot import settle, type_text, wait_until
+from support.pilot import palette_highlights, settle, type_text, wait_until
 
 from memtui.tui.app import MemtuiApp
 from memtui.tui.cascade import CascadePane
@@ -26,16 +25,6 @@ def focused_id(app: MemtuiApp) -> str | None:
 
 def active(app: MemtuiApp) -> str:
     return app.query_one("#panes", TabbedContent).active
-
-
-async def palette_highlights(pilot: Pilot[None], title: str) -> None:
-    """Wait until the command palette's highlighted command is ``title``."""
-
-    def highlighted() -> bool:
-        commands = pilot.app.screen.query_one(CommandList)
-        return commands.highlighted is not None and title in str(commands.get_option_at_index(commands.highlighted).prompt)
-
-    await wait_until(pilot, highlighted, what=f"the palette highlights {title!r}")
 
 
 @pytest.mark.parametrize("away", ["1", "3", "4"])
@@ -158,3 +147,36 @@ async def test_a_palette_command_of_another_pane_shows_it_then_acts(make_app: Ca
         await settle(pilot)
         assert active(app) == "cascade"
         await wait_until(pilot, lambda: focused_id(app) == "cascade-reads", what="the reads box focused")
+
+
+# pane key -> (its text box, the key that focuses it from the pane, where esc leaves it for)
+TEXT_BOXES = {
+    "1": ("cascade-reads", "/", "cascade-tree"),
+    "2": ("memories-search", "/", "memories-table"),
+    "3": ("recall-query", "/", "recall-results"),
+}
+
+
+@pytest.mark.parametrize("pane", sorted(TEXT_BOXES))
+async def test_first_escape_leaves_a_text_box_keeping_its_text_the_second_clears_it(make_app: Callable[[], MemtuiApp], pane: str) -> None:
+    box_id, focus_key, leave_to = TEXT_BOXES[pane]
+    app = make_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press(pane)
+        await settle(pilot)
+        if focused_id(app) != box_id:
+            await pilot.press(focus_key)
+            await pilot.pause()
+        assert focused_id(app) == box_id
+        await type_text(pilot, "zz")
+        await pilot.press("escape")
+        await pilot.pause()
+        box = app.query_one(f"#{box_id}", Input)
+        assert focused_id(app) == leave_to and box.value == "zz"  # left, not cleared
+        await pilot.press("escape")
+        await settle(pilot)
+        assert box.value == ""  # the second esc clears
+        await pilot.press("4")  # the pane keys work again: a digit switches panes
+        await settle(pilot)
+        assert active(app) == "dream"

@@ -15,10 +15,10 @@ from textual.notifications import Notify
 from textual.pilot import Pilot
 from textual.widgets import Input, TextArea
 
-from support.pilot import settle, wait_until
+from support.pilot import plain, run_from_palette, settle, wait_until
 
 from memtui.tui.app import MemtuiApp
-from memtui.tui.dialogs import ConflictDialog, EditorScreen, PlanPreview, TrashDialog, TypePicker
+from memtui.tui.dialogs import ConflictDialog, DiscardDialog, EditorScreen, NewMemoryDialog, PlanPreview, TrashDialog, TypePicker
 from memtui.tui.memories import MemoriesPane
 
 
@@ -44,6 +44,12 @@ async def test_retype_lifts_the_nested_type_and_keeps_every_other_byte(make_app:
         await pilot.pause()
         assert isinstance(app.screen, TypePicker)
         await pilot.press("2")  # feedback
+        await pilot.pause()
+        # the change is shown first, as delete and rename show theirs
+        assert isinstance(app.screen, PlanPreview)
+        assert "+type: feedback" in app.screen.plan.diff()
+        assert (memory_dir(app) / "feedback_nested.md").read_text().count("type: feedback") == 1  # not written yet
+        await pilot.press("y")
         await settle(pilot)
         # the metadata block held only `type`, so it goes; `type` is appended at the end of the block
         assert (memory_dir(app) / "feedback_nested.md").read_text() == (
@@ -108,7 +114,7 @@ async def test_undo_reverts_the_last_change(make_app: Callable[..., MemtuiApp]) 
         await settle(pilot)
         original = (memory_dir(app) / "feedback_nested.md").read_bytes()
         await select(app, pilot, "feedback_nested.md")
-        await pilot.press("y", "2")
+        await pilot.press("y", "2", "y")  # re-type, feedback, apply
         await settle(pilot)
         assert (memory_dir(app) / "feedback_nested.md").read_bytes() != original
         await pilot.press("u")
@@ -137,6 +143,8 @@ async def test_in_app_edit_saves_atomically(make_app: Callable[..., MemtuiApp]) 
         await settle(pilot)
         assert "panel p99" in (memory_dir(app) / "reference_grafana.md").read_text()
         assert not [p for p in memory_dir(app).iterdir() if p.name.startswith(".memtui-")]
+        # the save is confirmed in words
+        assert any(n.title == "Saved" and "reference_grafana.md" in n.message for n in app._notifications)
 
 
 async def test_saving_over_an_external_change_asks_and_keep_mine_keeps_a_backup(make_app: Callable[..., MemtuiApp]) -> None:
@@ -202,3 +210,167 @@ async def test_a_state_dir_inside_the_memory_dir_is_a_message_not_a_crash(make_a
             await pilot.pause()
         assert app.is_running
         assert sorted(p.name for p in memory_dir(app).iterdir()) == before  # nothing written there
+
+
+async def test_escape_leaves_the_editor_and_asks_only_when_the_text_changed(make_app: Callable[..., MemtuiApp]) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        path = memory_dir(app) / "reference_grafana.md"
+        original = path.read_bytes()
+        await select(app, pilot, "reference_grafana.md")
+        await pilot.press("e")
+        await pilot.pause()
+        assert isinstance(app.screen, EditorScreen)
+        await pilot.press("escape")  # nothing changed: straight back
+        await pilot.pause()
+        assert not isinstance(app.screen, EditorScreen) and app.focused is app.query_one("#memories-table")
+        await pilot.press("e")
+        await pilot.pause()
+        await pilot.press("x")  # typed into the text
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, DiscardDialog)
+        await pilot.press("escape")  # keep editing: the edit is still there
+        await pilot.pause()
+        assert isinstance(app.screen, EditorScreen) and app.screen.query_one(TextArea).text == "x" + original.decode()
+        await pilot.press("escape", "y")  # discard
+        await settle(pilot)
+        assert not isinstance(app.screen, (EditorScreen, DiscardDialog))
+        assert path.read_bytes() == original
+
+
+async def test_the_palette_cancels_the_editor(make_app: Callable[..., MemtuiApp]) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await select(app, pilot, "reference_grafana.md")
+        await pilot.press("e")
+        await pilot.pause()
+        await pilot.press("x")
+        await run_from_palette(pilot, "Editor: cancel")
+        assert isinstance(app.screen, DiscardDialog)
+        await pilot.press("y")
+        await settle(pilot)
+        assert not isinstance(app.screen, EditorScreen)
+        assert (memory_dir(app) / "reference_grafana.md").read_text().startswith("---\nname: Latency board")
+
+
+async def test_saving_an_edit_that_breaks_the_frontmatter_shows_the_loss_and_asks(make_app: Callable[..., MemtuiApp]) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        path = memory_dir(app) / "reference_grafana.md"
+        original = path.read_text()
+        await select(app, pilot, "reference_grafana.md")
+        await pilot.press("e")
+        await pilot.pause()
+        await pilot.press("o", "o", "p", "s")  # typed above the opening ---
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert isinstance(app.screen, PlanPreview)
+        losses = plain(app.screen, "#plan-losses")
+        assert "name “Latency board”: the agent sees no name" in losses
+        assert "type reference: the memory becomes untyped" in losses
+        assert path.read_text() == original  # nothing written yet
+        await pilot.press("escape")  # cancel: back to the editor, the text kept
+        await pilot.pause()
+        assert isinstance(app.screen, EditorScreen) and app.screen.query_one(TextArea).text == "oops" + original
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        await pilot.press("y")  # save anyway
+        await settle(pilot)
+        assert path.read_text() == "oops" + original
+
+
+async def test_reload_in_the_conflict_dialog_asks_before_dropping_the_edit(make_app: Callable[..., MemtuiApp]) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        path = memory_dir(app) / "reference_grafana.md"
+        await select(app, pilot, "reference_grafana.md")
+        await pilot.press("e")
+        await pilot.pause()
+        theirs = path.read_text().replace("panel p95", "panel p50")
+        path.write_text(theirs)  # meanwhile the agent rewrites the file
+        area = app.screen.query_one(TextArea)
+        area.text = area.text.replace("panel p95", "panel p99")
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert isinstance(app.screen, ConflictDialog)
+        await pilot.press("r")
+        await pilot.pause()
+        assert isinstance(app.screen, DiscardDialog)  # asked, nothing dropped yet
+        await pilot.press("escape")  # back: the choice again, the edit still there
+        await pilot.pause()
+        assert isinstance(app.screen, ConflictDialog)
+        await pilot.press("escape")  # back to editing
+        await pilot.pause()
+        assert isinstance(app.screen, EditorScreen) and "panel p99" in app.screen.query_one(TextArea).text
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        await pilot.press("r", "y")  # drop and reload
+        await settle(pilot)
+        assert not isinstance(app.screen, (ConflictDialog, DiscardDialog, EditorScreen))
+        assert path.read_text() == theirs
+        entry = app.query_one(MemoriesPane).selected_entry()
+        assert entry is not None and "panel p50" in entry.memory.text
+
+
+async def new_memory_editor(app: MemtuiApp, pilot: Pilot[None]) -> EditorScreen:
+    """``n``, then a feedback memory named "Deploy day": the editor on its draft."""
+    await pilot.press("n")
+    await pilot.pause()
+    dialog = app.screen
+    assert isinstance(dialog, NewMemoryDialog)
+    dialog.query_one("#new-name", Input).value = "Deploy day"
+    dialog.query_one("#new-description", Input).value = "Deploys go out on Mondays"
+    dialog.query_one("#new-description", Input).focus()
+    await pilot.press("enter")
+    await pilot.pause()
+    assert isinstance(app.screen, EditorScreen)
+    return app.screen
+
+
+async def test_new_opens_the_template_in_the_editor_and_writes_nothing_until_the_body_is_written(make_app: Callable[..., MemtuiApp]) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        index = memory_dir(app) / "MEMORY.md"
+        index_before = index.read_text()
+        editor = await new_memory_editor(app, pilot)
+        area = editor.query_one(TextArea)
+        assert area.text == (
+            "---\nname: Deploy day\ndescription: Deploys go out on Mondays\ntype: feedback\n---\n\n"
+            "The rule, in one or two sentences.\n\n**Why:** what happened that made it a rule.\n\n"
+            "**How to apply:** when and how to follow it.\n"
+        )
+        assert not (memory_dir(app) / "feedback_deploy_day.md").exists() and index.read_text() == index_before
+        await pilot.press("ctrl+s")  # the body is still the template: refused, the editor stays
+        await pilot.pause()
+        assert isinstance(app.screen, EditorScreen)
+        assert any("still the template" in n.message for n in app._notifications)
+        assert not (memory_dir(app) / "feedback_deploy_day.md").exists() and index.read_text() == index_before
+        body = "Deploy on Mondays only.\n\n**Why:** Friday deploys broke twice.\n\n**How to apply:** wait for Monday.\n"
+        area = app.screen.query_one(TextArea)
+        area.text = area.text.split("---\n\n")[0] + "---\n\n" + body
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert not isinstance(app.screen, EditorScreen)
+        assert (memory_dir(app) / "feedback_deploy_day.md").read_text() == (
+            "---\nname: Deploy day\ndescription: Deploys go out on Mondays\ntype: feedback\n---\n\n" + body
+        )
+        assert "- [Deploy day](feedback_deploy_day.md) — Deploys go out on Mondays" in index.read_text()
+        assert any(n.title == "Created" for n in app._notifications)
+
+
+async def test_escape_on_an_untouched_new_memory_drops_it_without_asking(make_app: Callable[..., MemtuiApp]) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        before = sorted(p.name for p in memory_dir(app).iterdir())
+        await new_memory_editor(app, pilot)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert not isinstance(app.screen, (EditorScreen, DiscardDialog))
+        assert sorted(p.name for p in memory_dir(app).iterdir()) == before

@@ -87,8 +87,40 @@ async def test_incremental_search_over_name_description_and_body(make_app: Calla
         await type_text(pilot, "zzz")
         assert listed(app) == []
         assert "No memory matches" in plain(app, "#preview-fields")
-        await pilot.press("escape")
+        await pilot.press("escape")  # out of the box: the search stays
         await pilot.pause()
+        assert listed(app) == []
+        await pilot.press("escape")  # again: cleared
+        await pilot.pause()
+        assert len(listed(app)) == 5
+
+
+async def test_search_in_a_worker_lists_the_same_and_the_latest_query_wins(make_app: Callable[[], MemtuiApp], monkeypatch: pytest.MonkeyPatch) -> None:
+    from memtui.tui import memories as memories_mod
+
+    monkeypatch.setattr(memories_mod, "SYNC_SEARCH_MAX", 0)  # every search through the worker and the index
+    app = make_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("slash")
+        await type_text(pilot, "grafana")
+        await settle(pilot)
+        assert listed(app) == ["reference_grafana.md"]
+        await type_text(pilot, "bisect", erase=7)
+        await settle(pilot)
+        assert listed(app) == ["feedback_nested.md"]
+        # three queries typed faster than they are answered: the table shows the last one's
+        await type_text(pilot, "zzz", erase=6)
+        await type_text(pilot, "squash pr", erase=3)
+        await settle(pilot)
+        assert listed(app) == ["feedback_nested.md"]
+        assert "1 of 5 memories" in str(app.query_one("#memories-table").border_title)
+        await type_text(pilot, "zzz", erase=9)
+        await settle(pilot)
+        assert listed(app) == []
+        assert "No memory matches" in plain(app, "#preview-fields")
+        await pilot.press("escape")
+        await settle(pilot)
         assert len(listed(app)) == 5
 
 
@@ -148,3 +180,30 @@ async def test_a_superseded_scan_never_replaces_a_newer_catalog(make_app: Callab
         release.set()
         await settle(pilot)
         assert "project_new.md" in listed(app) and len(listed(app)) == 6
+
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+# how the README writes a key Textual names otherwise
+README_KEY = {"slash": "/", "escape": "esc", "down": "↓"}
+
+
+def test_every_key_of_the_pane_is_in_the_readme_keys_table() -> None:
+    """The Memories section's keys table names every key of the pane (``o`` was missing)."""
+    from memtui.tui.pane import own_bindings
+
+    text = README.read_text(encoding="utf-8")
+    section = text[text.index("## The Memories pane"):]
+    table = section[section.index("| key |"):]
+    table = table[: table.index("\n\n")]
+    documented = {key for line in table.splitlines() if line.startswith("| `") for key in line.split("|")[1].replace("`", " ").split()}
+    missing = [b.key for b in own_bindings(MemoriesPane) if README_KEY.get(b.key, b.key) not in documented]
+    assert missing == []
+
+
+async def test_the_footer_shows_the_source_key(make_app: Callable[[], MemtuiApp]) -> None:
+    from textual.widgets._footer import FooterKey
+
+    app = make_app()
+    async with app.run_test(size=(200, 36)) as pilot:
+        await settle(pilot)
+        assert ("o", "Source") in {(k.key, k.description) for k in app.screen.query(FooterKey)}

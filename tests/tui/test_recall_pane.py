@@ -189,7 +189,7 @@ async def test_injected_text_has_the_exact_headers(make_app: Callable[[], Memtui
 # ----- selectors and the online/offline badge ----------------------------------------------------
 
 
-async def test_selector_switch_without_a_key_stays_offline_with_a_reason(make_app: Callable[[], MemtuiApp]) -> None:
+async def test_claude_without_a_key_says_no_key_in_the_badge_as_in_the_result(make_app: Callable[[], MemtuiApp]) -> None:
     app = make_app()
     async with app.run_test(size=(120, 36)) as pilot:
         p = await open_recall(app, pilot)
@@ -199,13 +199,20 @@ async def test_selector_switch_without_a_key_stays_offline_with_a_reason(make_ap
         assert p.selector == "claude"
         result = await result_for(app, pilot, "grafana latency board", "claude")
         assert result.error and result.error.startswith("no API key") and not result.picks
-        assert "OFFLINE" in plain(app, "#recall-status")
+        status = plain(app, "#recall-status")
+        # the badge says what the result says: no key, nothing recalled — never "BM25 as you type"
+        assert "NO KEY" in status and "claude recalls nothing without an API key" in status and "no API key: set ANTHROPIC_API_KEY" in status
+        assert "OFFLINE" not in status and "BM25" not in status
         assert "claude failed — no API key: set ANTHROPIC_API_KEY" in plain(app, "#recall-notice")
         # what would have been sent is still shown
         assert str(app.query_one("#recall-request").title) == "Request that would be sent · claude-sonnet-5-5"
         request = str(app.query_one("#recall-request-text", Static).content)
         assert "Query: grafana latency board\n\nAvailable memories:\n- [user] user_role.md" in request
         assert app.query_one("#recall-injected", TextArea).text == ""
+        await pilot.press("ctrl+o")  # claude → semantic: offline, as you type
+        await result_for(app, pilot, "grafana latency board", "semantic")
+        status = plain(app, "#recall-status")
+        assert "OFFLINE" in status and "semantic (embeddings + BM25) as you type" in status
 
 
 async def test_claude_runs_on_enter_through_the_mock_transport(make_app: Callable[[], MemtuiApp]) -> None:

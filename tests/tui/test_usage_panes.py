@@ -131,5 +131,5 @@ async def test_every_new_key_is_in_the_palette(tmp_path: Path, monkeypatch: pyte
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(pilot)
         helps = [c.help for c in app.get_system_commands(app.screen)]
-        for key in ("( U )", "( N )", "( o )", "( s )", "( S )", "( ctrl+l )"):
+        for key in ("( U )", "( N )", "( o )", "( s )", "( S )", "( ^l )"):  # the footer's key names
             assert any(h.endswith(key) for h in helps), key

@@ -125,23 +125,27 @@ def _paragraphs(body: str) -> list[str]:
     return [p for p in re.split(r"\n\s*\n", body) if p.strip()]
 
 
+def instruction_finding(memory: Memory, haystacks: Sequence[str]) -> Finding | None:
+    """``in-instructions`` for one memory: its body — or its first paragraph, the rule or fact
+    itself — appears (after ``normalize_prose``) in one of ``haystacks`` (instruction texts,
+    already normalised)."""
+    paras = _paragraphs(memory.body)
+    if not paras:
+        return None
+    candidates = [("body", normalize_prose(memory.body)), ("rule", normalize_prose(paras[0]))]
+    for what, needle in candidates:
+        if len(needle) < INSTRUCTION_MIN_CHARS:
+            continue
+        if any(needle in hay for hay in haystacks):
+            said = "the whole body" if what == "body" else "its first paragraph"
+            return finding("in-instructions", memory.relpath, memory.body_line, f"{said} is already in an instruction file: the agent loads it every session anyway; drop the memory or the instruction")
+    return None
+
+
 def instruction_findings(memories: Iterable[Memory], instruction_texts: Sequence[str]) -> list[Finding]:
     """``in-instructions``: a memory whose body — or its first paragraph, the rule or fact
     itself — appears (after ``normalize_prose``) in one of ``instruction_texts``."""
     haystacks = [normalize_prose(t) for t in instruction_texts if t.strip()]
     if not haystacks:
         return []
-    out: list[Finding] = []
-    for mem in memories:
-        paras = _paragraphs(mem.body)
-        if not paras:
-            continue
-        candidates = [("body", normalize_prose(mem.body)), ("rule", normalize_prose(paras[0]))]
-        for what, needle in candidates:
-            if len(needle) < INSTRUCTION_MIN_CHARS:
-                continue
-            if any(needle in hay for hay in haystacks):
-                said = "the whole body" if what == "body" else "its first paragraph"
-                out.append(finding("in-instructions", mem.relpath, mem.body_line, f"{said} is already in an instruction file: the agent loads it every session anyway; drop the memory or the instruction"))
-                break
-    return out
+    return [found for mem in memories if (found := instruction_finding(mem, haystacks)) is not None]

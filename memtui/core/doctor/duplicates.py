@@ -38,7 +38,7 @@ import math
 import re
 from array import array
 from collections import defaultdict
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, overload
 
@@ -46,7 +46,8 @@ from rapidfuzz import fuzz
 from rapidfuzz.distance import LCSseq
 
 from memtui.core.doctor.model import Finding, finding
-from memtui.core.memory.memories import Memory
+from memtui.core.memory.catalogdb import CatalogDB, code_fingerprint
+from memtui.core.memory.memories import Memory, with_text
 
 NEAR_DUPLICATE_THRESHOLD = 85.0
 PREFILTER_JACCARD = 0.5
@@ -60,6 +61,11 @@ EXACT_BLOCK_MAX = 2000
 MINHASH_BANDS = 16
 MINHASH_ROWS = 4
 MINHASH_SEED = 20260302
+# A band bucket holding more memories than this gives no candidates (memtui's choice): with
+# common words in every text, buckets of texts sharing only those grow with the store, and their
+# pairs with its square; a near-duplicate shares most bands with its twin and is found through a
+# smaller bucket (same pairs as without the cap on the benchmark workspaces: benchmarks/README.md).
+MINHASH_BUCKET_CAP = 64
 
 _CJK = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
 # A token is a maximal run of CJK characters or of other word characters; the two classes are
@@ -116,7 +122,9 @@ class NearPair:
     score: float
 
 
-def _block_of(mem: Memory) -> str:
+def block_of(mem: Memory) -> str:
+    """The type block near-duplicates are compared within: the recognised type, else the
+    declared type lower-cased, else ``untyped``."""
     return mem.type or (mem.declared_type or "").lower() or "untyped"
 
 
@@ -126,10 +134,18 @@ def near_text(mem: Memory) -> str:
     return _norm(f"{mem.description or ''}\n{mem.body}")[:MAX_TEXT_CHARS]
 
 
+def body_key(body: str) -> str | None:
+    """What exact duplicates share: the SHA-256 of the body with whitespace collapsed
+    (``None`` for a body shorter than ``MIN_BODY_CHARS``)."""
+    norm = _norm(body)
+    return hashlib.sha256(norm.encode("utf-8", "surrogatepass")).hexdigest() if len(norm) >= MIN_BODY_CHARS else None
+
+
 class NearTexts(Sequence[str]):
     """``near_text`` of each memory, made when asked for and not kept (``near_duplicate_pairs``
     reads each once, and again only for the pairs its bounds keep): ~25 MB less at 20,000
-    memories than a list of them."""
+    memories than a list of them. A memory read from the catalog database has its file read
+    for the occasion, not kept (``with_text``)."""
 
     def __init__(self, memories: Sequence[Memory]) -> None:
         self._memories = memories
@@ -145,8 +161,8 @@ class NearTexts(Sequence[str]):
 
     def __getitem__(self, index: int | slice) -> str | Sequence[str]:
         if isinstance(index, slice):
-            return [near_text(m) for m in self._memories[index]]
-        return near_text(self._memories[index])
+            return [near_text(with_text(m)[0]) for m in self._memories[index]]
+        return near_text(with_text(self._memories[index])[0])
 
 
 class _TokenTable:
@@ -155,20 +171,24 @@ class _TokenTable:
     20,000-memory benchmark workspace, where a frozenset of strings per memory took 18 KB each
     (~165 words), 360 MB in all."""
 
-    def __init__(self, texts: Sequence[str]) -> None:
-        vocab: dict[str, int] = {}
-        ids = array("i")
-        starts = array("q", [0])
-        get = vocab.__getitem__
+    def __init__(self, texts: Iterable[str] = ()) -> None:
+        self.vocab: dict[str, int] = {}
+        self.ids = array("i")
+        self.starts = array("q", [0])
         for text in texts:
-            toks = _token_set(text)
-            for t in [t for t in toks if t not in vocab]:
-                vocab[t] = len(vocab)
-            ids.extend(map(get, toks))
-            starts.append(len(ids))
-        self.vocab = vocab
-        self.ids = ids
-        self.starts = starts
+            self.add(text)
+
+    def add(self, text: str) -> None:
+        """The word set of the next text."""
+        vocab = self.vocab
+        toks = _token_set(text)
+        for t in [t for t in toks if t not in vocab]:
+            vocab[t] = len(vocab)
+        self.ids.extend(map(vocab.__getitem__, toks))
+        self.starts.append(len(self.ids))
+
+    def __len__(self) -> int:
+        return len(self.starts) - 1
 
     def size(self, i: int) -> int:
         return self.starts[i + 1] - self.starts[i]
@@ -219,7 +239,8 @@ def _block_words(ids: list[int], table: _TokenTable, hashes: Any) -> tuple[Any, 
 def _minhash_candidates(ids: list[int], words: Any, lens: Any) -> Any:
     """Approximate candidates for large blocks: MinHash LSH, ``MINHASH_BANDS`` bands of
     ``MINHASH_ROWS`` rows (a pair with Jaccard J is a candidate with probability
-    ``1 - (1 - J**4)**16``: 0.98 at 0.7, 0.9996 at 0.8, 0.64 at 0.5). Deterministic: CRC-32 word
+    ``1 - (1 - J**4)**16``: 0.98 at 0.7, 0.9996 at 0.8, 0.64 at 0.5), buckets of at most
+    ``MINHASH_BUCKET_CAP`` memories (so at most ``n · cap / 2`` pairs a band). Deterministic: CRC-32 word
     hashes (``words``: flat, ``lens`` per memory), fixed-seed permutations. Returns the pairs
     sharing a band as positions into ``ids``: ``int64[k, 2]``, ``x < y``, sorted, unique."""
     import numpy as np
@@ -248,7 +269,8 @@ def _minhash_candidates(ids: list[int], words: Any, lens: Any) -> Any:
         sorted_keys = key[order]
         starts = np.flatnonzero(np.r_[True, sorted_keys[1:] != sorted_keys[:-1]])
         sizes = np.diff(np.r_[starts, n])
-        starts, sizes = starts[sizes > 1], sizes[sizes > 1]
+        keep = (sizes > 1) & (sizes <= MINHASH_BUCKET_CAP)
+        starts, sizes = starts[keep], sizes[keep]
         if not len(starts):
             continue
         # every position p of a group [s, s + g) pairs with the positions after it in the group
@@ -371,16 +393,25 @@ def _lcs_bound(a: str, b: str, share: float) -> int:
     return int(LCSseq.similarity(a[:k], b[:m])) + max(len(a) - k, len(b) - m)
 
 
-def near_duplicate_pairs(texts: Sequence[str], blocks: Sequence[str], *, threshold: float = NEAR_DUPLICATE_THRESHOLD, jaccard: float = PREFILTER_JACCARD) -> list[NearPair]:
+def near_duplicate_pairs(
+    texts: Sequence[str],
+    blocks: Sequence[str],
+    *,
+    threshold: float = NEAR_DUPLICATE_THRESHOLD,
+    jaccard: float = PREFILTER_JACCARD,
+    table: _TokenTable | None = None,
+) -> list[NearPair]:
     """All pairs ``(a < b)`` in the same block scoring ≥ ``threshold`` (see the module doc).
 
     ``texts``: normalised ``description + body`` per memory; each is read once to tokenise,
     then again only for the pairs the bounds keep — a lazy sequence keeps memory low.
     ``blocks``: the block key per memory. Blocks up to ``EXACT_BLOCK_MAX`` memories use the
     exact prefix filter (plain Python: a small store does not pay numpy's import), larger ones
-    MinHash LSH and the numpy bounds.
+    MinHash LSH and the numpy bounds. ``table``: the texts' word sets when the caller made them
+    already (``token_table``), so the texts are not read to tokenise.
     """
-    table = _TokenTable(texts)
+    if table is None:
+        table = _TokenTable(texts)
     by_block: dict[str, list[int]] = defaultdict(list)
     for i, block in enumerate(blocks):
         if table.size(i) >= MIN_TOKENS:
@@ -431,15 +462,65 @@ def near_duplicate_pairs(texts: Sequence[str], blocks: Sequence[str], *, thresho
     return pairs
 
 
-def duplicate_findings(memories: Sequence[Memory], *, threshold: float = NEAR_DUPLICATE_THRESHOLD) -> list[Finding]:
+def token_table() -> _TokenTable:
+    """An empty word-set table to fill with ``add(near_text(memory))`` in memory order, for
+    ``near_duplicate_pairs(..., table=)``."""
+    return _TokenTable()
+
+
+# The code a stored near-duplicate result depends on (a change to it recomputes).
+_NEAR_MODULES = ("doctor/duplicates",)
+
+
+def near_pairs_fingerprint(memories: Sequence[Memory], blocks: Sequence[str], threshold: float, jaccard: float = PREFILTER_JACCARD) -> str:
+    """What a near-duplicate result depends on: the code, the thresholds, and each memory's
+    relpath, bytes (``sha256``) and block, in order."""
+    digest = hashlib.sha256(f"{code_fingerprint(_NEAR_MODULES)}\0{threshold!r}\0{jaccard!r}\0{EXACT_BLOCK_MAX}\n".encode())
+    for mem, block in zip(memories, blocks, strict=True):
+        digest.update(f"{mem.relpath}\0{mem.sha256}\0{block}\n".encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
+
+
+def stored_near_pairs(cache: CatalogDB | None, kind: str, fingerprint: str) -> list[NearPair] | None:
+    """The pairs stored in ``cache`` as ``kind`` under ``fingerprint``, or ``None``."""
+    import orjson
+
+    blob = cache.result(kind, fingerprint) if cache is not None else None
+    if blob is None:
+        return None
+    try:
+        raw = orjson.loads(blob)
+        pairs = [NearPair(int(a), int(b), float(score)) for a, b, score in raw]
+    except (orjson.JSONDecodeError, TypeError, ValueError):
+        return None
+    return pairs
+
+
+def store_near_pairs(cache: CatalogDB | None, kind: str, fingerprint: str, pairs: Sequence[NearPair]) -> None:
+    """Keep ``pairs`` in ``cache`` as ``kind`` under ``fingerprint``."""
+    import orjson
+
+    if cache is not None:
+        cache.put_result(kind, fingerprint, orjson.dumps([[p.a, p.b, p.score] for p in pairs]))
+
+
+def duplicate_findings(
+    memories: Sequence[Memory],
+    *,
+    threshold: float = NEAR_DUPLICATE_THRESHOLD,
+    body_keys: Sequence[str | None] | None = None,
+    pairs: Sequence[NearPair] | None = None,
+) -> list[Finding]:
     """``duplicate`` and ``near-duplicate`` findings, one per memory that has any, naming the
-    others (``data["others"]``: relpaths; near-duplicates also ``data["scores"]``)."""
+    others (``data["others"]``: relpaths; near-duplicates also ``data["scores"]``).
+    ``body_keys``: ``body_key`` of each memory and ``pairs``: its near-duplicate pairs, when
+    the caller has them (else made here from the texts)."""
     out: list[Finding] = []
     groups: dict[str, list[int]] = defaultdict(list)
     for i, mem in enumerate(memories):
-        body = _norm(mem.body)
-        if len(body) >= MIN_BODY_CHARS:
-            groups[hashlib.sha256(body.encode("utf-8", "surrogatepass")).hexdigest()].append(i)
+        key = body_keys[i] if body_keys is not None else body_key(with_text(mem)[0].body)
+        if key is not None:
+            groups[key].append(i)
     exact: dict[int, list[int]] = {}
     for members in groups.values():
         if len(members) > 1:
@@ -450,10 +531,10 @@ def duplicate_findings(memories: Sequence[Memory], *, threshold: float = NEAR_DU
         listed = ", ".join(names[:MAX_LISTED]) + (f" and {len(names) - MAX_LISTED} more" if len(names) > MAX_LISTED else "")
         out.append(finding("duplicate", memories[i].relpath, None, f"the same body as {listed}: keep one (merge what differs)", others=names))
 
-    texts = NearTexts(memories)
-    blocks = [_block_of(mem) for mem in memories]
+    if pairs is None:
+        pairs = near_duplicate_pairs(NearTexts(memories), [block_of(mem) for mem in memories], threshold=threshold)
     near: dict[int, list[tuple[str, float]]] = defaultdict(list)
-    for pair in near_duplicate_pairs(texts, blocks, threshold=threshold):
+    for pair in pairs:
         if exact.get(pair.a) and pair.b in exact[pair.a]:
             continue  # already an exact duplicate
         near[pair.a].append((memories[pair.b].relpath, pair.score))

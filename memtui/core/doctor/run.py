@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
@@ -10,11 +11,24 @@ from memtui.core.memory.catalog import load_catalog
 from memtui.core.base.diagnostics import Diagnostic
 from memtui.core.doctor.content import (
     content_findings,
-    instruction_findings,
+    instruction_finding,
+    normalize_prose,
     secret_findings,
 )
 from memtui.core.doctor.dates import relative_dates
-from memtui.core.doctor.duplicates import NEAR_DUPLICATE_THRESHOLD, duplicate_findings
+from memtui.core.doctor.duplicates import (
+    NEAR_DUPLICATE_THRESHOLD,
+    NearTexts,
+    block_of,
+    body_key,
+    duplicate_findings,
+    near_duplicate_pairs,
+    near_pairs_fingerprint,
+    near_text,
+    store_near_pairs,
+    stored_near_pairs,
+    token_table,
+)
 from memtui.core.doctor.index_checks import index_findings
 from memtui.core.doctor.usage_checks import unused_findings
 from memtui.core.doctor.model import (
@@ -27,13 +41,31 @@ from memtui.core.doctor.model import (
 from memtui.core.memory.lint import mtime_datetime
 from memtui.core.places.locations import Locations
 from memtui.core.memory.index import SEED_WARNING
-from memtui.core.memory.memories import MEMORY_TYPES, SEED_FORMAT, TEAM_DIR, Memory
-from memtui.core.memory.scancache import ScanCache
+from memtui.core.memory.memories import MEMORY_TYPES, SEED_FORMAT, TEAM_DIR, Memory, with_text
 from memtui.core.places.behaviour import IndexWarning, MemoryFormat
+from memtui.core.memory.catalogdb import CatalogDB, code_fingerprint, pack
 from memtui.core.sessions.usage import UsageReport
 
 # Parser codes the doctor computes itself (richer: the index's own check, the dates with fixes).
 _RECOMPUTED = frozenset({"relative-date", "not-indexed"})
+# What the doctor keeps per memory in the catalog database (``CatalogDB.derived``): the findings
+# made from the memory's text alone (dates, content, secrets) and its body key, under a
+# fingerprint of the code that makes them; the ``in-instructions`` result under one of the code
+# and the instruction texts; the near-duplicate pairs of the whole dir (``CatalogDB.result``).
+FACTS_KIND = "doctor"
+INSTRUCTIONS_KIND = "doctor-in-instructions"
+NEAR_KIND = "doctor-near-duplicates"
+_FACTS_MODULES = (
+    "doctor/run",
+    "doctor/dates",
+    "doctor/content",
+    "doctor/model",
+    "doctor/duplicates",
+    "memory/secretscan",
+    "memory/lint",
+    "memory/memories",
+    "memory/frontmatter",
+)
 
 
 def _relpath(memory_dir: Path, path: str | None) -> str | None:
@@ -107,13 +139,42 @@ def _stray(memory_dir: Path, diags: Sequence[Diagnostic]) -> list[Finding]:
     return out
 
 
+def _text_findings(memory: Memory) -> list[Finding]:
+    """The findings of one memory made from its text alone (``memory`` holds its text)."""
+    return [*_date_findings(memory), *content_findings(memory), *secret_findings(memory)]
+
+
+def _encode_facts(findings: list[Finding], key: str | None) -> bytes | None:
+    from memtui.core.memory.catalogdb import jsonable
+
+    raw = [[f.code, f.line, f.message, f.fix, dict(f.data)] for f in findings]
+    return pack([raw, key]) if jsonable(raw) else None
+
+
+def _decode_facts(relpath: str, blob: bytes) -> tuple[list[Finding], str | None] | None:
+    import orjson
+
+    try:
+        raw, key = orjson.loads(blob)
+        findings = [
+            Finding(code, DOCTOR_CODES[code][0], relpath, line, message, fix, data)
+            for code, line, message, fix, data in raw
+            if isinstance(message, str) and isinstance(data, dict) and (line is None or isinstance(line, int))
+        ]
+        if len(findings) != len(raw) or not (key is None or isinstance(key, str)):
+            return None
+    except (orjson.JSONDecodeError, TypeError, ValueError, KeyError):
+        return None
+    return findings, key
+
+
 def run_doctor(
     memory_dir: Path,
     now: datetime,
     *,
     instruction_texts: Sequence[str] = (),
     near_duplicate_threshold: float = NEAR_DUPLICATE_THRESHOLD,
-    cache: ScanCache | None = None,
+    cache: CatalogDB | None = None,
     fmt: MemoryFormat = SEED_FORMAT,
     warning_style: IndexWarning = SEED_WARNING,
     usage: UsageReport | None = None,
@@ -123,34 +184,124 @@ def run_doctor(
     ``instruction_texts``: the text of the instruction files the agent loads (AGENT.md, rules);
     a memory repeating one is flagged ``in-instructions``. ``near_duplicate_threshold``: the
     rapidfuzz score (0–100) from which two memories are near-duplicates. ``cache``: the memory
-    dir's ``ScanCache`` (unchanged files are not parsed again; their text is still read);
-    ``fmt`` / ``warning_style``: the release's memory format and index warning (the cache must
-    be that format's). ``usage``: the memories' usage from the agent's transcripts (see
+    dir's ``CatalogDB``: unchanged files are not parsed again, and what the doctor found in a
+    file whose bytes did not change (dates, content, secrets, its body key, its repeating of
+    the instructions) and the near-duplicate pairs of an unchanged dir are kept there and not
+    made again — a second run over unchanged files reads none of them. ``fmt`` /
+    ``warning_style``: the release's memory format and index warning (the database must be that
+    format's). ``usage``: the memories' usage from the agent's transcripts (see
     ``usage_checks``; ``None`` leaves the ``unused`` check out).
 
     Returns every finding (codes in ``DOCTOR_CODES``), sorted by path and line. Raises
     ``MemoryDirError`` (an ``OSError``) when the dir is missing; a bad file never raises.
-    Reads only; writes nothing (fixes are plans: ``fix_plan``).
+    Reads only; writes nothing to the memory dir (fixes are plans: ``fix_plan``).
     """
+    return _run_doctor(memory_dir, now, instruction_texts, near_duplicate_threshold, cache, fmt, warning_style, usage)
+
+
+def _run_doctor(
+    memory_dir: Path,
+    now: datetime,
+    instruction_texts: Sequence[str],
+    near_duplicate_threshold: float,
+    cache: CatalogDB | None,
+    fmt: MemoryFormat,
+    warning_style: IndexWarning,
+    usage: UsageReport | None,
+) -> DoctorReport:
     catalog = load_catalog(memory_dir, now, cache=cache, fmt=fmt, warning_style=warning_style)
     memories = [e.memory for e in catalog.entries]
     findings: list[Finding] = _stray(memory_dir, catalog.diagnostics)
+    db = cache if cache is not None and cache.enabled else None
+    facts_fp = code_fingerprint(_FACTS_MODULES)
+    stored = db.derived(FACTS_KIND, facts_fp) if db is not None else {}
+    haystacks = [normalize_prose(t) for t in instruction_texts if t.strip()]
+    instr_fp = ""
+    stored_instr: dict[str, tuple[str, bytes]] = {}
+    if haystacks:
+        digest = hashlib.sha256(facts_fp.encode())
+        for hay in haystacks:
+            digest.update(hay.encode("utf-8", "surrogatepass") + b"\0")
+        instr_fp = digest.hexdigest()
+        stored_instr = db.derived(INSTRUCTIONS_KIND, instr_fp) if db is not None else {}
+    blocks = [block_of(m) for m in memories]
+    near_fp = near_pairs_fingerprint(memories, blocks, near_duplicate_threshold)
+    pairs = stored_near_pairs(db, NEAR_KIND, near_fp)
+    table = token_table() if pairs is None else None
+
+    body_keys: list[str | None] = []
+    instr_found: list[Finding] = []
+    new_facts: dict[str, tuple[str, bytes]] = {}
+    new_instr: dict[str, tuple[str, bytes]] = {}
     for mem in memories:
         findings.extend(_parser_findings(mem))
-        findings.extend(_date_findings(mem))
-        findings.extend(content_findings(mem))
-        findings.extend(secret_findings(mem))
+        row_key = db.stored_key(mem.relpath) if db is not None else None
+        facts = None
+        if (hit := stored.get(mem.relpath)) is not None and hit[0] == row_key:
+            facts = _decode_facts(mem.relpath, hit[1])
+        instr: Finding | None | bool = False  # False: not known yet
+        if haystacks and (ihit := stored_instr.get(mem.relpath)) is not None and ihit[0] == row_key:
+            instr = _decode_instruction(mem.relpath, ihit[1])
+        full: Memory | None = None
+        same = False
+        if facts is None or (haystacks and instr is False) or table is not None:
+            full, same = with_text(mem)
+        if facts is None:
+            assert full is not None
+            text_findings = _text_findings(full)
+            facts = (text_findings, body_key(full.body))
+            if same and row_key is not None and (blob := _encode_facts(*facts)) is not None:
+                new_facts[mem.relpath] = (row_key, blob)
+        findings.extend(facts[0])
+        body_keys.append(facts[1])
+        if haystacks:
+            if instr is False:
+                assert full is not None
+                instr = instruction_finding(full, haystacks)
+                if same and row_key is not None:
+                    new_instr[mem.relpath] = (row_key, _encode_instruction(instr))
+            if isinstance(instr, Finding):
+                instr_found.append(instr)
+        if table is not None:
+            assert full is not None
+            table.add(near_text(full))
+    if db is not None:
+        db.put_derived(FACTS_KIND, facts_fp, new_facts)
+        if new_instr:
+            db.put_derived(INSTRUCTIONS_KIND, instr_fp, new_instr)
     relpaths = {m.relpath for m in memories}
     findings.extend(index_findings(memory_dir, catalog.index, relpaths))
     if catalog.team_index is not None:
         findings.extend(index_findings(memory_dir, catalog.team_index, relpaths, TEAM_DIR))
-    findings.extend(duplicate_findings(memories, threshold=near_duplicate_threshold))
-    if instruction_texts:
-        findings.extend(instruction_findings(memories, instruction_texts))
+    if pairs is None:
+        pairs = near_duplicate_pairs(NearTexts(memories), blocks, threshold=near_duplicate_threshold, table=table)
+        store_near_pairs(db, NEAR_KIND, near_fp, pairs)
+    findings.extend(duplicate_findings(memories, threshold=near_duplicate_threshold, body_keys=body_keys, pairs=pairs))
+    findings.extend(instr_found)
     if usage is not None:
         findings.extend(unused_findings(usage, memories))
     findings.sort(key=sort_key)
     return DoctorReport(memory_dir, tuple(findings), len(memories))
+
+
+def _encode_instruction(found: Finding | None) -> bytes:
+    return pack(None if found is None else [found.line, found.message])
+
+
+def _decode_instruction(relpath: str, blob: bytes) -> Finding | None | bool:
+    """The stored ``in-instructions`` result (``None``: none), ``False`` when unreadable."""
+    import orjson
+
+    try:
+        raw = orjson.loads(blob)
+        if raw is None:
+            return None
+        line, message = raw
+        if isinstance(message, str) and (line is None or isinstance(line, int)):
+            return finding("in-instructions", relpath, line, message)
+    except (orjson.JSONDecodeError, TypeError, ValueError):
+        pass
+    return False
 
 
 def instruction_texts(locations: Locations, cwd: Path | None = None) -> list[str]:

@@ -25,19 +25,29 @@ the consolidator again on its own result changes nothing.
 
 from __future__ import annotations
 
-import hashlib
 import threading
 from collections import defaultdict
 from collections.abc import Callable
-from datetime import datetime
+from datetime import date, datetime
+from typing import Any
 
-from memtui.core.base.safe_read import read_regular
+import orjson
+
 from memtui.core.memory.catalog import iso_utc
 from memtui.core.doctor.dates import relative_dates
+from memtui.core.doctor.dates import DatedPhrase
 from memtui.core.doctor.duplicates import (
-    MIN_BODY_CHARS,
+    NEAR_DUPLICATE_THRESHOLD,
+    NearPair,
     NearTexts,
+    block_of,
+    body_key,
     near_duplicate_pairs,
+    near_pairs_fingerprint,
+    near_text,
+    store_near_pairs,
+    stored_near_pairs,
+    token_table,
 )
 from memtui.core.dream.events import (
     Emit,
@@ -57,31 +67,45 @@ from memtui.core.dream.gates import DreamContext, sessions_since
 from memtui.core.dream.lock import read_lock
 from memtui.core.dream.merge import append_block, missing_lines
 from memtui.core.dream.plan import DEFAULT_MAX_DELETIONS, DreamPlan, Workspace
-from memtui.core.dream.prune import PruneInput, is_hub, prune_index
+from memtui.core.dream.prune import HUB_PREFIX, PruneInput, is_hub, prune_index
 from memtui.core.dream.reconcile import RECONCILED_TYPES, instruction_files, reconcile_findings
 from memtui.core.places.release import release_of
 from memtui.core.memory.frontmatter import parse_frontmatter
 from memtui.core.memory.index import INDEX_NAME
 from memtui.core.memory.lint import mtime_datetime
+from memtui.core.memory.catalogdb import CatalogDB, code_fingerprint, pack
 from memtui.core.memory.memories import (
-    MAX_MEMORY_BYTES,
     Memory,
-    iter_memory_paths,
-    parse_memory_bytes,
+    iter_memory_files,
+    scan_memories,
     unreadable_memory,
+    with_text,
 )
 
 PROGRESS_EVERY = 250  # memories between progress events (memtui's choice: ~80 events at 20,000)
 
 
-def _norm(text: str) -> str:
-    return " ".join(text.casefold().split())
+# What the offline dream keeps per memory in the catalog database (``CatalogDB.derived``): its
+# relative dates and its body key, under a fingerprint of the code that makes them; and the
+# near-duplicate pairs of its pool (``CatalogDB.result``).
+FACTS_KIND = "dream-offline"
+NEAR_KIND = "dream-near-duplicates"
+_FACTS_MODULES = ("dream/offline", "doctor/dates", "doctor/duplicates", "memory/lint", "memory/memories", "memory/frontmatter")
 
 
-def block_of(mem: Memory) -> str:
-    """The type block duplicates are compared within (the doctor's): the recognised type,
-    else the declared type lower-cased, else ``untyped``."""
-    return mem.type or (mem.declared_type or "").lower() or "untyped"
+def _encode_facts(dates: list[DatedPhrase], key: str | None) -> bytes:
+    return pack([[[p.phrase, p.line, p.column, p.resolved.isoformat() if p.resolved else None, p.replacement, p.where] for p in dates], key])
+
+
+def _decode_facts(blob: bytes) -> tuple[list[DatedPhrase], str | None] | None:
+    try:
+        raw, key = orjson.loads(blob)
+        dates = [DatedPhrase(phrase, line, column, date.fromisoformat(resolved) if resolved else None, replacement, where) for phrase, line, column, resolved, replacement, where in raw]
+        if not (key is None or isinstance(key, str)) or not all(isinstance(p.phrase, str) and isinstance(p.line, int) and isinstance(p.column, int) for p in dates):
+            return None
+    except (orjson.JSONDecodeError, TypeError, ValueError):
+        return None
+    return dates, key
 
 
 class _Run:
@@ -97,6 +121,7 @@ class _Run:
         self.hubs: set[str] = set()
         self.merged_into: dict[str, str] = {}
         self.deletions = 0
+        self.db = CatalogDB.for_memory_dir(ctx.state_dir, ctx.memory_dir)
 
     def emit(self, event: object) -> None:
         self.log(event)  # type: ignore[arg-type]
@@ -115,7 +140,10 @@ class _Run:
 
     def orient(self) -> None:
         self.log(PhaseStarted("orient", "list the memory dir, read the index, skim the memories"))
-        paths = list(iter_memory_paths(self.ctx.memory_dir))
+        # what parsing found comes from the catalog database for files unchanged since it was
+        # made (their text is read only where a later step needs it)
+        scan = {m.relpath: m for m in scan_memories(self.ctx.memory_dir, cache=self.db).memories}
+        paths = list(iter_memory_files(self.ctx.memory_dir))
         total = len(paths)
         team = 0
         for i, (path, rel) in enumerate(paths, start=1):
@@ -124,21 +152,15 @@ class _Run:
             if rel.startswith("team/"):
                 team += 1
                 continue
-            try:
-                data, st = read_regular(path, MAX_MEMORY_BYTES)
-                mtime = st.st_mtime
-            except OSError as exc:  # a FIFO, a /dev/zero link, a file over the cap: listed as unreadable
-                self.memories.append(unreadable_memory(path, rel, exc))
-                continue
-            mem = parse_memory_bytes(path, rel, data, mtime)
-            if mem.text.encode("utf-8", errors="surrogateescape") == data:
-                self.ws.seed_text(rel, mem.text)  # one copy of the file: the memory's own text
-            else:
-                self.ws.seed(rel, data)  # not UTF-8: the memory's text replaced bytes; keep them
-            if is_hub(rel, mem.text):
-                self.hubs.add(rel)
+            mem = scan.get(rel)
+            if mem is None:  # gone since the listing
+                mem = unreadable_memory(path, rel, FileNotFoundError(2, "No such file or directory"))
             self.memories.append(mem)
-            self.log(FileRead("orient", rel, len(data)))
+            if not mem.sha256:
+                continue
+            if "/" not in rel and rel.startswith(HUB_PREFIX) and is_hub(rel, with_text(mem)[0].text):
+                self.hubs.add(rel)
+            self.log(FileRead("orient", rel, mem.size))
             if i % PROGRESS_EVERY == 0 or i == total:
                 self.log(Progress("orient", i, total))
         index = self.ws.original(INDEX_NAME) if self.ws.get(INDEX_NAME) is not None and INDEX_NAME not in self.ws.unreadable else None
@@ -154,6 +176,35 @@ class _Run:
         mix = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items())) or "none"
         lines = 0 if index is None else index.count(b"\n") + (0 if index.endswith(b"\n") else 1)
         self.log(PhaseFinished("orient", f"{len(self.memories)} memories ({mix}); MEMORY.md {'absent' if index is None else f'{lines} lines'}"))
+
+    def facts(self, pool: list[Memory], table: Any) -> list[tuple[list[DatedPhrase], str | None]]:
+        """Per memory of ``pool``: its relative dates and its body key — from the catalog
+        database when its bytes did not change, else from its text (read for the occasion and
+        stored); with ``table``, each text's words are added to it (the near-duplicate join)."""
+        db = self.db if self.db.enabled else None
+        fp = code_fingerprint(_FACTS_MODULES)
+        stored = db.derived(FACTS_KIND, fp) if db is not None else {}
+        out: list[tuple[list[DatedPhrase], str | None]] = []
+        new: dict[str, tuple[str, bytes]] = {}
+        for i, m in enumerate(pool, start=1):
+            if i % 200 == 0:
+                check_cancel(self.cancel)
+            key = db.stored_key(m.relpath) if db is not None else None
+            got = None
+            if (hit := stored.get(m.relpath)) is not None and hit[0] == key:
+                got = _decode_facts(hit[1])
+            if got is None or table is not None:
+                full, same = with_text(m)
+                if got is None:
+                    got = (relative_dates(full), body_key(full.body))
+                    if same and key is not None:
+                        new[m.relpath] = (key, _encode_facts(*got))
+                if table is not None:
+                    table.add(near_text(full))
+            out.append(got)
+        if db is not None and new:
+            db.put_derived(FACTS_KIND, fp, new)
+        return out
 
     def gather(self) -> None:
         self.log(PhaseStarted("gather", "recent signal: sessions and memories changed since the last consolidation"))
@@ -175,14 +226,14 @@ class _Run:
     def _editable(self, m: Memory) -> bool:
         return m.relpath not in self.hubs and m.sha256 != "" and not any(d.code in ("not-utf8", "unreadable") for d in m.diagnostics)
 
-    def dates(self) -> int:
+    def dates(self, dated: dict[str, list[DatedPhrase]]) -> int:
         changed = 0
         for i, m in enumerate(self.memories, start=1):
             if i % 200 == 0:
                 check_cancel(self.cancel)
             if not self._editable(m):
                 continue
-            phrases = relative_dates(m)
+            phrases = dated.get(m.relpath)
             if not phrases:
                 continue
             text = self.ws.get(m.relpath) or ""
@@ -204,9 +255,7 @@ class _Run:
                 changed += 1
         return changed
 
-    def duplicates(self) -> int:
-        pool = [m for m in self.memories if self._editable(m)]
-        texts = NearTexts(pool)
+    def duplicates(self, pool: list[Memory], keys: list[str | None], pairs: list[NearPair]) -> int:
         blocks = [block_of(m) for m in pool]
         parent = list(range(len(pool)))
 
@@ -218,10 +267,9 @@ class _Run:
 
         how: dict[tuple[int, int], str] = {}
         by_body: dict[str, list[int]] = defaultdict(list)
-        for i, m in enumerate(pool):
-            body = _norm(m.body)
-            if len(body) >= MIN_BODY_CHARS:
-                by_body[hashlib.sha256(body.encode("utf-8", "surrogatepass")).hexdigest()].append(i)
+        for i, key in enumerate(keys):
+            if key is not None:
+                by_body[key].append(i)
         for members in by_body.values():
             if len(members) < 2:
                 continue
@@ -233,7 +281,7 @@ class _Run:
                     parent[find(j)] = find(members[0])
                     how[(min(members[0], j), max(members[0], j))] = "exact duplicate"
         check_cancel(self.cancel)
-        for pair in near_duplicate_pairs(texts, blocks):
+        for pair in pairs:
             parent[find(pair.b)] = find(pair.a)
             how.setdefault((pair.a, pair.b), f"near duplicate, {pair.score:.0f}% similar")
         check_cancel(self.cancel)
@@ -276,10 +324,21 @@ class _Run:
         self.log(PhaseStarted("consolidate", "relative → absolute dates, merge duplicates"))
         prog = self.progress("consolidate")
         prog(0, 2)
-        dated = self.dates()
+        # the dates of every editable memory, the body keys and words of the pool: one pass
+        pool = [m for m in self.memories if self._editable(m)]
+        blocks = [block_of(m) for m in pool]
+        db = self.db if self.db.enabled else None
+        near_fp = near_pairs_fingerprint(pool, blocks, NEAR_DUPLICATE_THRESHOLD)
+        pairs = stored_near_pairs(db, NEAR_KIND, near_fp)
+        table = token_table() if pairs is None else None
+        facts = self.facts(pool, table)
+        dated = self.dates({m.relpath: f[0] for m, f in zip(pool, facts, strict=True) if f[0]})
         prog(1, 2)
         check_cancel(self.cancel)
-        merged = self.duplicates()
+        if pairs is None:
+            pairs = near_duplicate_pairs(NearTexts(pool), blocks, table=table)
+            store_near_pairs(db, NEAR_KIND, near_fp, pairs)
+        merged = self.duplicates(pool, [f[1] for f in facts], pairs)
         prog(2, 2)
         if release_of(self.ctx.flavor) is not None:
             self.reconcile()
@@ -290,7 +349,8 @@ class _Run:
         """The release's "Reconcile memories against CLAUDE.md": findings only, CLAUDE.md is
         never edited (``memtui.core.dream.reconcile``)."""
         files = instruction_files(self.ctx)
-        memories = [(m.relpath, m.type, m.body) for m in self.memories if self.ws.exists(m.relpath) and m.sha256 != ""]
+        # (bodies read for the occasion, and only of the types reconciled)
+        memories = [(m.relpath, m.type, with_text(m)[0].body if m.type in RECONCILED_TYPES else "") for m in self.memories if self.ws.exists(m.relpath) and m.sha256 != ""]
         for f in reconcile_findings(memories, files):
             self.finding(f)
         self.say("consolidate", f"reconciled {sum(1 for m in memories if m[1] in RECONCILED_TYPES)} feedback/project memories against {len(files)} instruction file(s); CLAUDE.md is never edited")
@@ -323,6 +383,10 @@ def consolidate_offline(
 
     if not ctx.memory_dir.is_dir():
         raise MemoryDirError(2, "memory dir does not exist", str(ctx.memory_dir))
+    return _consolidate(ctx, now, emit, cancel, max_deletions)
+
+
+def _consolidate(ctx: DreamContext, now: datetime, emit: Emit | None, cancel: threading.Event | None, max_deletions: int) -> DreamPlan:
     run = _Run(ctx, now, emit or (lambda e: None), cancel, max_deletions)
     run.orient()
     check_cancel(cancel)

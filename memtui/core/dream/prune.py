@@ -25,7 +25,6 @@ import os
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 from memtui.core.doctor.content import normalize_prose
 from memtui.core.doctor.index_checks import ENTRY_LINE, shorten_line
@@ -90,24 +89,35 @@ class PruneInput:
     hubs: set[str] = field(default_factory=set)
 
 
-@lru_cache(maxsize=65_536)
-def _line_links(line: str) -> tuple[tuple[str, str | None], ...]:
-    """``(target, relpath)`` of each link on one index line (``parse_entries`` of the line
-    alone: entries are found line by line, so this is the same result, cached — the index is
-    re-read after every step and has thousands of lines in a large store)."""
-    if "](" not in line:
-        return ()
-    return tuple((e.target, e.relpath) for e in parse_entries(line, ""))
+class _IndexLinks:
+    """The links of the index's (and the hubs') lines during one prune: each distinct line is
+    parsed once (``parse_entries`` of the line alone: entries are found line by line, so this
+    is the same result) and a text read again unchanged is not walked again. The steps below
+    re-read the index after every edit; with a bounded cache an index of 90,000 lines was
+    parsed again on every one of them."""
 
+    def __init__(self) -> None:
+        self._lines: dict[str, tuple[tuple[str, str | None], ...]] = {}
+        self._texts: dict[int, tuple[str, dict[int, tuple[tuple[str, str | None], ...]]]] = {}
 
-def _links_by_line(text: str) -> dict[int, list[tuple[str, str | None]]]:
-    """Line number (1-based) → its links, for lines that have any."""
-    out: dict[int, list[tuple[str, str | None]]] = {}
-    for number, line in enumerate(text.split("\n"), start=1):
-        links = _line_links(line)
-        if links:
-            out[number] = list(links)
-    return out
+    def by_line(self, text: str) -> dict[int, tuple[tuple[str, str | None], ...]]:
+        """Line number (1-based) → ``(target, relpath)`` of each link on it, for lines that
+        have any."""
+        held = self._texts.get(id(text))
+        if held is not None and held[0] is text:
+            return held[1]
+        memo = self._lines
+        out: dict[int, tuple[tuple[str, str | None], ...]] = {}
+        for number, line in enumerate(text.split("\n"), start=1):
+            if "](" not in line:
+                continue
+            links = memo.get(line)
+            if links is None:
+                links = memo[line] = tuple((e.target, e.relpath) for e in parse_entries(line, ""))
+            if links:
+                out[number] = links
+        self._texts[id(text)] = (text, out)
+        return out
 
 
 def _title_hook(ws: Workspace, rel: str) -> tuple[str, str | None]:
@@ -123,12 +133,12 @@ def _exists(ws: Workspace, rel: str) -> bool:
     return os.path.exists(ws.memory_dir / rel)
 
 
-def _fix_links(ws: Workspace, rel: str, pi: PruneInput, linked: set[str], emit: Emit) -> None:
+def _fix_links(ws: Workspace, rel: str, pi: PruneInput, linked: set[str], emit: Emit, memo: _IndexLinks) -> None:
     """Step 1 on file ``rel`` (the index or a hub)."""
     text = ws.get(rel)
     if text is None:
         return
-    by_line = _links_by_line(text)
+    by_line = memo.by_line(text)
     lines = text.split("\n")
     dropped: list[str] = []
     moved: list[str] = []
@@ -159,12 +169,12 @@ def _fix_links(ws: Workspace, rel: str, pi: PruneInput, linked: set[str], emit: 
         emit(ProposedChange(PHASE, rel, "modify", reason))
 
 
-def _linked(ws: Workspace, rels: list[str]) -> set[str]:
+def _linked(ws: Workspace, rels: list[str], memo: _IndexLinks) -> set[str]:
     out: set[str] = set()
     for rel in rels:
         text = ws.get(rel)
         if text is not None:
-            out.update(r for links in _links_by_line(text).values() for _, r in links if r is not None)
+            out.update(r for links in memo.by_line(text).values() for _, r in links if r is not None)
     return out
 
 
@@ -179,15 +189,16 @@ def prune_index(ws: Workspace, pi: PruneInput, emit: Emit, findings: list[Findin
     """Run steps 1–4 (module doc) on ``MEMORY.md`` and the hubs, editing ``ws``."""
     index = INDEX_NAME
     hubs = sorted(pi.hubs)
+    memo = _IndexLinks()
     if ws.get(index) is None and pi.memories:
         findings.append(Finding(PHASE, "index-missing", index, "there is no MEMORY.md: the dream writes one"))
     # 1. dangling lines (index first, so a merged file's line is retargeted there, not in a hub)
-    linked = _linked(ws, [index, *hubs])
+    linked = _linked(ws, [index, *hubs], memo)
     for rel in (index, *hubs):
-        _fix_links(ws, rel, pi, linked, emit)
+        _fix_links(ws, rel, pi, linked, emit, memo)
     progress(1, 4)
     # 2. missing entries
-    linked = _linked(ws, [index, *hubs])
+    linked = _linked(ws, [index, *hubs], memo)
     missing = sorted(rel for rel in pi.memories if rel not in linked)
     if missing:
         new_lines: list[tuple[str, str]] = []
@@ -201,19 +212,19 @@ def prune_index(ws: Workspace, pi: PruneInput, emit: Emit, findings: list[Findin
         emit(ProposedChange(PHASE, index, "modify" if ws.original(index) is not None else "create", reason))
     progress(2, 4)
     # 3. long lines
-    _shorten_lines(ws, index, emit, findings)
+    _shorten_lines(ws, index, emit, findings, memo)
     progress(3, 4)
     # 4. the cap
-    _fold_into_hubs(ws, pi, emit, findings)
+    _fold_into_hubs(ws, pi, emit, findings, memo)
     progress(4, 4)
 
 
-def _shorten_lines(ws: Workspace, index: str, emit: Emit, findings: list[Finding]) -> None:
+def _shorten_lines(ws: Workspace, index: str, emit: Emit, findings: list[Finding], memo: _IndexLinks) -> None:
     text = ws.get(index)
     if text is None:
         return
     lines = text.split("\n")
-    by_line = {n: [r for _, r in links] for n, links in _links_by_line(text).items()}
+    by_line = {n: [r for _, r in links] for n, links in memo.by_line(text).items()}
     cut = 0
     for number, raw in enumerate(lines, start=1):
         line = raw.rstrip("\r")
@@ -240,7 +251,7 @@ def _shorten_lines(ws: Workspace, index: str, emit: Emit, findings: list[Finding
         emit(ProposedChange(PHASE, index, "modify", reason))
 
 
-def _fold_into_hubs(ws: Workspace, pi: PruneInput, emit: Emit, findings: list[Finding]) -> None:
+def _fold_into_hubs(ws: Workspace, pi: PruneInput, emit: Emit, findings: list[Finding], memo: _IndexLinks) -> None:
     index = INDEX_NAME
     text = ws.get(index)
     if text is None or not truncate_index(text).truncated_by:
@@ -251,7 +262,7 @@ def _fold_into_hubs(ws: Workspace, pi: PruneInput, emit: Emit, findings: list[Fi
         if not trunc.truncated_by:
             break
         groups: dict[str, list[int]] = defaultdict(list)
-        by_line = {n: [r for _, r in links] for n, links in _links_by_line(text).items()}
+        by_line = {n: [r for _, r in links] for n, links in memo.by_line(text).items()}
         lines = text.split("\n")
         for number, rels in by_line.items():
             if len(rels) != 1 or rels[0] is None or rels[0] in pi.hubs or rels[0] not in pi.memories:

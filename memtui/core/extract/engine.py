@@ -34,7 +34,7 @@ from memtui.core.extract.autoextract import AutoExtractStatus, check_autoextract
 from memtui.core.extract.cursor import Cursor, CursorStore
 from memtui.core.extract.offline import OfflineExtractor
 from memtui.core.memory.headers import scan_headers
-from memtui.core.memory.scancache import HEADER_CACHE_NAME, ScanCache
+from memtui.core.memory.catalogdb import CatalogDB
 from memtui.core.extract.inbox import (
     Inbox,
     Proposal,
@@ -266,7 +266,7 @@ def extract(
         chosen = extractor if not isinstance(extractor, str) else resolve_extractor(
             extractor, state_dir=state_dir, client=client, model=model, environ=environ,
             cwd=Path(transcript.cwds[0]) if transcript.cwds else None, on_event=on_event, release=release)
-        headers = scan_headers(memory_dir, cache=ScanCache.for_memory_dir(state_dir, memory_dir, HEADER_CACHE_NAME))
+        headers = scan_headers(memory_dir, cache=CatalogDB.for_memory_dir(state_dir, memory_dir))
         request = ExtractionRequest(transcript, start, end, memory_dir, session, now, headers, cancel)
         try:
             drafts, run_notes = chosen.run(request)

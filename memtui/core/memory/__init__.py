@@ -1,5 +1,6 @@
 """The memory store as the agent reads it: frontmatter (YAML 1.2), memory files and their types,
-the ``MEMORY.md`` index, ages, lint, secret scanning, the header scan and the scan cache.
+the ``MEMORY.md`` index, ages, lint, secret scanning, the header scan, the catalog database
+(SQLite: parsed records, derived data, search index) and search.
 
 May use: ``base``, ``places``. Never writes a memory file.
 """

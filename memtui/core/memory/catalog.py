@@ -15,7 +15,7 @@ from memtui.core.memory.age import AgeBand, age_band, age_days_at, age_label, st
 from memtui.core.base.diagnostics import Diagnostic
 from memtui.core.memory.index import IndexReport, read_index
 from memtui.core.memory.memories import SEED_FORMAT, TEAM_DIR, Memory, MemoryType, scan_memories
-from memtui.core.memory.scancache import ScanCache
+from memtui.core.memory.catalogdb import CatalogDB
 from memtui.core.memory.index import SEED_WARNING
 from memtui.core.places.behaviour import IndexWarning, MemoryFormat
 
@@ -70,7 +70,7 @@ def load_catalog(
     now: datetime,
     *,
     newest: int | None = None,
-    cache: ScanCache | None = None,
+    cache: CatalogDB | None = None,
     fmt: MemoryFormat = SEED_FORMAT,
     warning_style: IndexWarning = SEED_WARNING,
 ) -> Catalog:
@@ -80,7 +80,7 @@ def load_catalog(
     (``Behaviour.memory_format``, ``Behaviour.instructions.index_warning``); ``cache`` must be the
     cache of that format.
 
-    ``cache``: the memory dir's ``ScanCache`` (files unchanged since a previous scan are not
+    ``cache``: the memory dir's ``CatalogDB`` (files unchanged since a previous scan are not
     parsed again); ``None`` parses every file.
 
     ``newest``: only the ``newest`` most recent memories (a UI's first screenful of a large

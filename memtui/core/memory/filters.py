@@ -4,7 +4,8 @@ the Memories pane.
 The type filter is one of the four memory types, ``"none"`` (no type the agent recognises:
 untyped, ``Feedback``, a ``type`` nested under ``metadata:``) or ``"all"``. The search keeps
 a memory when every word of it occurs, ignoring case, in the memory's name, description,
-path or body.
+path or body (``memtui.core.memory.search``: a memory from the catalog database has its
+text read for the check, not kept).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Literal
 
 from memtui.core.memory.catalog import MemoryEntry
 from memtui.core.memory.memories import MEMORY_TYPES
+from memtui.core.memory.search import matches as search_matches
 
 TypeFilter = Literal["all", "user", "feedback", "project", "reference", "none"]
 # Every type filter, in the order a UI cycles through them.
@@ -49,15 +51,13 @@ class MemoryFilter:
         whitespace, case-folded. Raises ``ValueError`` for an unknown type name."""
         return cls(type_filter(type_name), tuple(search.casefold().split()))
 
+    def type_matches(self, entry: MemoryEntry) -> bool:
+        """Whether ``entry`` has the type asked for (the search words aside)."""
+        return self.type == "all" or (entry.type or "none") == self.type
+
     def matches(self, entry: MemoryEntry) -> bool:
         """Whether ``entry`` has the type asked for and contains every search word."""
-        if self.type != "all" and (entry.type or "none") != self.type:
-            return False
-        if not self.terms:
-            return True
-        mem = entry.memory
-        haystack = "\n".join(filter(None, (mem.name, mem.description, mem.relpath, mem.body))).casefold()
-        return all(term in haystack for term in self.terms)
+        return self.type_matches(entry) and search_matches(entry.memory, self.terms)
 
     def apply(self, entries: Iterable[MemoryEntry]) -> list[MemoryEntry]:
         """The entries that match, in their order."""

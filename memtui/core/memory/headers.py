@@ -25,7 +25,7 @@ from memtui.core.memory.memories import (
 )
 from memtui.core.places.behaviour import MemoryFormat
 from memtui.core.base.safe_read import read_head_regular
-from memtui.core.memory.scancache import ScanCache, stat_key
+from memtui.core.memory.catalogdb import CatalogDB, stat_key
 
 _CHUNK = 4096
 _HEAD_CAP = 1 << 20
@@ -100,37 +100,33 @@ def read_header(path: StrPath, relpath: str, fmt: MemoryFormat = SEED_FORMAT) ->
     return _header(path, relpath, mtime, parse_frontmatter(head, strip_bom=fmt.strip_bom).data, fmt)
 
 
-def _cached_header(path: StrPath, relpath: str, cache: ScanCache, fmt: MemoryFormat = SEED_FORMAT) -> MemoryHeader | None:
-    """The header of one file from ``cache`` when its ``stat`` matches an entry — a full parse
-    (``"m"``: the frontmatter, seen by recall only if it closes within 30 lines) or a header
-    (``"h"``) — else read now and stored as a header entry."""
-    value, st = cache.lookup_file(path, relpath)
+def _cached_header(path: StrPath, relpath: str, cache: CatalogDB, fmt: MemoryFormat = SEED_FORMAT) -> MemoryHeader | None:
+    """The header of one file from ``cache`` when its ``stat`` matches a row (stored by a full
+    parse, or by an earlier header scan), else read now and stored as a header-only row."""
+    value, st = cache.lookup_file(path, relpath, header=True)
     if value is not None and st is not None:
         try:
-            # (the stored mtime must be the file's: a damaged entry is read again, not trusted)
-            if value[0] == "m" and isinstance(value[4], dict) and value[1] == st.st_mtime and value[8] is not None:
-                return _header(path, relpath, st.st_mtime, value[4] if value[8] else {}, fmt)
-            if value[0] == "h":
-                _kind, mtime, description, mem_type = value
-                if mtime == st.st_mtime and not isinstance(mtime, bool) and (description is None or isinstance(description, str)):
-                    return MemoryHeader(path, relpath, st.st_mtime, description, parse_memory_type(mem_type))
-        except (IndexError, TypeError, ValueError):
-            pass  # a garbled entry: read the file
+            # (the stored mtime must be the file's: a damaged row is read again, not trusted)
+            mtime, description, mem_type = value
+            if mtime == st.st_mtime and not isinstance(mtime, bool) and (description is None or isinstance(description, str)) and (mem_type is None or isinstance(mem_type, str)):
+                return MemoryHeader(path, relpath, st.st_mtime, description, parse_memory_type(mem_type))
+        except (TypeError, ValueError):
+            pass  # a garbled row: read the file
     header = read_header(path, relpath, fmt)
     if header is not None and st is not None and header.mtime == st.st_mtime:
-        cache.store(relpath, stat_key(st), ["h", header.mtime, header.description, header.type])
+        cache.store(relpath, stat_key(st), None, [header.mtime, header.description, header.type])
     return header
 
 
-def scan_headers(memory_dir: Path, *, cache: ScanCache | None = None, fmt: MemoryFormat = SEED_FORMAT) -> list[MemoryHeader]:
+def scan_headers(memory_dir: Path, *, cache: CatalogDB | None = None, fmt: MemoryFormat = SEED_FORMAT) -> list[MemoryHeader]:
     """Headers of every memory below ``memory_dir``, newest first. A missing dir gives ``[]``.
 
     ``fmt``: the agent's memory format (where it reads the type); ``cache`` must be that
-    format's cache.
+    format's database.
 
-    ``cache``: the memory dir's header cache (``ScanCache.for_memory_dir(state, memory_dir,
-    HEADER_CACHE_NAME)``; the full scan cache works too); files whose ``stat`` is unchanged
-    since an earlier scan are not read again. Saved after the scan.
+    ``cache``: the memory dir's ``CatalogDB`` (``CatalogDB.for_memory_dir(state, memory_dir,
+    fmt=fmt)``); files whose ``stat`` is unchanged since an earlier scan are not read again.
+    Saved after the scan.
     """
     if cache is None:
         headers = [h for path, rel in iter_memory_files(memory_dir) if (h := read_header(path, rel, fmt)) is not None]

@@ -16,16 +16,17 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
 from memtui.core.base.diagnostics import Diagnostic, Severity
+from memtui.core.base.gcpause import gc_paused
 from memtui.core.memory.frontmatter import Frontmatter, parse_frontmatter
 from memtui.core.memory.index import INDEX_NAME
 from memtui.core.memory.lint import find_relative_dates, missing_sections, mtime_datetime
 from memtui.core.base.safe_read import read_regular
-from memtui.core.memory.scancache import ScanCache, jsonable, stat_key
+from memtui.core.memory.catalogdb import CatalogDB, jsonable, stat_key
 from memtui.core.places.behaviour import MemoryFormat
 from memtui.core.places.releases.seed import SEED
 
@@ -103,7 +104,7 @@ class Memory:
       body starts (1-based); ``text``: the whole decoded file.
 
     ``text`` and ``body`` are one string: ``body`` is ``text[body_start:]``, cut on access. A
-    record rebuilt from the scan cache (``memtui.core.memory.scancache``) holds no text: ``text`` reads
+    record rebuilt from the catalog database (``memtui.core.memory.catalogdb``) holds no text: ``text`` reads
     the file on first access (decoded as the scan decodes it; ``""`` if it is gone). If the file
     changed since its ``sha256`` was taken, the record's other fields describe the old bytes —
     as they do for any record read before a change; writes check ``sha256`` against the disk.
@@ -132,7 +133,7 @@ class Memory:
 
     @property
     def text(self) -> str:
-        """The whole decoded file (read now if this record came from the scan cache)."""
+        """The whole decoded file (read now if this record came from the catalog database)."""
         text = self.loaded_text
         if text is None:
             try:
@@ -149,6 +150,24 @@ class Memory:
     def body(self) -> str:
         """The text after the frontmatter (the whole text when there is none)."""
         return self.text[self.body_start :]
+
+
+def with_text(mem: Memory) -> tuple[Memory, bool]:
+    """``mem`` with its text loaded, for one use: ``mem`` itself when it holds its text, else a
+    copy that holds it (``mem`` stays without, so a pass over 100,000 memories keeps no text
+    alive). The flag says whether the text is the bytes ``mem`` describes (its ``sha256``):
+    ``False`` when the file changed (or is gone) since the scan — its body is then cut where
+    that text's frontmatter ends, as ``Memory.text`` does."""
+    if mem.loaded_text is not None:
+        return mem, True
+    try:
+        data, _st = read_regular(mem.path, MAX_MEMORY_BYTES)
+    except OSError:
+        data = b""
+    text = data.decode("utf-8", errors="replace")
+    if hashlib.sha256(data).hexdigest() == mem.sha256:
+        return replace(mem, loaded_text=text), True
+    return replace(mem, loaded_text=text, body_start=len(text) - len(parse_frontmatter(text).body)), False
 
 
 def parse_memory_type(raw: object) -> MemoryType | None:
@@ -388,6 +407,26 @@ def parse_memory_bytes(path: StrPath, relpath: str, data: bytes, mtime: float, f
     )
 
 
+def lost_fields(before: Memory, after: Memory) -> tuple[str, ...]:
+    """What the agent saw in ``before`` and no longer sees in ``after`` (the same file, edited):
+    one sentence per field among ``name``, ``description`` and ``type`` that was there and is
+    gone — the frontmatter broken (a line typed above its opening ``---``), the key deleted, a
+    type the agent does not recognise. ``()``: nothing lost. A field whose value changed to
+    another usable value is not a loss."""
+    lost: list[str] = []
+    if before.name and not after.name:
+        lost.append(f"name “{before.name}”: the agent sees no name")
+    if before.description and not after.description:
+        lost.append(f"description “{before.description}”: recall has nothing to match on")
+    if before.type and not after.type:
+        now = f"“{after.declared_type}”, not a type the agent knows" if after.declared_type else "untyped"
+        lost.append(f"type {before.type}: the memory becomes {now}")
+    if lost:
+        new = {d.code for d in before.diagnostics}
+        lost.extend(f"why: {d.message}" for d in after.diagnostics if d.code not in new and d.severity in ("error", "warning"))
+    return tuple(lost)
+
+
 def unreadable_memory(path: StrPath, relpath: str, error: OSError) -> Memory:
     """A placeholder record for a file that could not be read (listed, with ``unreadable``)."""
     return Memory(
@@ -461,7 +500,23 @@ def _from_cache(path: str, relpath: str, value: list[Any], fmt: MemoryFormat = S
     )
 
 
-def _read_memory(path: StrPath, relpath: str, cache: ScanCache | None, fmt: MemoryFormat = SEED_FORMAT) -> Memory:
+def header_of_record(mem: Memory, value: list[Any], fmt: MemoryFormat = SEED_FORMAT) -> list[Any] | None:
+    """The header (``[mtime, description, type]``: what the header scan and recall read in the
+    first 30 lines, as the agent of format ``fmt`` reads them) a parse record implies, or
+    ``None`` when it cannot tell (a file over the header scan's 1 MiB read cap)."""
+    header_visible = value[8]
+    if header_visible is None:
+        return None
+    data = mem.frontmatter if header_visible else {}
+    desc = data.get("description")
+    if fmt.strings_only:
+        description = desc if isinstance(desc, str) and desc else None
+    else:
+        description = None if desc is None or isinstance(desc, (list, dict)) or desc == "" else str(desc)
+    return [mem.mtime, description, memory_type_of(data, fmt)]
+
+
+def _read_memory(path: StrPath, relpath: str, cache: CatalogDB | None, fmt: MemoryFormat = SEED_FORMAT) -> Memory:
     """``read_memory`` with a known relpath, answered from ``cache`` when the file's ``stat``
     matches an entry (and stored there after a parse)."""
     if cache is not None:
@@ -474,8 +529,10 @@ def _read_memory(path: StrPath, relpath: str, cache: ScanCache | None, fmt: Memo
     except OSError as exc:
         return unreadable_memory(path, relpath, exc)
     mem = parse_memory_bytes(path, relpath, data, st.st_mtime) if fmt is SEED_FORMAT else parse_memory_bytes(path, relpath, data, st.st_mtime, fmt)
-    if cache is not None and (value := _to_cache(mem)) is not None:
-        cache.store(relpath, stat_key(st), value)
+    if cache is not None and (value := _to_cache(mem)) is not None and cache.store(relpath, stat_key(st), value, header_of_record(mem, value, fmt)):
+        # as a row read back from the database: the text is read when asked for (a scan of
+        # 100,000 files keeps none of them)
+        return replace(mem, loaded_text=None)
     return mem
 
 
@@ -552,14 +609,14 @@ def _stat_mtime(path: str) -> float:
 
 
 def scan_memories(
-    memory_dir: Path, *, newest: int | None = None, cache: ScanCache | None = None, fmt: MemoryFormat = SEED_FORMAT
+    memory_dir: Path, *, newest: int | None = None, cache: CatalogDB | None = None, fmt: MemoryFormat = SEED_FORMAT
 ) -> MemoryScan:
     """Read and parse every memory below ``memory_dir``; newest mtime first (ties by relpath).
 
     ``fmt``: the memory format of the agent (``Behaviour.memory_format``); ``cache`` must be the
-    cache of that format (``ScanCache.for_memory_dir(..., fmt=fmt)``).
+    database of that format (``CatalogDB.for_memory_dir(..., fmt=fmt)``).
 
-    ``cache``: a ``ScanCache`` (``memtui.core.memory.scancache``) that answers for files whose ``stat``
+    ``cache``: the memory dir's ``CatalogDB`` (``memtui.core.memory.catalogdb``) that answers for files whose ``stat``
     is unchanged since a previous scan (their text is then read on first use) and is saved
     after a full scan (not after a ``newest`` batch); ``None`` reads and parses every file.
 
@@ -576,7 +633,8 @@ def scan_memories(
     if newest is not None and newest < total:
         stamped = sorted(((_stat_mtime(path), rel, path) for path, rel in paths), key=lambda t: (-t[0], t[1]))
         paths = [(path, rel) for _, rel, path in stamped[:newest]]
-    memories = [_read_memory(path, rel, cache, fmt) for path, rel in paths]
+    with gc_paused():
+        memories = [_read_memory(path, rel, cache, fmt) for path, rel in paths]
     memories.sort(key=lambda m: (-m.mtime, m.relpath))
     if cache is not None and len(paths) == total:  # a quick first batch leaves it to the full scan
         cache.save(complete=True)

@@ -5,7 +5,8 @@
 - ``lexical``: the offline BM25 selector (CJK-aware tokenisation);
 - ``claude``: the reference's side request (system prompt, user message, structured output);
 - ``inject``: the exact text injected for the picks;
-- ``engine``: ``recall()`` tying them together, and the ``hybrid`` selector.
+- ``engine``: ``recall()`` tying them together, and the ``hybrid`` selector;
+- ``status``: what the recall badge says about the chosen selector.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from memtui.core.recall.engine import (
     resolve_selector,
 )
 from memtui.core.recall.inject import InjectedMemory
+from memtui.core.recall.status import SelectorState, SelectorStatus, selector_status
 from memtui.core.recall.manifest import (
     MANIFEST_CAP,
     SESSION_BUDGET,
@@ -78,6 +80,9 @@ __all__ = [
     "resolve_selector",
     "choose_selector",
     "SelectorChoice",
+    "SelectorState",
+    "SelectorStatus",
+    "selector_status",
     "OfflineCause",
     "skip_reason",
 ]

@@ -1,9 +1,9 @@
 """Embeddings of a corpus, cached per memory so that a second launch embeds only what changed.
 
 A memory's embedding is kept under the memory's relpath with the key of the bytes it was made
-from — ``(st_mtime_ns, st_size, st_ino, st_ctime_ns)``, the scan cache's key and invalidation
+from — ``(st_mtime_ns, st_size, st_ino, st_ctime_ns)``, the catalog database's key and invalidation
 (any write to a file changes its ctime) — and the whole set under a fingerprint of the model and
-of the text recipe (``fingerprint``): another model or recipe starts afresh. Like the scan cache,
+of the text recipe (``fingerprint``): another model or recipe starts afresh. Like the catalog database,
 a file modified within ``RACY_SECONDS`` of being read is embedded again next time (git's racy
 rule).
 
@@ -26,7 +26,7 @@ from typing import Protocol
 
 import numpy as np
 
-from memtui.core.memory.scancache import RACY_SECONDS
+from memtui.core.memory.catalogdb import RACY_SECONDS
 from memtui.core.places.statedir import memdir_state
 from memtui.core.recall.docs import RecallDoc
 from memtui.core.recall.embedding import StaticModel

@@ -44,7 +44,7 @@ from memtui.core.writes.journal import (
     sha256_hex,
 )
 from memtui.core.memory.frontmatter import parse_frontmatter
-from memtui.core.memory.memories import MEMORY_TYPES, SEED_FORMAT, TEAM_DIR, Memory, MemoryType, type_value
+from memtui.core.memory.memories import MEMORY_TYPES, SEED_FORMAT, TEAM_DIR, Memory, MemoryType, lost_fields, parse_memory_bytes, type_value
 from memtui.core.places.behaviour import MemoryFormat
 from memtui.core.writes.rewrite import set_nested_key, set_top_level_key
 from memtui.core.writes.transaction import OutsideWriteError, WriteStep, missing_dirs, rollback, rollback_note, write_step
@@ -115,7 +115,9 @@ class FileChange:
 @dataclass(frozen=True, slots=True)
 class Plan:
     """A change set to preview, then apply. ``index_overflow``: entries the change would push
-    past the index cap (ask before applying); ``notes``: other things the change does."""
+    past the index cap (ask before applying); ``losses``: what the agent would no longer see
+    in the file (a name, a description, a type: ask before applying); ``notes``: other things
+    the change does."""
 
     title: str
     changes: tuple[FileChange, ...]
@@ -124,6 +126,7 @@ class Plan:
     action: str = "edit"  # edit | retype | rename | create | delete | restore | undo | fix | dream
     undoes: str | None = None  # the journal entry an undo reverts
     restores: str | None = None  # the delete entry a restore brings back
+    losses: tuple[str, ...] = ()
 
     def diff(self) -> str:
         """All file diffs, concatenated."""
@@ -219,10 +222,11 @@ def suggest_filename(mem_type: MemoryType, name: str) -> str:
 # ----- plan builders --------------------------------------------------------------------------
 
 
-def plan_save(memory_dir: Path, memory: Memory, new_text: str) -> Plan:
+def plan_save(memory_dir: Path, memory: Memory, new_text: str, fmt: MemoryFormat = SEED_FORMAT) -> Plan:
     """Replace a memory's whole text (a hand edit), in the file's line-end style. A file with
-    bytes that are not UTF-8 is refused (a text editor would replace them). Raises
-    ``ConflictError``, ``EditError``."""
+    bytes that are not UTF-8 is refused (a text editor would replace them). ``Plan.losses``:
+    the name, description or type the agent of memory format ``fmt`` would no longer see
+    after the edit (``lost_fields``). Raises ``ConflictError``, ``EditError``."""
     before = _current(memory_dir, memory)
     try:
         before.decode("utf-8")
@@ -231,7 +235,12 @@ def plan_save(memory_dir: Path, memory: Memory, new_text: str) -> Plan:
     after = _encode_like(before, new_text)
     if after == before:
         raise EditError("no change to save")
-    return Plan(f"Edit {memory.relpath}", (FileChange(memory.relpath, before, after),), action="edit")
+    path = memory_dir / memory.relpath
+    losses = lost_fields(
+        parse_memory_bytes(path, memory.relpath, before, memory.mtime, fmt),
+        parse_memory_bytes(path, memory.relpath, after, memory.mtime, fmt),
+    )
+    return Plan(f"Edit {memory.relpath}", (FileChange(memory.relpath, before, after),), action="edit", losses=losses)
 
 
 def plan_retype(memory_dir: Path, memory: Memory, new_type: MemoryType, fmt: MemoryFormat = SEED_FORMAT) -> Plan:
@@ -294,11 +303,21 @@ def plan_create(
     body: str | None = None,
     extra: Mapping[str, str] | None = None,
 ) -> Plan:
-    """A new memory with frontmatter and the type's body template, and its index entry.
+    """A new memory with frontmatter and the type's body template (or ``body``), and its
+    index entry.
 
     ``extra``: more frontmatter keys written after ``type``, in order (e.g. extraction's
     ``originSessionId``); each key must be a plain YAML key and not one of ``name``,
     ``description``, ``type`` (``EditError`` otherwise)."""
+    text = new_memory_text(mem_type, name, description, body=body, extra=extra)
+    name, description = _frontmatter_value(name), _frontmatter_value(description)
+    return _plan_new(memory_dir, relpath or suggest_filename(mem_type, name), text, mem_type, name, description)
+
+
+def new_memory_text(mem_type: MemoryType, name: str, description: str, *, body: str | None = None, extra: Mapping[str, str] | None = None) -> str:
+    """The text of a new memory: frontmatter (``name``, ``description``, ``type``, then
+    ``extra``) and ``body`` (default: the type's template, ``BODY_TEMPLATES``). Raises
+    ``EditError`` for an unknown type, a blank name or description, or a bad extra key."""
     if mem_type not in MEMORY_TYPES:
         raise EditError(f"{mem_type!r} is not one of {', '.join(MEMORY_TYPES)}")
     name, description = _frontmatter_value(name), _frontmatter_value(description)
@@ -306,19 +325,41 @@ def plan_create(
         raise EditError("a name is required")
     if not description:
         raise EditError("a one-line description is required: it is what recall matches on")
-    rel = validate_relpath(memory_dir, relpath or suggest_filename(mem_type, name))
-    if os.path.lexists(memory_dir / rel):
-        raise EditError(f"{rel} already exists")
     more = ""
     for key, value in (extra or {}).items():
         if key in ("name", "description", "type") or not re.fullmatch(r"[A-Za-z_][\w-]*", key):
             raise EditError(f"{key!r} cannot be an extra frontmatter key")
         more += f"{key}: {_yaml_scalar(_frontmatter_value(value))}\n"
-    text = (
+    return (
         f"---\nname: {_yaml_scalar(name)}\ndescription: {_yaml_scalar(description)}\ntype: {mem_type}\n{more}---\n\n"
         f"{body if body is not None else BODY_TEMPLATES[mem_type]}"
     )
-    changes = [FileChange(rel, None, text.encode("utf-8"))]
+
+
+def plan_create_text(memory_dir: Path, relpath: str, text: str, fmt: MemoryFormat = SEED_FORMAT) -> Plan:
+    """A new memory written as ``text`` (a draft from ``new_memory_text``, edited by hand) at
+    ``relpath``, with its index entry made from the name and description the agent of memory
+    format ``fmt`` reads in it. Raises ``EditError`` when the agent would see no name,
+    description or type, or when the body is empty or still a type's template (nothing to
+    remember yet: such a memory would be recalled and say nothing)."""
+    draft = parse_memory_bytes(memory_dir / relpath, relpath, text.encode("utf-8", errors="surrogateescape"), 0, fmt)
+    missing = [what for what, value in (("name", draft.name), ("description", draft.description), ("type", draft.type)) if not value]
+    if missing or draft.type is None or draft.name is None or draft.description is None:
+        raise EditError(f"the agent would see no {' and no '.join(missing)} in this text: keep the frontmatter between the two --- lines")
+    body = draft.body.strip()
+    if not body:
+        raise EditError("the body is empty: write what the agent should remember")
+    if any(body == template.strip() for template in BODY_TEMPLATES.values()):
+        raise EditError("the body is still the template: replace it with what the agent should remember")
+    return _plan_new(memory_dir, relpath, text, draft.type, _frontmatter_value(draft.name), _frontmatter_value(draft.description))
+
+
+def _plan_new(memory_dir: Path, relpath: str, text: str, mem_type: MemoryType, name: str, description: str) -> Plan:
+    """Create ``relpath`` holding ``text``, and add its index entry."""
+    rel = validate_relpath(memory_dir, relpath)
+    if os.path.lexists(memory_dir / rel):
+        raise EditError(f"{rel} already exists")
+    changes = [FileChange(rel, None, text.encode("utf-8", errors="surrogateescape"))]
     index_dir = _index_rel(rel)
     change, overflow, notes = _index_change(memory_dir, index_dir, "add", entry_line(name, rel, description, index_dir), mem_type)
     if change:

@@ -189,6 +189,8 @@ class MemoryTable(ForwardsWorkerFailures, DataTable[RenderableType]):
         self._moved_at = 0.0  # time.monotonic() of the last cursor move
         self._listings = Latest()  # the list shown: a fill of an older one stops
         self._end_row: int | None = None  # where `end` left the cursor while rows were missing
+        self._listing = 0  # the ticket of the list shown
+        self._filling = 0  # the listing a `_fill` worker is adding rows for (0: none)
         self.used_of: UsedOf | None = None  # the "used" cell of a memory (set by the pane)
 
     def on_mount(self) -> None:
@@ -223,12 +225,21 @@ class MemoryTable(ForwardsWorkerFailures, DataTable[RenderableType]):
         if more, now; the rest in chunks after them."""
         self.clear()
         self._memories = memories
-        listing = self._listings.take()
+        listing = self._listing = self._listings.take()
         self._end_row = None
         self._row_width = self.memory_width()
         self._moved_at = time.monotonic()
         self._add_rows_upto(max(ROW_CHUNK, at_once))
         if self.row_count < len(memories):
+            self._filling = listing
+            self._fill(listing)
+
+    def more_memories(self) -> None:
+        """The list handed to ``show_memories`` grew (a search found more): add their rows."""
+        self._add_rows_upto(max(self.row_count, ROW_CHUNK))
+        listing = self._listing
+        if self.row_count < len(self._memories) and self._listings.is_current(listing) and self._filling != listing:
+            self._filling = listing
             self._fill(listing)
 
     def _add_rows_upto(self, upto: int) -> None:
@@ -249,12 +260,16 @@ class MemoryTable(ForwardsWorkerFailures, DataTable[RenderableType]):
         only once the cursor has rested `FILL_IDLE` seconds; stop when another list replaces
         this one (a worker that ends, rather than a cancelled one: whoever waits for the app's
         workers is not handed a cancellation)."""
-        while self._listings.is_current(listing) and self.row_count < len(self._memories):
-            await self.wait_for_refresh()
-            while self._end_row is None and (rested := time.monotonic() - self._moved_at) < FILL_IDLE:
-                await asyncio.sleep(FILL_IDLE - rested)
-            if self._listings.is_current(listing):  # bigger chunks when `end` waits for the last row
-                self._add_rows_upto(self.row_count + ROW_CHUNK * (1 if self._end_row is None else 4))
+        try:
+            while self._listings.is_current(listing) and self.row_count < len(self._memories):
+                await self.wait_for_refresh()
+                while self._end_row is None and (rested := time.monotonic() - self._moved_at) < FILL_IDLE:
+                    await asyncio.sleep(FILL_IDLE - rested)
+                if self._listings.is_current(listing):  # bigger chunks when `end` waits for the last row
+                    self._add_rows_upto(self.row_count + ROW_CHUNK * (1 if self._end_row is None else 4))
+        finally:
+            if self._filling == listing:
+                self._filling = 0
 
     @on(DataTable.RowHighlighted)
     def _note_move(self) -> None:

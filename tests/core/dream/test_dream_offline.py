@@ -240,3 +240,24 @@ def test_missing_entries_go_under_the_heading_of_their_type() -> None:
         "## Feedback notes\r\n- [B](b.md) — b\r\n- [E](e.md) — e\r\n- [D](d.md) — d\r\n"
     )
     assert add_entries("", [("user", "- [C](c.md) — c")]) == "- [C](c.md) — c\n"
+
+
+def test_prune_reads_each_index_line_once_whatever_its_passes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from memtui.core.dream import prune as prune_mod
+
+    ctx = context(tmp_path)
+    generate_store(ctx.memory_dir, 600)  # an index of 600 lines: far over the cap, folded into hubs
+    calls: list[str] = []
+    real = prune_mod.parse_entries
+
+    def counting(text: str, index_dir_rel: str = "") -> list[object]:
+        calls.append(text)
+        return real(text, index_dir_rel)  # type: ignore[return-value]
+
+    monkeypatch.setattr(prune_mod, "parse_entries", counting)
+    dp = plan_dream(ctx, NOW)
+    assert any(c.relpath.startswith("index-") for c in dp.plan.changes)  # the cap was dealt with
+    lines = (ctx.memory_dir / INDEX_NAME).read_text(encoding="utf-8").split("\n")
+    # steps 1-4 re-read the index and the hubs after every edit; each distinct line is parsed once
+    assert len(calls) == len(set(calls))
+    assert len(calls) <= len(set(lines)) + 10

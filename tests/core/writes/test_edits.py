@@ -17,6 +17,7 @@ from memtui.core.writes.edits import (
     EditError,
     apply_plan,
     plan_create,
+    plan_create_text,
     plan_delete,
     plan_rename,
     plan_retype,
@@ -152,6 +153,25 @@ def test_create_writes_the_type_template_and_an_index_line(mem: Path, journal: J
     )
 
 
+def test_create_from_text_refuses_a_template_or_empty_body_and_writes_nothing(mem: Path) -> None:
+    draft = "---\nname: No mocks\ndescription: Integration tests hit the real DB\ntype: feedback\n---\n\n"
+    template = draft + "The rule, in one or two sentences.\n\n**Why:** what happened that made it a rule.\n\n**How to apply:** when and how to follow it.\n"
+    with pytest.raises(EditError, match="still the template"):
+        plan_create_text(mem, "feedback_no_mocks.md", template)
+    with pytest.raises(EditError, match="body is empty"):
+        plan_create_text(mem, "feedback_no_mocks.md", draft + "\n")
+    with pytest.raises(EditError, match="no name and no description and no type"):
+        plan_create_text(mem, "feedback_no_mocks.md", "oops" + draft + "Use the real DB.\n")
+    assert list(mem.iterdir()) == []
+
+
+def test_create_from_text_writes_the_text_and_indexes_what_the_agent_reads(mem: Path, journal: Journal) -> None:
+    text = "---\nname: No mocks\ndescription: Integration tests hit the real DB\ntype: feedback\n---\n\nUse the real DB.\n"
+    apply_plan(mem, plan_create_text(mem, "feedback_no_mocks.md", text), journal, NOW)
+    assert (mem / "feedback_no_mocks.md").read_text() == text
+    assert (mem / "MEMORY.md").read_text() == "- [No mocks](feedback_no_mocks.md) — Integration tests hit the real DB\n"
+
+
 def test_create_quotes_a_name_yaml_would_misread(mem: Path, journal: Journal) -> None:
     apply_plan(mem, plan_create(mem, "project", "Freeze: 2026", "Only fixes"), journal, NOW)
     assert (mem / "project_freeze_2026.md").read_text().startswith('---\nname: "Freeze: 2026"\n')
@@ -207,3 +227,28 @@ def test_undo_refuses_when_the_file_changed_since(mem: Path, journal: Journal) -
     write(mem / "u.md", b"---\ntype: user\n---\nedited by the agent\n")
     with pytest.raises(ConflictError):
         undo_plan(mem, journal)
+
+
+GRAFANA = b"---\nname: Latency board\ndescription: Grafana board for ingest latency\ntype: reference\n---\n\nBoard.\n"
+
+
+def test_a_save_that_breaks_the_frontmatter_lists_what_the_agent_loses(mem: Path) -> None:
+    write(mem / "r.md", GRAFANA)
+    plan = plan_save(mem, read_memory(mem / "r.md", mem), "oops" + GRAFANA.decode())  # typed above the opening ---
+    assert plan.losses[:3] == (
+        "name “Latency board”: the agent sees no name",
+        "description “Grafana board for ingest latency”: recall has nothing to match on",
+        "type reference: the memory becomes untyped",
+    )
+    assert any(loss.startswith("why: no frontmatter") for loss in plan.losses[3:])
+
+
+def test_a_mistyped_type_is_a_loss_and_an_ordinary_edit_is_not(mem: Path) -> None:
+    write(mem / "r.md", GRAFANA)
+    loaded = read_memory(mem / "r.md", mem)
+    typo = plan_save(mem, loaded, GRAFANA.decode().replace("type: reference", "type: refrence"))
+    assert typo.losses[0] == "type reference: the memory becomes “refrence”, not a type the agent knows"
+    assert plan_save(mem, loaded, GRAFANA.decode().replace("Board.", "Panel p99.")).losses == ()
+    # a new value is no loss: renaming, re-describing, re-typing by hand
+    edited = GRAFANA.decode().replace("Latency board", "Ingest board").replace("type: reference", "type: project")
+    assert plan_save(mem, loaded, edited).losses == ()
