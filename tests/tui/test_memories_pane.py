@@ -119,7 +119,10 @@ async def test_search_in_a_worker_lists_the_same_and_the_latest_query_wins(make_
         await settle(pilot)
         assert listed(app) == []
         assert "No memory matches" in plain(app, "#preview-fields")
-        await pilot.press("escape")
+        await pilot.press("escape")  # out of the search box, the search kept
+        await settle(pilot)
+        assert listed(app) == []
+        await pilot.press("escape")  # again: the search cleared
         await settle(pilot)
         assert len(listed(app)) == 5
 
