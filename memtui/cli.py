@@ -1,7 +1,7 @@
 """The ``memtui`` command: no subcommand opens the TUI; each subcommand drives the core.
 
 Common options (before the subcommand): ``--project DIR`` (default: cwd), ``--memory-dir DIR``
-(skip resolution; for folders copied out of a repo), ``--flavor agent|claude``.
+(skip resolution; for folders copied out of a repo), ``--flavor auto|agent|claude``.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 import click
 
 from memtui.commands.common import CliContext, fail
-from memtui.core.places.flavor import FLAVORS, Flavor, UnknownFlavorError, get_flavor
+from memtui.core.places.autoflavor import FLAVOR_CHOICES, FlavorChoice
 
 # Each subcommand's module is imported only when that subcommand runs (or for `--help`): the
 # recall and dream modules pull in numpy, bm25s and the anthropic SDK, which cost ~300 ms of
@@ -95,9 +95,10 @@ class MemtuiGroup(click.Group):
 )
 @click.option(
     "--flavor",
-    type=click.Choice(sorted(FLAVORS)),
+    type=click.Choice(FLAVOR_CHOICES),
     default=None,
-    help="File naming: agent (AGENT.md, ~/.agent) or claude (CLAUDE.md, ~/.claude). Env: MEMTUI_FLAVOR.",
+    help="File naming: agent (AGENT.md, ~/.agent), claude (CLAUDE.md, ~/.claude), or auto (the default: "
+    "claude when the project has Claude Code's files and no agent ones). Env: MEMTUI_FLAVOR.",
 )
 @click.option(
     "--settings",
@@ -108,22 +109,18 @@ class MemtuiGroup(click.Group):
 @click.pass_context
 def main(ctx: click.Context, project: Path | None, memory_dir: Path | None, flavor: str | None, settings: str | None) -> None:
     """See and tend the memory of a coding agent. With no command, open the app."""
-    try:
-        chosen = get_flavor(flavor)
-    except UnknownFlavorError as exc:
-        fail(str(exc))
     if project is not None and not project.is_dir():
         fail(f"--project {project}: not a directory")
-    ctx.obj = CliContext(flavor=chosen, project=project, memory_dir=memory_dir, settings=settings, open_app=open_app)
+    ctx.obj = CliContext(flavor_name=flavor, project=project, memory_dir=memory_dir, settings=settings, open_app=open_app)
     if ctx.invoked_subcommand is None:
-        ctx.obj.run_app(chosen, project, memory_dir)
+        ctx.obj.run_app(ctx.obj.choice, project, memory_dir)
 
 
-def open_app(flavor: Flavor, project: Path | None, memory_dir: Path | None) -> None:
+def open_app(choice: FlavorChoice, project: Path | None, memory_dir: Path | None) -> None:
     """Run the Textual app on ``project`` (blocks until the app exits). The one place where the
     command line hands over to the TUI."""
     from memtui.tui.app import MemtuiApp
 
-    MemtuiApp.for_project(flavor, project, memory_dir=memory_dir).run()
+    MemtuiApp.for_project(choice, project, memory_dir=memory_dir).run()
 
 

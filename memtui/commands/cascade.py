@@ -47,7 +47,10 @@ def _print_text(cascade: Cascade) -> None:
             say(f"{f.layer}:")
         say(_line(f))
     loaded = cascade.loaded_files
-    say(f"\n{len(loaded)} files loaded, {cascade.total_chars:,} characters, ~{cascade.total_tokens_est:,} tokens")
+    say(
+        f"\n{len(loaded)} files loaded: {cascade.files_chars:,} characters of files + {cascade.framing_chars:,} of headers "
+        f"and preamble = {cascade.total_chars:,} characters, ~{cascade.total_tokens_est:,} tokens"
+    )
     if cascade.pending_external_imports:
         say("\nexternal imports pending approval (`memtui imports approve`):")
         for p in cascade.pending_external_imports:

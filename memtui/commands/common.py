@@ -16,28 +16,53 @@ import click
 from memtui.core.base.jsontext import dumps_exact
 from memtui.core.base.clock import ClockError, system_now
 from memtui.core.base.terminal import has_unsafe, visible, visible_block
-from memtui.core.places.flavor import Flavor
+from memtui.core.places.autoflavor import FlavorChoice, OtherFlavorHint, choose_flavor, other_flavor_hint
+from memtui.core.places.flavor import Flavor, UnknownFlavorError
 from memtui.core.places.locations import Locations, memory_dir_problem, resolve_locations
 from memtui.core.writes.transaction import recover_at_start
 
 P = ParamSpec("P")
 R = TypeVar("R")
-AppOpener = Callable[[Flavor, Path | None, Path | None], None]
+AppOpener = Callable[[FlavorChoice, Path | None, Path | None], None]
 
 
 @dataclass
 class CliContext:
-    """The common options of every command: ``--project``, ``--memory-dir``, ``--flavor``."""
+    """The common options of every command: ``--project``, ``--memory-dir``, ``--flavor``
+    (``flavor_name``: as given, ``None`` or ``"auto"`` to detect it; ``choice``/``flavor``:
+    the outcome, decided once all options are known)."""
 
-    flavor: Flavor
+    flavor_name: str | None
     project: Path | None
     memory_dir: Path | None
     settings: str | None = None
     # How to open the app (``flavor, project, memory_dir``), given by the ``memtui`` entry point:
     # the commands never import the TUI.
     open_app: AppOpener | None = field(default=None, repr=False)
+    _choice: FlavorChoice | None = field(default=None, repr=False)
     _locations: Locations | None = field(default=None, repr=False)
     _recovered: set[Path] = field(default_factory=set, repr=False)
+
+    @property
+    def choice(self) -> FlavorChoice:
+        """The flavor and why (``--flavor``, ``$MEMTUI_FLAVOR``, else detected for the project);
+        an unknown name is one line on stderr and exit 2."""
+        if self._choice is None:
+            try:
+                self._choice = choose_flavor(self.flavor_name, self.project)
+            except UnknownFlavorError as exc:
+                fail(str(exc))
+        return self._choice
+
+    @property
+    def flavor(self) -> Flavor:
+        """The flavor every path is computed for (``choice``)."""
+        return self.choice.flavor
+
+    def forget(self) -> None:
+        """An option changed: decide the flavor and the locations again when next asked."""
+        self._choice = None
+        self._locations = None
 
     @property
     def locations(self) -> Locations:
@@ -51,11 +76,17 @@ class CliContext:
                     warn(message)
         return self._locations
 
-    def run_app(self, flavor: Flavor, project: Path | None, memory_dir: Path | None = None) -> None:
-        """Open the app on ``project`` and block until it exits."""
+    def run_app(self, choice: FlavorChoice, project: Path | None, memory_dir: Path | None = None) -> None:
+        """Open the app on ``project`` with the flavor ``choice`` and block until it exits."""
         if self.open_app is None:
             fail("the app cannot be opened from here")
-        self.open_app(flavor, project, memory_dir)
+        self.open_app(choice, project, memory_dir)
+
+    def other_flavor_hint(self) -> str:
+        """`` — but …: try `--flavor NAME` `` when the memory dir is missing or empty and the
+        other flavor has files for this project (``other_flavor_hint``), else ``""``."""
+        hint = other_flavor_hint(self.locations)
+        return "" if hint is None else f" — {other_flavor_sentence(hint, self.choice)}"
 
     def checked_memory_dir(self) -> Path:
         """The memory dir, after checking it is one; else one line on stderr and exit 1 (the
@@ -63,14 +94,19 @@ class CliContext:
         loc = self.locations
         problem = memory_dir_problem(loc)
         if problem is None:
+            self.warn_if_other_flavor()
             return loc.memory_dir
         if problem.code == "not-a-directory":
             fail(f"{problem.memory_dir} is not a directory; see `memtui where`", 1)
-        hint = ""
-        if problem.other_flavor is not None:
-            name, other = problem.other_flavor
-            hint = f" — but {other} exists: try `--flavor {name}`"
-        fail(f"no memory dir at {problem.memory_dir} ({loc.memory_dir_source}){hint}; see `memtui where`", 1)
+        fail(f"no memory dir at {problem.memory_dir} ({loc.flavor.name} flavor, {self.choice.reason}; "
+             f"dir from {loc.memory_dir_source}){self.other_flavor_hint()}; see `memtui where`", 1)
+
+    def warn_if_other_flavor(self) -> None:
+        """An empty memory dir while the other flavor has files here: one line on stderr
+        saying so and how to switch (nothing otherwise)."""
+        hint = self.other_flavor_hint()
+        if hint:
+            warn(f"{self.locations.memory_dir} has no memories ({self.flavor.name} flavor, {self.choice.reason}){hint}")
 
     def now(self) -> datetime:
         """The clock (``MEMTUI_NOW`` freezes it)."""
@@ -78,6 +114,12 @@ class CliContext:
             return system_now()
         except ClockError as exc:
             fail(f"MEMTUI_NOW: {exc}")
+
+
+def other_flavor_sentence(hint: OtherFlavorHint, choice: FlavorChoice) -> str:
+    """What the other flavor has for this project and the flag that switches to it."""
+    has = f"its memory dir {hint.memory_dir} has memories" if hint.memory_dir is not None else f"{', '.join(hint.files[:3])} found"
+    return f"the {hint.name} flavor has files here ({has}): try `--flavor {hint.name}`"
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
@@ -165,12 +207,7 @@ def _set_common(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
     if obj is None:
         return value
     if param.name == "flavor":
-        from memtui.core.places.flavor import UnknownFlavorError, get_flavor
-
-        try:
-            obj.flavor = get_flavor(value)
-        except UnknownFlavorError as exc:
-            fail(str(exc))
+        obj.flavor_name = str(value)
     elif param.name == "project":
         if not Path(value).is_dir():
             fail(f"--project {value}: not a directory")
@@ -179,22 +216,22 @@ def _set_common(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
         obj.memory_dir = Path(value)
     elif param.name == "settings":
         obj.settings = str(value)
-    obj._locations = None
+    obj.forget()
     return value
 
 
 def common_options(func: Callable[P, R]) -> Callable[P, R]:
     """Accept ``--project``, ``--memory-dir`` and ``--flavor`` after the subcommand too
     (``memtui ls --memory-dir DIR`` and ``memtui --memory-dir DIR ls`` mean the same)."""
-    from memtui.core.places.flavor import FLAVORS
+    from memtui.core.places.autoflavor import FLAVOR_CHOICES
 
     decorators = [
         click.option("--project", type=click.Path(), default=None, expose_value=False,
                      callback=_set_common, is_eager=True, help="The project directory (default: cwd)."),
         click.option("--memory-dir", type=click.Path(), default=None, expose_value=False,
                      callback=_set_common, is_eager=True, help="Use this memory dir instead of resolving it."),
-        click.option("--flavor", type=click.Choice(sorted(FLAVORS)), default=None, expose_value=False,
-                     callback=_set_common, is_eager=True, help="agent (AGENT.md) or claude (CLAUDE.md)."),
+        click.option("--flavor", type=click.Choice(FLAVOR_CHOICES), default=None, expose_value=False,
+                     callback=_set_common, is_eager=True, help="auto (default), agent (AGENT.md) or claude (CLAUDE.md)."),
         click.option("--settings", default=None, expose_value=False, callback=_set_common, is_eager=True,
                      help="The agent's --settings: a settings file or inline JSON (the flag layer)."),
     ]

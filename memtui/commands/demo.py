@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 
 from memtui.commands.common import CliContext, fail, say
+from memtui.core.places.autoflavor import FlavorChoice
 from memtui.core.places.flavor import AGENT
 
 
@@ -20,6 +21,13 @@ def demo_environment(home: Path) -> dict[str, str]:
     env["HOME"] = str(home)
     env["MEMTUI_MANAGED_DIR"] = str(home.parent / "managed")  # an empty policy layer
     return env
+
+
+def reopen_command(home: Path, project: Path) -> str:
+    """The shell command that opens memtui on a demo workspace as ``memtui demo`` does: the
+    demo's environment (``demo_environment``) and flavor."""
+    env = demo_environment(home)
+    return f"HOME={home} MEMTUI_MANAGED_DIR={env['MEMTUI_MANAGED_DIR']} memtui --flavor agent --project {project}"
 
 
 @click.command()
@@ -40,17 +48,18 @@ def demo(obj: CliContext, keep: bool, no_app: bool) -> None:
     if no_app:
         say(f"demo workspace: {dest}")
         say("try:")
-        say(f"  HOME={ws.home} memtui --project {ws.project} ls")
-        say(f"  HOME={ws.home} memtui --project {ws.project}")
+        say(f"  {reopen_command(ws.home, ws.project)} ls")
+        say(f"  {reopen_command(ws.home, ws.project)}")
         return
     os.environ.clear()
     os.environ.update(demo_environment(ws.home))
     os.chdir(ws.project)
     try:
-        obj.run_app(AGENT, ws.project)
+        obj.run_app(FlavorChoice.given(AGENT), ws.project)
     finally:
         if keep:
-            say(f"demo workspace kept at {dest}")
+            say(f"demo workspace kept at {dest}; reopen it with:")
+            say(f"  {reopen_command(ws.home, ws.project)}")
         else:
             os.chdir(dest.parent)
             shutil.rmtree(dest, ignore_errors=True)

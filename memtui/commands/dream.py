@@ -306,7 +306,7 @@ def apply_cmd(obj: CliContext, force: bool, consolidator: str, model: str | None
             blocked = autodream_to_json(exc.status) if isinstance(exc.status, AutoDreamStatus) else status_to_json(exc.status)
             emit_json({"run_id": None, "blocked": True, **blocked})
             raise SystemExit(1) from exc
-        fail(str(exc), 1)
+        fail(f"{exc} (--force skips the gates)", 1)
     except (LockError, ConflictError, ApplyError, DreamError) as exc:
         fail(str(exc), 1)
     if as_json:

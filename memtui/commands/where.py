@@ -8,7 +8,7 @@ import click
 
 from memtui.commands.common import CliContext, common_options, emit_json, say, user_errors
 from memtui.core.base.terminal import visible
-from memtui.core.places.locations import Locations, other_flavor_memory_dir
+from memtui.core.places.locations import Locations
 from memtui.core.sessions.version import VersionCheck, check_version
 
 _TRUST_NOTE = "a trusted workspace, or a -p/SDK run"
@@ -49,6 +49,7 @@ def where(obj: CliContext, as_json: bool) -> None:
     loc = obj.locations
     version = check_version(loc)
     data = locations_to_json(loc, version)
+    data["flavor_reason"] = obj.choice.reason
     if as_json:
         emit_json(data)
         return
@@ -56,7 +57,7 @@ def where(obj: CliContext, as_json: bool) -> None:
     if loc.memory_dir_untrusted is not None:
         trusted_note = f"; in {_TRUST_NOTE}"
     rows = [
-        ("flavor", data["flavor"]),
+        ("flavor", f"{data['flavor']}  ({obj.choice.reason})"),
         ("models", loc.flavor.behaviour.title),
         ("project root", data["project_root"]),
         ("git root", data["git_root"] or "— (not in a git repository)"),
@@ -85,9 +86,9 @@ def where(obj: CliContext, as_json: bool) -> None:
         say(f"{key:<{width}}  {visible(str(value))}")
     if version.notice:
         say(f"\nnotice: {visible(version.notice)}")
-    found = other_flavor_memory_dir(obj.locations)
-    if found:
-        say(f"\nnote: the {found[0]} flavor has a memory dir here: {visible(str(found[1]))} (try --flavor {found[0]})")
+    hint = obj.other_flavor_hint()
+    if hint:
+        say(f"\nnote: {loc.memory_dir} has no memories{visible(hint)}")
     for d in data["diagnostics"]:
         where_ = f" {visible(d['path'])}" if d["path"] else ""
         say(f"{d['severity']}: {d['code']}{where_}: {visible(d['message'])}")

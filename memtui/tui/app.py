@@ -11,10 +11,11 @@ from textual import work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import Footer, Header, TabPane
+from textual.widgets import Header, TabPane
 from textual.worker import Worker, WorkerState
 
 from memtui.core.base.terminal import visible, visible_block
+from memtui.core.places.autoflavor import FlavorChoice
 from memtui.core.places.flavor import Flavor
 from memtui.core.places.locations import Locations, resolve_locations
 from memtui.core.writes.transaction import recover_at_start
@@ -22,9 +23,10 @@ from memtui.core.sessions.version import check_version
 from memtui.tui.cascade import CascadePane
 from memtui.tui.dream import DreamPane
 from memtui.tui.memories import MemoriesPane, shorten_home
-from memtui.tui.pane import HORIZONTAL_BREAKPOINTS, VERTICAL_BREAKPOINTS, Pane, PaneTabs, binding_commands
+from memtui.tui.pane import HORIZONTAL_BREAKPOINTS, VERTICAL_BREAKPOINTS, KeysFooter, Pane, PaneTabs, binding_commands
 from memtui.tui.recall import RecallPane
 from memtui.tui.safe import install_render_guard
+from memtui.tui.widgets.keys_panel import PaneKeys, key_panel
 from memtui.tui.styles import stylesheets
 from memtui.tui.theme import THEME, VARIABLES
 
@@ -55,12 +57,16 @@ class MemtuiApp(App[None]):
         Binding("2", "show_pane('memories')", "Memories", show=False, id="app.pane-memories", tooltip="Switch to the Memories pane"),
         Binding("3", "show_pane('recall')", "Recall", show=False, id="app.pane-recall", tooltip="Switch to the Recall pane"),
         Binding("4", "show_pane('dream')", "Dream", show=False, id="app.pane-dream", tooltip="Switch to the Dream pane"),
+        Binding("ctrl+f", "switch_flavor", "Flavor", show=False, id="app.switch-flavor",
+                tooltip="Switch between the agent and claude flavors (AGENT.md / CLAUDE.md files)"),
     ]
 
-    def __init__(self, locations: Locations, *, watch: bool = True) -> None:
+    def __init__(self, locations: Locations, *, watch: bool = True, choice: FlavorChoice | None = None) -> None:
         install_render_guard()
         super().__init__()
         self.locations = locations
+        # how the flavor was chosen, for the header (``--flavor auto`` says why)
+        self.choice = choice if choice is not None and choice.flavor is locations.flavor else FlavorChoice.given(locations.flavor)
         self.live_reload = watch  # not `watch`: that is DOMNode.watch, which Textual calls on the app
         self.register_theme(THEME)
         self.theme = THEME.name
@@ -68,13 +74,15 @@ class MemtuiApp(App[None]):
         self.recovered = recover_at_start(locations.state_dir, locations.memory_dir)
 
     @classmethod
-    def for_project(cls, flavor: Flavor, project: Path | None, *, memory_dir: Path | None = None, watch: bool = True) -> MemtuiApp:
+    def for_project(cls, flavor: Flavor | FlavorChoice, project: Path | None, *, memory_dir: Path | None = None, watch: bool = True) -> MemtuiApp:
         """The app for ``project`` (``None``: the current directory) as ``memtui`` opens it; tests
-        and screenshots build it the same way. ``memory_dir`` skips resolution.
+        and screenshots build it the same way. ``flavor``: a flavor, or the outcome of
+        ``choose_flavor`` (the header then says why). ``memory_dir`` skips resolution.
 
         ``watch=False`` turns off live reload (snapshot tests and screenshots).
         """
-        return cls(resolve_locations(flavor, project, memory_dir=memory_dir), watch=watch)
+        choice = flavor if isinstance(flavor, FlavorChoice) else FlavorChoice.given(flavor)
+        return cls(resolve_locations(choice.flavor, project, memory_dir=memory_dir), watch=watch, choice=choice)
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         """memtui's own colour variables (``$muted``, ``$info``…), for every theme."""
@@ -91,15 +99,35 @@ class MemtuiApp(App[None]):
                 yield RecallPane(self.locations, id="recall-pane")
             with TabPane("Dream", id="dream"):
                 yield DreamPane(self.locations, id="dream-pane")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
+        self._show_flavor()
+        for message in self.recovered:
+            self.notify(visible(message), title="Interrupted change", severity="warning", timeout=20, markup=False)
+
+    def _show_flavor(self) -> None:
+        """The header: the project, the flavor and why (when detected or from the environment),
+        the release modelled; a claude flavor checks the installed version."""
         loc = self.locations
-        self.sub_title = visible(f"{shorten_home(loc.project_root)} · {loc.flavor.name} flavor")
+        why = "" if self.choice == FlavorChoice.given(loc.flavor) else f" ({self.choice.reason})"  # a flag needs no echo
+        self.sub_title = visible(f"{shorten_home(loc.project_root)} · {loc.flavor.name} flavor{why}")
         if loc.flavor.behaviour.version is not None:
             self.sub_title += visible(f" · models {loc.flavor.behaviour.title}")
             self.check_version()
-        for message in self.recovered:
+
+    async def action_switch_flavor(self) -> None:
+        """Open the same project with the other flavor: every pane built again over its
+        locations (a ``--memory-dir`` given stays)."""
+        loc = self.locations
+        self.choice = FlavorChoice(self.choice.other(), "flag", "switched with ctrl+f", {})
+        memory_dir = loc.memory_dir if loc.memory_dir_source == "option" else None
+        self.locations = resolve_locations(self.choice.flavor, loc.project_root, memory_dir=memory_dir)
+        recovered = recover_at_start(self.locations.state_dir, self.locations.memory_dir)
+        await self.recompose()
+        self._show_flavor()
+        self.notify(f"{self.locations.flavor.name} flavor: memory dir {self.locations.memory_dir}", title="Flavor switched")
+        for message in recovered:
             self.notify(visible(message), title="Interrupted change", severity="warning", timeout=20, markup=False)
 
     def notify(self, message: str, *, title: str = "", severity: Any = "information", timeout: float | None = None, markup: bool = True) -> None:
@@ -132,11 +160,12 @@ class MemtuiApp(App[None]):
         self.query_one(PaneTabs).show(pane)
 
     def action_toggle_help(self) -> None:
-        """Show or hide the key panel for the focused widget."""
-        if self.screen.query("HelpPanel"):
-            self.action_hide_help_panel()
+        """Show or hide the key panel: the focused pane's (or screen's) keys, then the app's."""
+        panel = key_panel(self.screen)
+        if panel is not None:
+            panel.remove()
         else:
-            self.action_show_help_panel()
+            self.screen.mount(PaneKeys())
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         """The palette reaches every action a key reaches: on the panes, the panes' commands;
@@ -148,5 +177,7 @@ class MemtuiApp(App[None]):
         # A way out of any text box (where 1-4 are text): each pane by name.
         for key, (pane_id, name) in enumerate(PANES, start=1):
             yield SystemCommand(f"Go to pane: {name}", f"Switch to the {name} pane ( {key} )", partial(self.action_show_pane, pane_id))
+        other = self.choice.other().name
+        yield SystemCommand(f"Switch flavor: {other}", f"Open this project with the {other} flavor ( ctrl+f )", self.action_switch_flavor)
         for pane in self.query(Pane):
             yield from pane.system_commands()

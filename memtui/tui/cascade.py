@@ -60,6 +60,7 @@ from memtui.tui.widgets.cascade_view import (
     StepNode,
     display_path,
     file_detail,
+    parts_text,
     file_label,
     home_path,
     layer_detail,
@@ -116,7 +117,7 @@ class CascadePane(Pane):
         Binding("c", "reset_reads", "Reset", id="cascade.reset", tooltip="Forget the simulated reads: back to the startup context"),
         Binding("f", "focus_findings", "Findings", show=False, id="cascade.findings", tooltip="Go to the list of findings (enter jumps to the file)"),
         Binding("t", "focus_tree", "Tree", show=False, id="cascade.tree", tooltip="Go to the tree of layers and files"),
-        Binding("r", "reload", "Reload", show=False, id="cascade.reload", tooltip="Recompute the cascade from disk"),
+        Binding("r", "reload_asked", "Reload", show=False, id="cascade.reload", tooltip="Recompute the cascade from disk and say what changed"),
         Binding("s", "toggle_session", "Session", id="cascade.session", tooltip="What the agent's last session actually loaded, beside this prediction"),
         Binding("S", "pick_session", "Pick session", show=False, id="cascade.pick-session", tooltip="Compare another session of this project"),
         Binding("escape", "back", "Back", show=False, id="cascade.back", tooltip="Back to the tree (a path typed stays); again to clear the path"),
@@ -170,6 +171,8 @@ class CascadePane(Pane):
         self._source: SourceLines | None = None  # the lines around the jumped-to line, once read
         self._findings: list[tuple[Diagnostic, int | None]] = []
         self._select_next: tuple[object, ...] | None = None  # a node to put the cursor on after the rebuild
+        self._reload_asked = False  # the reload key was pressed: say what the next computation changed
+        self._reload_from: Cascade | None = None
         self.cost: StartupCost | None = None
         self.session: SessionLoad | None = None
         self.environ: Mapping[str, str] | None = None  # for the token counter's credential check (tests)
@@ -251,6 +254,11 @@ class CascadePane(Pane):
         if not self._requests.is_current(message.ticket):
             return  # a newer request is on its way
         self.loading = False
+        if self._reload_asked:
+            self._reload_asked = False
+            before = self._reload_from
+            changes = message.cascade.changes_since(before) if before is not None else "first computation"
+            self.report_reload(f"cascade of {visible(self.cwd.name)}/", changes)
         first = self.cascade is None or self.cascade is not message.cascade
         self.cascade = message.cascade
         self.steps = message.steps
@@ -374,8 +382,12 @@ class CascadePane(Pane):
         tree.clear()
         memory_dir = self.locations.memory_dir
         compact = self.narrow
+        release = self.locations.flavor.behaviour
         for layer, run in layer_runs(cascade.files):
-            layer_node = tree.root.add(layer_label(layer, run, compact=compact), data=LayerNode(layer, tuple(run)), expand=True, allow_expand=bool(run))
+            # a layer the release never loads says so, not "no files" (its detail says what it is)
+            empty = f"not loaded by {release.title}" if layer == "teammem" and not release.instructions.loads_team_index else "no files"
+            label = layer_label(layer, run, compact=compact, empty=empty)
+            layer_node = tree.root.add(label, data=LayerNode(layer, tuple(run)), expand=True, allow_expand=bool(run))
             stack: dict[int, TreeNode[NodeData]] = {}
             for entry in run:
                 parent = layer_node if entry.depth == 0 else stack.get(entry.depth - 1, layer_node)
@@ -434,7 +446,7 @@ class CascadePane(Pane):
         parts: list[Text | tuple[str, str] | str] = [
             (f"{loaded} of {len(cascade.files)} files " if compact else f"{loaded} of {len(cascade.files)} files loaded ", "bold"),
             ("· ", MUTED),
-            f"{cascade.total_chars:,} ch · ~{cascade.total_tokens_est:,} tok",
+            parts_text(cascade, compact=compact),
         ]
         pending = len(cascade.pending_external_imports)
         if pending:
@@ -443,7 +455,13 @@ class CascadePane(Pane):
         count = sum(1 for d, _ in self._findings if d.severity != "info")
         if count:
             parts += ["   ", (f"▲ {count}" if compact else f"▲ {count} finding{'s' if count > 1 else ''}", SEVERITY_STYLE["warning"])]
-        self.query_one("#cascade-summary", Static).update(assemble(*parts))
+        line = assemble(*parts)
+        if line.cell_len > self.app.size.width - 4:  # the labelled parts do not fit: the numbers alone
+            parts[2] = parts_text(cascade, compact=True)
+            line = assemble(*parts)
+        summary = self.query_one("#cascade-summary", Static)
+        summary.update(line)
+        summary.tooltip = f"what the model receives: {parts_text(cascade)} (v shows it)"
 
     def _fill_findings(self) -> None:
         cascade = self.cascade
@@ -482,7 +500,7 @@ class CascadePane(Pane):
         cascade = self.cascade
         assert cascade is not None
         box = self.query_one("#cascade-rendered", VerticalScroll)
-        box.border_title = f"rendered context · {cascade.total_chars:,} ch · ~{cascade.total_tokens_est:,} tok"
+        box.border_title = f"rendered context · {parts_text(cascade)}"
         box.border_subtitle = "startup context, byte for byte · v back"
         text = cascade.rendered or "(empty: no instruction file loads, the model gets no context block)"
         body = block(text, style="" if cascade.rendered else "italic " + MUTED)
@@ -618,6 +636,12 @@ class CascadePane(Pane):
 
     def action_reload(self) -> None:
         self._request(recompute=True)
+
+    def action_reload_asked(self) -> None:
+        """Recompute (the reload key), then say what changed since the cascade shown now."""
+        self._reload_from = self.cascade
+        self._reload_asked = True
+        self.action_reload()
 
     def action_reset_reads(self) -> None:
         if not self.targets:

@@ -13,7 +13,6 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import (
     Button,
-    Footer,
     Input,
     Label,
     OptionList,
@@ -27,6 +26,7 @@ from memtui.tui.safe import plain
 from memtui.core.base.terminal import visible, visible_block
 from memtui.core.writes.edits import Plan, TrashItem
 from memtui.core.memory.memories import MEMORY_TYPES, MemoryType
+from memtui.tui.pane import KeysFooter
 from memtui.tui.badges import type_badge
 from memtui.tui.theme import assemble, styled
 
@@ -87,7 +87,7 @@ class PlanPreview(ModalScreen[bool]):
             with Horizontal(classes="dialog-buttons"):
                 yield Button(f"{self.confirm_label}  y", variant="primary", id="apply")
                 yield Button("Cancel  esc", id="cancel")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.query_one("#apply", Button).focus()
@@ -335,7 +335,7 @@ class EditorScreen(Screen["str | None"]):
     def compose(self) -> ComposeResult:
         yield Label(plain(f" {self.title_text}"), id="editor-title")
         yield TextArea.code_editor(self.text, language="markdown", id="editor-area", soft_wrap=True)
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.query_one(TextArea).focus()

@@ -12,7 +12,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
-from textual.widgets import Footer, Static, Tree
+from textual.widgets import Static, Tree
 from textual.widgets.tree import TreeNode
 
 from memtui.tui.safe import plain
@@ -36,7 +36,7 @@ from memtui.core.writes.journal import Journal, JournalEntry
 from memtui.core.verify import verify_root
 from memtui.core.verify.judge import auto_judge
 from memtui.tui.dialogs import PlanPreview
-from memtui.tui.pane import Failure, PaneScreen, WorkFailed
+from memtui.tui.pane import Failure, KeysFooter, PaneScreen, WorkFailed
 from memtui.tui.styles import stylesheets
 from memtui.tui.theme import SEVERITY_ICON, severity_style, tone, worst
 
@@ -56,7 +56,7 @@ class DoctorScreen(PaneScreen):
         Binding("f", "fix", "Fix", id="doctor.fix", tooltip="Preview and apply the safe fix of the selected finding"),
         Binding("A", "fix_all", "Fix all", id="doctor.fix-all", tooltip="Preview and apply every safe fix at once (one undo)"),
         Binding("i", "toggle_info", "Info on/off", id="doctor.info", tooltip="Show or hide info-level findings"),
-        Binding("r", "rerun", "Re-run", id="doctor.rerun", tooltip="Run the doctor again"),
+        Binding("r", "rerun_asked", "Re-run", id="doctor.rerun", tooltip="Run the doctor again and say what changed"),
         Binding("escape,q", "close", "Back", id="doctor.close", tooltip="Back to the memories"),
     ]
 
@@ -78,6 +78,8 @@ class DoctorScreen(PaneScreen):
         self.report: DoctorReport | None = None
         self.show_info = False
         self.changed = False
+        self._rerun_asked = False  # the re-run key was pressed: say how the next report differs
+        self._rerun_from: dict[str, int] | None = None
 
     def compose(self) -> ComposeResult:
         yield Static("Running the doctor…", id="doctor-summary")
@@ -87,7 +89,7 @@ class DoctorScreen(PaneScreen):
             yield tree
             with VerticalScroll(id="doctor-detail"):
                 yield Static(id="doctor-finding")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.query_one("#doctor-tree", Tree).loading = True
@@ -123,6 +125,17 @@ class DoctorScreen(PaneScreen):
 
     @on(Done)
     def _done(self, message: Done) -> None:
+        if self._rerun_asked:
+            self._rerun_asked = False
+            now = message.report.counts()
+            said = ", ".join(f"{now[s]} {s}" for s in ("error", "warning", "info"))
+            if self._rerun_from is None:
+                changes = "first run"
+            elif now == self._rerun_from:
+                changes = "nothing changed"
+            else:
+                changes = "was " + ", ".join(f"{self._rerun_from[s]} {s}" for s in ("error", "warning", "info"))
+            self.report_reload(f"doctor re-run: {said}", changes)
         self.report = message.report
         self.query_one("#doctor-tree", Tree).loading = False
         self._show_report()
@@ -252,6 +265,12 @@ class DoctorScreen(PaneScreen):
     def action_toggle_info(self) -> None:
         self.show_info = not self.show_info
         self._show_report()
+
+    def action_rerun_asked(self) -> None:
+        """Run again (the re-run key), then say how the findings changed."""
+        self._rerun_from = self.report.counts() if self.report is not None else None
+        self._rerun_asked = True
+        self.action_rerun()
 
     def action_rerun(self) -> None:
         self.query_one("#doctor-tree", Tree).loading = True

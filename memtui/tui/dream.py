@@ -138,7 +138,7 @@ class DreamPane(Pane):
         Binding("u", "undo", "Undo dream", id="dream.undo", tooltip="Undo the last applied dream, after a preview of what it restores"),
         Binding("escape", "cancel", "Cancel", id="dream.cancel", tooltip="Stop the running dream; the lock is rolled back"),
         Binding("c", "toggle_consolidator", "Consolidator", show=False, id="dream.consolidator", tooltip="Offline or claude (claude needs an API key)"),
-        Binding("r", "refresh", "Gates", show=False, id="dream.refresh", tooltip="Check the gates and the lock again"),
+        Binding("r", "refresh_asked", "Gates", show=False, id="dream.refresh", tooltip="Check the gates and the lock again, and say what changed"),
         Binding("g", "gate_details", "Gate details", show=False, id="dream.gate-details", tooltip="Every gate with its numbers and sources, the sessions counted, the traps"),
         Binding("v", "show_request", "Request", show=False, id="dream.request", tooltip="The dream request: what the agent would send now, or what memtui's claude consolidator sent"),
         Binding("h", "history", "History", show=False, id="dream.history", tooltip="memtui's dreams and the agent's own dreams and extractions, with diffs"),
@@ -235,6 +235,8 @@ class DreamPane(Pane):
         self._status_due = False
         self.release = release_of(locations.flavor)
         self.auto: AutoDreamStatus | None = None
+        self._refresh_asked = False  # the refresh key was pressed: say the next check's verdict
+        self._refresh_from: str | None = None
         self.history: list[HistoryItem] = []
         self.showing_history = False
 
@@ -363,7 +365,7 @@ class DreamPane(Pane):
                 session = DreamSession.start(self.ctx, now, force=kind == "force")
                 dp = session.plan(consolidator, now, emit=emit, cancel=cancel, **extra)  # type: ignore[arg-type]
         except DreamBlocked as exc:
-            self.post_message(self.Stopped(kind, "blocked", str(exc), exc.status))
+            self.post_message(self.Stopped(kind, "blocked", f"{exc} (F skips the gates)", exc.status))
             return
         except DreamCancelled:
             self.post_message(self.Stopped(kind, "cancelled", "cancelled; nothing was written" + ("" if kind == "dry" else ", the lock is as it was")))
@@ -424,6 +426,11 @@ class DreamPane(Pane):
         self.status = message.status
         self.last_dream = message.last_dream
         self.auto = message.auto
+        if self._refresh_asked:
+            self._refresh_asked = False
+            now = self._verdict() or "?"
+            changes = "unchanged" if now == self._refresh_from else f"was: {self._refresh_from or 'not checked'}"
+            self.report_reload(f"gates and lock checked: {now}", changes)
         self.history = message.history or []
         self._show_gates()
         self._state_changed()  # u acts only with an applied dream
@@ -580,7 +587,7 @@ class DreamPane(Pane):
                 self.running = "undo"
                 self.undo_worker()
 
-        preview = replace(plan, title=f"Undo the dream of {entries[-1].time[:16].replace('T', ' ')}: {plan.title}")
+        preview = replace(plan, title=f"Undo “{entries[-1].title}” of {entries[-1].time[:16].replace('T', ' ')}")
         self.app.push_screen(PlanPreview(preview, confirm_label="Undo"), confirmed)
 
     def action_cancel(self) -> None:
@@ -602,6 +609,20 @@ class DreamPane(Pane):
 
     def action_refresh(self) -> None:
         self.check()
+
+    def action_refresh_asked(self) -> None:
+        """Check again (the refresh key), then say the verdict and whether it changed."""
+        self._refresh_from = self._verdict()
+        self._refresh_asked = True
+        self.check()
+
+    def _verdict(self) -> str | None:
+        """The gates' verdict in one line (``None`` before the first check)."""
+        if self.auto is not None:
+            return str(self.auto.verdict)
+        if self.status is None:
+            return None
+        return "a dream would run now" if self.status.would_run else f"blocked: {self.status.reasons[0] if self.status.reasons else self.status.blocking}"
 
     def action_gate_details(self) -> None:
         """Every gate of the agent's own dream with its numbers and sources, the sessions."""
@@ -757,6 +778,9 @@ class DreamPane(Pane):
             what = "d dry run · R run through the gates · F force · u undo the last dream"
         self.query_one("#dream-status", Static).update(assemble(self._badge(), " ", what))
         self.set_class(self.plan is not None, "-has-plan")
+        # the log may have just shrunk (a short terminal with a plan): its last lines stay in sight
+        log = self.query_one("#dream-log", RichLog)
+        self.call_after_refresh(log.scroll_end, animate=False, immediate=True, x_axis=False)
         self.refresh_bindings()
 
     def _clear_plan(self) -> None:

@@ -13,7 +13,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Label, OptionList, Static
+from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from memtui.tui.safe import block, plain
@@ -26,7 +26,7 @@ from memtui.core.writes.edits import ApplyError, ConflictError, EditError
 from memtui.core.writes.journal import Journal
 from memtui.tui.badges import type_badge
 from memtui.tui.dialogs import EditorScreen, PlanPreview
-from memtui.tui.pane import Failure, Latest, PaneScreen, WorkFailed
+from memtui.tui.pane import Failure, KeysFooter, Latest, PaneScreen, WorkFailed
 from memtui.tui.styles import stylesheets
 from memtui.tui.theme import tone
 
@@ -126,7 +126,7 @@ class InboxScreen(PaneScreen):
             with VerticalScroll(id="inbox-detail"):
                 yield Static(id="inbox-proposal")
                 yield Static(id="inbox-source")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.query_one("#inbox-summary", Static).update(Text("Reading the inbox…", style=tone("$muted")))

@@ -32,11 +32,12 @@ from memtui.core.base.terminal import visible, visible_block
 from memtui.core.base.clock import system_now
 from memtui.core.extract import SourceExcerpt
 from memtui.core.extract.inbox import Inbox
-from memtui.core.memory.catalog import Catalog, MemoryEntry, load_catalog
+from memtui.core.memory.catalog import Catalog, MemoryEntry, catalog_changes, load_catalog
 from memtui.core.memory.filters import TYPE_FILTERS, MemoryFilter, TypeFilter
 from memtui.core.memory.memories import MAX_MEMORY_BYTES, Memory, MemoryType, read_memory
 from memtui.core.memory.catalogdb import CatalogDB
 from memtui.core.memory.search import CatalogSearch
+from memtui.core.places.autoflavor import OtherFlavorHint, other_flavor_hint
 from memtui.core.places.locations import Locations, MemoryDirProblem, memory_dir_problem
 from memtui.core.sessions.usage import USE_SORTS, UseSort, by_use
 from memtui.core.verify import MemoryVerification, VerifyReport, verify_memories, verify_root
@@ -175,7 +176,7 @@ class MemoriesPane(Pane):
     BINDINGS = [
         Binding("slash", "focus_search", "Search", id="memories.search", tooltip="Search name, description and body"),
         Binding("t", "cycle_type", "Type filter", id="memories.type", tooltip="Cycle the type filter"),
-        Binding("r", "reload", "Reload", show=False, id="memories.reload", tooltip="Re-scan the memory dir (changes outside memtui show on their own)"),
+        Binding("r", "reload_asked", "Reload", show=False, id="memories.reload", tooltip="Re-scan the memory dir and say what changed"),
         Binding("escape", "back", "Back", show=False, id="memories.back", tooltip="Leave the search box (the search stays); again to clear the search"),
         Binding("down", "to_table", "List", show=False, id="memories.to-table", tooltip="From the search box to the list (the search stays)"),
         Binding("e", "edit", "Edit", id="memories.edit", tooltip="Edit the selected memory in the app"),
@@ -209,6 +210,7 @@ class MemoriesPane(Pane):
         inbox: int = 0
         ticket: int = 0
         searcher: CatalogSearch | None = None
+        other_flavor: OtherFlavorHint | None = None  # an empty memory dir: what the other flavor has
 
     @dataclass
     class SearchFound(Message):
@@ -238,6 +240,7 @@ class MemoriesPane(Pane):
 
         problem: MemoryDirProblem
         ticket: int = 0
+        other_flavor: OtherFlavorHint | None = None
 
     @dataclass
     class Applied(Message):
@@ -264,6 +267,9 @@ class MemoriesPane(Pane):
         super().__init__(id=id)
         self.locations = locations
         self.catalog: Catalog | None = None
+        self._reload_asked = False  # the reload key was pressed: say what the next full scan changed
+        self._reload_from: Catalog | None = None
+        self.other_flavor: OtherFlavorHint | None = None  # an empty memory dir: the other flavor's files
         self._shown: list[MemoryEntry] = []
         self._previewed: MemoryEntry | None = None  # the memory the preview shows
         self._preview_due = False  # a preview of the cursor's memory is scheduled
@@ -315,6 +321,13 @@ class MemoriesPane(Pane):
 
     # ----- loading ---------------------------------------------------------------------------
 
+    def action_reload_asked(self) -> None:
+        """Re-scan (the reload key): once the scan is complete, say what changed since the
+        catalog shown now."""
+        self._reload_from = self.catalog if self.catalog is not None and self.catalog.complete else None
+        self._reload_asked = True
+        self.action_reload()
+
     def action_reload(self) -> None:
         """Re-scan the memory dir in a worker."""
         self.loading = self.catalog is None
@@ -327,7 +340,8 @@ class MemoriesPane(Pane):
         memory_dir = self.locations.memory_dir
         problem = memory_dir_problem(self.locations)
         if problem is not None:
-            self.post_if_current(self.CatalogFailed(problem, ticket))
+            hint = other_flavor_hint(self.locations) if problem.code == "missing" else None
+            self.post_if_current(self.CatalogFailed(problem, ticket, hint))
             return
         try:
             waiting = Inbox(self.locations.state_dir, memory_dir).count()
@@ -339,14 +353,16 @@ class MemoriesPane(Pane):
         if first:
             # (parsing 300 files costs less than opening the catalog database: the first batch reads them)
             batch = load_catalog(memory_dir, now, newest=FIRST_BATCH, fmt=fmt, warning_style=warning_style)
-            if not self.post_if_current(self.CatalogLoaded(batch, waiting, ticket)) or batch.complete:
+            hint = other_flavor_hint(self.locations) if batch.complete and not batch.entries else None
+            if not self.post_if_current(self.CatalogLoaded(batch, waiting, ticket, other_flavor=hint)) or batch.complete:
                 return
         # unchanged files come from the catalog database (parsed by an earlier scan, text read
         # on demand); its search index is filled afterwards, in the background
         db = CatalogDB.for_memory_dir(self.locations.state_dir, memory_dir, fmt=fmt)
         catalog = load_catalog(memory_dir, now, cache=db, fmt=fmt, warning_style=warning_style)
         searcher = CatalogSearch([e.memory for e in catalog.entries], db)
-        self.post_if_current(self.CatalogLoaded(catalog, waiting, ticket, searcher))
+        hint = other_flavor_hint(self.locations) if not catalog.entries else None
+        self.post_if_current(self.CatalogLoaded(catalog, waiting, ticket, searcher, other_flavor=hint))
 
     def worker_failed(self, failure: Failure) -> None:
         """A scan that raised: the pane says so (the error line has the exception); a change
@@ -363,6 +379,12 @@ class MemoriesPane(Pane):
         if not self._scans.is_current(message.ticket):
             return  # a newer scan is on its way
         self.loading = False
+        self.other_flavor = message.other_flavor
+        if self._reload_asked and message.catalog.complete:
+            self._reload_asked = False
+            before, after = self._reload_from, message.catalog
+            changes = catalog_changes(before, after).describe() if before is not None else "first full scan"
+            self.report_reload(f"{len(after.entries):,} memories in {shorten_home(after.memory_dir)}", changes)
         self.catalog = message.catalog
         self._searcher = message.searcher
         if message.searcher is not None and message.searcher.db is not None:
@@ -434,10 +456,23 @@ class MemoriesPane(Pane):
             self._show_nothing("Cannot show the memories.", f"{problem.memory_dir}\nis not a directory.")
             return
         reason = f"{problem.memory_dir}\ndoes not exist yet — the agent creates it when it first saves a memory."
-        if problem.other_flavor is not None:
-            name, other = problem.other_flavor
-            reason += f"\n\nThe {name} flavor has a memory dir for this project:\n{other}\nRun memtui --flavor {name}."
+        if message.other_flavor is not None:
+            reason += "\n\n" + self._other_flavor_text(message.other_flavor)
         self._show_nothing("No memories yet.", reason)
+
+    def _other_flavor_text(self, hint: OtherFlavorHint) -> str:
+        """What the other flavor has here, and the key and the flag that switch to it."""
+        flavor = self.locations.flavor.name
+        has = f"Its memory dir has memories:\n{hint.memory_dir}" if hint.memory_dir is not None else "Found: " + ", ".join(hint.files[:4])
+        return (
+            f"This is the {flavor} flavor ({self.app_choice_reason()}), but the {hint.name} flavor has files "
+            f"for this project. {has}\n\nPress ctrl+f to switch to {hint.name} (or run memtui --flavor {hint.name})."
+        )
+
+    def app_choice_reason(self) -> str:
+        """Why the app uses this flavor (the app's ``choice``), e.g. ``--flavor agent``."""
+        choice = getattr(self.app, "choice", None)
+        return str(choice.reason) if choice is not None else f"--flavor {self.locations.flavor.name}"
 
     def _show_nothing(self, title: str, reason: str) -> None:
         """No catalog to show: an empty list, and ``title`` and ``reason`` in the preview."""
@@ -661,7 +696,10 @@ class MemoriesPane(Pane):
         preview = self.query_one("#memories-preview", VerticalScroll)
         if entry is None:
             preview.border_title = "preview"
-            fields.update(styled("No memory matches the filter.", style=tone("$soft")))
+            if self.other_flavor is not None and self.catalog is not None and not self.catalog.entries:
+                fields.update(assemble(("No memories here.\n\n", "bold"), (visible_block(self._other_flavor_text(self.other_flavor)), tone("$soft"))))
+            else:
+                fields.update(styled("No memory matches the filter.", style=tone("$soft")))
             diags.update("")
             return body.update("")
         mem = entry.memory
@@ -789,9 +827,13 @@ class MemoriesPane(Pane):
     @on(Applied)
     def _on_applied(self, message: Applied) -> None:
         self.applying = False
-        # a save and a creation say so in words; every change says how to undo it
-        title = {"edit": "Saved", "create": "Created"}.get(message.entry.action, "Done")
-        self.notify(f"{message.entry.title}  ·  u to undo", title=title)
+        entry = message.entry
+        if entry.action == "undo":  # u again walks further back; there is no redo
+            self.notify(f"{entry.title.removeprefix('Undo: ')}  ·  u undoes the change before it", title="Undone")
+        else:
+            # a save and a creation say so in words; every change says how to undo it
+            title = {"edit": "Saved", "create": "Created"}.get(entry.action, "Done")
+            self.notify(f"{entry.title}  ·  u to undo", title=title)
         if message.select:
             self._pending_select = message.select
         self.action_reload()

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, ClassVar
 from rich.text import Text
 from textual import on
 from textual.actions import parse as parse_action
-from textual.app import SystemCommand
+from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.css.query import NoMatches
 from textual.dom import DOMNode
@@ -39,7 +39,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Input, Static, TabbedContent, TabPane
+from textual.widgets import Footer, Input, Static, TabbedContent, TabPane
 from textual.worker import NoActiveWorker, Worker, WorkerState, get_current_worker
 
 from memtui.core.base.terminal import visible, visible_block
@@ -248,6 +248,10 @@ class WorkerReports(_Mixin):
             self.mount(line)
         line.show_failure(failure)
 
+    def report_reload(self, what: str, changes: str) -> None:
+        """A reload key's answer: what was reloaded and what changed (``"nothing changed"``)."""
+        self.notify(f"{what} · {changes}", title="Reloaded", timeout=6)
+
     def post_if_current(self, message: Message) -> bool:
         """From a worker: post ``message`` unless the worker was cancelled (a newer one runs).
         Returns whether it was posted."""
@@ -257,6 +261,17 @@ class WorkerReports(_Mixin):
         except NoActiveWorker:
             pass
         return self.post_message(message)
+
+
+class KeysFooter(Footer):
+    """Textual's footer, whose keys wrap onto two rows on a narrow screen (the stylesheet gives
+    it a grid there): a pane shows a dozen keys, one row of 80 columns holds about eight."""
+
+    def compose(self) -> ComposeResult:
+        keys = list(super().compose())
+        shown = sum(1 for key in keys if not key.has_class("-command-palette"))
+        self.styles.grid_size_columns = max(1, -(-shown // 2))  # (the wide layout is a row)
+        yield from keys
 
 
 class Pane(WorkerReports, Widget):

@@ -55,6 +55,8 @@ from memtui.core.recall import (
     recall,
     selector_status,
 )
+from memtui.core.recall.corpus import corpus_changes
+from memtui.core.recall.engine import NO_KEY
 from memtui.core.recall.inputs import RecallInputs, SessionContext, recall_inputs, session_context, split_names
 from memtui.core.memory.memories import scan_memories, with_text
 from memtui.core.memory.catalogdb import CatalogDB
@@ -150,7 +152,7 @@ class RecallPane(Pane):
         Binding("ctrl+t", "pick_transcript", "Transcript", id="recall.transcript", tooltip="Take recent tools and surfaced memories from a session"),
         Binding("ctrl+g", "toggle_sent", "Manifest+request", id="recall.sent", tooltip="Show or hide the exact manifest and request"),
         Binding("ctrl+n", "toggle_injected", "Injected text", id="recall.injected", tooltip="Focus (or, when narrow, show) the injected text; again to go back"),
-        Binding("ctrl+r", "reload", "Reload", id="recall.reload", tooltip="Re-scan the memory dir and the sessions"),
+        Binding("ctrl+r", "reload_asked", "Reload", id="recall.reload", tooltip="Re-scan the memory dir and the sessions, and say what changed"),
         Binding("ctrl+l", "toggle_agreement", "Agreement", show=False, id="recall.agreement", tooltip="How often memtui picks what the agent's own recall picked (its transcripts): the prompts, and hybrid with a key"),
         Binding("escape", "cancel", "Cancel", show=False, id="recall.cancel", tooltip="Cancel a running Claude request; else leave the text box for the results (the text stays); again to clear it"),
     ]
@@ -203,6 +205,8 @@ class RecallPane(Pane):
     ) -> None:
         super().__init__(id=id)
         self.locations = locations
+        self._reload_asked = False  # the reload key was pressed: say what the next scan changed
+        self._reload_from: tuple[RecallCorpus, int] | None = None
         # ``client``/``environ``: for the claude selectors (tests inject a mock-transport client).
         self.client = client
         self.environ = environ
@@ -309,6 +313,12 @@ class RecallPane(Pane):
 
     # ----- loading ---------------------------------------------------------------------------
 
+    def action_reload_asked(self) -> None:
+        """Re-scan (the reload key), then say what changed since the corpus shown now."""
+        self._reload_from = (self.corpus, len(self.sessions)) if self.corpus is not None else None
+        self._reload_asked = True
+        self.action_reload()
+
     def action_reload(self) -> None:
         """Re-scan the memory dir and list the sessions, in a worker."""
         if self.corpus is None:
@@ -368,6 +378,17 @@ class RecallPane(Pane):
 
     @on(CorpusLoaded)
     def _on_loaded(self, message: CorpusLoaded) -> None:
+        if self._reload_asked:
+            self._reload_asked = False
+            after, sessions = message.corpus, len(message.sessions)
+            if self._reload_from is None:
+                changes = "first scan"
+            else:
+                before, sessions_before = self._reload_from
+                changes = corpus_changes(before, after).describe()
+                if sessions != sessions_before:
+                    changes = f"{changes}; sessions {sessions_before} → {sessions}"
+            self.report_reload(f"{len(after.docs):,} memories, {sessions} sessions", changes)
         self.corpus = message.corpus
         self._descriptions = {d.relpath: d.header.description for d in message.corpus.docs}
         self._set_sessions(message.sessions)

@@ -100,3 +100,18 @@ def test_unwritable_state_dir_is_one_line(tmp_path: Path, monkeypatch: pytest.Mo
     result = CliRunner().invoke(main, ["imports", "approve", "--cwd", str(tmp_path)])
     assert result.exit_code != 0
     assert len(result.output.strip().splitlines()) == 1 and result.output.startswith("memtui: ")
+
+
+def test_the_totals_line_shows_its_parts_adding_up(tmp_path: Path) -> None:
+    write(tmp_path, "AGENT.md", "Hello.\n")
+    # the reference's preamble, a blank line, the file's header, its trimmed text (6 characters)
+    preamble = (
+        "Codebase and user instructions are shown below. Be sure to adhere to these instructions. "
+        "IMPORTANT: These instructions OVERRIDE any default behavior and you MUST follow them exactly as written."
+    )
+    header = f"Contents of {tmp_path}/AGENT.md (project instructions, checked into the codebase):\n\n"
+    framing = len(preamble) + 2 + len(header)
+    out = CliRunner().invoke(main, ["cascade", "--cwd", str(tmp_path)])
+    assert f"1 files loaded: 6 characters of files + {framing:,} of headers and preamble = {framing + 6:,} characters" in out.output
+    data = json.loads(CliRunner().invoke(main, ["cascade", "--json", "--cwd", str(tmp_path)]).output)
+    assert (data["files_chars"], data["framing_chars"], data["total_chars"]) == (6, framing, framing + 6)

@@ -352,3 +352,35 @@ def test_deterministic(tmp_path: Path) -> None:
             twin = b.memory_dir / path.relative_to(a.memory_dir)
             assert twin.read_bytes() == path.read_bytes()
             assert twin.stat().st_mtime_ns == path.stat().st_mtime_ns
+
+
+def test_no_app_and_keep_print_a_command_that_reopens_the_demo_as_it_opened(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The printed command carries every variable the demo sets (HOME and the empty policy
+    dir MEMTUI_MANAGED_DIR), so the policy layer of the real machine stays out."""
+    import os
+    import shutil
+
+    from click.testing import CliRunner
+
+    import memtui.cli
+
+    out = CliRunner().invoke(memtui.cli.main, ["demo", "--no-app"])
+    assert out.exit_code == 0, out.output
+    dest = Path(out.output.splitlines()[0].removeprefix("demo workspace: "))
+    commands = [line.strip() for line in out.output.splitlines()[2:]]
+    shutil.rmtree(dest, ignore_errors=True)
+    assert commands and all(
+        c.startswith(f"HOME={dest / 'home'} MEMTUI_MANAGED_DIR={dest / 'managed'} memtui --flavor agent --project ") for c in commands
+    )
+    # the app run replaced by a stand-in; the demo's own environment and cwd changes kept local
+    opened: list[object] = []
+    monkeypatch.setattr(memtui.cli, "open_app", lambda *args: opened.append(args))
+    monkeypatch.setattr(os, "environ", os.environ.copy())
+    monkeypatch.chdir(tmp_path)
+    kept = CliRunner().invoke(memtui.cli.main, ["demo", "--keep"])
+    assert kept.exit_code == 0 and len(opened) == 1, kept.output
+    lines = kept.output.splitlines()
+    dest = Path(lines[0].removeprefix("demo workspace kept at ").removesuffix("; reopen it with:"))
+    shutil.rmtree(dest, ignore_errors=True)
+    assert lines[0] == f"demo workspace kept at {dest}; reopen it with:"
+    assert lines[1].strip().startswith(f"HOME={dest / 'home'} MEMTUI_MANAGED_DIR={dest / 'managed'} memtui --flavor agent --project ")

@@ -62,7 +62,7 @@ def test_plan_writes_nothing(mem: Path) -> None:
 def test_apply_is_gated_then_forced_then_undone(mem: Path) -> None:
     before = snapshot(mem)
     code, out = run("dream", "apply", "--consolidator", "offline", "--memory-dir", str(mem))
-    assert code == 1 and "would not run" in out
+    assert code == 1 and "would not run" in out and out.rstrip().endswith("(--force skips the gates)")
     assert snapshot(mem) == before
     code, out = run("dream", "apply", "--force", "--json", "--consolidator", "offline", "--memory-dir", str(mem))
     assert code == 0

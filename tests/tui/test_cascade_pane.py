@@ -18,7 +18,7 @@ from textual.message import Message
 from textual.pilot import Pilot
 from textual.widgets import ContentSwitcher, OptionList, Static, Tree
 
-from support.pilot import rendered, settle, snapshot_root, type_text
+from support.pilot import rendered, settle, snapshot_root, type_text, wait_until
 
 from memtui.core.cascade import PREAMBLE
 from memtui.core.places.flavor import AGENT
@@ -148,6 +148,11 @@ async def test_tree_lists_layers_and_files_in_load_order_with_markers(cascade_ap
         summary = rendered(app.query_one("#cascade-summary", Static).content)
         assert "6 of 9 files loaded" in summary
         assert "1 pending import" in summary
+        # the total shows its parts: the rows above sum to 21+50+41+22+44+41 = 219 characters;
+        # the rest of what the model receives is the preamble and the files' headers
+        total = len(pane.cascade.rendered)  # ASCII: characters = UTF-16 units
+        # (at 120 columns with a pending import and findings, the numbers alone fit)
+        assert f"219+{total - 219:,}={total:,} ch" in summary
         legend = rendered(app.query_one("#cascade-legend", Static).content)
         for word in ("● loaded", "◇ conditional", "! pending", "≡ duplicate", "⊘ skipped"):
             assert word in legend
@@ -283,12 +288,13 @@ async def test_rendered_view_shows_the_exact_text_and_totals(cascade_app: Callab
         await pilot.pause()
         assert app.query_one("#cascade-right", ContentSwitcher).current == "cascade-rendered"
         box = app.query_one("#cascade-rendered")
-        assert box.border_title == f"rendered context · {cascade.total_chars:,} ch · ~{cascade.total_tokens_est:,} tok"
+        parts = f"files {cascade.files_chars:,} + headers/preamble {cascade.framing_chars:,} = {cascade.total_chars:,} ch"
+        assert box.border_title == f"rendered context · {parts} · ~{cascade.total_tokens_est:,} tok"
         text = app.query_one("#cascade-rendered-text", Static).content
         assert str(text) == cascade.rendered
         assert cascade.rendered.startswith(PREAMBLE)
         summary = rendered(app.query_one("#cascade-summary", Static).content)
-        assert f"{cascade.total_chars:,} ch · ~{cascade.total_tokens_est:,} tok" in summary
+        assert f"{cascade.files_chars:,}+{cascade.framing_chars:,}={cascade.total_chars:,} ch · ~{cascade.total_tokens_est:,} tok" in summary
         await pilot.press("v")
         await pilot.pause()
         assert app.query_one("#cascade-right", ContentSwitcher).current == "cascade-detail"
@@ -347,3 +353,32 @@ def test_cascade_pane_snapshot(snap_compare: Any, fixed_cascade_app: Callable[[]
 
     # the Cascade pane with the BOM rule selected: its finding, reason and content
     assert snap_compare(fixed_cascade_app(), press=["down"] * 8, terminal_size=size, run_before=run_before)
+
+
+async def test_the_team_memory_layer_says_what_it_is_for_each_flavor(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Claude Code 2.1.328 loads no team memory index: its empty layer says so instead of
+    "no files"; the layer's detail says what the layer is, for either flavor."""
+    from memtui.core.places.flavor import CLAUDE
+    from memtui.tui.widgets.cascade_view import LayerNode
+
+    monkeypatch.setenv("MEMTUI_NOW", NOW)
+    monkeypatch.setenv("PATH", "/nonexistent")  # no `claude` to ask for its version
+    project = tmp_path / "p"
+    project.mkdir()
+    (project / "CLAUDE.md").write_text("Be brief.\n")
+    memory = tmp_path / "memory"
+    (memory / "team").mkdir(parents=True)
+    for flavor, label, what in (
+        (CLAUDE, "Team memory  not loaded by Claude Code 2.1.328", "Claude Code 2.1.328 loads no team memory at startup"),
+        (AGENT, "Team memory  no files", f"memories shared with the team, in {memory / 'team'}/"),
+    ):
+        app = MemtuiApp.for_project(flavor, project, memory_dir=memory, watch=False)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await open_pane(app, pilot)
+            assert label in tree_lines(app)
+            tree = app.query_one("#cascade-tree", Tree)
+            node = next(n for n in tree.root.children if isinstance(n.data, LayerNode) and n.data.layer == "teammem")
+            tree.move_cursor(node)
+            await pilot.pause()
+            await wait_until(pilot, lambda: "what" in detail(app))
+            assert what in " ".join(detail(app).split())

@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 from textual.message import Message
+from textual.notifications import Notify
 from textual.pilot import Pilot
 from textual.widgets import OptionList
 
@@ -141,7 +142,8 @@ async def test_gate_status_renders(dream_app: Callable[..., MemtuiApp]) -> None:
 
 async def test_gate_status_says_what_blocks_and_when_it_opens(dream_app: Callable[..., MemtuiApp]) -> None:
     app = dream_app(sessions=2, lock_age_h=3)
-    async with app.run_test(size=(120, 36)) as pilot:
+    seen: list[Message] = []
+    async with app.run_test(size=(120, 36), message_hook=seen.append) as pilot:
         await open_dream(app, pilot)
         text = plain(app, "#dream-gates")
         assert "✘ time     3.0 h since the last dream  (min 24 h)" in text
@@ -155,6 +157,9 @@ async def test_gate_status_says_what_blocks_and_when_it_opens(dream_app: Callabl
         await pilot.pause()
         assert pane(app).plan is None and pane(app).session is None
         assert tree(app.locations.memory_dir) == before
+        # the way round the gates is the pane's key, not the command line's flag
+        gate = [m.notification.message for m in seen if isinstance(m, Notify) and m.notification.title == "Gate closed"]
+        assert gate and gate[-1].endswith("(F skips the gates)") and "--force" not in gate[-1]
 
 
 async def test_dry_run_streams_phases_and_writes_nothing(dream_app: Callable[..., MemtuiApp]) -> None:
@@ -232,7 +237,8 @@ async def test_apply_changes_the_files_as_planned_then_undo_restores_the_tree(dr
 
         await pilot.press("u")
         await wait_until(pilot, lambda: isinstance(app.screen, PlanPreview))
-        assert "Undo the dream" in app.screen.plan.title  # type: ignore[attr-defined]
+        title = app.screen.plan.title  # type: ignore[attr-defined]
+        assert title.startswith("Undo “Dream (offline): ") and "Undo: " not in title
         assert {c.relpath for c in app.screen.plan.changes} == {c.relpath for c in plan.plan.changes}  # type: ignore[attr-defined]
         await pilot.press("y")
         await wait_until(pilot, lambda: any(isinstance(m, DreamPane.Undone) for m in seen))

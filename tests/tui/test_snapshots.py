@@ -72,3 +72,28 @@ def test_inbox_screen_snapshot(snap_compare: Any, make_app: Callable[[], MemtuiA
         await settle(pilot)  # the first proposal's source conversation is read in a worker
 
     assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+def test_key_panel_snapshot_at_80x24(snap_compare: Any, make_app: Callable[[], MemtuiApp]) -> None:
+    # ? in the Memories pane: the pane's own keys at the top, the movement keys summed up
+    assert snap_compare(make_app(), terminal_size=(80, 24), run_before=keys_then_settle("question_mark"))
+
+
+async def test_every_footer_key_is_on_screen_at_80x24(make_app: Callable[[], MemtuiApp]) -> None:
+    """No key of any pane's footer is cut off or hidden at 80×24 (the Memories pane shows a
+    dozen): each lies inside the screen, none over another."""
+    from textual.widgets._footer import FooterKey
+
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        for pane in ("1", "2", "3", "4"):
+            await pilot.press("escape", pane)
+            await settle(pilot)
+            keys = [k for k in app.screen.query(FooterKey) if not k.has_class("-command-palette")]
+            palette = app.screen.query(FooterKey).filter(".-command-palette").first().region
+            regions = [k.region for k in keys]
+            assert keys, pane
+            for key, region in zip(keys, regions, strict=True):
+                assert region.width > 0 and region.right <= palette.x and region.bottom <= 24, (pane, key.description, region)
+            assert all(not a.overlaps(b) for i, a in enumerate(regions) for b in regions[i + 1:]), pane

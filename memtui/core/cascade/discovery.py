@@ -148,6 +148,13 @@ def compute_cascade(
     for f in files:
         diags.extend(f.diagnostics)
     context = CascadeContext(locations, load_env, env, agents)
+    team_dir = locations.memory_dir / "team"
+    if release.instructions.loads_team_index:
+        team_note = (f"memories shared with the team, in {team_dir}/: its {INDEX_NAME} loads after your own, wrapped "
+                     "as shared content (`memtui team import` adds to it)")
+    else:
+        team_note = (f"{release.title} loads no team memory at startup, so this layer stays empty; "
+                     f"the seed design loads {team_dir}/{INDEX_NAME} here")
     cascade = Cascade(
         cwd=real_cwd,
         flavor=flavor.name,
@@ -163,6 +170,7 @@ def compute_cascade(
         recall=recall,
         release=release.title,
         agents_md_mode=mode.mode,
+        layer_notes={"teammem": team_note},
     )
     if reads:
         session = new_session(cascade)

@@ -194,7 +194,8 @@ class Cascade:
     (``""`` when auto memory is off or the release's prompt is not modelled); ``recall``: the
     release's recall gate for this user (``memtui.core.places.agentconfig.RecallState``);
     ``release``: the release modelled (``Claude Code 2.1.328``); ``agents_md_mode``: the
-    AGENTS.md mode in effect (``None`` when the release reads no AGENTS.md).
+    AGENTS.md mode in effect (``None`` when the release reads no AGENTS.md); ``layer_notes``:
+    layer -> one sentence on what it is for this release (the team memory layer).
     """
 
     cwd: Path
@@ -211,6 +212,8 @@ class Cascade:
     recall: Any = None
     release: str = ""
     agents_md_mode: str | None = None
+    # layer -> what the layer is, when its name does not say it (team memory), for this release
+    layer_notes: dict[str, str] = field(default_factory=dict)
 
     @property
     def loaded_files(self) -> list[CascadeFile]:
@@ -223,9 +226,41 @@ class Cascade:
         return utf16_len(self.rendered)
 
     @property
+    def files_chars(self) -> int:
+        """The loaded files' own text (the sum of their ``chars``, UTF-16 code units): the part
+        of ``total_chars`` the file rows account for."""
+        return sum(f.chars for f in self.loaded_files)
+
+    @property
+    def framing_chars(self) -> int:
+        """What the agent adds around the files (UTF-16 code units): the preamble, each file's
+        ``Contents of <path> (<label>):`` header, the blank lines between blocks, the team
+        memory wrapper. ``files_chars + framing_chars == total_chars``."""
+        return self.total_chars - self.files_chars
+
+    @property
     def total_tokens_est(self) -> int:
         """Estimated tokens of ``rendered``."""
         return estimate_tokens(self.rendered)
+
+    def changes_since(self, before: Cascade) -> str:
+        """One line on what differs from ``before`` (an earlier computation for the same cwd):
+        files loaded that were not, no longer loaded, loaded with other text, and the size of
+        the context; ``"nothing changed"`` when the model would receive the same text."""
+        if before.rendered == self.rendered and [f.status for f in before.files] == [f.status for f in self.files]:
+            return "nothing changed"
+        old = {f.path: f.content for f in before.loaded_files}
+        new = {f.path: f.content for f in self.loaded_files}
+        parts = []
+        for word, paths in (
+            ("now loaded", sorted(new.keys() - old.keys())),
+            ("no longer loaded", sorted(old.keys() - new.keys())),
+            ("changed", sorted(p for p in new.keys() & old.keys() if new[p] != old[p])),
+        ):
+            if paths:
+                parts.append(f"{len(paths)} {word} ({', '.join(Path(p).name for p in paths[:2])}{f' +{len(paths) - 2}' if len(paths) > 2 else ''})")
+        parts.append(f"{before.total_chars:,} → {self.total_chars:,} ch")
+        return ", ".join(parts)
 
     def to_json(self) -> dict[str, Any]:
         """The ``memtui cascade --json`` shape."""
@@ -244,6 +279,8 @@ class Cascade:
             "reads": [r.to_json() for r in self.reads],
             "rendered": self.rendered,
             "total_chars": self.total_chars,
+            "files_chars": self.files_chars,
+            "framing_chars": self.framing_chars,
             "total_tokens_est": self.total_tokens_est,
             "notes": list(self.notes),
             "release": self.release,

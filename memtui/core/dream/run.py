@@ -57,14 +57,15 @@ class Consolidator(Protocol):
 
 class DreamBlocked(RuntimeError):
     """A gate is closed; ``status`` says which (``status.blocking``) and why: a ``GateStatus``
-    (the seed's gates) or, for a flavor with a CLI release, its ``AutoDreamStatus``."""
+    (the seed's gates) or, for a flavor with a CLI release, its ``AutoDreamStatus``. The
+    message names no way round the gates: each interface names its own (a flag, a key)."""
 
     def __init__(self, status: GateStatus | AutoDreamStatus) -> None:
         if isinstance(status, AutoDreamStatus):
             why = status.verdict
         else:
             why = status.reasons[0] if status.reasons else str(status.blocking)
-        super().__init__(f"the dream would not run: {why} (--force skips the gates)")
+        super().__init__(f"the dream would not run: {why}")
         self.status = status
 
 

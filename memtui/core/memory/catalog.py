@@ -163,3 +163,35 @@ def index_to_json(report: IndexReport) -> dict[str, Any]:
         "unindexed": list(report.unindexed),
         "error": report.error,
     }
+
+
+@dataclass(frozen=True, slots=True)
+class CatalogChanges:
+    """What differs between two scans of one memory dir: memory files ``added``, ``removed``
+    and ``changed`` (other bytes: another ``sha256``), each a tuple of relpaths, sorted."""
+
+    added: tuple[str, ...]
+    removed: tuple[str, ...]
+    changed: tuple[str, ...]
+
+    def describe(self, most: int = 2) -> str:
+        """One line: ``"nothing changed"`` or e.g. ``"1 new (a.md), 2 changed (b.md, c.md)"``
+        (at most ``most`` names per part, then ``+N``)."""
+        parts = []
+        for word, paths in (("new", self.added), ("changed", self.changed), ("gone", self.removed)):
+            if paths:
+                shown = ", ".join(paths[:most]) + (f" +{len(paths) - most}" if len(paths) > most else "")
+                parts.append(f"{len(paths)} {word} ({shown})")
+        return ", ".join(parts) if parts else "nothing changed"
+
+
+def catalog_changes(before: Catalog, after: Catalog) -> CatalogChanges:
+    """The memories ``after`` has that ``before`` had not, lost, or holds with other bytes
+    (compared by relpath and ``sha256``; both catalogs complete)."""
+    old = {e.memory.relpath: e.memory.sha256 for e in before.entries}
+    new = {e.memory.relpath: e.memory.sha256 for e in after.entries}
+    return CatalogChanges(
+        added=tuple(sorted(new.keys() - old.keys())),
+        removed=tuple(sorted(old.keys() - new.keys())),
+        changed=tuple(sorted(p for p in new.keys() & old.keys() if new[p] != old[p])),
+    )

@@ -16,6 +16,7 @@ nothing is raised.
 
 from __future__ import annotations
 
+import copy
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -55,6 +56,17 @@ SELECTOR_SCHEMA: dict[str, Any] = {
     "properties": {"selected_memories": {"type": "array", "items": {"type": "string"}}},
     "required": ["selected_memories"],
     "additionalProperties": False,
+}
+# The seed request's output schema: the SDK's ``transform_schema`` of ``SelectedMemories``
+# (anthropic 2.x), written out so that building a request (shown with no API key too) does not
+# import the SDK (~1 s); a test checks it against the SDK's.
+SEED_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "description": "File names chosen from the manifest, at most 5; an empty list when none is clearly useful.",
+    "title": "SelectedMemories",
+    "properties": {"selected_memories": {"type": "array", "title": "Selected Memories", "items": {"type": "string"}}},
+    "additionalProperties": False,
+    "required": ["selected_memories"],
 }
 _EPHEMERAL = {"type": "ephemeral"}
 
@@ -132,9 +144,7 @@ def build_request(
             max_tokens += shape.thinking_budget
         user = "\n\n".join(b["text"] for m in messages for b in m["content"])
         return ClaudeRequest(model, max_tokens, shape.system, user, dict(SELECTOR_SCHEMA), "conversation", messages, thinking, shape.fallbacks)
-    from anthropic import transform_schema
-
-    schema = transform_schema(SelectedMemories.model_json_schema())
+    schema = copy.deepcopy(SEED_SCHEMA)
     return ClaudeRequest(model, shape.max_tokens, shape.system, user_message(query, manifest, recent_tools), schema)
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from memtui.core.memory.catalog import CatalogChanges
 from memtui.core.memory.frontmatter import parse_frontmatter
 from memtui.core.memory.headers import MemoryHeader, read_head_stat
 from memtui.core.memory.memories import SEED_FORMAT, StrPath, iter_memory_files, memory_type_of
@@ -139,3 +140,15 @@ def load_corpus(memory_dir: Path, fmt: MemoryFormat = SEED_FORMAT, *, state_dir:
 def corpus_from_docs(memory_dir: Path, docs: Sequence[RecallDoc]) -> RecallCorpus:
     """A corpus from ready-made docs (sorted newest first here)."""
     return RecallCorpus(memory_dir, tuple(sorted(docs, key=lambda d: -d.header.mtime)))
+
+
+def corpus_changes(before: RecallCorpus, after: RecallCorpus) -> CatalogChanges:
+    """What recall sees differently after a re-scan: memories added, removed, or with another
+    header (mtime, description or type), by relpath."""
+    old = {d.header.relpath: (d.header.mtime, d.header.description, d.header.type) for d in before.docs}
+    new = {d.header.relpath: (d.header.mtime, d.header.description, d.header.type) for d in after.docs}
+    return CatalogChanges(
+        added=tuple(sorted(new.keys() - old.keys())),
+        removed=tuple(sorted(old.keys() - new.keys())),
+        changed=tuple(sorted(p for p in new.keys() & old.keys() if new[p] != old[p])),
+    )

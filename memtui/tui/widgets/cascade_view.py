@@ -137,12 +137,22 @@ def file_label(entry: CascadeFile, name: str, *, added: bool = False, compact: b
     return text
 
 
-def layer_label(layer: Layer, files: Sequence[CascadeFile], *, compact: bool = False) -> Text:
-    """A layer node: its name, how many files load and their size (tokens only when ``compact``)."""
+def parts_text(cascade: Cascade, *, compact: bool = False) -> str:
+    """The context's size as its parts add up: the files' text (what the rows sum to), the
+    headers and preamble the agent adds, the total. ``compact``: the numbers alone."""
+    files, framing, total = cascade.files_chars, cascade.framing_chars, cascade.total_chars
+    if compact:
+        return f"{files:,}+{framing:,}={total:,} ch · ~{cascade.total_tokens_est:,} tok"
+    return f"files {files:,} + headers/preamble {framing:,} = {total:,} ch · ~{cascade.total_tokens_est:,} tok"
+
+
+def layer_label(layer: Layer, files: Sequence[CascadeFile], *, compact: bool = False, empty: str = "no files") -> Text:
+    """A layer node: its name, how many files load and their size (tokens only when ``compact``);
+    ``empty``: what a layer without files says."""
     loaded = [f for f in files if f.loaded]
     text = assemble((LAYER_NAMES[layer] + "  ", "bold"))
     if not files:
-        text.append("no files", tone("italic " + MUTED))
+        text.append(empty, tone("italic " + MUTED))
         return text
     summary = f"{len(loaded)} loaded"
     tokens = sum(f.tokens_est for f in loaded)
@@ -265,6 +275,8 @@ def layer_detail(layer: Layer, files: Sequence[CascadeFile], cascade: Cascade) -
     grid = _grid()
     grid.add_row("layer", styled(LAYER_NAMES[layer], style="bold"))
     grid.add_row("label", styled(f"({LABELS[layer]})", style="italic"))
+    if layer in cascade.layer_notes:
+        grid.add_row("what", visible(cascade.layer_notes[layer]))
     grid.add_row("files", f"{len(loaded)} loaded of {len(files)} considered")
     if loaded:
         grid.add_row("size", f"{sum(f.chars for f in loaded):,} characters · ~{sum(f.tokens_est for f in loaded):,} tokens")

@@ -271,3 +271,35 @@ def test_the_offline_cause_is_a_code_not_a_sentence() -> None:
     semantic = choose_selector("semantic", environ={"ANTHROPIC_API_KEY": "x"})
     assert (semantic.offline_cause, semantic.sends_request) == ("by-choice", False)
     assert semantic.offline_reason == "semantic selector (embeddings + BM25), offline by choice"
+
+
+def test_the_written_out_schema_is_the_sdks() -> None:
+    """SEED_SCHEMA stands for the SDK's transform_schema of SelectedMemories (so that a request
+    is built without importing the SDK): they must stay equal."""
+    from anthropic import transform_schema
+
+    from memtui.core.recall.claude import SEED_SCHEMA, SelectedMemories
+
+    assert SEED_SCHEMA == transform_schema(SelectedMemories.model_json_schema())
+
+
+def test_recall_with_the_claude_selector_and_no_key_never_imports_the_sdk(tmp_path: Path) -> None:
+    """No key: the request is built and shown, the selection fails with "no API key" — and the
+    SDK (about a second to import) is never loaded (a fresh interpreter, no API key)."""
+    import subprocess
+    import sys
+
+    memory = tmp_path / "memory"
+    memory.mkdir()
+    (memory / "a.md").write_text("---\nname: a\ndescription: deploys go out on tuesdays\ntype: project\n---\nx\n")
+    code = (
+        "import sys\n"
+        "from memtui.cli import main\n"
+        f"sys.argv = ['memtui', '--memory-dir', {str(memory)!r}, 'recall', '--selector', 'claude', 'deploy on tuesday']\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "print('anthropic loaded' if 'anthropic' in sys.modules else 'anthropic not loaded')\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert "no API key" in out.stdout + out.stderr
+    assert out.stdout.strip().splitlines()[-1] == "anthropic not loaded"
