@@ -30,6 +30,7 @@ LAZY_COMMANDS: dict[str, str] = {
     "recall": "memtui.commands.recall:recall_cmd",
     "team": "memtui.commands.team:team",
     "doctor": "memtui.commands.doctor:doctor",
+    "verify": "memtui.commands.verify:verify_cmd",
     "undo": "memtui.commands.history:undo_cmd",
     "trash": "memtui.commands.history:trash_cmd",
     "restore": "memtui.commands.history:restore_cmd",

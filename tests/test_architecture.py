@@ -34,11 +34,14 @@ ROOM_DEPS: dict[str, frozenset[str]] = {
     "sessions": frozenset({"base", "places", "memory"}),
     "cascade": frozenset({"base", "places", "memory"}),
     "recall": frozenset({"base", "places", "memory", "sessions"}),
+    # verify: memories checked against the code and each other; Claude's judgement of
+    # conflicts uses recall's Anthropic client helpers (make_client, has_credentials)
+    "verify": frozenset({"base", "places", "memory", "sessions", "recall"}),
     "agent": frozenset({"base", "places", "memory", "writes"}),
     "team": frozenset({"base", "places", "memory", "writes"}),
-    "doctor": frozenset({"base", "places", "memory", "writes", "sessions", "cascade"}),
+    "doctor": frozenset({"base", "places", "memory", "writes", "sessions", "cascade", "recall", "verify"}),
     "extract": frozenset({"base", "places", "memory", "writes", "sessions", "agent", "recall"}),
-    "dream": frozenset({"base", "places", "memory", "writes", "sessions", "agent", "recall", "doctor", "cascade"}),
+    "dream": frozenset({"base", "places", "memory", "writes", "sessions", "agent", "recall", "doctor", "cascade", "verify"}),
     "audit": frozenset({"base", "places", "memory", "sessions", "cascade", "recall"}),
 }
 

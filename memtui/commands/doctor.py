@@ -39,6 +39,8 @@ from memtui.core.doctor.usage_checks import project_usage
 from memtui.core.writes.edits import ApplyError, ConflictError, Plan, apply_plan
 from memtui.core.writes.journal import Journal
 from memtui.core.memory.catalogdb import CatalogDB
+from memtui.core.verify import verify_root
+from memtui.core.verify.judge import auto_judge
 
 _SEVERITY_COLOR = {"error": "red", "warning": "yellow", "info": "cyan"}
 
@@ -78,6 +80,13 @@ def _print_report(report: DoctorReport) -> None:
         say(visible(path) if path else "(memory dir)", bold=True)
         for f in findings:
             _say_finding(f)
+    for note in report.notes:
+        say("")
+        say(f"note: {note}", dim=True)
+    if report.verification is not None:
+        v = report.verification.counts()
+        say("")
+        say(f"claims about the code: {v['verified']} verified, {v['stale']} stale, {v['unchecked']} unchecked ({report.verification.source}, {visible(str(report.verification.root))})")
     counts = report.counts()
     fixable = len(report.fixable())
     summary = f"{counts['error']} errors, {counts['warning']} warnings, {counts['info']} notes"
@@ -100,10 +109,11 @@ def _plan_json(plan: Plan) -> dict[str, Any]:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.option("--fix", "fix_codes", multiple=True, metavar="CODE", help="Fix the findings of this code or fix id (repeatable, or comma-separated; `all` = every safe fix). Without --yes: show the diffs only.")
 @click.option("--yes", is_flag=True, help="Apply the --fix changes (undo with `memtui undo`).")
+@click.option("--judge", type=click.Choice(["auto", "offline", "claude"]), default="auto", show_default=True, help="Conflicts between memories: the offline rule, or Claude's judgement (auto: when an API key is set).")
 @common_options
 @click.pass_obj
 @user_errors
-def doctor(obj: CliContext, as_json: bool, fix_codes: tuple[str, ...], yes: bool) -> None:
+def doctor(obj: CliContext, as_json: bool, fix_codes: tuple[str, ...], yes: bool, judge: str) -> None:
     """Check the memories and the index against the lint catalog; preview or apply safe fixes.
 
     Exits 1 when an error-severity finding remains, else 0.
@@ -113,6 +123,7 @@ def doctor(obj: CliContext, as_json: bool, fix_codes: tuple[str, ...], yes: bool
         fail("--yes applies --fix CODE changes; give at least one --fix")
     memory_dir = obj.checked_memory_dir()
     instructions = _instruction_texts(obj)
+    checks = {"project_root": verify_root(obj.locations), "judge": auto_judge(mode=judge)}
     usage = project_usage(obj.locations, obj.now())
     report = run_doctor(
         memory_dir,
@@ -121,6 +132,7 @@ def doctor(obj: CliContext, as_json: bool, fix_codes: tuple[str, ...], yes: bool
         cache=CatalogDB.for_memory_dir(obj.locations.state_dir, memory_dir, fmt=obj.locations.flavor.behaviour.memory_format),
         fmt=obj.locations.flavor.behaviour.memory_format,
         warning_style=obj.locations.flavor.behaviour.instructions.index_warning,
+        **checks,
         usage=usage,
     )
     if not codes:
@@ -169,6 +181,7 @@ def doctor(obj: CliContext, as_json: bool, fix_codes: tuple[str, ...], yes: bool
                 cache=CatalogDB.for_memory_dir(obj.locations.state_dir, memory_dir, fmt=obj.locations.flavor.behaviour.memory_format),
                 fmt=obj.locations.flavor.behaviour.memory_format,
                 warning_style=obj.locations.flavor.behaviour.instructions.index_warning,
+                **checks,
                 usage=usage,
             )
     if as_json:

@@ -33,6 +33,8 @@ from memtui.core.memory.catalogdb import CatalogDB
 from memtui.core.places.locations import Locations
 from memtui.core.writes.edits import ApplyError, ConflictError, EditError, Plan, apply_plan
 from memtui.core.writes.journal import Journal, JournalEntry
+from memtui.core.verify import verify_root
+from memtui.core.verify.judge import auto_judge
 from memtui.tui.dialogs import PlanPreview
 from memtui.tui.pane import Failure, KeysFooter, PaneScreen, WorkFailed
 from memtui.tui.styles import stylesheets
@@ -107,6 +109,8 @@ class DoctorScreen(PaneScreen):
             cache=cache,
             fmt=release.memory_format,
             warning_style=release.instructions.index_warning,
+            project_root=verify_root(self.locations),
+            judge=auto_judge(),
             usage=project_usage(self.locations, now),
         )
         self.post_message(self.Done(report))

@@ -40,6 +40,7 @@ from memtui.core.memory.search import CatalogSearch
 from memtui.core.places.autoflavor import OtherFlavorHint, other_flavor_hint
 from memtui.core.places.locations import Locations, MemoryDirProblem, memory_dir_problem
 from memtui.core.sessions.usage import USE_SORTS, UseSort, by_use
+from memtui.core.verify import MemoryVerification, VerifyReport, verify_memories, verify_root
 from memtui.core.writes.edits import (
     ApplyError,
     ConflictError,
@@ -221,6 +222,13 @@ class MemoriesPane(Pane):
         done: bool
 
     @dataclass
+    class Verified(Message):
+        """The claims of a catalog's memories, checked against the project."""
+
+        catalog: Catalog
+        report: VerifyReport
+
+    @dataclass
     class UsageLoaded(Message):
         """The agent's transcripts were read: every memory's usage."""
 
@@ -269,6 +277,7 @@ class MemoriesPane(Pane):
         self._pending_select: str | None = None
         self._scans = Latest()
         self.watch_files = watch
+        self.verification: VerifyReport | None = None  # filled in by the verify worker
         self._searcher: CatalogSearch | None = None
         self._searches = Latest()  # the search shown; an older one's matches are dropped
         self._listed_search = 0  # the search whose first matches the table lists
@@ -388,7 +397,31 @@ class MemoriesPane(Pane):
         if self.watch_files and not any(w.group == "memories-watch" for w in self.workers):
             self.watch_memory_dir()
         if message.catalog.complete:
+            self.verify_claims(message.catalog)
             self.load_usage(message.catalog)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="memories-verify")
+    def verify_claims(self, catalog: Catalog) -> None:
+        """Check the memories' claims about the code off the UI thread (the project's files
+        listed and read once, time-bounded); the preview's "claims" line fills in when done."""
+        memories = [e.memory for e in catalog.entries]
+        report = verify_memories(memories, verify_root(self.locations), exclude=[self.locations.memory_dir])
+        self.post_if_current(self.Verified(catalog, report))
+
+    @on(Verified)
+    def _on_verified(self, message: Verified) -> None:
+        if message.catalog is not self.catalog:
+            return  # a newer scan is on its way, with its own check
+        self.verification = message.report
+        if self._previewed is not None and self._claims_of(self._previewed) is not None:
+            self._previewed = None
+            self._schedule_preview()
+
+    def _claims_of(self, entry: MemoryEntry) -> MemoryVerification | None:
+        if self.verification is None:
+            return None
+        mv = self.verification.memories.get(entry.relpath)
+        return mv if mv is not None and mv.results else None
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="memories-usage")
     def load_usage(self, catalog: Catalog) -> None:
@@ -700,6 +733,12 @@ class MemoriesPane(Pane):
         for key, value in mem.frontmatter.items():
             if key not in ("name", "description", "type"):
                 grid.add_row(plain(key), plain(_cap(_show_value(value))))
+        claims = self._claims_of(entry)
+        if claims is not None:
+            ok = not claims.stale and claims.checked
+            lines = [styled(claims.summary(), style=tone("$success" if ok else "$warning" if claims.stale else "$muted"))]
+            lines.extend(plain(f"line {r.claim.line}: {r.message}", tone("$soft")) for r in claims.stale[:5])
+            grid.add_row("claims", Text("\n").join(lines))
         parts: list[RenderableType] = [grid]
         if entry.stale_caveat:
             parts.append(styled("\n" + entry.stale_caveat, style=tone("italic $caution")))

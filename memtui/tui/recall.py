@@ -58,7 +58,10 @@ from memtui.core.recall import (
 from memtui.core.recall.corpus import corpus_changes
 from memtui.core.recall.engine import NO_KEY
 from memtui.core.recall.inputs import RecallInputs, SessionContext, recall_inputs, session_context, split_names
+from memtui.core.memory.memories import scan_memories, with_text
+from memtui.core.memory.catalogdb import CatalogDB
 from memtui.core.recall.manifest import SESSION_BUDGET
+from memtui.core.verify.conflicts import Conflict, find_conflicts, newer_conflicts
 from memtui.core.sessions.transcripts import SessionFile, list_sessions
 from memtui.tui.pane import Failure, Latest, Pane
 from memtui.tui.widgets.agreement_view import agreement_text
@@ -211,6 +214,7 @@ class RecallPane(Pane):
         self.sessions: list[SessionFile] = []
         self.transcript: SessionContext | None = None
         self.result: RecallResult | None = None
+        self.newer: dict[str, list[Conflict]] = {}  # memories a newer one contradicts (the picks' mark)
         self._descriptions: dict[str, str | None] = {}
         self._runs = Latest()  # recall runs: only the latest one's result shows
         self._debounce: Timer | None = None
@@ -321,6 +325,33 @@ class RecallPane(Pane):
             self._status(styled("scanning the memory dir…", style=MUTED))
         self.load()
 
+    @dataclass
+    class ConflictsFound(Message):
+        """Memories a newer memory contradicts: relpath → those conflicts."""
+
+        newer: dict[str, list[Conflict]]
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="recall-conflicts")
+    def check_conflicts(self) -> None:
+        """The conflicts between memories (full text: a scan through the scan cache), for the
+        picks' mark; the picks show without it until it is done."""
+        memory_dir = self.locations.memory_dir
+        if not memory_dir.is_dir():
+            return
+        fmt = self.locations.flavor.behaviour.memory_format
+        scan = scan_memories(memory_dir, cache=CatalogDB.for_memory_dir(self.locations.state_dir, memory_dir, fmt=fmt), fmt=fmt)
+        memories = [with_text(m)[0] for m in scan.memories]
+        self.post_if_current(self.ConflictsFound(newer_conflicts(find_conflicts(memories))))
+
+    @on(ConflictsFound)
+    def _on_conflicts(self, message: ConflictsFound) -> None:
+        self.newer = message.newer
+        if self.result is None:
+            return
+        shown = self.result.would_pick if self.result.skipped else self.result.picks
+        if any(p.relpath in self.newer for p in shown):
+            self.query_one("#recall-picks", Static).update(picks_view(self.result, self.newer))
+
     @work(thread=True, exclusive=True, exit_on_error=False, group="recall-load")
     def load(self) -> None:
         """Scan and index off the UI thread (20,000 memories take seconds); only posts."""
@@ -365,6 +396,7 @@ class RecallPane(Pane):
             self._notice(assemble(("No memory dir yet. ", "bold $warning"), (f"{self.locations.memory_dir} does not exist.", SOFT)))
         self._update_badge()
         self._schedule(delay=0)
+        self.check_conflicts()
         if self.agreement is None and not any(w.group == "recall-agreement" for w in self.workers):
             self.score_agreement(message.corpus, online=False)  # once per run of the app: it reads the transcripts
 
@@ -646,13 +678,12 @@ class RecallPane(Pane):
         compare = self.query_one("#recall-compare", Static)
         manifest = self.query_one("#recall-manifest", Collapsible)
         request = self.query_one("#recall-request", Collapsible)
+        picks.update(picks_view(result, self.newer))
         if result.skipped:
-            picks.update(picks_view(result))
             for widget in (near, compare):
                 widget.update("")
             manifest.display = request.display = False
         else:
-            picks.update(picks_view(result))
             near.update(near_misses_view(result, self._descriptions.get))
             compare.update(compare_view(result))
             manifest.display = request.display = True

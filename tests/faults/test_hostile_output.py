@@ -48,7 +48,7 @@ def hostile_workspace(root: Path) -> tuple[Path, Path]:
         f"---\nname: {yaml_str('Evil ' + EVIL + FORGE)}\ndescription: {yaml_str('tabs ' + EVIL + FORGE)}\ntype: user\n"
         f"extra: {yaml_str(EVIL)}\n---\n\nBody {EVIL}\n"
     )
-    (mem / f"project_{CSI}.md").write_text(f"---\nname: Due\ndescription: {yaml_str('due ' + OSC52)}\ntype: project\n---\n\nDue tomorrow {C1}.\n")
+    (mem / f"project_{CSI}.md").write_text(f"---\nname: Due\ndescription: {yaml_str('due ' + OSC52)}\ntype: project\n---\n\nDue tomorrow {C1}. See `src/{RLO}gone.py` and `run{OSC0}_app()`.\n")
     os.utime(mem / f"project_{CSI}.md", (1_772_000_000, 1_772_000_000))
     (mem / f"ref{RLO}.md").write_text(f"---\nname: R\ndescription: {yaml_str('ref ' + RLO)}\ntype: Reference\n---\n\nx\n")
     (mem / os.fsdecode(b"user_\xff\xfe.md")).write_text("---\nname: Bytes\ndescription: a name that is not UTF-8\ntype: user\n---\n\nb\n")
@@ -80,7 +80,7 @@ def invoke(project: Path, mem: Path, *args: str, stdin: str | None = None) -> tu
 
 HUMAN = [
     ["where"], ["ls"], ["ls", "--type", "untyped"], ["index"], ["index", "--team"], ["cascade"], ["cascade", "--rendered"],
-    ["cascade", "--read", f"x{RLO}.py"], ["doctor"], ["doctor", "--fix", "all"], ["recall", "tabs due evil ref"],
+    ["cascade", "--read", f"x{RLO}.py"], ["doctor"], ["doctor", "--fix", "all"], ["recall", "tabs due evil ref"], ["verify"],
     ["dream", "status"], ["dream", "plan"], ["dream", "history"], ["dream", "reset-lock"], ["undo", "--list"], ["trash"], ["inbox"],
     ["--flavor", "claude", "dream", "status"], ["--flavor", "claude", "dream", "request"], ["--flavor", "claude", "dream", "history"],
 ]
@@ -131,7 +131,7 @@ def test_every_cli_output_shows_escapes_and_forges_no_line(tmp_path: Path, monke
 
 
 JSON = [["ls", "--json"], ["index", "--json"], ["cascade", "--json"], ["doctor", "--json"], ["recall", "tabs due evil ref", "--json"],
-        ["dream", "plan", "--json"], ["where", "--json"]]
+        ["dream", "plan", "--json"], ["where", "--json"], ["verify", "--json"]]
 
 
 def test_json_stays_exact_and_valid_utf8(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -9,6 +9,7 @@ file is 0 and a file at depth 5 is never read (four import hops load, the fifth 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,7 +25,7 @@ from .excludes import EXCLUDABLE_LAYERS, ExcludeMatcher
 from .imports import ImportRef, did_you_mean, expand_path, extract_import_refs, is_inside
 from .model import CascadeFile, ExternalApproval, Kind, Layer, PendingImport, Status
 from .preprocess import MAX_FILE_CHARS, ParsedFile, has_binary_extension, js_trim, preprocess, read_text
-from .rules import RulePaths, list_rule_files, rule_paths
+from .rules import RulePaths, brace_split, flow_list_braces, ignored_path_keys, list_rule_files, rule_paths, suggested_paths
 
 # The reference's MAX_INCLUDE_DEPTH: a file at this depth is not processed.
 MAX_INCLUDE_DEPTH = 5
@@ -176,8 +177,10 @@ class Loader:
             why = "is a directory" if isinstance(exc, IsADirectoryError) else (exc.strerror or str(exc))
             reason = f"cannot be read: {why}"
             entry = self._skipped(norm, layer, kind, depth, origin, "unreadable", reason)
-            entry.diagnostics.append(Diagnostic("file-unreadable", "warning", reason, norm))
-            self._note_on_importer(origin, "import-unreadable", "warning", f"`@{_raw(origin)}` {reason}")
+            if imported:  # one finding, on the line of the `@` (the entry's reason says it too)
+                self._note_on_importer(origin, "import-unreadable", "warning", f"`@{_raw(origin)}` {reason}")
+            else:
+                entry.diagnostics.append(Diagnostic("file-unreadable", "warning", reason, norm))
             return [entry]
         content = js_trim(parsed.content)
         entry = self._skipped(norm, layer, kind, depth, origin, "loaded", "")
@@ -299,6 +302,11 @@ class Loader:
         else:
             reason = f"{path} does not exist; the agent skips it silently"
             code = "import-missing"
+        looks = not_an_import(origin.ref.raw) if hint is None else None
+        if looks is not None:
+            reason = f"{path} does not exist; `@{origin.ref.raw}` looks like {looks}, probably not meant as an import — the agent still tries to import it (write it in backticks to stop that)"
+            self._note_on_importer(origin, "import-probably-not-meant", "info", f"`@{origin.ref.raw}`: {reason}")
+            return self._skipped(path, layer, kind, depth, origin, "missing", reason)
         self._note_on_importer(origin, code, "warning", f"`@{origin.ref.raw}`: {reason}")
         return self._skipped(path, layer, kind, depth, origin, "missing", reason)
 
@@ -361,6 +369,29 @@ class Loader:
         if paths.problem is not None:
             code, sentence = paths.problem
             entry.diagnostics.append(Diagnostic(code, "warning" if in_rules else "info", sentence, path, 1))
+        if in_rules:
+            for key in ignored_path_keys(fm.data):
+                entry.diagnostics.append(
+                    Diagnostic(
+                        "rule-ignored-key",
+                        "warning",
+                        f"`{key}:` is not read by the agent (only `paths:` makes a rule conditional), so this rule loads everywhere; to scope it, write {suggested_paths(fm.data[key])!r}",
+                        path,
+                        _key_line(fm, key),
+                    )
+                )
+            split = brace_split(fm.data.get("paths")) or flow_list_braces(fm.raw, entry.patterns)
+            for glob, pieces in split:
+                shown = ", ".join(f"`{p}`" for p in pieces)
+                entry.diagnostics.append(
+                    Diagnostic(
+                        "paths-brace-split",
+                        "warning",
+                        f"the brace glob `{glob}` was cut at its commas by YAML's `[...]` list into {shown}; the agent takes each piece literally, so it matches nothing it was meant to: quote it (`- \"{glob}\"`)",
+                        path,
+                        _key_line(fm, "paths"),
+                    )
+                )
         if paths.patterns is None:
             return
         entry.patterns = paths.patterns
@@ -394,6 +425,35 @@ def _unconditional_reason(entry: CascadeFile) -> str:
 def utf16_len(text: str) -> int:
     """UTF-16 length, with the common all-ASCII case answered without a per-character scan."""
     return len(text) if text.isascii() else _utf16_len(text)
+
+
+def _key_line(fm: Frontmatter, key: str) -> int:
+    """The file line of top-level ``key:`` in the frontmatter (1 when not found)."""
+    for number, line in enumerate(fm.raw.split("\n"), start=2):
+        if line.startswith(f"{key}:"):
+            return number
+    return 1
+
+
+_NPM_SCOPE = re.compile(r"^[a-z0-9][a-z0-9._-]*/[a-z0-9][a-z0-9._-]*(?:@[\w.^~-]+)?$")
+_DOMAIN = re.compile(r"^[\w-]+(?:\.[\w-]+)*\.(?:com|org|net|io|dev|app|ai|co|me|edu|gov|uk|de|fr|jp|cn|us|ca|au|xyz|tech)$", re.IGNORECASE)
+_WORD_TOKEN = re.compile(r"^[A-Za-z][\w-]*$")
+
+
+def not_an_import(raw: str) -> str | None:
+    """What a failed ``@`` token probably is instead of a file, or ``None``: ``@ant-design/icons``
+    an npm package, ``@lemedspa.com`` an e-mail domain, ``@refactor`` / ``@alice`` a word or a
+    handle (no ``.`` and no ``/``). Trailing punctuation and emphasis are ignored."""
+    token = raw.rstrip(".,:;!?)]}'\"`>*_").lstrip("*_")
+    if not token:
+        return None
+    if _NPM_SCOPE.match(token) and "." not in token.rsplit("/", 1)[-1]:
+        return "an npm package scope"
+    if _DOMAIN.match(token):
+        return "an e-mail domain or a web address"
+    if _WORD_TOKEN.match(token):
+        return "a word or a handle"
+    return None
 
 
 def _raw(origin: _Origin) -> str:

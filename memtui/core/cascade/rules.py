@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -55,6 +56,70 @@ def split_paths(value: Any) -> list[str]:
         except (ValueError, RuntimeError):  # bracex refuses runaway expansions
             expanded.append(part)
     return expanded
+
+
+# Keys other tools use for a rule's file patterns; the agent reads only ``paths:`` (Claude Code
+# 2.1.328 too: a rule with ``globs:`` loads unconditionally).
+IGNORED_PATH_KEYS = ("globs", "glob", "scope", "applies_to")
+
+
+def ignored_path_keys(data: dict[str, Any]) -> list[str]:
+    """The keys of ``IGNORED_PATH_KEYS`` in a frontmatter mapping that has no ``paths:``."""
+    if "paths" in data:
+        return []
+    return [k for k in IGNORED_PATH_KEYS if k in data and data[k] not in (None, "", [])]
+
+
+def suggested_paths(value: Any) -> str:
+    """``paths:`` written for ``value`` (a string or a list of strings) as a YAML block list
+    with each pattern quoted."""
+    items = split_paths(value) if isinstance(value, (str, list)) else []
+    if not items:
+        return "paths:"
+    quoted = "".join(f'\n  - "{p}"' for p in items)
+    return f"paths:{quoted}"
+
+
+def brace_split(value: Any) -> list[tuple[str, list[str]]]:
+    """Brace globs a YAML flow list cut at their commas (``paths: [src/**/*.{js,ts}]`` is the
+    list ``src/**/*.{js``, ``ts}``): each as ``(glob rejoined, the pieces)``. ``[]`` when the
+    value is not a list or no item opens a brace it does not close."""
+    if not isinstance(value, list):
+        return []
+    out: list[tuple[str, list[str]]] = []
+    items = [str(v) for v in value if isinstance(v, str)]
+    i = 0
+    while i < len(items):
+        depth = items[i].count("{") - items[i].count("}")
+        if depth <= 0:
+            i += 1
+            continue
+        pieces = [items[i]]
+        j = i + 1
+        while j < len(items) and depth > 0:
+            pieces.append(items[j])
+            depth += items[j].count("{") - items[j].count("}")
+            j += 1
+        if depth == 0:
+            out.append((",".join(pieces), pieces))
+        i = j
+    return out
+
+
+_FLOW_PATHS = re.compile(r"^paths:[ \t]*\[(?P<items>.*)\][ \t]*$", re.MULTILINE)
+_BRACE_GLOB = re.compile(r"""[^\s,\[\]"']*\{[^{}"']*,[^{}"']*\}[^\s,\[\]"']*""")
+
+
+def flow_list_braces(raw: str, patterns: Sequence[str] | None) -> list[tuple[str, list[str]]]:
+    """Unquoted brace globs with commas inside a ``paths: [...]`` flow list of the raw
+    frontmatter ``raw`` (YAML cannot read them as one item: the list is cut at the commas, or
+    the line fails and the quoting retry reads the whole ``[...]`` as one string), each with
+    the patterns the agent ended up with (``patterns``)."""
+    m = _FLOW_PATHS.search(raw)
+    if m is None:
+        return []
+    items = m.group("items")
+    return [(g.group(0), list(patterns or ())) for g in _BRACE_GLOB.finditer(items) if items[g.start() - 1 : g.start()] not in ('"', "'")]
 
 
 @dataclass(frozen=True, slots=True)

@@ -149,3 +149,44 @@ def instruction_findings(memories: Iterable[Memory], instruction_texts: Sequence
     if not haystacks:
         return []
     return [found for mem in memories if (found := instruction_finding(mem, haystacks)) is not None]
+
+
+_FENCE_LINE = re.compile(r"^-{3}[ \t]*\r?$")
+# Keys that make a `---` block a memory's frontmatter rather than a horizontal rule's neighbour.
+_FRONTMATTER_KEYS = frozenset({"name", "description", "type", "metadata", "originSessionId", "paths"})
+
+
+def second_block_findings(memories: Iterable[Memory]) -> list[Finding]:
+    """``frontmatter-second-block``: a ``---`` line in the body opening a block of ``key:
+    value`` lines with a memory's keys (``name``, ``description``, ``type``…) closed by ``---``
+    — two memories pasted into one file, or an edit that added a new header under the old one.
+    The agent reads the first block only; this one is body text to it."""
+    from memtui.core.memory.frontmatter import parse_frontmatter
+
+    out: list[Finding] = []
+    for mem in memories:
+        body = mem.body
+        if "---" not in body:
+            continue
+        lines = body.split("\n")
+        for i, line in enumerate(lines):
+            if not _FENCE_LINE.match(line) or (i > 0 and lines[i - 1].strip()):
+                continue  # `---` under a text line is a setext heading
+            fm = parse_frontmatter("\n".join(lines[i:]))
+            if not fm.present or fm.error is not None or fm.not_mapping:
+                continue
+            keys = sorted(k for k in fm.data if str(k) in _FRONTMATTER_KEYS)
+            if not keys:
+                continue
+            shown = ", ".join(f"`{k}`" for k in keys)
+            out.append(
+                finding(
+                    "frontmatter-second-block",
+                    mem.relpath,
+                    mem.body_line + i,
+                    f"a second frontmatter block ({shown}) starts here: the agent reads only the first block at the top; these lines reach it as body text (split the file, or merge the fields into the first block)",
+                    keys=keys,
+                )
+            )
+            break
+    return out

@@ -20,9 +20,10 @@ from datetime import date
 
 from memtui.core.memory.lint import (
     CJK_DAY_OFFSETS,
+    DateBase,
     RelativeDate,
+    date_base,
     find_relative_dates,
-    mtime_datetime,
 )
 from memtui.core.memory.memories import Memory
 
@@ -87,13 +88,19 @@ def _dated(rd: RelativeDate, line_text: str, where: str, base: date) -> DatedPhr
     return DatedPhrase(rd.phrase, rd.line, rd.column, rd.resolved, replacement, where)
 
 
+def memory_date_base(memory: Memory) -> DateBase:
+    """The day ``memory``'s relative dates are read against (``date_base``: the ``modified``
+    field, a date in the file name, else the mtime)."""
+    return date_base(memory.relpath, memory.frontmatter, memory.mtime)
+
+
 def relative_dates(memory: Memory) -> list[DatedPhrase]:
     """The relative dates of a project memory (the recognised type, else the declared type
     lower-cased, as the parser decides the body shape), description first, then the body."""
     shape = memory.type or (memory.declared_type.lower() if memory.declared_type else None)
     if shape != "project":
         return []
-    base_dt = mtime_datetime(memory.mtime)
+    base_dt = memory_date_base(memory).moment
     base = base_dt.date()
     lines = memory.text.split("\n")
     out: list[DatedPhrase] = []

@@ -217,6 +217,24 @@ def _shorten_index_line(files: _Files, f: Finding) -> str:
     return notes
 
 
+def _mark_superseded(files: _Files, f: Finding) -> str:
+    assert f.path is not None
+    from memtui.core.doctor.supersede import mark_superseded
+    from memtui.core.verify.conflicts import conflict_from_json
+
+    try:
+        conflict = conflict_from_json(f.data.get("conflict"))
+    except ValueError:
+        raise _stale(f) from None
+    if files.get(conflict.newer) is None:
+        raise FixError(f"{conflict.newer} no longer exists; run the doctor again")
+    marked = mark_superseded(files.need(f.path), conflict)
+    if marked is None:
+        raise _stale(f)
+    files.set(f.path, marked)
+    return f"{f.path}: marked `superseded_by: {conflict.newer}` with a note of what differs (nothing deleted)"
+
+
 _FIXERS: dict[str, Callable[[_Files, Finding], str]] = {
     "lift-type": _lift_type,
     "lower-case-type": _lower_case_type,
@@ -227,11 +245,13 @@ _FIXERS: dict[str, Callable[[_Files, Finding], str]] = {
     "entry-from-heading": _entry_from_heading,
     "add-index-entry": _add_index_entry,
     "shorten-index-line": _shorten_index_line,
+    "mark-superseded": _mark_superseded,
 }
 assert set(_FIXERS) == set(FIXES)
 
-# In-place edits first, bottom-up within a file; appends (new index entries) last.
-_APPEND_FIXES = frozenset({"add-index-entry"})
+# In-place edits first, bottom-up within a file; then the edits that insert lines (a file marked
+# superseded gets a frontmatter key and a note at the top) and appends (new index entries).
+_APPEND_FIXES = frozenset({"add-index-entry", "mark-superseded"})
 
 
 def _order(f: Finding) -> tuple[int, str, int, int]:

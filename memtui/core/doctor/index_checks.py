@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from memtui.core.base.safe_read import read_text_regular
 from memtui.core.doctor.model import Finding, finding
@@ -45,6 +46,13 @@ def shorten_line(line: str) -> str | None:
     return head + m.group("hook")[: room - 1].rstrip() + "…"
 
 
+def _leaves_memory_dir(target: str) -> bool:
+    """A link that is a path (no scheme, no host, not a bare ``#fragment``) yet no memory
+    relpath: it climbs out with ``..`` or is absolute."""
+    parts = urlsplit(target)
+    return not parts.scheme and not parts.netloc and bool(parts.path)
+
+
 def index_findings(memory_dir: Path, report: IndexReport, memory_relpaths: set[str], index_dir_rel: str = "") -> list[Finding]:
     """Findings about one index (``index_dir_rel`` ``""`` for the main, ``"team"`` for the team
     index). ``memory_relpaths``: every memory below the memory dir."""
@@ -79,6 +87,17 @@ def index_findings(memory_dir: Path, report: IndexReport, memory_relpaths: set[s
         by_line.setdefault(entry.line, []).append(entry.relpath)
     dangling = set(report.dangling)
     for entry in entries:
+        if entry.relpath is None and _leaves_memory_dir(entry.target):
+            where = "outside the memory dir" if not entry.target.startswith("/") else "an absolute path"
+            out.append(
+                finding(
+                    "index-link-outside",
+                    rel,
+                    entry.line,
+                    f"[{entry.title}]({entry.target}) points {where}: recall only reads memories below the memory dir, so this entry is not a memory (link it from an instruction file, or copy what matters into a memory)",
+                    target=entry.target,
+                )
+            )
         if entry.target in dangling:
             only_this = all(r == entry.relpath for r in by_line[entry.line])
             out.append(

@@ -16,6 +16,7 @@ from typing import Any
 
 from memtui.core.base.diagnostics import Severity
 from memtui.core.memory.memories import DIAGNOSTIC_CODES, FORMAT_CODES
+from memtui.core.verify.check import VERIFY_CODES
 
 # Codes the doctor adds to the parser's. code -> (severity, meaning).
 _DOCTOR_ONLY: dict[str, tuple[Severity, str]] = {
@@ -38,7 +39,11 @@ _DOCTOR_ONLY: dict[str, tuple[Severity, str]] = {
     "index-dangling": ("warning", "an index link to a file that does not exist"),
     "index-heading-entry": ("info", "an index entry written as a heading (`### [..](..)`) instead of a `- ` list line"),
     "index-line-too-long": ("info", "an index line over ~150 characters: detail belongs in the memory, the index is loaded every session"),
+    "index-link-outside": ("warning", "an index link that leaves the memory dir (`../docs/x.md`): not a memory, recall never reads it"),
+    "frontmatter-second-block": ("warning", "a second `---` frontmatter block later in the file: the agent reads only the first, the rest is body text"),
+    "possible-conflict": ("warning", "this memory and a newer one speak of the same thing with different values (a date, number, version, name or yes/no)"),
     "unused": ("info", "not recalled, read or written in the agent's last 20 sessions (its transcripts): a candidate for review, never a deletion"),
+    **VERIFY_CODES,
 }
 
 DOCTOR_CODES: dict[str, tuple[Severity, str]] = {**DIAGNOSTIC_CODES, **FORMAT_CODES, **_DOCTOR_ONLY}
@@ -58,6 +63,7 @@ FIXES: dict[str, str] = {
     "add-index-entry": "append `- [name](file.md) — description` to the index",
     "shorten-index-line": "cut the index line's hook to fit ~150 characters; the full text moves into the memory",
     "entry-from-heading": "turn the heading-style index entry into a `- [..](..)` list line",
+    "mark-superseded": "mark the older memory `superseded_by:` the newer one, with a note of what differs (nothing is deleted)",
 }
 
 # code -> the fix its findings can carry (a finding may still have none, e.g. a relative date
@@ -72,6 +78,7 @@ FIX_OF_CODE: dict[str, str] = {
     "not-indexed": "add-index-entry",
     "index-line-too-long": "shorten-index-line",
     "index-heading-entry": "entry-from-heading",
+    "possible-conflict": "mark-superseded",
 }
 
 
@@ -122,6 +129,9 @@ class DoctorReport:
     memory_dir: Path
     findings: tuple[Finding, ...]
     memories: int = 0
+    # the claims check (``memtui.core.verify.VerifyReport``) when a project was given, else None
+    verification: Any = None
+    notes: tuple[str, ...] = ()
 
     @property
     def has_errors(self) -> bool:
@@ -147,12 +157,15 @@ class DoctorReport:
         return [f for f in self.findings if f.fix and (codes is None or f.code in codes or f.fix in codes)]
 
     def to_json(self) -> dict[str, Any]:
-        """``{memory_dir, memories, counts, findings: [...]}``."""
+        """``{memory_dir, memories, counts, findings: [...], notes, verified}`` (``verified``:
+        the claims check's counts, or ``None``)."""
         return {
             "memory_dir": str(self.memory_dir),
             "memories": self.memories,
             "counts": self.counts(),
             "findings": [f.to_json() for f in self.findings],
+            "notes": list(self.notes),
+            "verified": self.verification.counts() if self.verification is not None else None,
         }
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from pathlib import Path
 
@@ -13,9 +13,10 @@ from memtui.core.doctor.content import (
     content_findings,
     instruction_finding,
     normalize_prose,
+    second_block_findings,
     secret_findings,
 )
-from memtui.core.doctor.dates import relative_dates
+from memtui.core.doctor.dates import memory_date_base, relative_dates
 from memtui.core.doctor.duplicates import (
     NEAR_DUPLICATE_THRESHOLD,
     NearTexts,
@@ -38,13 +39,19 @@ from memtui.core.doctor.model import (
     finding,
     sort_key,
 )
-from memtui.core.memory.lint import mtime_datetime
 from memtui.core.places.locations import Locations
 from memtui.core.memory.index import SEED_WARNING
 from memtui.core.memory.memories import MEMORY_TYPES, SEED_FORMAT, TEAM_DIR, Memory, with_text
 from memtui.core.places.behaviour import IndexWarning, MemoryFormat
 from memtui.core.memory.catalogdb import CatalogDB, code_fingerprint, pack
 from memtui.core.sessions.usage import UsageReport
+from memtui.core.verify.check import VerifyReport, verify_memories
+from memtui.core.verify.conflicts import Conflict, find_conflicts
+from memtui.core.verify.grep import DEFAULT_TIMEOUT_S
+
+# Claude's judgement of conflicts (``memtui.core.verify.judge``): given the memories and the
+# offline rule's conflicts, the conflicts to report and a note (an error, the model's count).
+ConflictJudge = Callable[[Sequence[Memory], Sequence[Conflict]], tuple[list[Conflict], str | None]]
 
 # Parser codes the doctor computes itself (richer: the index's own check, the dates with fixes).
 _RECOMPUTED = frozenset({"relative-date", "not-indexed"})
@@ -104,14 +111,14 @@ def _parser_findings(memory: Memory) -> list[Finding]:
 
 def _date_findings(memory: Memory) -> list[Finding]:
     out: list[Finding] = []
-    base = mtime_datetime(memory.mtime).date().isoformat()
+    base = memory_date_base(memory)
     for dp in relative_dates(memory):
         if dp.resolved is None:
             meant = "cannot be resolved to a date"
         else:
             meant = f"meant {dp.resolved.isoformat()}"
         where = " in the description" if dp.where == "description" else ""
-        message = f"relative date “{dp.phrase}”{where} {meant} (from the file's mtime, {base}); write the absolute date"
+        message = f"relative date “{dp.phrase}”{where} {meant} (from {base.describe()}); write the absolute date"
         out.append(
             finding(
                 "relative-date",
@@ -124,6 +131,7 @@ def _date_findings(memory: Memory) -> list[Finding]:
                 resolved=dp.resolved.isoformat() if dp.resolved else None,
                 replacement=dp.replacement,
                 where=dp.where,
+                base=base.source,
             )
         )
     return out
@@ -141,7 +149,7 @@ def _stray(memory_dir: Path, diags: Sequence[Diagnostic]) -> list[Finding]:
 
 def _text_findings(memory: Memory) -> list[Finding]:
     """The findings of one memory made from its text alone (``memory`` holds its text)."""
-    return [*_date_findings(memory), *content_findings(memory), *secret_findings(memory)]
+    return [*_date_findings(memory), *content_findings(memory), *secret_findings(memory), *second_block_findings([memory])]
 
 
 def _encode_facts(findings: list[Finding], key: str | None) -> bytes | None:
@@ -177,6 +185,9 @@ def run_doctor(
     cache: CatalogDB | None = None,
     fmt: MemoryFormat = SEED_FORMAT,
     warning_style: IndexWarning = SEED_WARNING,
+    project_root: Path | None = None,
+    verify_timeout: float = DEFAULT_TIMEOUT_S,
+    judge: ConflictJudge | None = None,
     usage: UsageReport | None = None,
 ) -> DoctorReport:
     """Audit ``memory_dir`` at time ``now`` against the whole lint catalog (SPEC §4.3).
@@ -187,16 +198,20 @@ def run_doctor(
     dir's ``CatalogDB``: unchanged files are not parsed again, and what the doctor found in a
     file whose bytes did not change (dates, content, secrets, its body key, its repeating of
     the instructions) and the near-duplicate pairs of an unchanged dir are kept there and not
-    made again — a second run over unchanged files reads none of them. ``fmt`` /
+    made again (the conflict and claim checks read every memory's text on each run). ``fmt`` /
     ``warning_style``: the release's memory format and index warning (the database must be that
-    format's). ``usage``: the memories' usage from the agent's transcripts (see
+    format's). ``project_root``: the directory the memories' claims about the code are checked
+    against (``memtui.core.verify``: ``stale-*`` findings; ``None`` skips the check), the read
+    of its files bounded by ``verify_timeout`` seconds. ``judge``: Claude's judgement of
+    conflicts (else the offline rule's ``possible-conflict`` findings stand). ``usage``: the memories' usage from the agent's transcripts (see
     ``usage_checks``; ``None`` leaves the ``unused`` check out).
 
     Returns every finding (codes in ``DOCTOR_CODES``), sorted by path and line. Raises
     ``MemoryDirError`` (an ``OSError``) when the dir is missing; a bad file never raises.
     Reads only; writes nothing to the memory dir (fixes are plans: ``fix_plan``).
     """
-    return _run_doctor(memory_dir, now, instruction_texts, near_duplicate_threshold, cache, fmt, warning_style, usage)
+    return _run_doctor(memory_dir, now, instruction_texts, near_duplicate_threshold, cache, fmt, warning_style, usage,
+                       project_root, verify_timeout, judge)
 
 
 def _run_doctor(
@@ -208,6 +223,9 @@ def _run_doctor(
     fmt: MemoryFormat,
     warning_style: IndexWarning,
     usage: UsageReport | None,
+    project_root: Path | None,
+    verify_timeout: float,
+    judge: ConflictJudge | None,
 ) -> DoctorReport:
     catalog = load_catalog(memory_dir, now, cache=cache, fmt=fmt, warning_style=warning_style)
     memories = [e.memory for e in catalog.entries]
@@ -278,10 +296,44 @@ def _run_doctor(
         store_near_pairs(db, NEAR_KIND, near_fp, pairs)
     findings.extend(duplicate_findings(memories, threshold=near_duplicate_threshold, body_keys=body_keys, pairs=pairs))
     findings.extend(instr_found)
+    texted = [with_text(m)[0] for m in memories]  # conflicts and claims need every body
+    conflicts = find_conflicts(texted)
+    notes: list[str] = []
+    if judge is not None:
+        conflicts, note = judge(texted, conflicts)
+        if note:
+            notes.append(note)
+    findings.extend(conflict_findings(conflicts))
+    verification: VerifyReport | None = None
+    if project_root is not None:
+        verification = verify_memories(texted, project_root, exclude=[memory_dir], timeout=verify_timeout)
+        findings.extend(verify_findings(verification))
     if usage is not None:
         findings.extend(unused_findings(usage, memories))
     findings.sort(key=sort_key)
-    return DoctorReport(memory_dir, tuple(findings), len(memories))
+    return DoctorReport(memory_dir, tuple(findings), len(memories), verification=verification, notes=tuple(notes))
+
+
+def verify_findings(report: VerifyReport) -> list[Finding]:
+    """The ``stale-*`` (and ``verify-incomplete``) findings of a verification."""
+    return [finding(v.code, v.relpath, v.line, v.message, **v.data) for v in report.findings()]
+
+
+def _age_words(older: float, newer: float) -> str:
+    days = int((newer - older) // 86_400)
+    return "the same day" if days < 1 else f"{days} day{'s' if days != 1 else ''} newer"
+
+
+def conflict_findings(conflicts: Iterable[Conflict]) -> list[Finding]:
+    """One ``possible-conflict`` finding per conflict, on the older memory, naming both files
+    and the differing values; its fix marks the older one superseded."""
+    out: list[Finding] = []
+    for c in conflicts:
+        line = c.values[0].older_line if c.values else None
+        by = " (Claude's judgement)" if c.source == "claude" else ""
+        message = f"may contradict {c.newer} ({_age_words(c.older_mtime, c.newer_mtime)}){by}: {c.describe()}. If the newer one is right, mark this one superseded"
+        out.append(finding("possible-conflict", c.older, line, message, fix="mark-superseded", other=c.newer, conflict=c.to_json()))
+    return out
 
 
 def _encode_instruction(found: Finding | None) -> bytes:

@@ -34,8 +34,7 @@ from typing import Any
 import orjson
 
 from memtui.core.memory.catalog import iso_utc
-from memtui.core.doctor.dates import relative_dates
-from memtui.core.doctor.dates import DatedPhrase
+from memtui.core.doctor.dates import DatedPhrase, memory_date_base, relative_dates
 from memtui.core.doctor.duplicates import (
     NEAR_DUPLICATE_THRESHOLD,
     NearPair,
@@ -72,7 +71,6 @@ from memtui.core.dream.reconcile import RECONCILED_TYPES, instruction_files, rec
 from memtui.core.places.release import release_of
 from memtui.core.memory.frontmatter import parse_frontmatter
 from memtui.core.memory.index import INDEX_NAME
-from memtui.core.memory.lint import mtime_datetime
 from memtui.core.memory.catalogdb import CatalogDB, code_fingerprint, pack
 from memtui.core.memory.memories import (
     Memory,
@@ -83,6 +81,7 @@ from memtui.core.memory.memories import (
 )
 
 PROGRESS_EVERY = 250  # memories between progress events (memtui's choice: ~80 events at 20,000)
+VERIFY_TIMEOUT_S = 5.0  # the Gather phase's bound on the symbol search (memtui's choice)
 
 
 # What the offline dream keeps per memory in the catalog database (``CatalogDB.derived``): its
@@ -219,9 +218,51 @@ class _Run:
         if last is not None:
             for m in drifted:
                 self.finding(Finding("gather", "memory-drifted", m.relpath, "changed since the last consolidation"))
+        self.drifted_from_code()
         self.say("gather", "offline: transcripts are counted, not read; the claude consolidator reads them for facts worth keeping")
         self.log(Progress("gather", 1, 1))
         self.log(PhaseFinished("gather", f"{len(ids)} session(s) and {len(drifted)} changed memor{'y' if len(drifted) == 1 else 'ies'} {since}"))
+
+    def drifted_from_code(self) -> None:
+        """Memories whose claims about the code no longer hold (``memtui.core.verify``): one
+        finding per stale claim, with what was found instead. Nothing is changed for them —
+        the code moved, and only the user can say whether the memory should follow."""
+        if self.ctx.locations is None:
+            self.say("gather", "no project: the memories' claims about the code are not checked")
+            return
+        from memtui.core.verify import verify_memories, verify_root
+
+        check_cancel(self.cancel)
+        report = verify_memories(self.memories, verify_root(self.ctx.locations), exclude=[self.ctx.memory_dir], timeout=VERIFY_TIMEOUT_S)
+        for f in report.findings():
+            if f.relpath is not None:
+                self.finding(Finding("gather", "memory-stale-claim", f.relpath, f"drifted from the code: {f.message}", f.line))
+        counts = report.counts()
+        self.say("gather", f"claims about the code: {counts['verified']} verified, {counts['stale']} stale, {counts['unchecked']} unchecked ({report.source}, {report.root})")
+        for note in report.notes:
+            self.say("gather", note, "warning")
+
+    def superseded(self) -> int:
+        """Pairs of memories that disagree (``memtui.core.verify.conflicts``): the older one is
+        marked ``superseded_by`` the newer, with a note of what differs — an edit for the user
+        to review in the plan; nothing is deleted."""
+        from memtui.core.doctor.supersede import mark_superseded
+        from memtui.core.verify.conflicts import find_conflicts
+
+        pool = [m for m in self.memories if self._editable(m) and self.ws.exists(m.relpath) and m.relpath not in self.merged_into]
+        marked = 0
+        for conflict in find_conflicts(pool):
+            text = self.ws.get(conflict.older)
+            if text is None or not self.ws.exists(conflict.newer):
+                continue
+            new = mark_superseded(text, conflict)
+            if new is None:
+                continue
+            reason = f"possible conflict with the newer {conflict.newer} ({conflict.describe()}): marked superseded for you to review — nothing deleted"
+            self.ws.set(conflict.older, new, reason, mtime=self.ws.mtimes.get(conflict.older, next((m.mtime for m in pool if m.relpath == conflict.older), None)))
+            self.log(ProposedChange("consolidate", conflict.older, "modify", reason))
+            marked += 1
+        return marked
 
     def _editable(self, m: Memory) -> bool:
         return m.relpath not in self.hubs and m.sha256 != "" and not any(d.code in ("not-utf8", "unreadable") for d in m.diagnostics)
@@ -243,13 +284,13 @@ class _Run:
                 line = lines[p.line - 1] if p.line - 1 < len(lines) else ""
                 if p.replacement is None or line[p.column : p.column + len(p.phrase)] != p.phrase:
                     meant = f"dateparser reads {p.resolved.isoformat()}" if p.resolved else "no date can be read from it"
-                    self.finding(Finding("consolidate", "relative-date-kept", m.relpath, f"“{p.phrase}” names no exact day ({meant}, from the mtime): left as written", p.line))
+                    self.finding(Finding("consolidate", "relative-date-kept", m.relpath, f"“{p.phrase}” names no exact day ({meant}, from {memory_date_base(m).describe()}): left as written", p.line))
                     continue
                 lines[p.line - 1] = line[: p.column] + p.replacement + line[p.column + len(p.phrase) :]
                 done.append(f"“{p.phrase}” → “{p.replacement}”")
             if done:
-                base = mtime_datetime(m.mtime).date().isoformat()
-                reason = f"relative dates made absolute against the file's mtime ({base}): {', '.join(reversed(done))}"
+                based = memory_date_base(m)
+                reason = f"relative dates made absolute against {based.what} ({based.moment.date().isoformat()}): {', '.join(reversed(done))}"
                 self.ws.set(m.relpath, "\n".join(lines), reason, mtime=m.mtime)
                 self.log(ProposedChange("consolidate", m.relpath, "modify", reason))
                 changed += 1
@@ -339,11 +380,13 @@ class _Run:
             pairs = near_duplicate_pairs(NearTexts(pool), blocks, table=table)
             store_near_pairs(db, NEAR_KIND, near_fp, pairs)
         merged = self.duplicates(pool, [f[1] for f in facts], pairs)
+        check_cancel(self.cancel)
+        superseded = self.superseded()
         prog(2, 2)
         if release_of(self.ctx.flavor) is not None:
             self.reconcile()
-        self.say("consolidate", "offline: contradicted facts are not judged (that needs a model)")
-        self.log(PhaseFinished("consolidate", f"dates fixed in {dated} file(s); {merged} duplicate group(s) merged, {self.deletions} file(s) to delete"))
+        self.say("consolidate", "offline: contradictions are found by the conflict rule (different dates, numbers, versions, names, yes/no on one subject); the older memory is marked, never deleted")
+        self.log(PhaseFinished("consolidate", f"dates fixed in {dated} file(s); {merged} duplicate group(s) merged, {self.deletions} file(s) to delete; {superseded} marked superseded"))
 
     def reconcile(self) -> None:
         """The release's "Reconcile memories against CLAUDE.md": findings only, CLAUDE.md is

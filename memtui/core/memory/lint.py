@@ -147,6 +147,68 @@ def find_relative_dates(text: str, base: datetime, *, first_line: int = 1) -> li
     return found
 
 
+_NAME_DATE = re.compile(r"(?<!\d)((?:19|20)\d{2})[-_.]?(0[1-9]|1[0-2])[-_.]?(0[1-9]|[12]\d|3[01])(?!\d)")
+
+
+@dataclass(frozen=True, slots=True)
+class DateBase:
+    """The day a memory's relative dates are read against: ``moment`` (aware UTC) and
+    ``source``: ``"modified"`` (the frontmatter field), ``"file name"`` or ``"mtime"``."""
+
+    moment: datetime
+    source: str
+
+    @property
+    def what(self) -> str:
+        """``the file's mtime`` / ``the `modified` field`` / ``the date in the file name``."""
+        return {"modified": "the `modified` field", "file name": "the date in the file name"}.get(self.source, "the file's mtime")
+
+    def describe(self) -> str:
+        """``the file's mtime, 2026-03-02`` (and likewise for the other sources)."""
+        return f"{self.what}, {self.moment.date().isoformat()}"
+
+
+def _field_moment(value: Any) -> datetime | None:
+    if isinstance(value, datetime):
+        return value if value.tzinfo else value.replace(tzinfo=UTC)
+    if isinstance(value, date):
+        return datetime(value.year, value.month, value.day, 12, tzinfo=UTC)
+    if not isinstance(value, str):
+        return None
+    text = value.strip()
+    try:
+        parsed = datetime.fromisoformat(text)
+    except ValueError:
+        m = _NAME_DATE.fullmatch(text[:10]) if len(text) >= 8 else None
+        if m is None:
+            return None
+        try:
+            return datetime(int(m.group(1)), int(m.group(2)), int(m.group(3)), 12, tzinfo=UTC)
+        except ValueError:
+            return None
+    if len(text) <= 10:  # a bare date: noon, so that no time zone moves its day
+        parsed = parsed.replace(hour=12)
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def date_base(file_name: str, frontmatter: dict[str, Any], mtime: float) -> DateBase:
+    """What a memory's relative dates are read against: the frontmatter's ``modified`` field
+    when it holds a date, else a date in the file name (``project_session_2026-03-25.md``),
+    else the file's mtime — a copied or checked-out file's mtime says when it landed here, not
+    when "tomorrow" was written."""
+    moment = _field_moment(frontmatter.get("modified")) if isinstance(frontmatter, dict) else None
+    if moment is not None:
+        return DateBase(moment.astimezone(UTC), "modified")
+    name = file_name.replace("\\", "/").rsplit("/", 1)[-1]
+    m = _NAME_DATE.search(name)
+    if m is not None:
+        try:
+            return DateBase(datetime(int(m.group(1)), int(m.group(2)), int(m.group(3)), 12, tzinfo=UTC), "file name")
+        except ValueError:
+            pass
+    return DateBase(mtime_datetime(mtime), "mtime")
+
+
 def mtime_datetime(mtime: float) -> datetime:
     """An epoch-seconds mtime as an aware UTC datetime (clamped to what Python can represent)."""
     try:

@@ -24,7 +24,7 @@ from memtui.core.base.diagnostics import Diagnostic, Severity
 from memtui.core.base.gcpause import gc_paused
 from memtui.core.memory.frontmatter import Frontmatter, parse_frontmatter
 from memtui.core.memory.index import INDEX_NAME
-from memtui.core.memory.lint import find_relative_dates, missing_sections, mtime_datetime
+from memtui.core.memory.lint import date_base, find_relative_dates, missing_sections
 from memtui.core.base.safe_read import read_regular
 from memtui.core.memory.catalogdb import CatalogDB, jsonable, stat_key
 from memtui.core.places.behaviour import MemoryFormat
@@ -68,6 +68,7 @@ DIAGNOSTIC_CODES: dict[str, tuple[Severity, str]] = {
     "description-missing": ("warning", "no `description`: recall has nothing to match this memory on"),
     "description-multiline": ("warning", "`description` spans several lines; it should be one line (it is the recall key)"),
     "name-missing": ("info", "no `name` field"),
+    "name-empty": ("info", "`name` is there but empty (`name: \"\"`)"),
     "missing-why": ("warning", "a feedback/project memory without `**Why:**` (SPEC §4.1 body shape)"),
     "missing-how-to-apply": ("warning", "a feedback/project memory without `**How to apply:**` (SPEC §4.1 body shape)"),
     "relative-date": ("warning", "a relative date in a project memory; shown with the absolute date it meant at the file's mtime"),
@@ -328,7 +329,7 @@ def _type_diagnostics(
     ]
 
 
-def _body_diagnostics(fm: Frontmatter, mem_type: MemoryType | None, declared: str | None, mtime: float, path: StrPath) -> list[Diagnostic]:
+def _body_diagnostics(fm: Frontmatter, mem_type: MemoryType | None, declared: str | None, mtime: float, path: StrPath, relpath: str = "") -> list[Diagnostic]:
     shape = mem_type or (declared.lower() if declared else None)
     diags: list[Diagnostic] = []
     if shape in ("feedback", "project"):
@@ -336,13 +337,13 @@ def _body_diagnostics(fm: Frontmatter, mem_type: MemoryType | None, declared: st
             code = "missing-why" if section == "Why:" else "missing-how-to-apply"
             diags.append(_diag(code, f"a {shape} memory should say `**{section}**` after the {'rule' if shape == 'feedback' else 'fact'}", path))
     if shape == "project":
-        base = mtime_datetime(mtime)
-        for rd in find_relative_dates(fm.body, base, first_line=fm.body_line):
+        based = date_base(relpath or os.fspath(path), fm.data, mtime)
+        for rd in find_relative_dates(fm.body, based.moment, first_line=fm.body_line):
             meant = f"meant {rd.resolved.isoformat()}" if rd.resolved else "cannot be resolved"
             diags.append(
                 _diag(
                     "relative-date",
-                    f"relative date “{rd.phrase}” {meant} (from the file's mtime, {base.date().isoformat()}); write the absolute date",
+                    f"relative date “{rd.phrase}” {meant} (from {based.describe()}); write the absolute date",
                     path,
                     rd.line,
                 )
@@ -376,9 +377,11 @@ def parse_memory_bytes(path: StrPath, relpath: str, data: bytes, mtime: float, f
             diags.append(_diag("description-missing", path=path))
         elif "\n" in description.strip():
             diags.append(_diag("description-multiline", path=path, line=_field_line(fm, "description")))
-        if name is None or not name.strip():
+        if name is None:
             diags.append(_diag("name-missing", path=path))
-    diags.extend(_body_diagnostics(fm, mem_type, declared, mtime, path))
+        elif not name.strip():
+            diags.append(_diag("name-empty", f"`name` is empty (`name: {meta.get('name')!r}`): the agent shows no name for this memory", path, _field_line(fm, "name")))
+    diags.extend(_body_diagnostics(fm, mem_type, declared, mtime, path, relpath))
     lines = text.count("\n") + (0 if text.endswith("\n") else 1)
     if len(data) > RECALL_MAX_BYTES or lines > RECALL_MAX_LINES:
         diags.append(

@@ -7,7 +7,7 @@ state and workers, and these can be tested without an app.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from rich.console import Group, RenderableType
 from rich.table import Table
@@ -16,6 +16,7 @@ from rich.text import Text
 from memtui.core.base.terminal import visible, visible_block
 from memtui.core.memory.age import age_band
 from memtui.core.recall import MANIFEST_CAP, Pick, RecallResult
+from memtui.core.verify.conflicts import Conflict
 from memtui.tui.badges import age_badge, type_badge
 from memtui.tui.theme import assemble, styled, tone
 
@@ -33,30 +34,36 @@ def heading(title: str, detail: str = "") -> Text:
     return assemble((title, "bold"), (f"  {detail}" if detail else "", MUTED))
 
 
-def picks_view(result: RecallResult) -> RenderableType:
+CONFLICT = "bold $warning"
+CONFLICT_MARK = "⚠"
+
+
+def picks_view(result: RecallResult, newer: Mapping[str, Sequence[Conflict]] | None = None) -> RenderableType:
     """The picks as compact cards: rank, type badge, path and age on the first line, then the
-    description (one line) and the reason, and a mark on picks the reference could not have
-    made (outside its 200-newest window). For a skipped prompt: what recall would pick, marked
-    as not sent."""
+    description (one line) and the reason, a mark on picks the reference could not have made
+    (outside its 200-newest window), and one on picks a newer memory contradicts (``newer``:
+    relpath → the conflicts in which it is the older memory). For a skipped prompt: what
+    recall would pick, marked as not sent."""
     if result.skipped:
-        return would_pick_view(result)
+        return would_pick_view(result, newer)
     if not result.picks:
         why = "the model chose none" if result.online and not result.error else "nothing matched well enough"
         if result.error:
             why = "see the error above"
         return Group(heading("Picks", "none"), styled(f"No memory recalled — {why}.", style=SOFT))
-    return Group(heading("Picks", f"{len(result.picks)} of at most 5"), _cards(result.picks))
+    return Group(heading("Picks", f"{len(result.picks)} of at most 5"), _cards(result.picks, newer=newer))
 
 
-def would_pick_view(result: RecallResult) -> RenderableType:
-    """What recall would pick for a skipped prompt, each card marked *not sent*."""
+def would_pick_view(result: RecallResult, newer: Mapping[str, Sequence[Conflict]] | None = None) -> RenderableType:
+    """What recall would pick for a skipped prompt, each card marked *not sent* (and, as in
+    ``picks_view``, marked when a newer memory contradicts it)."""
     detail = f"not sent — the agent skips this prompt ({result.would_pick_selector} selector, offline)"
     if not result.would_pick:
         return Group(heading("Would pick", detail), styled("Nothing: no memory matched well enough.", style=SOFT))
-    return Group(heading("Would pick", detail), _cards(result.would_pick, not_sent=True))
+    return Group(heading("Would pick", detail), _cards(result.would_pick, not_sent=True, newer=newer))
 
 
-def _cards(picks: Sequence[Pick], *, not_sent: bool = False) -> Table:
+def _cards(picks: Sequence[Pick], *, not_sent: bool = False, newer: Mapping[str, Sequence[Conflict]] | None = None) -> Table:
     grid = Table.grid(padding=(0, 1), expand=True)
     grid.add_column(width=1, justify="right", style=tone("bold"))
     grid.add_column(ratio=1)
@@ -76,6 +83,8 @@ def _cards(picks: Sequence[Pick], *, not_sent: bool = False) -> Table:
         lines.append(styled(visible(pick.reason), style=f"italic {MUTED}", no_wrap=True, overflow="ellipsis"))
         if not pick.in_reference_window and not not_sent:
             lines.append(styled(f"{OUTSIDE_MARK} outside the reference's {MANIFEST_CAP}-newest window", style=OUTSIDE))
+        for conflict in (newer or {}).get(pick.relpath, ())[:2]:
+            lines.append(styled(visible(f"{CONFLICT_MARK} a newer memory disagrees: {conflict.newer} — {conflict.describe()}"), style=CONFLICT, no_wrap=True, overflow="ellipsis"))
         grid.add_row(f"{rank}", Group(*lines))
     return grid
 

@@ -77,6 +77,8 @@ CASES: dict[str, tuple[str | bytes | None, set[str]]] = {
     "description-missing": (fm("name: Role", "type: user"), {"description-missing"}),
     "description-multiline": (fm("name: Role", "description: |", "  line one", "  line two", "type: user"), {"description-multiline"}),
     "name-missing": (fm("description: d", "type: user"), {"name-missing"}),
+    # `name: ""` is there, empty: reported as empty, not as a missing field
+    "name-empty": (fm('name: ""', "description: d", "type: user"), {"name-empty"}),
     "missing-why": (fm("name: S", "description: d", "type: feedback", body="\nRule.\n\n**How to apply:** x.\n"), {"missing-why"}),
     "missing-how-to-apply": (fm("name: S", "description: d", "type: feedback", body="\nRule.\n\n**Why:** x.\n"), {"missing-how-to-apply"}),
     "relative-date": (

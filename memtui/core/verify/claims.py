@@ -1,0 +1,311 @@
+"""What a memory claims about the code: file paths, directories, symbols and commands.
+
+"The memory says X exists" is not "X exists now" (the seed design's rule for memories that
+name files and functions). This module only *reads* the claims; ``memtui.core.verify.check``
+tests them against the project.
+
+Where claims come from: the description and the body of a memory, outside fenced code blocks.
+
+- **Code spans** (`` `…` ``) are read whole. A span is a *path* when it has a ``/`` or ends in a
+  known file extension or names a well-known extension-less file (``Makefile``); a ``:42`` /
+  ``:42-50`` / ``#L42`` suffix is a line, ``#part`` a Markdown anchor, a trailing ``/`` a
+  directory. A span is a *symbol* when it is an identifier that reads as code — camelCase or
+  PascalCase with an inner capital (``processOrder``), ``snake_case`` / ``SCREAMING_SNAKE``
+  with an inner ``_``, dotted names with such a part or a capital (``Foo.bar``), or anything
+  written as a call (``write_batch()``). A span is a *command* when its first word is a known
+  command-line program (``just``, ``make``, ``npm``, ``python``…); its task-runner target
+  (``just vendor``) and its path arguments are claims.
+- **Prose** outside spans: only unmistakable paths — a token ending in a known source or
+  document extension (``billing.ts:42``, ``src/x.py``, ``docs/x.md#part``).
+
+Never claims: URLs and e-mail addresses, globs (``*``, ``?``, ``{``), placeholders (``<name>``),
+absolute paths outside the project and ``~/…`` (they are checked by nobody), and two-segment
+``owner/name`` spans whose first segment is not a directory of the project (a GitHub
+repository, ``S3/Kafka``): ``anchored`` says whether a path needs that check.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Literal
+
+from memtui.core.memory.memories import Memory
+
+ClaimKind = Literal["path", "symbol", "command"]
+
+# Extensions of files a memory names when it points into a repository (memtui's list).
+SOURCE_EXTENSIONS = frozenset(
+    """
+    py pyi pyx ipynb ts tsx mts cts js jsx mjs cjs vue svelte astro go rs java kt kts scala groovy
+    rb erb rake php swift m mm c h cc cpp cxx hpp hh cs fs fsx vb dart lua r jl ex exs erl hrl hs
+    ml mli clj cljs elm nim zig sol sql prisma graphql gql proto thrift avsc sh bash zsh fish ps1
+    bat cmd md mdx rst txt adoc json jsonc json5 yaml yml toml ini cfg conf properties env xml
+    html htm css scss sass less tf tfvars hcl nix gradle cmake mk lock csv tsv
+    """.split()
+)
+# Well-known files without an extension (or whose whole name is the extension).
+KNOWN_NAMES = frozenset(
+    {
+        "Makefile", "makefile", "GNUmakefile", "Dockerfile", "Containerfile", "Justfile", "justfile", ".justfile",
+        "Gemfile", "Rakefile", "Procfile", "Vagrantfile", "Brewfile", "Pipfile", "Taskfile.yml",
+        ".gitignore", ".gitattributes", ".dockerignore", ".editorconfig", ".env.example", ".envrc",
+        ".pre-commit-config.yaml", ".npmrc", ".nvmrc", ".python-version", ".tool-versions",
+        "LICENSE", "CODEOWNERS", "AGENT.md", "CLAUDE.md", "AGENTS.md",
+    }
+)
+# Programs whose command lines a memory quotes (memtui's list): a span starting with one of
+# them is a command. Task runners (`TASK_RUNNERS`) get their target checked.
+COMMANDS = frozenset(
+    """
+    just make npm npx pnpm yarn bun deno node uv uvx pip pip3 pipx poetry pdm hatch python python3
+    pytest tox nox ruff mypy black isort flake8 pylint go cargo rustc gradle mvn ./gradlew ./mvnw
+    bundle rails rake ruby dotnet mix elixir php composer swift docker docker-compose podman
+    kubectl helm terraform git gh bash sh zsh make tsc eslint prettier jest vitest playwright
+    """.split()
+)
+TASK_RUNNERS = frozenset({"just", "make", "npm", "pnpm", "yarn", "bun"})
+
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.DOTALL)
+_IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
+_DOTTED = re.compile(rf"{_IDENT}(?:(?:\.|::|#|->){_IDENT})*")
+_CALL = re.compile(rf"^({_IDENT}(?:(?:\.|::|->){_IDENT})*)\s*\([^()]*\)?\s*;?$", re.DOTALL)
+_CAMEL = re.compile(r"[a-z0-9][A-Z]|[A-Z]{2}[a-z]")
+_INNER_UNDERSCORE = re.compile(r"[A-Za-z0-9]_[A-Za-z0-9]")
+# A path-like token in prose: ends in `.ext`, maybe `:line` or `#anchor` after it.
+_PROSE_PATH = re.compile(
+    r"(?<![\w/.@:-])((?:\.{1,2}/)?(?:[\w.-]+/)*[\w-][\w.-]*\.([A-Za-z0-9]{1,10})(?::\d+(?:-\d+)?|#L\d+(?:-L?\d+)?|#[\w-]+)?)(?![\w/])"
+)
+# Every prose path has a name character right before the dot of its extension.
+_PROSE_HINT = re.compile(r"[\w-]\.[A-Za-z0-9]")
+_URL_LIKE = re.compile(r"^[a-z][a-z0-9+.-]*://|^www\.|^mailto:", re.IGNORECASE)
+_NOT_PATH_CHARS = re.compile(r"[\s*?{}\[\]<>|$`\"'(),;=]")
+_VERSIONISH = re.compile(r"^v?\d+(?:\.\d+)+$")
+_TLDS = frozenset({"com", "org", "net", "io", "dev", "app", "ai", "co", "uk", "de", "fr", "example", "local", "internal", "cloud", "sh"})
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """One thing a memory says about the code.
+
+    ``kind``: ``path``, ``symbol`` or ``command``; ``text``: as written; ``line``: the file line
+    of the memory it is on (1-based). Paths: ``path`` (POSIX, no ``./``, no trailing ``/``),
+    ``directory`` (written with a trailing ``/``), ``line_no`` (the last line named by
+    ``:42`` / ``:42-50`` / ``#L42``), ``anchor`` (``#part``), ``anchored`` (a two-segment path with
+    no extension: a claim only if its first segment is a directory of the project). Symbols:
+    ``words`` (the identifier parts, ``Foo.bar`` → ``Foo``, ``bar``). Commands: ``runner`` and
+    ``target`` (``just vendor`` → ``just``, ``vendor``).
+    """
+
+    kind: ClaimKind
+    text: str
+    line: int
+    path: str | None = None
+    directory: bool = False
+    line_no: int | None = None
+    anchor: str | None = None
+    anchored: bool = False
+    words: tuple[str, ...] = ()
+    runner: str | None = None
+    target: str | None = None
+
+
+def _mask_fences(text: str) -> str:
+    """``text`` with the lines of fenced code blocks blanked (line count kept)."""
+    if "```" not in text and "~~~" not in text:
+        return text
+    out: list[str] = []
+    fence: str | None = None
+    for line in text.split("\n"):
+        m = _FENCE.match(line)
+        if fence is None and m:
+            fence = m.group(1)[0] * 3
+            out.append("")
+        elif fence is not None:
+            out.append("")
+            if line.strip().startswith(fence):
+                fence = None
+        else:
+            out.append(line)
+    return "\n".join(out)
+
+
+def _extension(name: str) -> str | None:
+    base = name.rsplit("/", 1)[-1]
+    if "." not in base.strip("."):
+        return None
+    return base.rsplit(".", 1)[-1]
+
+
+_LINE_SUFFIX = re.compile(r":(\d+)(?:[-:]\d+)?$")
+_L_FRAGMENT = re.compile(r"L(\d+)(?:-L?\d+)?$")
+
+
+def _split_location(text: str) -> tuple[str, str | None, str | None]:
+    """``path:42`` / ``path:42-50`` / ``path#L42`` / ``path#part`` → ``(path, line, anchor)``."""
+    hash_at = text.find("#")
+    if hash_at > 0:
+        fragment = text[hash_at + 1 :]
+        m = _L_FRAGMENT.match(fragment)
+        if m:
+            return text[:hash_at], m.group(1), None
+        if fragment and "#" not in fragment and not any(c.isspace() for c in fragment):
+            return text[:hash_at], None, fragment
+        return text, None, None
+    if ":" in text:
+        m = _LINE_SUFFIX.search(text)
+        if m:
+            return text[: m.start()], m.group(1), None
+    return text, None, None
+
+
+def path_claim(raw: str, line: int, *, in_span: bool) -> Claim | None:
+    """The path claim of ``raw`` (a span's text or a prose token), or ``None`` when it is not
+    one (see the module doc)."""
+    text = raw.strip()
+    if not text or _URL_LIKE.match(text) or "@" in text or text.startswith(("~", "$", "-")):
+        return None
+    path, line_no, anchor = _split_location(text)
+    if _NOT_PATH_CHARS.search(path) or ":" in path or "\\" in path or "#" in path:
+        return None
+    directory = path.endswith("/")
+    path = path.rstrip("/")
+    while path.startswith("./"):
+        path = path[2:]
+    if not path or path.startswith("/") or any(seg in ("", ".", "..") for seg in path.split("/")):
+        return None
+    name = path.rsplit("/", 1)[-1]
+    ext = _extension(path)
+    has_slash = "/" in path
+    if _VERSIONISH.match(path) or (ext is not None and ext.lower() in _TLDS and not has_slash):
+        return None  # `1.2.3`, `acme.io`
+    if ext is not None and ext.lower() in SOURCE_EXTENSIONS or name in KNOWN_NAMES:
+        return Claim("path", text, line, path, directory, int(line_no) if line_no else None, anchor)
+    if not in_span:
+        return None
+    if directory:
+        return Claim("path", text, line, path, True, None, None)
+    if has_slash and ext is None:
+        # `services/worker`: a directory or an extension-less file, if its root exists
+        anchored = path.count("/") == 1
+        return Claim("path", text, line, path, False, int(line_no) if line_no else None, anchor, anchored)
+    return None
+
+
+def symbol_claim(raw: str, line: int) -> Claim | None:
+    """The symbol claim of a code span's text, or ``None`` (see the module doc)."""
+    text = raw.strip().lstrip("@")
+    call = _CALL.match(text)
+    name = call.group(1) if call else text
+    if not _DOTTED.fullmatch(name):
+        return None
+    words = tuple(w for w in re.split(r"\.|::|#|->", name) if w)
+    if len(words) > 1:
+        ok = call is not None or any(_CAMEL.search(w) or _INNER_UNDERSCORE.search(w) or w[:1].isupper() for w in words)
+    else:
+        ok = bool(_CAMEL.search(name) or _INNER_UNDERSCORE.search(name) or (call is not None and len(name) > 2))
+    if not ok or any(len(w) < 2 for w in words):
+        return None
+    return Claim("symbol", raw.strip(), line, words=words)
+
+
+def command_claims(raw: str, line: int) -> list[Claim]:
+    """The claims in a command span: its task-runner target and its path arguments."""
+    words = raw.split()
+    if not words or words[0] not in COMMANDS:
+        return []
+    out: list[Claim] = []
+    runner = words[0]
+    args = [w for w in words[1:] if not w.startswith("-")]
+    if runner in TASK_RUNNERS and args:
+        target: str | None = args[0]
+        if runner in ("npm", "pnpm", "yarn", "bun"):
+            target = args[1] if args[0] in ("run", "run-script") and len(args) > 1 else (None if args[0] in _PM_BUILTINS else args[0])
+        if target and re.fullmatch(r"[A-Za-z0-9_][\w:.-]*", target):
+            out.append(Claim("command", raw.strip(), line, runner=runner, target=target))
+    for arg in words[1:]:
+        if "/" in arg or _extension(arg):
+            claim = path_claim(arg, line, in_span=False)
+            if claim is not None:
+                out.append(claim)
+    return out
+
+
+# Package-manager subcommands that are not scripts (`npm install`, `yarn add`…).
+_PM_BUILTINS = frozenset(
+    "install i ci add remove rm uninstall update up upgrade outdated init create exec dlx x publish pack link unlink audit why list ls info view config cache login logout version help test start".split()
+)
+
+
+def _span_claims(content: str, line: int) -> list[Claim]:
+    text = " ".join(content.split())
+    if not text:
+        return []
+    first = text.split()[0]
+    if first in COMMANDS and " " in text:
+        return command_claims(text, line)
+    if " " not in text:
+        claim = path_claim(text, line, in_span=True)
+        if claim is not None:
+            return [claim]
+    symbol = symbol_claim(text, line)
+    return [symbol] if symbol is not None else []
+
+
+def claims_in_text(text: str, first_line: int) -> Iterator[Claim]:
+    """The claims in ``text`` (a description or a body; ``first_line``: its first line's
+    number in the file), in order of appearance."""
+    masked = _mask_fences(text)
+    spans: list[tuple[int, int]] = []
+    line, at = first_line, 0  # the line of offset ``at`` (counted forward, once)
+    for m in _SPAN.finditer(masked) if "`" in masked else ():
+        if "\n\n" in m.group(2):
+            continue  # a span does not cross a paragraph: an unmatched backtick
+        spans.append((m.start(), m.end()))
+        line += masked.count("\n", at, m.start(2))
+        at = m.start(2)
+        yield from _span_claims(m.group(2), line)
+    # prose outside the spans
+    pos = 0
+    for start, end in [*spans, (len(masked), len(masked))]:
+        chunk = masked[pos:start]
+        if "." in chunk and _PROSE_HINT.search(chunk):
+            for m in _PROSE_PATH.finditer(chunk):
+                token = m.group(1).rstrip(".")
+                if m.group(2).lower() not in SOURCE_EXTENSIONS:
+                    continue
+                claim = path_claim(token, first_line + masked.count("\n", 0, pos + m.start(1)), in_span=False)
+                if claim is not None:
+                    yield claim
+        pos = end
+
+
+def _description_line(memory: Memory) -> int | None:
+    if memory.body_line <= 1:
+        return None
+    for number, line in enumerate(memory.text.split("\n", memory.body_line)[: memory.body_line - 1], start=1):
+        if line.startswith("description:"):
+            return number
+    return None
+
+
+def memory_claims(memory: Memory) -> list[Claim]:
+    """Every claim of ``memory``: its description's, then its body's; one claim per distinct
+    ``(kind, text)`` (the first occurrence's line)."""
+    out: list[Claim] = []
+    seen: set[tuple[str, str]] = set()
+    sources: list[tuple[str, int]] = []
+    if memory.description:
+        sources.append((memory.description, _description_line(memory) or 1))
+    sources.append((memory.body, memory.body_line))
+    for text, first in sources:
+        if "`" not in text and "." not in text:
+            continue
+        for claim in claims_in_text(text, first):
+            key = (claim.kind, claim.path or claim.text)
+            if key not in seen:
+                seen.add(key)
+                out.append(claim)
+    return out

@@ -1,0 +1,330 @@
+"""Memories that contradict each other: two memories on the same subject that disagree on a
+date, a number, a version, a name or a yes/no (the offline rule; ``memtui.core.verify.judge``
+asks Claude when a key is set).
+
+The rule, in two steps:
+
+1. **Same subject.** A memory's subject terms are the words of its file name, ``name`` and
+   ``description`` (lower-cased, three letters or more, stop words and numbers dropped, a plural
+   ``s`` cut). Two memories are about the same thing when they share at least
+   ``MIN_SHARED_SUBJECT`` subject terms, counting only terms that are not common in the
+   directory (in at most ``max(COMMON_MIN, COMMON_SHARE × N)`` memories).
+2. **Different values for the same thing.** Each sentence of the description and body yields
+   values: ISO dates (``2026-03-05``), versions (``v2``, ``1.4.0``), numbers with a unit (``30
+   days``, ``42k``, ``5%``), a person named after a role word (``owner: Tomasz``), and one side
+   of a yes/no pair (``enabled``/``disabled``…). A value of memory A and a value of the same kind
+   of memory B *differ* when neither memory mentions the other's value at all, and the two
+   sentences share a term of the pair's shared subject. "14 days" in
+   one and "30 days" in the other is no conflict when the other also says "14 days".
+
+Each pair is reported once, with every differing value; ``older`` is the memory with the older
+mtime. A memory marked ``superseded_by`` is left out (that conflict has been dealt with).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from memtui.core.memory.memories import Memory
+
+MIN_SHARED_SUBJECT = 2
+COMMON_MIN = 5
+COMMON_SHARE = 0.01
+MAX_CANDIDATES_PER_MEMORY = 20  # most similar partners compared per memory (memtui's bound)
+SUPERSEDED_KEY = "superseded_by"
+
+_STOP = frozenset(
+    """
+    the and for with that this from into onto over under about after before than then when what which who whom whose
+    are was were been being has have had having does did doing not but all any each few more most other some such only own
+    same very can will just should now our ours you your yours they them their theirs its it's his her hers him she
+    also use used uses using make made like want need needs must may might would could shall there here where why how
+    new old one two three four five six seven eight nine ten first last next per via yes
+    project user feedback reference memory memories note notes file files day days week weeks month months year years
+    """.split()
+)
+_WORD = re.compile(r"[^\W\d_][\w-]*[^\W_]|[^\W\d_]{3,}", re.UNICODE)
+_SENTENCE = re.compile(r"(?<=[.;!?])\s+|\n\s*\n|\n(?=\s*(?:[-*+]|\d+[.)])\s)")
+_DATE = re.compile(r"\b(\d{4}-\d{2}-\d{2})\b")
+_VERSION = re.compile(r"(?<![\w.])(v\d+(?:\.\d+){0,3}|\d+\.\d+\.\d+)(?!\w|\.\d)", re.IGNORECASE)
+_UNITS = {
+    "%": "%", "percent": "%", "k": "k", "m": "m",
+    "ms": "ms", "millisecond": "ms", "milliseconds": "ms",
+    "s": "s", "sec": "s", "secs": "s", "second": "s", "seconds": "s",
+    "min": "min", "mins": "min", "minute": "min", "minutes": "min",
+    "h": "h", "hour": "h", "hours": "h", "day": "day", "days": "day", "week": "week", "weeks": "week",
+    "month": "month", "months": "month", "year": "year", "years": "year",
+    "kb": "KB", "mb": "MB", "gb": "GB", "tb": "TB",
+    "rows": "rows", "row": "rows", "events": "events", "requests": "requests", "users": "users",
+    "retries": "retries", "attempts": "attempts", "replicas": "replicas", "partitions": "partitions",
+    "brokers": "brokers", "workers": "workers", "nodes": "nodes", "lines": "lines", "characters": "characters",
+}
+_NUMBER = re.compile(r"(?<![\w.-])(\d+(?:[.,]\d+)?)\s?(" + "|".join(sorted((re.escape(u) for u in _UNITS), key=len, reverse=True)) + r")(?![\w])", re.IGNORECASE)
+_ROLE = re.compile(r"\b(owner|owned by|maintainer|maintained by|lead|contact|reviewer|reviewed by|on-call|oncall|assignee)\b[^.;\n]{0,20}?\b([A-Z][a-z]+(?: [A-Z][a-z]+)?)\b")
+_YES_NO_PAIRS = (
+    ("enabled", "disabled"), ("allowed", "forbidden"), ("required", "optional"), ("true", "false"),
+    ("on", "off"), ("public", "private"), ("supported", "unsupported"), ("sync", "async"),
+)
+_YES_NO = {w: (a, b) for a, b in _YES_NO_PAIRS for w in (a, b)}
+_YES_NO_RE = re.compile(r"\b(?:is|are|be|stays?|remains?|now|set to|turned)\s+(" + "|".join(_YES_NO) + r")\b", re.IGNORECASE)
+
+
+def _stem(word: str) -> str:
+    w = word.lower()
+    if len(w) > 4 and w.endswith("ies"):
+        return w[:-3] + "y"
+    if len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is")):
+        return w[:-1]
+    return w
+
+
+def terms(text: str) -> set[str]:
+    """The content words of ``text`` (see the module doc)."""
+    out = set()
+    for m in _WORD.finditer(text.replace("_", " ")):
+        w = _stem(m.group(0))
+        if len(w) >= 3 and w not in _STOP and not w.isdigit():
+            out.add(w)
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class Value:
+    """A value a sentence states: ``kind`` (``date``, ``version``, ``number:<unit>``,
+    ``name:<role>``, ``yes-no:<a>/<b>``), ``value`` as normalised for comparison, ``text`` as
+    written, ``line`` (in the file), ``terms`` of its sentence."""
+
+    kind: str
+    value: str
+    text: str
+    line: int
+    terms: frozenset[str]
+
+
+def _sentences(text: str, first_line: int) -> list[tuple[str, int]]:
+    out = []
+    pos = 0
+    for m in [*_SENTENCE.finditer(text), None]:
+        end = m.start() if m else len(text)
+        chunk = text[pos:end]
+        if chunk.strip():
+            out.append((chunk, first_line + text.count("\n", 0, pos)))
+        if m is None:
+            break
+        pos = m.end()
+    return out
+
+
+# A sentence without a digit, a yes/no word or a role word states no value: skipped at once.
+_DIGIT = re.compile(r"\d")
+_TRIGGER_WORD = re.compile(r"\b(?:" + "|".join(_YES_NO) + r"|owner|owned|maintainer|maintained|lead|contact|reviewer|reviewed|on-call|oncall|assignee)\b", re.IGNORECASE)
+
+
+def _states_values(text: str) -> bool:
+    return _DIGIT.search(text) is not None or _TRIGGER_WORD.search(text) is not None
+
+
+def values_of(text: str, first_line: int) -> list[Value]:
+    """Every value stated in ``text`` (see the module doc); ``first_line``: the file line of
+    ``text``'s first line."""
+    out: list[Value] = []
+    if not _states_values(text):
+        return out
+    for sentence, line in _sentences(text, first_line):
+        if not _states_values(sentence):
+            continue
+        found: list[tuple[str, str, str, int]] = []
+        for m in _DATE.finditer(sentence):
+            found.append(("date", m.group(1), m.group(1), m.start()))
+        stripped = _DATE.sub(lambda m: " " * len(m.group(0)), sentence)
+        for m in _VERSION.finditer(stripped):
+            found.append(("version", m.group(1).lower().lstrip("v"), m.group(1), m.start()))
+        for m in _NUMBER.finditer(stripped):
+            unit = _UNITS[m.group(2).lower()] if m.group(2).lower() in _UNITS else m.group(2)
+            found.append((f"number:{unit}", m.group(1).replace(",", "."), m.group(0), m.start()))
+        for m in _ROLE.finditer(sentence):
+            found.append((f"name:{m.group(1).lower().replace(' by', '')}", m.group(2), m.group(2), m.start()))
+        for m in _YES_NO_RE.finditer(sentence):
+            word = m.group(1).lower()
+            a, b = _YES_NO[word]
+            found.append((f"yes-no:{a}/{b}", word, word, m.start(1)))
+        if not found:
+            continue
+        sentence_terms = frozenset(terms(_DATE.sub(" ", sentence)))
+        for kind, value, written, at in found:
+            out.append(Value(kind, value, written, line + sentence.count("\n", 0, at), sentence_terms))
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class DifferingValue:
+    """One disagreement: ``kind``, the ``older`` and ``newer`` memory's values as written, their
+    ``lines``, and ``about`` (the shared terms of the two sentences)."""
+
+    kind: str
+    older: str
+    newer: str
+    older_line: int
+    newer_line: int
+    about: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        """``{kind, older, newer, older_line, newer_line, about}``."""
+        return {"kind": self.kind, "older": self.older, "newer": self.newer, "older_line": self.older_line, "newer_line": self.newer_line, "about": list(self.about)}
+
+
+@dataclass(frozen=True, slots=True)
+class Conflict:
+    """Two memories on one subject that disagree. ``older`` / ``newer``: relpaths (by mtime);
+    ``subject``: the shared subject terms; ``values``: what differs; ``source``: ``offline`` or
+    ``claude``; ``explanation``: Claude's sentence, or ``""``."""
+
+    older: str
+    newer: str
+    subject: tuple[str, ...]
+    values: tuple[DifferingValue, ...]
+    source: str = "offline"
+    explanation: str = ""
+    older_mtime: float = 0.0
+    newer_mtime: float = 0.0
+
+    def describe(self) -> str:
+        """``“cutover” 2026-01-03 here, 2026-02-14 in project_kafka_migration.md`` (from the
+        older memory's side)."""
+        parts = []
+        for v in self.values[:3]:
+            about = f"“{' '.join(v.about[:3])}”: " if v.about else ""
+            parts.append(f"{about}{v.older} here, {v.newer} in {self.newer}")
+        text = "; ".join(parts)
+        if self.explanation:
+            text = f"{text} — {self.explanation}" if text else self.explanation
+        return text
+
+    def to_json(self) -> dict[str, Any]:
+        """``{older, newer, subject, values: [...], source, explanation}``."""
+        return {"older": self.older, "newer": self.newer, "subject": list(self.subject), "values": [v.to_json() for v in self.values], "source": self.source, "explanation": self.explanation}
+
+
+@dataclass(slots=True)
+class _Doc:
+    mem: Memory
+    subject: set[str]
+    values: list[Value] = field(default_factory=list)
+
+
+def _description_line(mem: Memory) -> int:
+    for number, line in enumerate(mem.text.split("\n")[: max(mem.body_line - 1, 0)], start=1):
+        if line.startswith("description:"):
+            return number
+    return 1
+
+
+def _doc(mem: Memory, *, need_values: bool = True) -> _Doc | None:
+    if SUPERSEDED_KEY in mem.frontmatter or not mem.sha256:
+        return None
+    stem = mem.relpath.rsplit("/", 1)[-1].removesuffix(".md")
+    subject = terms(" ".join([stem, mem.name or "", mem.description or ""]))
+    values: list[Value] = []
+    if mem.description:
+        values.extend(values_of(mem.description, _description_line(mem)))
+    values.extend(values_of(mem.body, mem.body_line))
+    if (need_values and not values) or not subject:
+        return None
+    return _Doc(mem, subject, values)
+
+
+def _differing(a: _Doc, b: _Doc, subject: set[str]) -> list[DifferingValue]:
+    """The values of ``a`` and ``b`` that differ (``a`` the older)."""
+    by_kind_a: dict[str, set[str]] = defaultdict(set)
+    by_kind_b: dict[str, set[str]] = defaultdict(set)
+    for v in a.values:
+        by_kind_a[v.kind].add(v.value)
+    for v in b.values:
+        by_kind_b[v.kind].add(v.value)
+    out: list[DifferingValue] = []
+    seen: set[tuple[str, str, str]] = set()
+    for va in a.values:
+        if va.kind not in by_kind_b or va.value in by_kind_b[va.kind]:
+            continue
+        for vb in b.values:
+            if vb.kind != va.kind or vb.value in by_kind_a[va.kind]:
+                continue
+            shared = va.terms & vb.terms
+            if not shared & subject:
+                continue
+            key = (va.kind, va.value, vb.value)
+            if key in seen:
+                continue
+            seen.add(key)
+            about = tuple(sorted(shared & subject))
+            out.append(DifferingValue(va.kind, va.text, vb.text, va.line, vb.line, about))
+    return out
+
+
+def _pairs(memories: Sequence[Memory], *, need_values: bool) -> list[tuple[_Doc, _Doc, set[str]]]:
+    """The pairs on one subject (rule step 1) as ``(older, newer, shared subject)``."""
+    docs = [d for d in (_doc(m, need_values=need_values) for m in memories) if d is not None]
+    common = max(COMMON_MIN, int(COMMON_SHARE * len(memories)))
+    postings: dict[str, list[int]] = defaultdict(list)
+    for i, d in enumerate(docs):
+        for t in d.subject:
+            postings[t].append(i)
+    usable = {t for t, ids in postings.items() if len(ids) <= common}
+    out: list[tuple[_Doc, _Doc, set[str]]] = []
+    for i, d in enumerate(docs):
+        counts: dict[int, int] = defaultdict(int)
+        for t in d.subject & usable:
+            for j in postings[t]:
+                if j > i:
+                    counts[j] += 1
+        partners = sorted((j for j, c in counts.items() if c >= MIN_SHARED_SUBJECT), key=lambda j: (-counts[j], j))[:MAX_CANDIDATES_PER_MEMORY]
+        for j in partners:
+            e = docs[j]
+            older, newer = (d, e) if (d.mem.mtime, d.mem.relpath) <= (e.mem.mtime, e.mem.relpath) else (e, d)
+            out.append((older, newer, d.subject & e.subject & usable))
+    return out
+
+
+def subject_pairs(memories: Sequence[Memory]) -> list[tuple[str, str]]:
+    """Every pair of ``memories`` on one subject (rule step 1, values or not) as ``(older,
+    newer)`` relpaths, the pairs sharing most subject terms first."""
+    pairs = _pairs(memories, need_values=False)
+    pairs.sort(key=lambda p: (-len(p[2]), p[0].mem.relpath, p[1].mem.relpath))
+    return [(a.mem.relpath, b.mem.relpath) for a, b, _ in pairs]
+
+
+def find_conflicts(memories: Sequence[Memory]) -> list[Conflict]:
+    """Every pair of ``memories`` the offline rule (module doc) finds in conflict, sorted by
+    the older memory's relpath. Reads no file (the memories' text is used)."""
+    out: list[Conflict] = []
+    for older, newer, subject in _pairs(memories, need_values=True):
+        diffs = _differing(older, newer, subject)
+        if diffs:
+            out.append(Conflict(older.mem.relpath, newer.mem.relpath, tuple(sorted(subject)), tuple(diffs), older_mtime=older.mem.mtime, newer_mtime=newer.mem.mtime))
+    out.sort(key=lambda c: (c.older, c.newer))
+    return out
+
+
+def conflict_from_json(data: Any) -> Conflict:
+    """The ``Conflict`` a ``Conflict.to_json`` value describes. Raises ``ValueError`` for
+    another shape."""
+    try:
+        values = tuple(
+            DifferingValue(str(v["kind"]), str(v["older"]), str(v["newer"]), int(v["older_line"]), int(v["newer_line"]), tuple(str(a) for a in v["about"]))
+            for v in data["values"]
+        )
+        return Conflict(str(data["older"]), str(data["newer"]), tuple(str(t) for t in data["subject"]), values, str(data.get("source", "offline")), str(data.get("explanation", "")))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ValueError(f"not a conflict: {exc}") from exc
+
+
+def newer_conflicts(conflicts: Sequence[Conflict]) -> dict[str, list[Conflict]]:
+    """relpath → the conflicts in which it is the older memory (a newer one disagrees)."""
+    out: dict[str, list[Conflict]] = defaultdict(list)
+    for c in conflicts:
+        out[c.older].append(c)
+    return dict(out)

@@ -1,0 +1,1 @@
+"""One module per partner source; wrappers around vendored clients live here."""

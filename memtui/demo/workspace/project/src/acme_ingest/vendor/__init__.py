@@ -1,0 +1,1 @@
+"""Third-party code copied in by `just vendor`; never edit it here."""
