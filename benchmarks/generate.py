@@ -10,7 +10,7 @@
     until the reference's quoting retry fixes it, a tenth under ``team/``, a third in
     subdirectories, and a ``MEMORY.md`` index linking 90 % of them (far past the 200-line cap,
     as a real index at this scale would be);
-  - 200 session transcripts ``<uuid>.jsonl`` (SPEC §7: user / assistant entries, ``text``,
+  - 200 session transcripts ``<uuid>.jsonl`` (docs/behaviour.md §7: user / assistant entries, ``text``,
     ``tool_use`` and ``tool_result`` blocks, ``timestamp``, ``cwd``, ``sessionId``), a few of
     them writing inside the memory dir;
 - ``repo/`` — the project: a tree 40 directories deep with 1,000 rule files (``build_tree``, the
@@ -230,7 +230,7 @@ def write_memories(memory_dir: Path, n: int, seed: int) -> list[str]:
 
 
 def write_transcripts(sessions_dir: Path, cwd: Path, memory_dir: Path, relpaths: list[str], seed: int, count: int = SESSIONS) -> None:
-    """Write ``count`` JSONL session transcripts (SPEC §7) into ``sessions_dir``."""
+    """Write ``count`` JSONL session transcripts (docs/behaviour.md §7) into ``sessions_dir``."""
     rng = random.Random(seed + 1)
     vocab = vocabulary(random.Random(seed))
     sessions_dir.mkdir(parents=True, exist_ok=True)

@@ -1,4 +1,4 @@
-"""``memtui cascade`` (what the agent loads, SPEC §3) and ``memtui imports approve|decline``."""
+"""``memtui cascade`` (what the agent loads, docs/behaviour.md §3) and ``memtui imports approve|decline``."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``memtui doctor [--json] [--fix CODE...] [--yes]``: the lint catalog (SPEC §4.3) over the
+"""``memtui doctor [--json] [--fix CODE...] [--yes]``: the lint catalog (docs/behaviour.md §4.3) over the
 memory dir, grouped by file; safe fixes previewed as diffs, applied (undoably) with ``--yes``.
 
 Exit status: 1 when an error-severity finding remains (or a fix could not be applied), else 0 —

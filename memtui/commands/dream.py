@@ -1,4 +1,4 @@
-"""``memtui dream status|plan|apply|undo``: the dream (SPEC §8) from the command line — the
+"""``memtui dream status|plan|apply|undo``: the dream (docs/behaviour.md §8) from the command line — the
 same core the Dream pane drives (``memtui.core.dream``).
 
 - ``status``: every gate, what blocks, the lock holder (nothing written to the memory dir);

@@ -1,5 +1,5 @@
 """``memtui undo``, ``memtui trash`` and ``memtui restore RELPATH``: thin wrappers over the
-journal of ``memtui.core.writes.edits`` (SPEC §10: deletes go to a trash with a restore command;
+journal of ``memtui.core.writes.edits`` (docs/behaviour.md §10: deletes go to a trash with a restore command;
 every change can be undone)."""
 
 from __future__ import annotations

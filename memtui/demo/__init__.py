@@ -14,7 +14,7 @@ ingest service, ``acme-ingest``, and its developer). It holds:
   the problems real files have (nested or mis-cased ``type``, unquoted ``: ``, no frontmatter,
   relative dates, missing ``**Why:**``, over 4,096 bytes, a CJK name, CRLF line ends, a dangling
   index link, unindexed files).
-- ``sessions/``: JSONL transcripts (SPEC §7), including one ``agent-*.jsonl`` subagent file.
+- ``sessions/``: JSONL transcripts (docs/behaviour.md §7), including one ``agent-*.jsonl`` subagent file.
 - ``ages.json``: template-relative path → age in days (float) used to set mtimes.
 
 Placeholders, replaced only in files below ``memory/`` and ``sessions/``:

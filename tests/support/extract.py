@@ -1,4 +1,4 @@
-"""Hand-built session transcripts (SPEC §7 shapes) for the extraction tests."""
+"""Hand-built session transcripts (docs/behaviour.md §7 shapes) for the extraction tests."""
 
 from __future__ import annotations
 

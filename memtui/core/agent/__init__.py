@@ -1,5 +1,5 @@
-"""Agents memtui runs against the Messages API — the extractor (SPEC §7) and the dream's
-Claude consolidator (SPEC §8) — with one tool policy and one loop.
+"""Agents memtui runs against the Messages API — the extractor (docs/behaviour.md §7) and the dream's
+Claude consolidator (docs/behaviour.md §8) — with one tool policy and one loop.
 
 - :class:`ToolPolicy`, :func:`execute` → :class:`ToolOutcome`: the six tools (Read, Grep,
   Glob, read-only Bash, Write/Edit inside one root) and every refusal as a tool error.

@@ -1,4 +1,4 @@
-"""The read-only ``Bash`` tool (SPEC §7): an allow-list, no shell.
+"""The read-only ``Bash`` tool (docs/behaviour.md §7): an allow-list, no shell.
 
 A command line is checked in two passes. A quote-aware scan of the raw text refuses every
 shell construct that could write, chain or substitute — redirection (``>``, ``>>``, ``<``,

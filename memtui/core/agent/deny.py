@@ -1,4 +1,4 @@
-"""What the agent tools never read, though they read anywhere else (SPEC §7 "Read/Grep/Glob
+"""What the agent tools never read, though they read anywhere else (docs/behaviour.md §7 "Read/Grep/Glob
 anywhere").
 
 Other processes' state — and memtui's own — lives under ``/proc/<pid>/``: ``environ`` holds

@@ -1,4 +1,4 @@
-"""The tool policy shared by every agent memtui runs (SPEC §7 "Extractor tools", §8 dream).
+"""The tool policy shared by every agent memtui runs (docs/behaviour.md §7 "Extractor tools", §8 dream).
 
 A :class:`ToolPolicy` says what the model may touch: ``Read``/``Grep``/``Glob`` anywhere (or
 below ``read_roots``), ``Bash`` only for the read-only commands of ``bash_allow``, ``Write`` and
@@ -22,10 +22,10 @@ __all__ = [
     "ToolPolicy",
 ]
 
-# SPEC §7: the extractor's (and the dream agent's) whole tool set.
+# docs/behaviour.md §7: the extractor's (and the dream agent's) whole tool set.
 ALL_TOOLS: tuple[str, ...] = ("Read", "Grep", "Glob", "Bash", "Write", "Edit")
 
-# SPEC §7's read-only allow-list (`ls find grep cat head tail wc stat file`), plus `pwd` and
+# docs/behaviour.md §7's read-only allow-list (`ls find grep cat head tail wc stat file`), plus `pwd` and
 # `echo`: neither reads nor writes a file, and without a shell `echo` expands nothing.
 DEFAULT_BASH_ALLOW: frozenset[str] = frozenset(
     {"ls", "find", "grep", "cat", "head", "tail", "wc", "stat", "file", "pwd", "echo"}
@@ -40,7 +40,7 @@ class ToolPolicy:
       dream's staging copy of it); ``None`` turns both tools off. A relative ``file_path`` is
       taken relative to it.
     - ``read_roots``: directories ``Read``/``Grep``/``Glob`` are confined to (compared after
-      ``realpath``); ``None`` means anywhere (SPEC §7). ``Bash`` cannot be confined by path,
+      ``realpath``); ``None`` means anywhere (docs/behaviour.md §7). ``Bash`` cannot be confined by path,
       so it is not offered when ``read_roots`` is set.
     - ``cwd``: where relative read paths and ``Bash`` commands start.
     - ``bash_allow``: command names ``Bash`` may run (bare names, looked up on ``PATH``).
@@ -57,7 +57,7 @@ class ToolPolicy:
     - ``grep_max_matches`` 200 lines, ``grep_max_file_bytes`` 1 MiB (larger files skipped),
       ``glob_max_results`` 100 (the reference agent's Glob returns at most 100 paths),
       ``search_timeout_s`` 10 s of wall time for one ``Grep``/``Glob``.
-    - ``bash_timeout_s`` 10 s per command (pipeline) — SPEC §11 "never a hang".
+    - ``bash_timeout_s`` 10 s per command (pipeline) — docs/behaviour.md §11 "never a hang".
     - ``write_max_bytes`` 250,000: the same limit as a team-memory entry (``memtui team
       import``).
 

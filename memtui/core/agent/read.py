@@ -1,6 +1,6 @@
 """The reading tools: ``Read`` (numbered lines of a text file), ``Grep`` (a regex over the
 text files below a path) and ``Glob`` (file names by pattern), anywhere or below
-``policy.read_roots`` (SPEC §7), each capped in size, count and time by the policy."""
+``policy.read_roots`` (docs/behaviour.md §7), each capped in size, count and time by the policy."""
 
 from __future__ import annotations
 

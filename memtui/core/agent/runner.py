@@ -1,5 +1,5 @@
 """The agent loop: Messages API requests with tools, each ``tool_use`` answered through
-:func:`memtui.core.agent.tools.execute` under a :class:`ToolPolicy` (SPEC §7, §8, §11).
+:func:`memtui.core.agent.tools.execute` under a :class:`ToolPolicy` (docs/behaviour.md §7, §8, §11).
 
 A plain ``client.messages.create`` loop rather than the SDK's beta tool runner: the runner
 would own the tools, the turn count and the loop, and memtui needs each of those itself — every
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 __all__ = ["CONNECT_TIMEOUT_S", "DEFAULT_MAX_TOKENS", "REQUEST_TIMEOUT_S", "AgentEvent", "AgentRun", "describe_api_error", "run_agent"]
 
 # memtui's choices: room for a few memory files in one reply, and a per-request ceiling that
-# applies whatever the client's own timeout (SPEC §11 "never a hang"); an agent turn writing
+# applies whatever the client's own timeout (docs/behaviour.md §11 "never a hang"); an agent turn writing
 # files takes longer than the recall side query's 20 s.
 DEFAULT_MAX_TOKENS = 8_192
 REQUEST_TIMEOUT_S = 120.0
@@ -101,7 +101,7 @@ def run_agent(
     ``httpx2.Client`` with a ``MockTransport``). ``messages``: the opening conversation (API
     param dicts; not modified). ``policy``: what the tools may do (:class:`ToolPolicy`); the
     tools offered are ``policy.offered()``. ``max_turns``: at most this many requests (the
-    extractor uses 5, SPEC §7); the tools asked for in the last allowed reply still run (as the
+    extractor uses 5, docs/behaviour.md §7); the tools asked for in the last allowed reply still run (as the
     reference agent's turn limit does), then the run stops with ``stop_reason="max_turns"``.
     ``request_timeout``: seconds, per request (connect: at most 5 s); it replaces the client's
     own timeout for these requests, so the recall client's 20 s does not cut an agent turn. ``on_event``: called in this thread with each

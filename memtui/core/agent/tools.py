@@ -1,5 +1,5 @@
 """The six agent tools and :func:`execute`, the one entry point that enforces a
-:class:`~memtui.core.agent.policy.ToolPolicy` (SPEC §7, §9).
+:class:`~memtui.core.agent.policy.ToolPolicy` (docs/behaviour.md §7, §9).
 
 ``Read``/``Grep``/``Glob`` read anywhere (or below ``policy.read_roots``); ``Bash`` runs the
 read-only allow-list (:mod:`memtui.core.agent.bash`); ``Write``/``Edit`` change files only

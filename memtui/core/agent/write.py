@@ -1,6 +1,6 @@
 """The writing tools: ``Write`` and ``Edit``, only inside ``policy.write_root``, at the path
-:func:`memtui.core.writes.safepath.validate_inside` returns (SPEC §9), through
-:func:`memtui.core.writes.atomic.atomic_write_bytes` (SPEC §10)."""
+:func:`memtui.core.writes.safepath.validate_inside` returns (docs/behaviour.md §9), through
+:func:`memtui.core.writes.atomic.atomic_write_bytes` (docs/behaviour.md §10)."""
 
 from __future__ import annotations
 

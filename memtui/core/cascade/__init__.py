@@ -1,4 +1,4 @@
-"""The instruction cascade (SPEC §3): what the agent loads from its instruction files.
+"""The instruction cascade (docs/behaviour.md §3): what the agent loads from its instruction files.
 
 ``compute_cascade`` computes the startup context (files in load order, each with a reason,
 diagnostics, pending external imports, the rendered text); ``new_session`` +

@@ -1,4 +1,4 @@
-"""The project's decision on external imports (SPEC §3.3).
+"""The project's decision on external imports (docs/behaviour.md §3.3).
 
 An import whose target lies outside the cwd loads from Managed, Project and Local files only
 once the project has approved external imports. memtui stores the decision per project in

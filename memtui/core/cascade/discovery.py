@@ -1,4 +1,4 @@
-"""The startup cascade (SPEC §3.1): Managed → User → Project/Local root first → auto memory
+"""The startup cascade (docs/behaviour.md §3.1): Managed → User → Project/Local root first → auto memory
 → team memory, each file followed by its imports. ``compute_cascade`` is the entry point.
 """
 

@@ -1,4 +1,4 @@
-"""The excludes setting (``agentMdExcludes`` / ``claudeMdExcludes``, SPEC §3.1).
+"""The excludes setting (``agentMdExcludes`` / ``claudeMdExcludes``, docs/behaviour.md §3.1).
 
 A list of globs matched against the file's **absolute** path with ``picomatch`` semantics
 and ``dot: true``: ``*`` and ``?`` stay inside one path segment, ``**`` as a whole segment

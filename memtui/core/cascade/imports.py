@@ -1,4 +1,4 @@
-"""``@`` imports (SPEC §3.3): finding them in prose and resolving them like the reference.
+"""``@`` imports (docs/behaviour.md §3.3): finding them in prose and resolving them like the reference.
 
 An import is ``@`` at the start of a text token or after whitespace, followed by a run of
 non-space characters (``\\ `` escapes a space) — the reference's

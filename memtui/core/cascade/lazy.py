@@ -1,4 +1,4 @@
-"""Lazy loading: what one read of a target file adds to a session (SPEC §3.5).
+"""Lazy loading: what one read of a target file adds to a session (docs/behaviour.md §3.5).
 
 When the agent first reads (Read/Write/Edit — never Bash) a file X inside the cwd:
 1. Managed and User *conditional* rules matching X (patterns relative to the cwd);

@@ -1,4 +1,4 @@
-"""The data the cascade computation returns (SPEC §3): files in load order, reads, rendering.
+"""The data the cascade computation returns (docs/behaviour.md §3): files in load order, reads, rendering.
 
 Everything here is plain data: the TUI, the CLI's ``--json`` and other core modules read it.
 """
@@ -126,7 +126,7 @@ class ExternalApproval:
 
 @dataclass(slots=True)
 class ReadStep:
-    """What one simulated read of ``target`` added (SPEC §3.5).
+    """What one simulated read of ``target`` added (docs/behaviour.md §3.5).
 
     ``tool``: ``Read``/``Write``/``Edit`` (``Bash`` reads load nothing); ``added``: the
     files newly loaded, in order; ``considered``: files that matched but were already in the
@@ -188,7 +188,7 @@ class Cascade:
 
     ``files``: every file loaded or skipped at startup, in load order; ``pending_external_imports``;
     ``diagnostics``: every finding (each also on its file); ``reads``: the simulated reads;
-    ``rendered``: the exact text the model receives (SPEC §3.6); ``notes``: display notes
+    ``rendered``: the exact text the model receives (docs/behaviour.md §3.6); ``notes``: display notes
     (e.g. the rule sort order); ``context``: what ``simulate_read`` needs to continue;
     ``memory_prompt``: the ``# Memory`` section of the system prompt as the release builds it
     (``""`` when auto memory is off or the release's prompt is not modelled); ``recall``: the

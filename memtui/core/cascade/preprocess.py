@@ -1,4 +1,4 @@
-"""Preprocessing of every instruction/memory file (SPEC §3.2), as the reference does it.
+"""Preprocessing of every instruction/memory file (docs/behaviour.md §3.2), as the reference does it.
 
 Read as UTF-8 (invalid bytes replaced, a BOM kept: Node's ``readFile`` keeps it), strip the
 byte-0 YAML frontmatter, strip block-level HTML comments (a comment inside code, an inline
@@ -27,7 +27,7 @@ MAX_FILE_CHARS = 40_000
 # device or a bigger file is unreadable, never a hang.
 MAX_READ_BYTES = 32 * 1024 * 1024
 
-# Extensions memtui treats as binary and never loads (SPEC §3.2: "skip files with a binary
+# Extensions memtui treats as binary and never loads (docs/behaviour.md §3.2: "skip files with a binary
 # extension"): images, documents, archives, executables, media, fonts, databases.
 BINARY_EXTENSIONS: frozenset[str] = frozenset(
     """

@@ -1,4 +1,4 @@
-"""What the model receives (SPEC §3.6), byte for byte as the reference's ``getClaudeMds``.
+"""What the model receives (docs/behaviour.md §3.6), byte for byte as the reference's ``getClaudeMds``.
 
 ``<preamble>\\n\\n`` + the loaded files joined by a blank line, each as
 ``Contents of <path> (<label>):\\n\\n<content>``; team memory's content is wrapped in a

@@ -1,4 +1,4 @@
-"""Rules: ``.agent/rules/**/*.md`` discovery and conditional ``paths:`` (SPEC §3.1, §3.4).
+"""Rules: ``.agent/rules/**/*.md`` discovery and conditional ``paths:`` (docs/behaviour.md §3.1, §3.4).
 
 ``paths`` may be a YAML list or a comma-separated string (commas inside ``{}`` do not split);
 each pattern is brace-expanded (``bracex``), a trailing ``/**`` dropped, empties dropped. No

@@ -1,4 +1,4 @@
-"""The doctor (SPEC §4.3): every check of the lint catalog over a memory dir, as findings
+"""The doctor (docs/behaviour.md §4.3): every check of the lint catalog over a memory dir, as findings
 ``{code, severity, path, line, message, fix}``, and safe fixes as edit plans.
 
 ``run_doctor(memory_dir, now, instruction_texts=...)`` → ``DoctorReport``; ``fix_plan(memory_dir,

@@ -1,4 +1,4 @@
-"""Per-memory content checks of the doctor: what must not be saved as memory (SPEC §4.1),
+"""Per-memory content checks of the doctor: what must not be saved as memory (docs/behaviour.md §4.1),
 likely secrets, and text an instruction file already says.
 
 The "must not be saved" heuristics are conservative on purpose — a memory is prose and a
@@ -70,7 +70,7 @@ def content_findings(memory: Memory) -> list[Finding]:
         elif fence is not None and line.strip().startswith(fence):
             size = i - start - 1
             if size >= CODE_BLOCK_MIN_LINES:
-                out.append(finding("content-code", rel, first + start, f"a {size}-line code block: code patterns belong in the repo, the agent can read them there (SPEC §4.1)"))
+                out.append(finding("content-code", rel, first + start, f"a {size}-line code block: code patterns belong in the repo, the agent can read them there (docs/behaviour.md §4.1)"))
             fence = None
 
     if m := _PY_TRACEBACK.search(body):

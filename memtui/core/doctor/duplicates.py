@@ -1,4 +1,4 @@
-"""Duplicate and near-duplicate memories (SPEC §4.3), fast enough for 20,000 memories.
+"""Duplicate and near-duplicate memories (docs/behaviour.md §4.3), fast enough for 20,000 memories.
 
 - **Duplicate**: the same body after whitespace is collapsed (bodies shorter than
   ``MIN_BODY_CHARS`` are not compared: "TODO" twice is not a duplicate memory).

@@ -1,4 +1,4 @@
-"""Doctor checks of the index ``MEMORY.md`` (SPEC §4.4): what the agent loads of it, links to
+"""Doctor checks of the index ``MEMORY.md`` (docs/behaviour.md §4.4): what the agent loads of it, links to
 missing files, memories it does not list, entries past the cap, lines over ~150 characters,
 heading-style entries, a frontmatter block.
 """

@@ -1,4 +1,4 @@
-"""Doctor findings and their code table (SPEC §4.3, the lint catalog).
+"""Doctor findings and their code table (docs/behaviour.md §4.3, the lint catalog).
 
 Every finding has a stable kebab-case ``code`` listed in ``DOCTOR_CODES`` with its severity and
 one line of meaning. The per-file codes the parser already computes (``DIAGNOSTIC_CODES`` in
@@ -23,17 +23,17 @@ _DOCTOR_ONLY: dict[str, tuple[Severity, str]] = {
     "md-extension-case": ("warning", "a name ending in `.MD`/`.Md`: the agent only reads names ending in lower-case `.md`"),
     "not-a-memory": ("info", "a file that is not `.md`: the agent never reads it as a memory"),
     "likely-secret": ("error", "a likely credential (key, token, private key): memory is read by a model and, in team/, shared"),
-    "content-code": ("info", "a long fenced code block: code patterns belong in the repo, not in memory (SPEC §4.1)"),
-    "content-stack-trace": ("warning", "a stack trace: debugging output is ephemeral and must not be saved (SPEC §4.1)"),
-    "content-git-history": ("warning", "a list of commits: git history is in git, not memory (SPEC §4.1)"),
-    "content-debug-recipe": ("info", "a step-by-step debugging recipe: ephemeral task state, not memory (SPEC §4.1)"),
-    "content-architecture": ("info", "a file tree or file-by-file layout: derivable from the code, not memory (SPEC §4.1)"),
-    "in-instructions": ("warning", "already said in an instruction file (AGENT.md, rules): the memory repeats it (SPEC §4.1)"),
+    "content-code": ("info", "a long fenced code block: code patterns belong in the repo, not in memory (docs/behaviour.md §4.1)"),
+    "content-stack-trace": ("warning", "a stack trace: debugging output is ephemeral and must not be saved (docs/behaviour.md §4.1)"),
+    "content-git-history": ("warning", "a list of commits: git history is in git, not memory (docs/behaviour.md §4.1)"),
+    "content-debug-recipe": ("info", "a step-by-step debugging recipe: ephemeral task state, not memory (docs/behaviour.md §4.1)"),
+    "content-architecture": ("info", "a file tree or file-by-file layout: derivable from the code, not memory (docs/behaviour.md §4.1)"),
+    "in-instructions": ("warning", "already said in an instruction file (AGENT.md, rules): the memory repeats it (docs/behaviour.md §4.1)"),
     "duplicate": ("warning", "the same body as another memory of the directory"),
     "near-duplicate": ("info", "description and body nearly the same as another memory of the same type"),
     "index-missing": ("info", "no MEMORY.md: the agent loads no index, every memory is unindexed"),
     "index-unreadable": ("error", "MEMORY.md exists but cannot be read"),
-    "index-frontmatter": ("warning", "MEMORY.md starts with a frontmatter block; the index has none (SPEC §4.4) and the agent loads it as text"),
+    "index-frontmatter": ("warning", "MEMORY.md starts with a frontmatter block; the index has none (docs/behaviour.md §4.4) and the agent loads it as text"),
     "index-truncated": ("warning", "MEMORY.md is over 200 lines or 25,000 UTF-16 units: the agent loads only part of it"),
     "index-past-cap": ("warning", "an index entry past the 200-line / 25,000-unit cap: the agent never sees it"),
     "index-dangling": ("warning", "an index link to a file that does not exist"),

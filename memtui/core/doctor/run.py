@@ -1,4 +1,4 @@
-"""``run_doctor``: every check of the lint catalog (SPEC §4.3) over one memory dir."""
+"""``run_doctor``: every check of the lint catalog (docs/behaviour.md §4.3) over one memory dir."""
 
 from __future__ import annotations
 
@@ -190,7 +190,7 @@ def run_doctor(
     judge: ConflictJudge | None = None,
     usage: UsageReport | None = None,
 ) -> DoctorReport:
-    """Audit ``memory_dir`` at time ``now`` against the whole lint catalog (SPEC §4.3).
+    """Audit ``memory_dir`` at time ``now`` against the whole lint catalog (docs/behaviour.md §4.3).
 
     ``instruction_texts``: the text of the instruction files the agent loads (AGENT.md, rules);
     a memory repeating one is flagged ``in-instructions``. ``near_duplicate_threshold``: the

@@ -1,5 +1,5 @@
 """Dream: gated, locked, four-phase consolidation of the memory dir as a transaction with undo
-(SPEC §8). No UI library is imported here; nothing prints.
+(docs/behaviour.md §8). No UI library is imported here; nothing prints.
 
 - ``check_gates(ctx, now)`` → ``GateStatus`` (``status_to_json`` for ``memtui dream status``)
 - ``plan_dream(ctx, now, "offline"|"claude", emit=..., cancel=...)`` → ``DreamPlan`` (dry run)

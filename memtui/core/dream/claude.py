@@ -1,7 +1,7 @@
-"""The Claude consolidator: the dream as an agent run (SPEC §8, seed chapter §17.8 "Dream
+"""The Claude consolidator: the dream as an agent run (docs/behaviour.md §8, seed chapter §17.8 "Dream
 Agent 的 Bash 被限制为只读命令，Write 只能写记忆目录").
 
-The agent (``memtui.core.agent.run_agent``) gets the SPEC §7 tool policy — Read/Grep/Glob
+The agent (``memtui.core.agent.run_agent``) gets the docs/behaviour.md §7 tool policy — Read/Grep/Glob
 anywhere, read-only Bash by allow-list, Write/Edit only inside one root through
 ``memtui.core.writes.safepath`` — but that root is a **staging copy** of the memory dir in memtui's
 state dir, never the memory dir itself. When the run ends, the difference staging → real
@@ -63,7 +63,7 @@ if TYPE_CHECKING:
     from memtui.core.agent import AgentEvent
 
 # memtui's choice: enough requests to orient, gather, merge a few files and rewrite the index.
-# (The extractor's limit is 5, SPEC §7; a dream does more.)
+# (The extractor's limit is 5, docs/behaviour.md §7; a dream does more.)
 DEFAULT_MAX_TURNS = 30
 _PHASE_LINE = re.compile(r"^\W*phase\W*(orient|gather|consolidate|prune)\b", re.IGNORECASE | re.MULTILINE)
 _REASON_LINE = re.compile(r"^\s*[-*]\s+`?([^`:\s][^`:]*?\.md)`?\s*[:—–-]\s+(.+?)\s*$", re.MULTILINE)
@@ -136,7 +136,7 @@ class ClaudeConsolidator:
 
     ``client``: an ``anthropic.Anthropic`` (default: ``memtui.core.recall.make_client()`` from
     the standard credential variables); ``model``: default the settings ``model``, else
-    ``claude-sonnet-5-5`` (SPEC §6); ``max_turns``: ``DEFAULT_MAX_TURNS``.
+    ``claude-sonnet-5-5`` (docs/behaviour.md §6); ``max_turns``: ``DEFAULT_MAX_TURNS``.
     """
 
     def __init__(

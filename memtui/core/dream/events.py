@@ -1,10 +1,10 @@
-"""The events a dream streams while it runs (SPEC §8 "Phases, streamed live as events").
+"""The events a dream streams while it runs (docs/behaviour.md §8 "Phases, streamed live as events").
 
 A consolidator calls ``emit(event)`` for each step; the CLI collects them for ``--json``, the
 Dream pane turns each into a message. Events are small frozen dataclasses; ``event_to_json``
 gives the ``memtui dream plan --json`` shape of one (``{"kind": ..., **fields}``).
 
-The four phases, in order (SPEC §8, seed chapter §17.8): ``orient`` (list the dir, read the
+The four phases, in order (docs/behaviour.md §8, seed chapter §17.8): ``orient`` (list the dir, read the
 index, skim topic files), ``gather`` (recent signal: transcripts since the last consolidation,
 drifted memories), ``consolidate`` (merge duplicates, relative → absolute dates), ``prune``
 (index under the cap, one-line entries, dangling pointers).

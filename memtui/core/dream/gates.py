@@ -1,4 +1,4 @@
-"""The dream's gates, cheapest first (SPEC §8, seed chapter §17.8 "三道门，按成本递增排列").
+"""The dream's gates, cheapest first (docs/behaviour.md §8, seed chapter §17.8 "三道门，按成本递增排列").
 
 1. **time**: hours since the last consolidation (the lock's mtime, one ``stat``) ≥ ``minHours``
    (default 24; never consolidated → open);
@@ -32,7 +32,7 @@ from memtui.core.places.settings import SettingsLayers
 from memtui.core.places.statedir import memdir_state
 from memtui.core.sessions.transcripts import list_sessions
 
-# SPEC §8 defaults (the reference's).
+# docs/behaviour.md §8 defaults (the reference's).
 DEFAULT_MIN_HOURS = 24.0
 DEFAULT_MIN_SESSIONS = 5
 # The reference scans the sessions dir at most once per 10 minutes.

@@ -1,4 +1,4 @@
-"""The consolidation lock ``<memory dir>/.consolidate-lock`` (SPEC §8, seed chapter §17.8).
+"""The consolidation lock ``<memory dir>/.consolidate-lock`` (docs/behaviour.md §8, seed chapter §17.8).
 
 One file, two roles: its **body** names the holder (the PID, a decimal integer at the start —
 the reference parses only that), its **mtime** is *last consolidated at* (absent file: never).

@@ -1,4 +1,4 @@
-"""Merging duplicate memories without losing a sentence (SPEC §8 "merge duplicates into
+"""Merging duplicate memories without losing a sentence (docs/behaviour.md §8 "merge duplicates into
 existing files"; issue 6: "into the older file, keeping every distinct sentence").
 
 A sentence is a run of a line ending in ``.``/``!``/``?`` (followed by a space) or ``。！？``.

@@ -1,11 +1,11 @@
-"""The offline consolidator: deterministic, always available (SPEC §8, issue 6).
+"""The offline consolidator: deterministic, always available (docs/behaviour.md §8, issue 6).
 
 - **Orient**: read every memory (``team/`` excluded: it is shared with others) and the index.
 - **Gather**: the sessions touched since the last consolidation and the memories changed
   since (counted and named; reading transcripts for new facts is the Claude consolidator's job).
 - **Consolidate**:
   - relative dates in ``project`` memories (the type whose body must carry absolute dates,
-    SPEC §4.1) become absolute where the phrase names one exact day, against the file's mtime
+    docs/behaviour.md §4.1) become absolute where the phrase names one exact day, against the file's mtime
     (the doctor's rule, ``memtui.core.doctor.dates``; CJK included); the rest are findings.
     The file keeps its mtime: a date written out does not make a memory newer.
   - exact and near duplicates (the doctor's definitions: same normalised body, or rapidfuzz

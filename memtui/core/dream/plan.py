@@ -1,5 +1,5 @@
 """A dream's plan: one ``memtui.core.writes.edits.Plan`` (``action="dream"``) plus, per file, the
-reason, and the findings and events of the run that made it (SPEC §8 "Transaction").
+reason, and the findings and events of the run that made it (docs/behaviour.md §8 "Transaction").
 
 Nothing here writes: ``Workspace`` holds the files a consolidator edits in memory (bytes as
 loaded, text as edited, one or more reasons each) and turns them into a ``DreamPlan``. The

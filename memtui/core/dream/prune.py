@@ -1,4 +1,4 @@
-"""The Prune phase of the offline consolidator (SPEC §8, §4.4): the index ``MEMORY.md`` back
+"""The Prune phase of the offline consolidator (docs/behaviour.md §8, §4.4): the index ``MEMORY.md`` back
 under the agent's cap, one line per memory, no dangling pointers.
 
 In order, each step only where it has a reason:

@@ -1,4 +1,4 @@
-"""A dream as a transaction (SPEC §8 "Transaction"): gates → lock → plan → apply or discard,
+"""A dream as a transaction (docs/behaviour.md §8 "Transaction"): gates → lock → plan → apply or discard,
 and undo.
 
 ::

@@ -1,4 +1,4 @@
-"""Extraction (SPEC §7): capture memories from finished conversations.
+"""Extraction (docs/behaviour.md §7): capture memories from finished conversations.
 
 - ``cues`` / ``offline``: the offline extractor (explicit "remember…" cues only, heuristic);
 - ``claude``: the claude extractor (an agent run under the shared tool policy, writes staged);

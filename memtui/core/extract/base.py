@@ -1,4 +1,4 @@
-"""What every extractor receives and returns (SPEC §7): the request, drafts, errors."""
+"""What every extractor receives and returns (docs/behaviour.md §7): the request, drafts, errors."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The claude extractor: a restricted agent that reads the recent conversation and writes
-memories (SPEC §7), run with the shared tool policy of :mod:`memtui.core.agent`.
+memories (docs/behaviour.md §7), run with the shared tool policy of :mod:`memtui.core.agent`.
 
 - **Tools**: Read/Grep/Glob anywhere, Bash read-only by allow-list, Write/Edit only inside a
   *staging copy* of the memory dir (``<state>/memdirs/<slug>/extract/staging/<run>/``, checked
@@ -7,9 +7,9 @@ memories (SPEC §7), run with the shared tool policy of :mod:`memtui.core.agent`
   memory dir; memtui then turns what changed there into proposals (new file → ``create``,
   changed file → ``update``), which go to the inbox or, with ``apply``, through the normal write
   path. Changes to ``MEMORY.md`` are ignored: memtui writes the index entry itself.
-- **At most 5 turns** (SPEC §7). Reaching the limit is not a failure: what was written counts.
-- **Instructions**: the four types with their body shapes and the "do not save" list of SPEC
-  §4.1, and the existing manifest (SPEC §6 lines) pre-injected so the agent updates a memory
+- **At most 5 turns** (docs/behaviour.md §7). Reaching the limit is not a failure: what was written counts.
+- **Instructions**: the four types with their body shapes and the "do not save" list of
+  docs/behaviour.md §4.1, and the existing manifest (docs/behaviour.md §6 lines) pre-injected so the agent updates a memory
   rather than duplicating it.
 - **Errors** (no credentials, API or network failure, refusal, cancel) raise ``ExtractorError``;
   the cursor then stays where it was.
@@ -46,7 +46,7 @@ from memtui.core.sessions.transcripts import Entry, is_human_turn
 if TYPE_CHECKING:
     import anthropic
 
-# SPEC §7: the extractor runs at most 5 turns.
+# docs/behaviour.md §7: the extractor runs at most 5 turns.
 MAX_TURNS = 5
 # memtui's choices: characters of conversation put into the prompt (the newest are kept), and
 # of one tool result within it.

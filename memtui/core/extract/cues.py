@@ -35,7 +35,7 @@ CueKind = Literal["remember", "from-now-on", "never"]
 Language = Literal["en", "zh", "ja"]
 
 # Longest name / description memtui proposes (characters). 150: the index line budget of
-# SPEC §4.4 ("one line per memory … under ~150 characters").
+# docs/behaviour.md §4.4 ("one line per memory … under ~150 characters").
 NAME_MAX_WORDS = 8
 NAME_MAX_CJK = 24
 DESCRIPTION_MAX = 150

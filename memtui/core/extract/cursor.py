@@ -3,7 +3,7 @@
 The cursor says how far extraction has read one session's transcript: the ``uuid`` of the
 last entry it covered (the reference keeps the same, ``lastMemoryMessageUuid``) and that
 entry's index as a fallback for entries without a uuid. It moves only after an extraction
-succeeded or was skipped by mutual exclusion (SPEC §7 "The cursor advances only after
+succeeded or was skipped by mutual exclusion (docs/behaviour.md §7 "The cursor advances only after
 success").
 
 Layout: ``<state>/memdirs/<slug of the memory dir>/extract/cursors/<slug of session id>.json``

@@ -1,4 +1,4 @@
-"""``extract()``: one extraction pass over a session transcript (SPEC §7).
+"""``extract()``: one extraction pass over a session transcript (docs/behaviour.md §7).
 
 1. Lock the session (another pass running → skipped, nothing moves).
 2. Read the transcript; the unread range is everything after the cursor.

@@ -1,7 +1,7 @@
 """The source conversation of a proposal or of a memory (provenance, issue 7 §5).
 
 A proposal knows its transcript and message; a memory written from extraction carries
-``originSessionId`` (SPEC §4.2), and memtui's inbox remembers which proposal wrote which file.
+``originSessionId`` (docs/behaviour.md §4.2), and memtui's inbox remembers which proposal wrote which file.
 These functions turn either into a short excerpt of the conversation for display.
 """
 

@@ -5,7 +5,7 @@ each finding becomes a *proposal*, one JSON file in memtui's state dir
 (``<state>/memdirs/<slug of the memory dir>/inbox/<id>.json``, written atomically; never
 inside the memory dir, whose every ``*.md`` the agent recalls). Accepting one goes through
 the normal write path (:mod:`memtui.core.writes.edits`: atomic, journaled, undoable, index entry
-added) and records ``originSessionId`` in the new memory's frontmatter (SPEC §4.2), so the
+added) and records ``originSessionId`` in the new memory's frontmatter (docs/behaviour.md §4.2), so the
 conversation it came from can be found again.
 
 Proposal kinds: ``create`` (a new memory: ``type``/``name``/``description``/``body``) and
@@ -52,7 +52,7 @@ from memtui.core.places.statedir import memdir_state
 
 ProposalKind = Literal["create", "update"]
 ProposalStatus = Literal["pending", "accepted", "rejected"]
-# The frontmatter key the reference agent uses for a memory's source conversation (SPEC §4.2).
+# The frontmatter key the reference agent uses for a memory's source conversation (docs/behaviour.md §4.2).
 ORIGIN_KEY = "originSessionId"
 # Proposal ids: this many hex digits of a SHA-256 (memtui's choice; 48 bits, ample per memory dir).
 ID_LENGTH = 12

@@ -5,7 +5,7 @@ It reads only what a person typed in the unread range (human turns, see
 drafts a memory for each. A cue whose statement is already the description of an existing
 memory (case-insensitive) is not drafted again. Its findings are marked heuristic.
 
-Body shapes follow SPEC §4.1: a ``feedback`` memory gets the rule, ``**Why:**`` (the user's
+Body shapes follow docs/behaviour.md §4.1: a ``feedback`` memory gets the rule, ``**Why:**`` (the user's
 own words, quoted) and ``**How to apply:**``; a ``user`` memory the statement and its quote.
 """
 
@@ -17,7 +17,7 @@ from memtui.core.sessions.transcripts import is_human_turn
 
 
 def cue_body(cue: Cue) -> str:
-    """The body of the memory drafted for ``cue`` (SPEC §4.1 shapes, see the module docstring)."""
+    """The body of the memory drafted for ``cue`` (docs/behaviour.md §4.1 shapes, see the module docstring)."""
     quote = f"“{cue.sentence}”"
     if cue.type == "feedback":
         return (

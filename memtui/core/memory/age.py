@@ -1,4 +1,4 @@
-"""Age and freshness of a memory (SPEC §5), with an injected clock.
+"""Age and freshness of a memory (docs/behaviour.md §5), with an injected clock.
 
 ``days = floor((now - mtime) / 86,400 s)``, never negative. Labels ``today``, ``yesterday``,
 ``N days ago``. Past one day a memory carries the reference's staleness caveat.

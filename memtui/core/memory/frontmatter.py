@@ -1,4 +1,4 @@
-"""YAML frontmatter exactly as the reference agent reads it (SPEC §3.2, §3.4, §4.2).
+"""YAML frontmatter exactly as the reference agent reads it (docs/behaviour.md §3.2, §3.4, §4.2).
 
 The reference matches ``/^---\\s*\\n([\\s\\S]*?)---\\s*\\n?/`` against the raw file text: the
 block must start at **byte 0** (a BOM or a blank line first means *no frontmatter*), and it

@@ -1,4 +1,4 @@
-"""The recall-style header scan (SPEC §6 "Scan"): the fast path the agent runs on every prompt.
+"""The recall-style header scan (docs/behaviour.md §6 "Scan"): the fast path the agent runs on every prompt.
 
 For each memory file it reads only the **first 30 lines**, parses the frontmatter found there
 (it must close within them), and keeps ``description`` and the recognised ``type``.

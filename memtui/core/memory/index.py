@@ -1,4 +1,4 @@
-"""The auto-memory index ``MEMORY.md`` (SPEC §4.4): reference truncation, entries, gauge.
+"""The auto-memory index ``MEMORY.md`` (docs/behaviour.md §4.4): reference truncation, entries, gauge.
 
 Loading truncates exactly like the reference (``truncateEntrypointContent``): trim; keep the
 first 200 lines; if what is left is over 25,000 UTF-16 code units, cut at the last newline at

@@ -1,4 +1,4 @@
-"""Content checks on a memory's body that need no other file (SPEC §4.1, §4.3).
+"""Content checks on a memory's body that need no other file (docs/behaviour.md §4.1, §4.3).
 
 - the body shape of ``feedback`` and ``project`` memories: the rule or fact, then ``**Why:**``,
   then ``**How to apply:**``;

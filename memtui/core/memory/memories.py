@@ -1,4 +1,4 @@
-"""Memory files: tolerant parsing of every file below the memory dir (SPEC §4.1, §4.2).
+"""Memory files: tolerant parsing of every file below the memory dir (docs/behaviour.md §4.1, §4.2).
 
 One memory per ``*.md`` file anywhere below the memory dir, except files named ``MEMORY.md``
 (indexes). Parsing never fails a scan: each problem becomes one ``Diagnostic`` with a stable
@@ -40,7 +40,7 @@ TEAM_DIR = "team"
 # The reference reads only this many lines of each file when it scans for recall
 # (FRONTMATTER_MAX_LINES); a frontmatter block closing later is invisible to recall.
 HEADER_LINES = 30
-# Recall injects at most this much of a picked file (SPEC §6 "Injection").
+# Recall injects at most this much of a picked file (docs/behaviour.md §6 "Injection").
 RECALL_MAX_BYTES = 4096
 RECALL_MAX_LINES = 200
 LOCK_FILE = ".consolidate-lock"
@@ -69,8 +69,8 @@ DIAGNOSTIC_CODES: dict[str, tuple[Severity, str]] = {
     "description-multiline": ("warning", "`description` spans several lines; it should be one line (it is the recall key)"),
     "name-missing": ("info", "no `name` field"),
     "name-empty": ("info", "`name` is there but empty (`name: \"\"`)"),
-    "missing-why": ("warning", "a feedback/project memory without `**Why:**` (SPEC §4.1 body shape)"),
-    "missing-how-to-apply": ("warning", "a feedback/project memory without `**How to apply:**` (SPEC §4.1 body shape)"),
+    "missing-why": ("warning", "a feedback/project memory without `**Why:**` (docs/behaviour.md §4.1 body shape)"),
+    "missing-how-to-apply": ("warning", "a feedback/project memory without `**How to apply:**` (docs/behaviour.md §4.1 body shape)"),
     "relative-date": ("warning", "a relative date in a project memory; shown with the absolute date it meant at the file's mtime"),
     "over-recall-limit": ("info", "over 4,096 bytes / 200 lines: recall injects only the first part"),
     "not-indexed": ("info", "not linked from the index MEMORY.md"),

@@ -1,4 +1,4 @@
-"""Flavors: the names one memory system ships under (SPEC §1).
+"""Flavors: the names one memory system ships under (docs/behaviour.md §1).
 
 The seed design names its files ``AGENT.md`` / ``.agent/``; Claude Code ships the same system
 as ``CLAUDE.md`` / ``.claude/``. Every path memtui computes goes through a ``Flavor``.
@@ -23,7 +23,7 @@ class UnknownFlavorError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Flavor:
-    """The file and variable names of one flavor (SPEC §1 table), and how the agent it models
+    """The file and variable names of one flavor (docs/behaviour.md §1 table), and how the agent it models
     behaves with its memory (``behaviour``, ``memtui.core.places.behaviour``): every difference
     between flavors in loading, reading and recalling memory is a field there, read as data."""
 
@@ -54,7 +54,7 @@ class Flavor:
     def managed_dir(self, environ: Mapping[str, str] | None = None, platform: str | None = None) -> Path:
         """The managed (policy) dir for this OS; ``$MEMTUI_MANAGED_DIR`` overrides it.
 
-        ``MEMTUI_MANAGED_DIR`` exists for tests and unusual installs (SPEC §1 lists the OS paths).
+        ``MEMTUI_MANAGED_DIR`` exists for tests and unusual installs (docs/behaviour.md §1 lists the OS paths).
         """
         env = os.environ if environ is None else environ
         override = env.get("MEMTUI_MANAGED_DIR")

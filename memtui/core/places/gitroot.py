@@ -1,4 +1,4 @@
-"""Git roots, and the canonical root that all worktrees of one repository share (SPEC §2).
+"""Git roots, and the canonical root that all worktrees of one repository share (docs/behaviour.md §2).
 
 Memory is about a *project*, not a directory: every worktree of a repository resolves to the
 main repository's root, so they share one auto-memory dir. The validation follows the

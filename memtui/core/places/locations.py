@@ -1,4 +1,4 @@
-"""Where everything lives for one project (SPEC §2): memory dir, sessions dir, state dir.
+"""Where everything lives for one project (docs/behaviour.md §2): memory dir, sessions dir, state dir.
 
 The auto-memory dir is decided by the first rule that applies:
 
@@ -35,7 +35,7 @@ from memtui.core.places.settings import SettingsLayers, load_settings
 from memtui.core.places.slug import slugify
 
 MemoryDirSource = Literal["env", "policy", "flag", "user", "project", "local", "default", "option"]
-# SPEC §2: the settings layers allowed to move the memory dir, in order (the seed design's;
+# docs/behaviour.md §2: the settings layers allowed to move the memory dir, in order (the seed design's;
 # a release gives its own: ``Behaviour.memory_dir_sources``). Never "project" there.
 MEMORY_DIR_SETTING_SOURCES: tuple[Literal["policy", "user", "local"], ...] = ("policy", "user", "local")
 _TRUTHY = {"1", "true", "yes", "on"}

@@ -1,4 +1,4 @@
-"""Settings files (JSON) of the four layers (SPEC §2).
+"""Settings files (JSON) of the four layers (docs/behaviour.md §2).
 
 policy ``<managed>/managed-settings.json``, user ``<base>/settings.json``, project
 ``<project>/.agent/settings.json`` (checked in), local ``<project>/.agent/settings.local.json``.

@@ -1,4 +1,4 @@
-"""Project slugs: how the reference turns a path into one directory name (SPEC §2).
+"""Project slugs: how the reference turns a path into one directory name (docs/behaviour.md §2).
 
 Every character outside ``[A-Za-z0-9]`` becomes ``-``, counted in UTF-16 code units (an emoji
 is two units, so it gives ``--``). A slug longer than 200 units is cut to 200 and
@@ -7,7 +7,7 @@ is two units, so it gives ``--``). A slug longer than 200 units is cut to 200 an
 Source of the constants: the reference's ``sanitizePath`` (``MAX_SANITIZED_LENGTH = 200``) and
 its ``djb2Hash`` (seed 0, ``hash = (hash << 5) - hash + code_unit``, wrapped to a signed 32-bit
 int after each step). Note: builds of the reference running on Bun hash with ``Bun.hash``
-instead; memtui follows the portable (Node) path, as SPEC §2 specifies.
+instead; memtui follows the portable (Node) path, as docs/behaviour.md §2 specifies.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Recall (SPEC §6): which memories the agent pulls into a conversation for a prompt, and why.
+"""Recall (docs/behaviour.md §6): which memories the agent pulls into a conversation for a prompt, and why.
 
 - ``corpus``: the one-pass scan (first 30 lines of each memory, newest first);
 - ``manifest``: the reference's manifest lines, the 200 cap and the skip rules;

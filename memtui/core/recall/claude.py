@@ -1,4 +1,4 @@
-"""The Claude selector: one side request, as the reference makes it (SPEC §6, §11).
+"""The Claude selector: one side request, as the reference makes it (docs/behaviour.md §6, §11).
 
 Request: ``model`` (default ``claude-sonnet-5-5``; settings ``model`` or ``--model`` override
 it), ``max_tokens`` 256, the system prompt below, one user message
@@ -34,13 +34,13 @@ if TYPE_CHECKING:
 
 # The seed design's request (``Behaviour.recall_request`` of the seed).
 SEED_REQUEST: RecallRequest = SEED.recall_request
-# SPEC §6: the configured Sonnet model; settings `model` and `--model` override it.
+# docs/behaviour.md §6: the configured Sonnet model; settings `model` and `--model` override it.
 DEFAULT_MODEL = SEED_REQUEST.default_model
 # The reference's side query asks for at most 256 output tokens (seed chapter §17.6).
 MAX_TOKENS = SEED_REQUEST.max_tokens
 # The reference's cap on recalled files.
 MAX_PICKS = 5
-# memtui's choices (SPEC §11 "never a hang"): total and connect timeouts in seconds, and one
+# memtui's choices (docs/behaviour.md §11 "never a hang"): total and connect timeouts in seconds, and one
 # retry of a 408/409/429/5xx (the SDK's backoff) before giving up.
 TIMEOUT_S = 20.0
 CONNECT_TIMEOUT_S = 5.0

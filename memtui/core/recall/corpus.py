@@ -118,7 +118,7 @@ def _doc(path: StrPath, relpath: str, fmt: MemoryFormat = SEED_FORMAT) -> Recall
 
 
 def load_corpus(memory_dir: Path, fmt: MemoryFormat = SEED_FORMAT, *, state_dir: Path | None = None) -> RecallCorpus:
-    """Scan ``memory_dir`` (SPEC §6 "Scan"): every ``*.md`` below it except ``MEMORY.md``,
+    """Scan ``memory_dir`` (docs/behaviour.md §6 "Scan"): every ``*.md`` below it except ``MEMORY.md``,
     first 30 lines each, newest first, read in the agent's memory format ``fmt``. Paths are
     made absolute (the injected text names files by absolute path, as the reference does).
     ``state_dir``: memtui's state dir, where the embeddings are cached (``None``: not cached). A

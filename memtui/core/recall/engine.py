@@ -1,4 +1,4 @@
-"""Recall end to end (SPEC §6): skip rules → selector → picks with reasons → injected text.
+"""Recall end to end (docs/behaviour.md §6): skip rules → selector → picks with reasons → injected text.
 
 ``recall(query, corpus, now=…)`` runs one recall the way the reference agent would for a
 prompt, with the selector asked for, and returns a ``RecallResult`` that explains itself:
@@ -326,7 +326,7 @@ def choose_model(
 ) -> str:
     """The model: ``--model`` if given, else the release's model variable when set (Claude
     Code: ``ANTHROPIC_DEFAULT_SONNET_MODEL``), else the settings ``model`` (a non-empty string)
-    when the release reads it for recall (the seed does, SPEC §6), else the release's default."""
+    when the release reads it for recall (the seed does, docs/behaviour.md §6), else the release's default."""
     if option:
         return option
     env = os.environ if environ is None else environ

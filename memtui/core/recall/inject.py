@@ -1,4 +1,4 @@
-"""The text recall injects into the conversation (SPEC §6 "Injection").
+"""The text recall injects into the conversation (docs/behaviour.md §6 "Injection").
 
 For each picked memory the reference (``readMemoriesForSurfacing`` + the ``relevant_memories``
 attachment renderer) does:

@@ -1,4 +1,4 @@
-"""The manifest the reference sends to its selector, and the rules that skip recall (SPEC §6).
+"""The manifest the reference sends to its selector, and the rules that skip recall (docs/behaviour.md §6).
 
 A manifest line is ``- [type] <relpath> (<ISO-8601 mtime>): <description>``; ``[type] `` is
 left out when the memory has no recognised type and ``: <description>`` when it has none.

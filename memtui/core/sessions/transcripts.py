@@ -1,4 +1,4 @@
-"""Transcripts: the agent's JSONL session files (SPEC §7), read tolerantly.
+"""Transcripts: the agent's JSONL session files (docs/behaviour.md §7), read tolerantly.
 
 One JSON object per line; ``type`` is ``user`` / ``assistant`` (other types — ``summary``,
 ``system``, ``attachment``, ``file-history-snapshot``… — are kept as entries but carry no
@@ -40,9 +40,9 @@ from memtui.core.base.units import utf16_len
 # read, a long build log); nothing memtui computes needs more than a preview.
 TOOL_RESULT_TEXT_CAP = 8192
 # The reference writes sub-agent transcripts as `agent-*.jsonl` next to the sessions; they are
-# not sessions of their own (SPEC §2 "Sessions dir").
+# not sessions of their own (docs/behaviour.md §2 "Sessions dir").
 SUBAGENT_PREFIX = "agent-"
-# The tools whose `file_path` input writes a file (SPEC §7: "Write/Edit").
+# The tools whose `file_path` input writes a file (docs/behaviour.md §7: "Write/Edit").
 WRITE_TOOLS: frozenset[str] = frozenset({"Write", "Edit"})
 
 
@@ -380,7 +380,7 @@ def tool_calls(entries: Sequence[Entry], start: int = 0, end: int | None = None)
 
 
 def recently_used_tools(transcript: Transcript) -> tuple[str, ...]:
-    """SPEC §6: names of tools called since the last human turn that got a ``tool_result``,
+    """docs/behaviour.md §6: names of tools called since the last human turn that got a ``tool_result``,
     minus every tool that errored there (one failure removes the name, as the reference's
     ``collectRecentSuccessfulTools`` does). Order: first successful use. Sidechains ignored.
 
@@ -409,7 +409,7 @@ def _inside(target: str, directory: Path) -> bool:
 def writes_inside(
     transcript: Transcript, directory: Path, start: int = 0, end: int | None = None
 ) -> list[ToolCall]:
-    """SPEC §7: the ``Write``/``Edit`` calls of assistant entries ``[start:end]`` whose
+    """docs/behaviour.md §7: the ``Write``/``Edit`` calls of assistant entries ``[start:end]`` whose
     ``file_path`` lies inside ``directory`` (compared on a separator boundary after
     normalising; a relative ``file_path`` is resolved against the entry's ``cwd``).
     Whether the call succeeded is not considered, as in the reference."""

@@ -1,7 +1,7 @@
 """Team memory import: a sync server's bundle ``{key: content}`` into ``<memory dir>/team/``.
 
 The reference agent keeps shared memory in ``<memory dir>/team/`` and syncs it as a flat map of
-keys (relative paths) to file contents (chapter 17.9, SPEC §4.5). A key is attacker-controlled
+keys (relative paths) to file contents (chapter 17.9, docs/behaviour.md §4.5). A key is attacker-controlled
 input (``../../.ssh/authorized_keys``), so every key goes through
 :func:`memtui.core.writes.safepath.validate_team_key`; every content through the reference's
 250,000-byte per-file limit and a secret scan (:mod:`memtui.core.memory.secretscan`).
@@ -9,7 +9,7 @@ input (``../../.ssh/authorized_keys``), so every key goes through
 Rejected entries do not stop the others: they are reported with a code and a reason. Every
 entry is validated before the first write; the accepted changes are then written as ONE change
 through memtui's single write path (:func:`memtui.core.writes.edits.apply_plan`): new and changed files
-plus ``team/MEMORY.md`` with a line for each new memory (SPEC §4.4: the index is updated in the
+plus ``team/MEMORY.md`` with a line for each new memory (docs/behaviour.md §4.4: the index is updated in the
 same transaction). That path checks nothing changed on disk since the import looked, journals
 the before-images, writes each file atomically and, if a write fails midway, restores every file
 and raises — the import becomes :class:`TeamWriteError` and nothing is partially imported
@@ -185,7 +185,7 @@ def import_bundle(
 ) -> ImportReport:
     """Import ``bundle`` (``{key: content}``, contents as ``str``) into ``memory_dir/team/``.
 
-    Each entry is checked, in bundle order: the key with :func:`validate_team_key` (SPEC §9);
+    Each entry is checked, in bundle order: the key with :func:`validate_team_key` (docs/behaviour.md §9);
     the content is a string, encodable as UTF-8, at most :data:`MAX_TEAM_FILE_BYTES` bytes, and
     free of likely secrets; the target is not a directory or a special file; no two keys name
     the same file, and no key is both a file and a folder of another. Only then is anything

@@ -1,4 +1,4 @@
-"""Atomic file writes (SPEC §10): a temp file in the same directory, fsync, rename, fsync the
+"""Atomic file writes (docs/behaviour.md §10): a temp file in the same directory, fsync, rename, fsync the
 directory.
 
 A reader never sees a half-written file, and a failure at any point leaves the original

@@ -1,4 +1,4 @@
-"""Every change memtui makes to memory files goes through here (SPEC §4.4, §10).
+"""Every change memtui makes to memory files goes through here (docs/behaviour.md §4.4, §10).
 
 An edit is first a ``Plan``: per file, the bytes before (as memtui loaded them) and after,
 plus the index entries it would push past the agent's cap. ``apply_plan`` then
@@ -51,7 +51,7 @@ from memtui.core.writes.transaction import OutsideWriteError, WriteStep, missing
 
 ChangeKind = Literal["create", "modify", "delete"]
 
-# Body templates for a new memory, one per type (SPEC §4.1 "body shape").
+# Body templates for a new memory, one per type (docs/behaviour.md §4.1 "body shape").
 BODY_TEMPLATES: dict[MemoryType, str] = {
     "user": "Who the user is, their role and preferences.\n",
     "feedback": "The rule, in one or two sentences.\n\n**Why:** what happened that made it a rule.\n\n**How to apply:** when and how to follow it.\n",

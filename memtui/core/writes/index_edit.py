@@ -1,4 +1,4 @@
-"""Edits of ``MEMORY.md`` that go with a memory edit (SPEC §4.4): add, remove, retarget entries.
+"""Edits of ``MEMORY.md`` that go with a memory edit (docs/behaviour.md §4.4): add, remove, retarget entries.
 
 Every operation that creates, renames or deletes a memory updates its index in the same
 transaction. Lines are edited one at a time; the rest of the index is kept byte for byte.

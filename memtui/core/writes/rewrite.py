@@ -1,4 +1,4 @@
-"""Byte-preserving rewrites of a memory's frontmatter (SPEC §4.2 "Writing back").
+"""Byte-preserving rewrites of a memory's frontmatter (docs/behaviour.md §4.2 "Writing back").
 
 Only the lines that must change are touched: unknown keys, key order, comments, quoting,
 line ends (CRLF stays CRLF) and the body bytes are kept exactly. python-frontmatter's ``dumps``

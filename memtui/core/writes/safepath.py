@@ -1,4 +1,4 @@
-"""Path safety for team keys and every agent-driven write (SPEC §9).
+"""Path safety for team keys and every agent-driven write (docs/behaviour.md §9).
 
 Two layers, as in the reference agent's team memory (chapter 17.9): a **string layer** that
 rejects a key before it touches the filesystem (NUL byte, URL-encoded traversal, traversal that
@@ -53,7 +53,7 @@ def validate_team_key(key: str, team_dir: Path) -> Path:
     normalised, with every existing symlink expanded and the not-yet-existing tail re-joined;
     it lies strictly inside ``realpath(team_dir)``.
 
-    String rules, in the reference agent's order (SPEC §9, chapter 17.9 "layer one"): reject a
+    String rules, in the reference agent's order (docs/behaviour.md §9, chapter 17.9 "layer one"): reject a
     key that contains NUL (a syscall truncates there); that URL-decodes once (bad escapes left
     as they are, ``urllib.parse.unquote``) to something *different* containing ``..`` or ``/``
     (``%2e%2e%2f``); that NFKC-normalises to something *different* containing ``..``, ``/``,
@@ -95,7 +95,7 @@ def validate_inside(path: str | os.PathLike[str], root: Path) -> Path:
     in (the memory dir for the extractor and dream agents; it need not exist yet). The result is
     absolute, normalised, with every existing symlink expanded and the missing tail re-joined.
 
-    Checks (SPEC §9 containment, shared with :func:`validate_team_key`): no NUL byte; the path,
+    Checks (docs/behaviour.md §9 containment, shared with :func:`validate_team_key`): no NUL byte; the path,
     made absolute and normalised lexically, lies strictly inside ``root`` on a separator
     boundary (``team-evil`` is not inside ``team``; ``root`` itself is refused); then the
     ``realpath`` of its deepest existing ancestor — a dangling symlink, a symlink loop (ELOOP)
@@ -111,7 +111,7 @@ def validate_inside(path: str | os.PathLike[str], root: Path) -> Path:
 
 
 def _contained(key: str, joined: Path, root: Path, root_name: str) -> Path:
-    """The two containment checks of SPEC §9 for ``joined`` (``root`` joined with ``key``);
+    """The two containment checks of docs/behaviour.md §9 for ``joined`` (``root`` joined with ``key``);
     returns the real path a write must use."""
     lexical_root = os.path.normpath(os.path.abspath(root))
     lexical = os.path.normpath(joined)

@@ -1,4 +1,4 @@
-"""The agent tool policy (SPEC §7 "Extractor tools", §9): each tool on a hand-made tree, and
+"""The agent tool policy (docs/behaviour.md §7 "Extractor tools", §9): each tool on a hand-made tree, and
 each refusal coming back as a tool error with a code — never an exception, never a write."""
 
 from __future__ import annotations

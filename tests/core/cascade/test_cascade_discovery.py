@@ -1,4 +1,4 @@
-"""Layers, order, preprocessing and excludes of the startup cascade (SPEC §3.1, §3.2)."""
+"""Layers, order, preprocessing and excludes of the startup cascade (docs/behaviour.md §3.1, §3.2)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """``@`` imports: prose only, accepted forms, trailing punctuation, fragments, depth,
-cycles and external imports with their approval (SPEC §3.3)."""
+cycles and external imports with their approval (docs/behaviour.md §3.3)."""
 
 from __future__ import annotations
 

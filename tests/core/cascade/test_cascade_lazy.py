@@ -1,4 +1,4 @@
-"""Lazy loading for target reads (SPEC §3.5): nested files, once per session."""
+"""Lazy loading for target reads (docs/behaviour.md §3.5): nested files, once per session."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The rendered context (SPEC §3.6), byte for byte, against hand-written expected strings."""
+"""The rendered context (docs/behaviour.md §3.6), byte for byte, against hand-written expected strings."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Conditional rules: the byte-0 frontmatter traps and ``paths:`` forms (SPEC §3.4)."""
+"""Conditional rules: the byte-0 frontmatter traps and ``paths:`` forms (docs/behaviour.md §3.4)."""
 
 from __future__ import annotations
 

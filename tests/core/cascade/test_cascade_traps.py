@@ -33,7 +33,7 @@ def test_paths_beside_globs_is_not_the_trap(tmp_path: Path) -> None:
 def test_a_brace_glob_cut_by_a_yaml_flow_list(tmp_path: Path) -> None:
     # In a flow list the commas of `{js,ts,vue}` are YAML's: the line does not parse, the
     # quoting retry reads `"[src/**/*.{js,ts,vue}]"` as one string, braces expand around the
-    # brackets (SPEC §3.4): three patterns that are character classes, matching nothing meant
+    # brackets (docs/behaviour.md §3.4): three patterns that are character classes, matching nothing meant
     rule = write(tmp_path, ".agent/rules/web.md", "---\npaths: [src/**/*.{js,ts,vue}]\n---\nWeb rule.\n")
     write(tmp_path, "src/app/main.ts", "x")
     c = cascade(tmp_path, reads=["src/app/main.ts"])

@@ -1,4 +1,4 @@
-"""SPEC §4.3 duplicates: exact body duplicates; near-duplicates of the same type by
+"""docs/behaviour.md §4.3 duplicates: exact body duplicates; near-duplicates of the same type by
 description + body similarity (rapidfuzz token_sort_ratio ≥ 85 after a Jaccard ≥ 0.5 word-set
 prefilter); never across types; short bodies not judged."""
 

@@ -1,5 +1,5 @@
 """The Claude consolidator against a scripted Messages API (``httpx2.MockTransport``; anthropic
-2.x sends through httpx2). The agent works on a staging copy; only what the SPEC §7 policy
+2.x sends through httpx2). The agent works on a staging copy; only what the docs/behaviour.md §7 policy
 allows reaches it, and the staging-vs-real diff is the plan. Nothing touches the network."""
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ def test_only_the_allowed_write_succeeds_and_becomes_the_plan(tmp_path: Path) ->
     assert snapshot(ctx.memory_dir) == before
     assert not list(tmp_path.rglob("outside.md")) and not list(tmp_path.rglob("y.md"))
     assert not list((ctx.dream_state_dir / "staging").iterdir())
-    # the request: the system prompt's four phases, the staging dir, the SPEC §7 tools
+    # the request: the system prompt's four phases, the staging dir, the docs/behaviour.md §7 tools
     first = api.bodies[0]
     assert first["model"] == MODEL
     assert "Phase: <name>" in first["system"] and str(ctx.memory_dir) not in first["messages"][0]["content"]

@@ -1,4 +1,4 @@
-"""The dream's gates (SPEC §8) with generated transcripts and a frozen clock."""
+"""The dream's gates (docs/behaviour.md §8) with generated transcripts and a frozen clock."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The consolidation lock, SPEC §8, with real PIDs: this process (alive) and a finished child
+"""The consolidation lock, docs/behaviour.md §8, with real PIDs: this process (alive) and a finished child
 (dead). Expected values are the spec's rules written out by hand."""
 
 from __future__ import annotations

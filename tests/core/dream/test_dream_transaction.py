@@ -1,4 +1,4 @@
-"""A dream as a transaction (SPEC §8): apply snapshots and applies atomically, a failure
+"""A dream as a transaction (docs/behaviour.md §8): apply snapshots and applies atomically, a failure
 mid-apply restores every file and rolls the lock back, undo restores the tree byte for byte
 (mtimes and the lock included)."""
 

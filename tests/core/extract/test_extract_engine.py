@@ -1,4 +1,4 @@
-"""One extraction pass (SPEC §7): the cursor moves after success and after a mutual-exclusion
+"""One extraction pass (docs/behaviour.md §7): the cursor moves after success and after a mutual-exclusion
 skip, never after a failure; the agent's own memory writes make the pass skip its range."""
 
 from __future__ import annotations

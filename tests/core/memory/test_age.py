@@ -1,4 +1,4 @@
-"""SPEC §5: `days = floor((now - mtime) / 86,400 s)`, never negative; labels `today`,
+"""docs/behaviour.md §5: `days = floor((now - mtime) / 86,400 s)`, never negative; labels `today`,
 `yesterday`, `N days ago`; past one day the caveat "This memory is N days old" + a reminder
 that it is a point-in-time note to verify. The clock is injected; `MEMTUI_NOW` (ISO-8601)
 freezes it."""

@@ -1,4 +1,4 @@
-"""SPEC §3.4 / §4.2: frontmatter is read exactly as the reference reads it.
+"""docs/behaviour.md §3.4 / §4.2: frontmatter is read exactly as the reference reads it.
 
 - the block must start at byte 0 (`---`): a BOM or a leading blank line means *no frontmatter*;
 - YAML that fails is retried once with the values of simple `key: value` lines that contain

@@ -1,4 +1,4 @@
-"""SPEC §6 "Scan": the recall header scan reads only the first 30 lines of each `*.md` below the
+"""docs/behaviour.md §6 "Scan": the recall header scan reads only the first 30 lines of each `*.md` below the
 memory dir (team/ included, `MEMORY.md` excluded); frontmatter must close there; unreadable
 files are dropped; newest mtime first."""
 

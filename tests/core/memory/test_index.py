@@ -1,4 +1,4 @@
-"""SPEC §4.4: the index `MEMORY.md` — reference truncation and memtui's audit.
+"""docs/behaviour.md §4.4: the index `MEMORY.md` — reference truncation and memtui's audit.
 
 Truncation: trim; keep the first 200 lines; if the *original* trimmed text is over 25,000 UTF-16
 units, cut at the last newline at or before unit 25,000 (hard cut if none); append

@@ -1,4 +1,4 @@
-"""SPEC §4.1, §4.2 (+ the §4.3 checks done at parse time): tolerant parsing of every file below
+"""docs/behaviour.md §4.1, §4.2 (+ the §4.3 checks done at parse time): tolerant parsing of every file below
 the memory dir. Every problem is one diagnostic with a stable code; no file fails the scan.
 
 Each code of `DIAGNOSTIC_CODES` is triggered by a hand-made file below; the expected *set* of

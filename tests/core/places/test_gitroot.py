@@ -1,4 +1,4 @@
-"""SPEC §2 "Git root" and "Canonical git root".
+"""docs/behaviour.md §2 "Git root" and "Canonical git root".
 
 - git root: nearest ancestor (start included) with a `.git` entry, file or directory; an empty
   `.git` dir counts and is flagged "`.git` here is not a repository".

@@ -1,4 +1,4 @@
-"""SPEC §1 (flavor table) and §2 (settings files, auto-memory dir precedence, override
+"""docs/behaviour.md §1 (flavor table) and §2 (settings files, auto-memory dir precedence, override
 validation, sessions dir, state dir, auto-memory on/off).
 
 Expected memory dirs are built by hand from the rule
@@ -271,7 +271,7 @@ def test_invalid_settings_override_is_ignored_with_diagnostic(home: Path, manage
 
 
 def test_invalid_higher_layer_is_ignored_and_next_layer_applies(home: Path, managed: Path, project: Path) -> None:
-    # SPEC §2: an invalid value "is ignored with a visible diagnostic"; the next rule applies.
+    # docs/behaviour.md §2: an invalid value "is ignored with a visible diagnostic"; the next rule applies.
     write_json(settings_file("policy", home=home, managed=managed, project=project), {"autoMemoryDirectory": "~/"})
     write_json(settings_file("local", home=home, managed=managed, project=project), {"autoMemoryDirectory": "/srv/local"})
     loc = resolve_locations(AGENT, project)

@@ -1,4 +1,4 @@
-"""SPEC §2 "Slug": every character outside [A-Za-z0-9] becomes `-`, counted in UTF-16 code
+"""docs/behaviour.md §2 "Slug": every character outside [A-Za-z0-9] becomes `-`, counted in UTF-16 code
 units; over 200 units → first 200 + `-` + base-36 of abs(32-bit djb2(full path)).
 
 Expected hashes were computed with node (v20) running the reference algorithm, then hardcoded:

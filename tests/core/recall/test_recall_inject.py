@@ -1,4 +1,4 @@
-"""The injected text (SPEC §6 "Injection"), worked out by hand for a tiny memory dir."""
+"""The injected text (docs/behaviour.md §6 "Injection"), worked out by hand for a tiny memory dir."""
 
 from __future__ import annotations
 

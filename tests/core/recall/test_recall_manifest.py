@@ -1,4 +1,4 @@
-"""Recall manifest (SPEC §6): exact line format, newest-first order, the 200 cap, skip rules."""
+"""Recall manifest (docs/behaviour.md §6): exact line format, newest-first order, the 200 cap, skip rules."""
 
 from __future__ import annotations
 

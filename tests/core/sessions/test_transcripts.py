@@ -1,4 +1,4 @@
-"""Transcripts (SPEC §7): tolerant JSONL reading, sessions, human turns, recent tools, writes."""
+"""Transcripts (docs/behaviour.md §7): tolerant JSONL reading, sessions, human turns, recent tools, writes."""
 
 from __future__ import annotations
 

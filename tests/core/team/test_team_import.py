@@ -2,7 +2,7 @@
 — accepted, rejected, unchanged; the 250,000-byte limit; secrets; one journaled change through the
 write path (nothing partial on a failed write, undoable, the team index updated); the CLI.
 
-Expected values are worked out by hand from SPEC §9/§10 and the reference's limits."""
+Expected values are worked out by hand from docs/behaviour.md §9/§10 and the reference's limits."""
 
 from __future__ import annotations
 

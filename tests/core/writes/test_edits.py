@@ -1,4 +1,4 @@
-"""The one write path: plans, atomic apply with rollback, journal, undo, trash (SPEC §4.4, §10).
+"""The one write path: plans, atomic apply with rollback, journal, undo, trash (docs/behaviour.md §4.4, §10).
 
 Expected file contents are written out by hand.
 """

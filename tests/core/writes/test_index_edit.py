@@ -1,4 +1,4 @@
-"""Index lines go under the heading of their memory's type (SPEC §4.4): ``add_entry`` /
+"""Index lines go under the heading of their memory's type (docs/behaviour.md §4.4): ``add_entry`` /
 ``add_entries`` (the one insertion every index writer uses), ``restore_entry`` (a deleted
 memory's line back where it was), and the callers: create, rename into the team, restore,
 the doctor's add-index-entry fix, team import.

@@ -1,7 +1,7 @@
-"""Path safety for team keys and agent-chosen writes (SPEC §9): the string layer, containment
+"""Path safety for team keys and agent-chosen writes (docs/behaviour.md §9): the string layer, containment
 on a separator boundary, and the realpath layer (symlinks out, in, dangling, looping).
 
-Expected codes are worked out from SPEC §9 by hand, rule by rule, in the spec's order."""
+Expected codes are worked out from docs/behaviour.md §9 by hand, rule by rule, in the spec's order."""
 
 from __future__ import annotations
 
@@ -65,7 +65,7 @@ def tree(tmp_path: Path) -> Path:
 @pytest.mark.parametrize(
     ("key", "expected_rel"),
     [
-        ("笔记.md", "笔记.md"),  # legitimate Unicode (SPEC §9)
+        ("笔记.md", "笔记.md"),  # legitimate Unicode (docs/behaviour.md §9)
         ("notes/2026-03.md", "notes/2026-03.md"),
         ("a..b.md", "a..b.md"),  # '..' inside a name is not traversal: no rule fires
         ("notes/a.md", "notes/a.md"),  # an existing file
