@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+from memtui.core.base.process import pid_alive
 from memtui.core.base.safe_read import read_regular
 from memtui.core.writes.atomic import atomic_write_bytes
 from memtui.core.memory.memories import LOCK_FILE
@@ -65,26 +66,6 @@ class LockHeldError(LockError):
 
 class LockLostError(LockError):
     """Another writer replaced the body between our write and our re-read."""
-
-
-def pid_alive(pid: int | None) -> bool:
-    """Whether process ``pid`` exists and is not a zombie (``kill(pid, 0)``; a permission error
-    means it exists). ``None`` / ≤ 0 → ``False``."""
-    if pid is None or pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    except OSError:
-        return False
-    try:  # Linux: an unreaped child is a zombie — it finished, it holds nothing
-        stat = Path(f"/proc/{pid}/stat").read_text()
-        return stat.rsplit(")", 1)[1].split()[0] != "Z"
-    except (OSError, IndexError):
-        return True
 
 
 @dataclass(frozen=True, slots=True)
