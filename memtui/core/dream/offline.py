@@ -1,4 +1,4 @@
-"""The offline consolidator: deterministic, always available (docs/behaviour.md §8, issue 6).
+"""The offline consolidator: deterministic, always available (docs/behaviour.md §8).
 
 - **Orient**: read every memory (``team/`` excluded: it is shared with others) and the index.
 - **Gather**: the sessions touched since the last consolidation and the memories changed
