@@ -178,6 +178,6 @@ class MemtuiApp(App[None]):
         for key, (pane_id, name) in enumerate(PANES, start=1):
             yield SystemCommand(f"Go to pane: {name}", f"Switch to the {name} pane ( {key} )", partial(self.action_show_pane, pane_id))
         other = self.choice.other().name
-        yield SystemCommand(f"Switch flavor: {other}", f"Open this project with the {other} flavor ( ctrl+f )", self.action_switch_flavor)
+        yield SystemCommand(f"Switch flavor: {other}", f"Open this project with the {other} flavor ( ctrl+f )", partial(self.run_action, "switch_flavor"))
         for pane in self.query(Pane):
             yield from pane.system_commands()

@@ -34,6 +34,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.events import Resize
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import OptionList, RichLog, Static
@@ -100,6 +101,16 @@ Activity = Literal["dry", "run", "force", "apply", "undo"]
 RUN_LABELS: dict[str, str] = {"dry": "dry run", "run": "run", "force": "forced run"}
 # The streaming log keeps this many lines (a claude run on a big store logs thousands).
 LOG_LINES = 2_000
+
+
+class TailLog(RichLog):
+    """A log that keeps its last lines in sight when its height changes (a plan appearing
+    shrinks it on a short terminal). ``RichLog`` scrolls to the end only on a write."""
+
+    def on_resize(self, event: Resize) -> None:
+        # RichLog's own handler runs too (handlers run for each class of the MRO)
+        if self.auto_scroll:
+            self.scroll_end(animate=False, immediate=False, x_axis=False)
 
 
 class DreamPane(Pane):
@@ -250,7 +261,7 @@ class DreamPane(Pane):
         with Horizontal(id="dream-body"):
             with Vertical(id="dream-left"):
                 yield OptionList(id="dream-changes")
-                yield RichLog(max_lines=LOG_LINES, min_width=20, wrap=True, markup=False, highlight=False, id="dream-log")
+                yield TailLog(max_lines=LOG_LINES, min_width=20, wrap=True, markup=False, highlight=False, id="dream-log")
             with VerticalScroll(id="dream-diff"):
                 yield Static(id="dream-diff-text")
 
@@ -778,9 +789,6 @@ class DreamPane(Pane):
             what = "d dry run · R run through the gates · F force · u undo the last dream"
         self.query_one("#dream-status", Static).update(assemble(self._badge(), " ", what))
         self.set_class(self.plan is not None, "-has-plan")
-        # the log may have just shrunk (a short terminal with a plan): its last lines stay in sight
-        log = self.query_one("#dream-log", RichLog)
-        self.call_after_refresh(log.scroll_end, animate=False, immediate=True, x_axis=False)
         self.refresh_bindings()
 
     def _clear_plan(self) -> None:

@@ -96,7 +96,7 @@ async def run_palette(app: MemtuiApp, pilot: Pilot[None], screen: Screen[Any], n
     watch_actions(nodes, reached)
     for command in list(app.get_system_commands(screen)):
         if ": " in command.title:  # memtui's ("Memories: delete"), not Textual's (Quit, Theme)
-            command.callback()
+            app.call_later(command.callback)  # as the palette runs a chosen command
             await pilot.pause()
     await settle(pilot)
     return reached
