@@ -27,7 +27,7 @@ import json
 import posixpath
 import re
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -301,18 +301,22 @@ def verify_memories(
     exclude: Iterable[Path] = (),
     timeout: float = DEFAULT_TIMEOUT_S,
     tree: ProjectTree | None = None,
+    claims: Mapping[str, Sequence[Claim]] | None = None,
 ) -> VerifyReport:
     """Check the claims of ``memories`` against the project at ``root`` (the canonical git
     root, else the project dir). ``exclude``: paths left out of the project (the memory dir
     when it lies inside it); ``timeout``: seconds the read of the project for identifiers may take; ``tree``: a
-    listing made earlier. Never raises for a bad file or a failing git; reads only."""
+    listing made earlier; ``claims``: relpath → that memory's ``memory_claims``, made earlier (e.g. kept
+    in the catalog database; a memory it has need not hold its text). Never raises for a bad
+    file or a failing git; reads only."""
     started = time.monotonic()
     tree = tree if tree is not None else list_tree(root, exclude=exclude)
     checker = _Checker(tree)
     notes: list[str] = []
     if not tree.complete:
         notes.append(f"the listing of the project stopped at {len(tree.files):,} files (a size or time limit): paths outside it may show as stale")
-    claims_of = {mem.relpath: memory_claims(mem) for mem in memories}
+    given = claims if claims is not None else {}
+    claims_of = {mem.relpath: list(c) if (c := given.get(mem.relpath)) is not None else memory_claims(mem) for mem in memories}
     symbols = dict.fromkeys(w for claims in claims_of.values() for c in claims if c.kind == "symbol" for w in c.words)
     # one read of the project's files: its identifiers, and each file's line count on the way
     vocabulary = read_vocabulary(tree, timeout=timeout) if symbols else None

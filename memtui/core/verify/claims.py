@@ -27,9 +27,9 @@ repository, ``S3/Kafka``): ``anchored`` says whether a path needs that check.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import Literal
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, fields
+from typing import Any, Literal
 
 from memtui.core.memory.memories import Memory
 
@@ -308,4 +308,33 @@ def memory_claims(memory: Memory) -> list[Claim]:
             if key not in seen:
                 seen.add(key)
                 out.append(claim)
+    return out
+
+
+_CLAIM_FIELDS = tuple(f.name for f in fields(Claim))
+_CLAIM_TYPES: tuple[tuple[type, ...], ...] = (
+    (str,), (str,), (int,), (str, type(None)), (bool,), (int, type(None)), (str, type(None)), (bool,), (list,), (str, type(None)), (str, type(None)),
+)
+
+
+def claims_to_json(claims: Iterable[Claim]) -> list[list[Any]]:
+    """``[[kind, text, line, path, directory, line_no, anchor, anchored, [words…], runner,
+    target], …]`` (``Claim``'s fields in order): ``claims_from_json``'s input."""
+    return [[*(getattr(c, name) for name in _CLAIM_FIELDS[:-3]), list(c.words), c.runner, c.target] for c in claims]
+
+
+def claims_from_json(data: Any) -> list[Claim]:
+    """The claims a ``claims_to_json`` list describes. Raises ``ValueError`` for another shape."""
+    out: list[Claim] = []
+    if not isinstance(data, list):
+        raise ValueError("not a list of claims")
+    for row in data:
+        if not (isinstance(row, list) and len(row) == len(_CLAIM_FIELDS)):
+            raise ValueError("not a claim")
+        for value, types in zip(row, _CLAIM_TYPES, strict=True):
+            if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
+                raise ValueError("not a claim: wrong types")
+        if row[0] not in ("path", "symbol", "command") or not all(isinstance(w, str) for w in row[8]):
+            raise ValueError("not a claim: wrong kind or words")
+        out.append(Claim(*row[:8], tuple(row[8]), row[9], row[10]))
     return out

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -223,18 +223,42 @@ def _description_line(mem: Memory) -> int:
     return 1
 
 
-def _doc(mem: Memory, *, need_values: bool = True) -> _Doc | None:
-    if SUPERSEDED_KEY in mem.frontmatter or not mem.sha256:
-        return None
-    stem = mem.relpath.rsplit("/", 1)[-1].removesuffix(".md")
-    subject = terms(" ".join([stem, mem.name or "", mem.description or ""]))
+def memory_values(mem: Memory) -> list[Value]:
+    """Every value ``mem`` states (its description's, then its body's): what rule step 2
+    compares. Made from the memory's text alone (``mem`` must hold its text)."""
     values: list[Value] = []
     if mem.description:
         values.extend(values_of(mem.description, _description_line(mem)))
     values.extend(values_of(mem.body, mem.body_line))
-    if (need_values and not values) or not subject:
+    return values
+
+
+def values_to_json(values: Sequence[Value]) -> list[list[Any]]:
+    """``[[kind, value, text, line, [terms…]], …]`` (terms sorted): ``values_from_json``'s input."""
+    return [[v.kind, v.value, v.text, v.line, sorted(v.terms)] for v in values]
+
+
+def values_from_json(data: Any) -> list[Value]:
+    """The values a ``values_to_json`` list describes. Raises ``ValueError`` for another shape."""
+    try:
+        out = [Value(kind, value, text, line, frozenset(words)) for kind, value, text, line, words in data]
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"not a list of values: {exc}") from exc
+    for v in out:
+        if not (isinstance(v.kind, str) and isinstance(v.value, str) and isinstance(v.text, str) and type(v.line) is int and all(isinstance(w, str) for w in v.terms)):
+            raise ValueError("not a list of values: wrong types")
+    return out
+
+
+def _doc(mem: Memory, *, need_values: bool = True, values: Sequence[Value] | None = None) -> _Doc | None:
+    if SUPERSEDED_KEY in mem.frontmatter or not mem.sha256:
         return None
-    return _Doc(mem, subject, values)
+    stem = mem.relpath.rsplit("/", 1)[-1].removesuffix(".md")
+    subject = terms(" ".join([stem, mem.name or "", mem.description or ""]))
+    found = list(values) if values is not None else memory_values(mem)
+    if (need_values and not found) or not subject:
+        return None
+    return _Doc(mem, subject, found)
 
 
 def _differing(a: _Doc, b: _Doc, subject: set[str]) -> list[DifferingValue]:
@@ -265,9 +289,10 @@ def _differing(a: _Doc, b: _Doc, subject: set[str]) -> list[DifferingValue]:
     return out
 
 
-def _pairs(memories: Sequence[Memory], *, need_values: bool) -> list[tuple[_Doc, _Doc, set[str]]]:
+def _pairs(memories: Sequence[Memory], *, need_values: bool, values: Mapping[str, Sequence[Value]] | None = None) -> list[tuple[_Doc, _Doc, set[str]]]:
     """The pairs on one subject (rule step 1) as ``(older, newer, shared subject)``."""
-    docs = [d for d in (_doc(m, need_values=need_values) for m in memories) if d is not None]
+    given = values if values is not None else {}
+    docs = [d for d in (_doc(m, need_values=need_values, values=given.get(m.relpath)) for m in memories) if d is not None]
     common = max(COMMON_MIN, int(COMMON_SHARE * len(memories)))
     postings: dict[str, list[int]] = defaultdict(list)
     for i, d in enumerate(docs):
@@ -297,11 +322,13 @@ def subject_pairs(memories: Sequence[Memory]) -> list[tuple[str, str]]:
     return [(a.mem.relpath, b.mem.relpath) for a, b, _ in pairs]
 
 
-def find_conflicts(memories: Sequence[Memory]) -> list[Conflict]:
+def find_conflicts(memories: Sequence[Memory], values: Mapping[str, Sequence[Value]] | None = None) -> list[Conflict]:
     """Every pair of ``memories`` the offline rule (module doc) finds in conflict, sorted by
-    the older memory's relpath. Reads no file (the memories' text is used)."""
+    the older memory's relpath. Reads no file (the memories' text is used). ``values``:
+    relpath → that memory's ``memory_values``, made earlier (e.g. kept in the catalog
+    database); a memory it has need not hold its text."""
     out: list[Conflict] = []
-    for older, newer, subject in _pairs(memories, need_values=True):
+    for older, newer, subject in _pairs(memories, need_values=True, values=values):
         diffs = _differing(older, newer, subject)
         if diffs:
             out.append(Conflict(older.mem.relpath, newer.mem.relpath, tuple(sorted(subject)), tuple(diffs), older_mtime=older.mem.mtime, newer_mtime=newer.mem.mtime))
