@@ -27,11 +27,14 @@ repository, ``S3/Kafka``): ``anchored`` says whether a path needs that check.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, fields
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from memtui.core.memory.memories import Memory
+from memtui.core.memory.memories import Memory, with_text
+
+if TYPE_CHECKING:
+    from memtui.core.memory.catalogdb import CatalogDB
 
 ClaimKind = Literal["path", "symbol", "command"]
 
@@ -337,4 +340,40 @@ def claims_from_json(data: Any) -> list[Claim]:
         if row[0] not in ("path", "symbol", "command") or not all(isinstance(w, str) for w in row[8]):
             raise ValueError("not a claim: wrong kind or words")
         out.append(Claim(*row[:8], tuple(row[8]), row[9], row[10]))
+    return out
+
+
+# What ``stated_claims`` keeps per memory in the catalog database (``CatalogDB.derived``): its
+# claims, under a fingerprint of the code that finds them.
+CLAIMS_KIND = "claims"
+_CLAIMS_MODULES = ("verify/claims", "memory/memories", "memory/frontmatter")
+
+
+def stated_claims(memories: Sequence[Memory], db: CatalogDB | None) -> dict[str, list[Claim]]:
+    """relpath → ``memory_claims`` of each of ``memories`` (``verify_memories``' ``claims``):
+    from ``db`` (the memory dir's catalog database, or ``None``) for a file whose bytes did not
+    change since they were stored, else from its text (read now, and stored when it is the
+    bytes the record describes)."""
+    import orjson
+
+    from memtui.core.memory.catalogdb import code_fingerprint, pack
+
+    fp = code_fingerprint(_CLAIMS_MODULES) if db is not None else ""
+    stored = db.derived(CLAIMS_KIND, fp) if db is not None else {}
+    out: dict[str, list[Claim]] = {}
+    new: dict[str, tuple[str, bytes]] = {}
+    for mem in memories:
+        key = db.stored_key(mem.relpath) if db is not None else None
+        if key is not None and (hit := stored.get(mem.relpath)) is not None and hit[0] == key:
+            try:
+                out[mem.relpath] = claims_from_json(orjson.loads(hit[1]))
+                continue
+            except (orjson.JSONDecodeError, ValueError):
+                pass
+        full, same = with_text(mem)
+        claims = out[mem.relpath] = memory_claims(full)
+        if same and key is not None:
+            new[mem.relpath] = (key, pack(claims_to_json(claims)))
+    if db is not None and new:
+        db.put_derived(CLAIMS_KIND, fp, new)
     return out

@@ -27,9 +27,12 @@ import re
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from memtui.core.memory.memories import Memory
+from memtui.core.memory.memories import Memory, with_text
+
+if TYPE_CHECKING:
+    from memtui.core.memory.catalogdb import CatalogDB
 
 MIN_SHARED_SUBJECT = 2
 COMMON_MIN = 5
@@ -247,6 +250,45 @@ def values_from_json(data: Any) -> list[Value]:
     for v in out:
         if not (isinstance(v.kind, str) and isinstance(v.value, str) and isinstance(v.text, str) and type(v.line) is int and all(isinstance(w, str) for w in v.terms)):
             raise ValueError("not a list of values: wrong types")
+    return out
+
+
+# What ``stated_values`` keeps per memory in the catalog database (``CatalogDB.derived``): the
+# values it states, under a fingerprint of the code that finds them.
+VALUES_KIND = "conflict-values"
+_VALUES_MODULES = ("verify/conflicts", "memory/memories", "memory/frontmatter")
+
+
+def stated_values(memories: Sequence[Memory], db: CatalogDB | None) -> dict[str, list[Value]]:
+    """relpath → ``memory_values`` of each of ``memories`` (``find_conflicts``' ``values``):
+    from ``db`` (the memory dir's catalog database, or ``None``) for a file whose bytes did not
+    change since they were stored, else from its text (read now, and stored when it is the
+    bytes the record describes). A memory the rule leaves out (superseded, unreadable) gets
+    none."""
+    import orjson
+
+    from memtui.core.memory.catalogdb import code_fingerprint, pack
+
+    fp = code_fingerprint(_VALUES_MODULES) if db is not None else ""
+    stored = db.derived(VALUES_KIND, fp) if db is not None else {}
+    out: dict[str, list[Value]] = {}
+    new: dict[str, tuple[str, bytes]] = {}
+    for mem in memories:
+        if SUPERSEDED_KEY in mem.frontmatter or not mem.sha256:
+            continue
+        key = db.stored_key(mem.relpath) if db is not None else None
+        if key is not None and (hit := stored.get(mem.relpath)) is not None and hit[0] == key:
+            try:
+                out[mem.relpath] = values_from_json(orjson.loads(hit[1]))
+                continue
+            except (orjson.JSONDecodeError, ValueError):
+                pass
+        full, same = with_text(mem)
+        values = out[mem.relpath] = memory_values(full)
+        if same and key is not None:
+            new[mem.relpath] = (key, pack(values_to_json(values)))
+    if db is not None and new:
+        db.put_derived(VALUES_KIND, fp, new)
     return out
 
 

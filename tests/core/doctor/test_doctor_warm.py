@@ -6,7 +6,6 @@ the whole dir: after a change their word sets are made again from every text.)""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -17,6 +16,7 @@ from memtui.core.doctor.model import DoctorReport
 from memtui.core.memory import catalogdb
 from memtui.core.memory.catalogdb import CatalogDB
 from memtui.demo import materialize
+from support.opens import memory_files_opened
 
 NOW = datetime(2026, 3, 10, 12, tzinfo=UTC)
 
@@ -26,33 +26,6 @@ def no_racy_window(monkeypatch: pytest.MonkeyPatch) -> None:
     """The demo's files were written just now (their ctime cannot be set back): without this
     each would be 'racy' and never kept in the database."""
     monkeypatch.setattr(catalogdb, "RACY_SECONDS", -10)
-
-
-class Opens:
-    """The memory files opened (``os.open``, which every read of a user file goes through)."""
-
-    def __init__(self, memory_dir: Path) -> None:
-        self.memory_dir = str(memory_dir)
-        self.paths: list[str] = []
-
-    def names(self) -> list[str]:
-        return sorted(os.path.relpath(p, self.memory_dir) for p in self.paths)
-
-
-@pytest.fixture
-def opens(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Opens]]:
-    watching: list[Opens] = []
-    real = os.open
-
-    def spy(path: object, *args: object, **kwargs: object) -> int:
-        text = os.fsdecode(path) if isinstance(path, (str, bytes, os.PathLike)) else ""
-        for w in watching:
-            if text.startswith(w.memory_dir + os.sep) and text.endswith(".md") and os.path.basename(text) != "MEMORY.md":
-                w.paths.append(text)
-        return real(path, *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(os, "open", spy)
-    yield watching
 
 
 def _doctor(memory_dir: Path, project: Path, state: Path | None) -> DoctorReport:
@@ -65,7 +38,7 @@ def _same(a: DoctorReport, b: DoctorReport) -> None:
     assert a.to_json() == b.to_json()
 
 
-def test_a_warm_doctor_reads_no_memory_file(tmp_path: Path, opens: list[Opens]) -> None:
+def test_a_warm_doctor_reads_no_memory_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     ws = materialize(tmp_path / "demo", NOW)
     state = tmp_path / "state"
     expected = _doctor(ws.memory_dir, ws.project, None)
@@ -74,13 +47,12 @@ def test_a_warm_doctor_reads_no_memory_file(tmp_path: Path, opens: list[Opens]) 
     assert {f.code for f in expected.findings if f.code.startswith("stale")} == {"stale-path", "stale-symbol"}
     _same(_doctor(ws.memory_dir, ws.project, state), expected)  # fills the database
 
-    watch = Opens(ws.memory_dir)
-    opens.append(watch)
-    _same(_doctor(ws.memory_dir, ws.project, state), expected)
-    assert watch.names() == []
+    with memory_files_opened(monkeypatch, ws.memory_dir) as opened:
+        _same(_doctor(ws.memory_dir, ws.project, state), expected)
+    assert opened == []
 
 
-def test_a_changed_file_is_checked_again(tmp_path: Path, opens: list[Opens]) -> None:
+def test_a_changed_file_is_checked_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     ws = materialize(tmp_path / "demo", NOW)
     state = tmp_path / "state"
     _doctor(ws.memory_dir, ws.project, state)
@@ -98,7 +70,6 @@ def test_a_changed_file_is_checked_again(tmp_path: Path, opens: list[Opens]) -> 
     assert [f for f in expected.findings if f.code == "possible-conflict"] == []
     assert ("stale-path", "project_kafka_migration.md") in {(f.code, f.path) for f in expected.findings}
 
-    watch = Opens(ws.memory_dir)
-    opens.append(watch)
-    _same(_doctor(ws.memory_dir, ws.project, state), expected)
-    assert "project_kafka_migration.md" in watch.names()
+    with memory_files_opened(monkeypatch, ws.memory_dir) as opened:
+        _same(_doctor(ws.memory_dir, ws.project, state), expected)
+    assert "project_kafka_migration.md" in opened
