@@ -123,14 +123,16 @@ class Workspace:
 
     def exists(self, relpath: str) -> bool:
         """Whether ``relpath`` exists after the edits so far. A file not loaded yet is not read
-        for the answer when it is a regular file within the size cap (what ``get`` would find
-        there is text: it exists)."""
+        for the answer when it is a regular file within the size cap that may be read (what
+        ``get`` would find there is text: it exists); anything else is read, so that a file
+        that cannot be is recorded in ``unreadable`` as before."""
         if relpath not in self._text:
+            path = self.memory_dir / relpath
             try:
-                st = os.stat(self.memory_dir / relpath)
+                st = os.stat(path)
             except OSError:
                 st = None
-            if st is not None and stat.S_ISREG(st.st_mode) and st.st_size <= MAX_IMAGE_BYTES:
+            if st is not None and stat.S_ISREG(st.st_mode) and st.st_size <= MAX_IMAGE_BYTES and os.access(path, os.R_OK):
                 return True
         return self.get(relpath) is not None
 
