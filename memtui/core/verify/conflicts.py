@@ -127,19 +127,47 @@ _DIGIT = re.compile(r"\d")
 _TRIGGER_WORD = re.compile(r"\b(?:" + "|".join(_YES_NO) + r"|owner|owned|maintainer|maintained|lead|contact|reviewer|reviewed|on-call|oncall|assignee)\b", re.IGNORECASE)
 
 
+_TRIGGER_WORD_LOWER = re.compile(_TRIGGER_WORD.pattern)
+
+
 def _states_values(text: str) -> bool:
     return _DIGIT.search(text) is not None or _TRIGGER_WORD.search(text) is not None
+
+
+def _stating_sentences(text: str, first_line: int) -> list[tuple[str, int]]:
+    """The sentences of ``_sentences(text, first_line)`` that ``_states_values``, found with one
+    pass of each trigger over the whole text: a trigger match holds no white space and a
+    sentence is bounded by white space (or the text's ends), so a match lies inside one
+    sentence, and ``\b`` at a sentence's edge means what it means in the whole text."""
+    # an ASCII text lower-cased keeps its positions, and the case-sensitive pattern finds there
+    # exactly what the case-insensitive one finds in the text (the words are lower-case ASCII),
+    # about three times faster
+    words = _TRIGGER_WORD_LOWER.finditer(text.lower()) if text.isascii() else _TRIGGER_WORD.finditer(text)
+    marks = sorted({m.start() for m in _DIGIT.finditer(text)} | {m.start() for m in words})
+    if not marks:
+        return []
+    out: list[tuple[str, int]] = []
+    at = 0  # the first mark not yet behind the current sentence
+    pos = 0
+    for m in [*_SENTENCE.finditer(text), None]:
+        end = m.start() if m else len(text)
+        while at < len(marks) and marks[at] < pos:
+            at += 1
+        if at < len(marks) and marks[at] < end:
+            chunk = text[pos:end]
+            if chunk.strip():
+                out.append((chunk, first_line + text.count("\n", 0, pos)))
+        if m is None or at >= len(marks):
+            break
+        pos = m.end()
+    return out
 
 
 def values_of(text: str, first_line: int) -> list[Value]:
     """Every value stated in ``text`` (see the module doc); ``first_line``: the file line of
     ``text``'s first line."""
     out: list[Value] = []
-    if not _states_values(text):
-        return out
-    for sentence, line in _sentences(text, first_line):
-        if not _states_values(sentence):
-            continue
+    for sentence, line in _stating_sentences(text, first_line):
         found: list[tuple[str, str, str, int]] = []
         for m in _DATE.finditer(sentence):
             found.append(("date", m.group(1), m.group(1), m.start()))
