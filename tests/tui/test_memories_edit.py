@@ -124,10 +124,10 @@ async def test_undo_reverts_the_last_change(make_app: Callable[..., MemtuiApp]) 
         await pilot.press("y")
         await settle(pilot)
         assert (memory_dir(app) / "feedback_nested.md").read_bytes() == original
-        # after an undo the notice says it was undone, and what u does now (no "u to undo" it)
+        # after an undo the notice says it was undone, and what u does now: here nothing (no "u to undo" it)
         last = [m.notification for m in seen if isinstance(m, Notify)][-1]
         assert last.title == "Undone"
-        assert not last.message.startswith("Undo:") and last.message.endswith("u undoes the change before it")
+        assert not last.message.startswith("Undo:") and last.message.endswith("nothing before it to undo")  # the only change
 
 
 async def test_in_app_edit_saves_atomically(make_app: Callable[..., MemtuiApp]) -> None:
