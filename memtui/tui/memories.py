@@ -994,7 +994,19 @@ class MemoriesPane(Pane):
                 if plan:
                     self.apply(plan, select=plan.changes[-2].relpath if len(plan.changes) > 1 else None, preview=True)
 
-        self.app.push_screen(TextPrompt(f"Rename {mem.relpath}", mem.relpath, hint="a path ending in .md, relative to the memory dir"), named)
+        def refused(new: str) -> str | None:
+            if not new.strip() or new.strip() == mem.relpath:
+                return None
+            try:
+                plan_rename(self.locations.memory_dir, mem, new)
+            except EditError as exc:
+                return str(exc)
+            except (ConflictError, OSError):
+                return None  # said when the rename is made (a conflict reloads)
+            return None
+
+        prompt = TextPrompt(f"Rename {mem.relpath}", mem.relpath, hint="a path ending in .md, relative to the memory dir", action="renames", check=refused)
+        self.app.push_screen(prompt, named)
 
     def action_new(self) -> None:
         """Type, name and description; then the editor on the type's template. Nothing is
