@@ -22,6 +22,7 @@ from memtui.core.writes.transaction import recover_at_start
 from memtui.core.sessions.version import check_version
 from memtui.tui.cascade import CascadePane
 from memtui.tui.dream import DreamPane
+from memtui.tui.heap import freeze_long_lived, thaw
 from memtui.tui.memories import MemoriesPane, shorten_home
 from memtui.tui.pane import HORIZONTAL_BREAKPOINTS, VERTICAL_BREAKPOINTS, KeysFooter, Pane, PaneTabs, binding_commands
 from memtui.tui.recall import RecallPane
@@ -106,6 +107,14 @@ class MemtuiApp(App[None]):
         for message in self.recovered:
             self.notify(visible(message), title="Interrupted change", severity="warning", timeout=20, markup=False)
 
+    def on_ready(self) -> None:
+        """The first screen is drawn: what startup built is kept for the app's life, out of the
+        garbage collector's full passes, which otherwise came during the first keys pressed."""
+        freeze_long_lived(collect=False)
+
+    def on_unmount(self) -> None:
+        thaw()  # whatever outlives the app (a test run, a benchmark) is collectable again
+
     def _show_flavor(self) -> None:
         """The header: the project, the flavor and why (when detected or from the environment),
         the release modelled; a claude flavor checks the installed version."""
@@ -125,6 +134,7 @@ class MemtuiApp(App[None]):
         self.locations = resolve_locations(self.choice.flavor, loc.project_root, memory_dir=memory_dir)
         recovered = recover_at_start(self.locations.state_dir, self.locations.memory_dir)
         await self.recompose()
+        freeze_long_lived(collect=False)  # the new panes, as at startup
         self._show_flavor()
         self.notify(f"{self.locations.flavor.name} flavor: memory dir {self.locations.memory_dir}", title="Flavor switched")
         for message in recovered:

@@ -1,0 +1,66 @@
+"""The key panel (``?``) lies over the panes without moving them, and what startup built is kept
+out of the garbage collector's full passes: the two costs that made the first keys slow (the
+figures are in benchmarks/README.md, "Key to screen")."""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Callable
+
+import pytest
+from textual.widget import Widget
+from textual.widgets import Footer, Header
+
+from support.pilot import settle
+
+from memtui.tui.app import MemtuiApp
+from memtui.tui.widgets.keys_panel import PaneBindingsTable, PaneKeys
+
+
+def regions(app: MemtuiApp) -> dict[Widget, object]:
+    return {w: w.region for w in app.screen.query("*") if w.display and not isinstance(w, (PaneKeys, PaneBindingsTable))}
+
+
+def panel_lines(panel: PaneKeys) -> list[str]:
+    strips = panel.query_one(PaneBindingsTable).render_lines(panel.query_one(PaneBindingsTable).region.reset_offset)
+    return [strip.text.rstrip() for strip in strips]
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 36)])
+async def test_key_panel_lies_over_the_panes_and_moves_nothing(make_app: Callable[[], MemtuiApp], size: tuple[int, int]) -> None:
+    """Opening the panel re-laid out the whole screen when it split it (every widget got a new
+    width); over the panes, every widget keeps its place and size, the header and the footer stay
+    in sight, and the pane's own keys come first."""
+    app = make_app()
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        before = regions(app)
+        await pilot.press("question_mark")
+        await settle(pilot)
+        panel = app.screen.query_one(PaneKeys)
+        assert regions(app) == before
+        header, footer = app.screen.query_one(Header).region, app.screen.query_one(Footer).region
+        assert panel.region.right == size[0]
+        assert panel.region.y == header.bottom
+        assert panel.region.bottom == footer.y
+        lines = [line.strip() for line in panel_lines(panel) if line.strip()]
+        assert lines[0] == "here"
+        assert any(line.startswith("/ Search") for line in lines[:8]), lines[:8]
+        await pilot.press("question_mark")
+        await settle(pilot)
+        assert not app.screen.query(PaneKeys)
+        assert regions(app) == before
+
+
+async def test_what_startup_built_is_out_of_full_collections_until_the_app_closes(make_app: Callable[[], MemtuiApp]) -> None:
+    """A full collection walks every object not frozen: the ~130,000 startup leaves took
+    0.2–0.3 s and came during the first keys pressed. Once the first list is shown they are
+    frozen; when the app closes they are collectable again (nothing outlives it frozen)."""
+    gc.unfreeze()
+    app = make_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        frozen = gc.get_freeze_count()
+        tracked = len(gc.get_objects())
+    assert frozen > tracked  # most of the heap
+    assert gc.get_freeze_count() == 0
