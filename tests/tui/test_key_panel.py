@@ -52,6 +52,23 @@ async def test_key_panel_lies_over_the_panes_and_moves_nothing(make_app: Callabl
         assert regions(app) == before
 
 
+async def test_key_panel_follows_the_pane_shown(make_app: Callable[[], MemtuiApp]) -> None:
+    """Left open, the panel lists the keys of the pane switched to (it is drawn anew when the
+    active bindings change)."""
+    app = make_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("question_mark")
+        await settle(pilot)
+        panel = app.screen.query_one(PaneKeys)
+        assert any(line.strip().startswith("/ Search") for line in panel_lines(panel))
+        await pilot.press("1")
+        await settle(pilot)
+        lines = [line.strip() for line in panel_lines(panel)]
+        assert any(line.startswith("t Tree") for line in lines), lines
+        assert not any(line.startswith("/ Search") for line in lines)
+
+
 async def test_what_startup_built_is_out_of_full_collections_until_the_app_closes(make_app: Callable[[], MemtuiApp]) -> None:
     """A full collection walks every object not frozen: the ~130,000 startup leaves took
     0.2–0.3 s and came during the first keys pressed. Once the first list is shown they are
@@ -64,3 +81,17 @@ async def test_what_startup_built_is_out_of_full_collections_until_the_app_close
         tracked = len(gc.get_objects())
     assert frozen > tracked  # most of the heap
     assert gc.get_freeze_count() == 0
+
+
+@pytest.mark.parametrize("keys", [("question_mark", "question_mark"), ("D",), ("3",), ("1", "tab", "enter")])
+async def test_collections_resume_once_the_screen_shows_the_key(make_app: Callable[[], MemtuiApp], keys: tuple[str, ...]) -> None:
+    """The collector waits while a key is answered, never longer: after the keys (a pane
+    switched, a screen pushed), automatic collections run again."""
+    app = make_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        for key in keys:
+            await pilot.press(key)
+            await settle(pilot)
+        assert gc.isenabled()
+    assert gc.isenabled()

@@ -14,8 +14,9 @@ from textual.css.styles import RulesMap
 from textual.strip import Strip
 from textual.style import Style
 from textual.visual import RenderOptions, Visual
-from textual.widget import Widget
-from textual.widgets import KeyPanel, Static
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Static
 
 # the keys every list and text box has, in one line instead of a row each
 MOVEMENT = "↑ ↓ ← → pgup pgdn home end: move in the focused list or text"
@@ -68,27 +69,10 @@ class KeyRows(Visual):
 
 class PaneBindingsTable(Static):
     """The bindings with an ``id`` (memtui's), grouped: here (focused pane or screen), then
-    everywhere; then one line for the generic movement keys. Drawn anew each time the panel
-    recomposes (Textual's ``KeyPanel`` does on every change of the active bindings)."""
+    everywhere; then one line for the generic movement keys. Read anew at each render (the panel
+    refreshes it on every change of the active bindings); styles in ``styles/app.tcss``."""
 
     COMPONENT_CLASSES = {"bindings-table--key", "bindings-table--description", "bindings-table--header"}
-    DEFAULT_CSS = """
-    PaneBindingsTable {
-        width: 1fr;
-        height: auto;
-    }
-    PaneBindingsTable > .bindings-table--key {
-        color: $text-accent;
-        text-style: bold;
-    }
-    PaneBindingsTable > .bindings-table--description {
-        color: $foreground;
-    }
-    PaneBindingsTable > .bindings-table--header {
-        color: $text-primary;
-        text-style: underline;
-    }
-    """
 
     def render(self) -> KeyRows:
         key_style = self.get_visual_style("bindings-table--key", partial=True)
@@ -118,31 +102,37 @@ class PaneBindingsTable(Static):
         return KeyRows(table)
 
 
-class PaneKeys(KeyPanel):
-    """Textual's key panel (its live refresh) over ``PaneBindingsTable``, laid over the right
-    of the screen between the header and the footer (the ``keys`` layer, ``styles/app.tcss``).
+class PaneKeys(VerticalScroll, can_focus=False):
+    """The key panel: ``PaneBindingsTable`` laid over the right of the screen between the
+    header and the footer (the ``keys`` layer; its styles are in ``styles/app.tcss``), drawn
+    anew whenever the screen's active bindings change (the focus moved, a pane was switched).
 
-    Textual's own panel splits the screen: every widget under it gets a new width, so opening it
-    re-laid out and re-drew the whole screen (0.2–0.3 s on a shared 2-core machine). Over the
-    screen, nothing under it moves: only the panel is drawn.
+    Textual's ``KeyPanel`` splits the screen: every widget under it gets a new width, so opening
+    it re-laid out and re-drew the whole screen (0.2–0.3 s on a shared 2-core machine); its own
+    stylesheet was parsed on the first ``?``, and it rebuilt its table on every focus change.
+    Over the screen nothing under it moves; its styles are read with the app's at startup.
     """
 
-    DEFAULT_CSS = """
-    PaneKeys {
-        split: none;
-        dock: right;
-        layer: keys;
-        height: 100%;  /* of the screen less the margins (1fr would ignore them) */
-        align: left top;
-        background: $surface;
-    }
-    """
+    DEFAULT_CLASSES = "-textual-system"  # kept when the screen recomposes (as Textual's panel)
 
     def compose(self) -> ComposeResult:
         yield PaneBindingsTable()
 
+    def on_mount(self) -> None:
+        mount_screen = self.screen
 
-def key_panel(screen: Widget) -> PaneKeys | None:
-    """The key panel shown on ``screen``, if any."""
-    found = screen.query(PaneKeys)
+        def bindings_changed(screen: Screen[object]) -> None:
+            if screen is mount_screen and self.is_attached and screen.app.app_focus:
+                self.query_one(PaneBindingsTable).refresh(layout=True)
+
+        self.set_class(self.app.ansi_color, "-ansi-scrollbar")
+        mount_screen.bindings_updated_signal.subscribe(self, bindings_changed)
+
+    def on_unmount(self) -> None:
+        self.screen.bindings_updated_signal.unsubscribe(self)
+
+
+def key_panel(screen: Screen[object]) -> PaneKeys | None:
+    """The key panel shown on ``screen``, if any (a child of the screen: no walk of the DOM)."""
+    found = screen.query_children(PaneKeys)
     return found.first() if found else None
