@@ -1,4 +1,4 @@
-"""Issue 2 §4: the CLI over the core — `where`, `ls [--type T]`, `index`, each with `--json`;
+"""The CLI over the core — `where`, `ls [--type T]`, `index`, each with `--json`;
 common options `--project`, `--memory-dir`, `--flavor` accepted before and after the
 subcommand; errors are one line on stderr with a non-zero exit, never a traceback."""
 

@@ -1,4 +1,4 @@
-"""Issue 4 §2: `memtui doctor [--json] [--fix CODE...] [--yes]` — exit 1 while an error-severity
+"""`memtui doctor [--json] [--fix CODE...] [--yes]` — exit 1 while an error-severity
 finding remains, else 0; `--fix` without `--yes` prints diffs and writes nothing; `--yes` applies
 through the journal, so `memtui undo` reverts it."""
 

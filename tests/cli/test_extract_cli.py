@@ -1,4 +1,4 @@
-"""``memtui extract`` and ``memtui inbox`` (issue 7 §4): the JSON shape, the cursor across runs,
+"""``memtui extract`` and ``memtui inbox``: the JSON shape, the cursor across runs,
 a session id instead of a path, the demo's "remember" transcript, accept / reject by id."""
 
 from __future__ import annotations

@@ -24,7 +24,8 @@ from typing import Any, Literal
 
 from memtui.core.base.safe_read import MAX_STATE_BYTES, read_text_regular
 from memtui.core.base.diagnostics import Diagnostic
-from memtui.core.places.flavor import Flavor, home_dir
+from memtui.core.places.claude_json import global_config_path, read_global_config
+from memtui.core.places.flavor import Flavor
 from memtui.core.places.gitroot import resolve_git_roots
 
 from .imports import is_inside
@@ -136,30 +137,21 @@ def record_decision(state_dir: Path, key: str, decision: Decision, now: datetime
     return path
 
 
-# ~/.claude.json grows with every project the agent saw: a few MB; a bigger one is not read.
-_MAX_CLAUDE_JSON_BYTES = 256 * 1024 * 1024
-
-
 def claude_json_path(environ: Mapping[str, str] | None = None) -> Path:
     """The claude flavor's global config: ``$CLAUDE_CONFIG_DIR/.claude.json`` else ``~/.claude.json``."""
-    env = os.environ if environ is None else environ
-    base = env.get("CLAUDE_CONFIG_DIR")
-    return (Path(base) if base else home_dir(env)) / ".claude.json"
+    return global_config_path(environ)
 
 
 def claude_json_flag(flavor: Flavor, key: str, environ: Mapping[str, str] | None = None) -> tuple[bool | None, Diagnostic | None]:
     """The flavor's own approval flag for project ``key`` (``None`` when absent or when the
-    flavor has none). Read-only; a broken file is a diagnostic."""
+    flavor has none), from the global config as ``places.claude_json`` reads it (bounded,
+    never a FIFO, parsed once per mtime and size). Read-only; a broken file is a diagnostic."""
     if flavor.external_import_flag is None:
         return None, None
-    path = claude_json_path(environ)
-    try:
-        data = json.loads(read_text_regular(path, _MAX_CLAUDE_JSON_BYTES, errors="strict"))
-    except FileNotFoundError:
-        return None, None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        return None, Diagnostic("claude-json-unreadable", "warning", f"cannot read the agent's config ({exc}); its approval flag is unknown", str(path))
-    projects = data.get("projects") if isinstance(data, dict) else None
+    config = read_global_config(environ)
+    if config.diagnostic is not None:
+        return None, config.diagnostic
+    projects = config.data.get("projects")
     entry = projects.get(key) if isinstance(projects, dict) else None
     value = entry.get(flavor.external_import_flag) if isinstance(entry, dict) else None
     return (value if isinstance(value, bool) else None), None

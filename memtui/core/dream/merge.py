@@ -1,5 +1,5 @@
 """Merging duplicate memories without losing a sentence (docs/behaviour.md §8 "merge duplicates into
-existing files"; issue 6: "into the older file, keeping every distinct sentence").
+existing files"): into the older file, keeping every distinct sentence.
 
 A sentence is a run of a line ending in ``.``/``!``/``?`` (followed by a space) or ``。！？``.
 A sentence of the newer file is *already there* when its ``normalize_prose`` form (NFKC,

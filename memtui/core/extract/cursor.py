@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Self
 
+from memtui.core.base.process import pid_alive
 from memtui.core.base.safe_read import MAX_STATE_BYTES, read_text_regular
 from memtui.core.writes.atomic import atomic_write_bytes
 from memtui.core.places.slug import slugify
@@ -85,18 +86,6 @@ class CursorStore:
         return SessionLock(self.root / "locks" / f"{slugify(session_id)}.lock")
 
 
-def _pid_alive(pid: int) -> bool:
-    if pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 class SessionLock:
     """An exclusive lock file holding the owner's PID. ``acquire`` is non-blocking: ``False``
     when a live process holds it and it is younger than ``LOCK_STALE_S``; a stale or orphaned
@@ -133,7 +122,7 @@ class SessionLock:
             pid = int(pid_text)
         except ValueError:
             return age < 5  # being written right now
-        return age < LOCK_STALE_S and _pid_alive(pid)
+        return age < LOCK_STALE_S and pid_alive(pid)
 
     def release(self) -> None:
         """Drop the lock if this object holds it."""

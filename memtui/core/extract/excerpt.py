@@ -1,4 +1,4 @@
-"""The source conversation of a proposal or of a memory (provenance, issue 7 §5).
+"""The source conversation of a proposal or of a memory (provenance).
 
 A proposal knows its transcript and message; a memory written from extraction carries
 ``originSessionId`` (docs/behaviour.md §4.2), and memtui's inbox remembers which proposal wrote which file.

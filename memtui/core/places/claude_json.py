@@ -81,11 +81,11 @@ def read_global_config(environ: Mapping[str, str] | None = None) -> GlobalConfig
         data = json.loads(raw.decode("utf-8-sig"))
     except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
         reason = getattr(exc, "strerror", None) or str(exc)[:200]
-        config = GlobalConfig(path, True, {}, st.st_mtime, Diagnostic("claude-json-unreadable", "warning", f"cannot read Claude Code's config ({reason}); its feature flags are unknown", str(path)))
+        config = GlobalConfig(path, True, {}, st.st_mtime, Diagnostic("claude-json-unreadable", "warning", f"cannot read Claude Code's config ({reason}): its trust records, approval flags and cached feature flags are unknown", str(path)))
     else:
         if isinstance(data, dict):
             config = GlobalConfig(path, True, data, st.st_mtime)
         else:
-            config = GlobalConfig(path, True, {}, st.st_mtime, Diagnostic("claude-json-unreadable", "warning", "Claude Code's config is not a JSON object; its feature flags are unknown", str(path)))
+            config = GlobalConfig(path, True, {}, st.st_mtime, Diagnostic("claude-json-unreadable", "warning", "Claude Code's config is not a JSON object: its trust records, approval flags and cached feature flags are unknown", str(path)))
     _CACHE[path] = (key, config)
     return config

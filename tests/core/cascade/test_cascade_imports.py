@@ -77,6 +77,25 @@ def test_claude_flavor_reads_the_agents_own_approval_flag(tmp_path: Path, isolat
     assert json.loads((isolated_env / ".claude.json").read_text()) == config  # never written
 
 
+def test_claude_flavor_with_an_unusable_config_keeps_imports_pending_and_says_why(tmp_path: Path, isolated_env: Path) -> None:
+    """A broken ``~/.claude.json`` or a FIFO in its place: no approval flag (the import waits),
+    one ``claude-json-unreadable`` warning naming the file, and never a hang on the FIFO."""
+    w = tmp_path / "w"
+    write(w, "CLAUDE.md", "@./x.md\n")
+    write(w, "x.md", "x")
+    (w / "sub").mkdir()
+    config = isolated_env / ".claude.json"
+    for make in (lambda: config.write_text('{"projects": {'), lambda: os.mkfifo(config)):
+        config.unlink(missing_ok=True)
+        make()
+        c = cascade(w / "sub", flavor=CLAUDE)
+        assert (c.external_approval.approved, c.external_approval.source) == (False, "default")
+        assert entry(c, w / "x.md").status == "pending-approval"
+        unreadable = [d for d in c.diagnostics if d.code == "claude-json-unreadable"]
+        assert [(d.severity, d.path) for d in unreadable] == [("warning", str(config))]
+        assert "approval flags" in unreadable[0].message
+
+
 def test_trailing_punctuation_fails_like_the_reference_with_a_hint(tmp_path: Path) -> None:
     write(tmp_path, "AGENT.md", "See @a.md: x\nAlso @b.md, y\nEnd @c.md.\n")
     for name in ("a.md", "b.md", "c.md"):

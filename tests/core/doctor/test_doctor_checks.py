@@ -1,4 +1,4 @@
-"""Issue 4 §2 / docs/behaviour.md §4.3: each doctor check fires on a hand-made file and stays silent on a
+"""docs/behaviour.md §4.3: each doctor check fires on a hand-made file and stays silent on a
 clean one. Expected values are written by hand from the spec."""
 
 from __future__ import annotations

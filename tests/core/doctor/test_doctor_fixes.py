@@ -1,4 +1,4 @@
-"""Issue 4 §2: the doctor on a copy of the trap fixture gives the findings its README lists; every
+"""The doctor on a copy of the trap fixture gives the findings its README lists; every
 safe fix is a plan whose result matches a hand-written file byte for byte, and undo brings the
 original bytes back."""
 

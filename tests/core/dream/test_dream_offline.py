@@ -1,4 +1,4 @@
-"""The offline consolidator on a generated store (issue 6 "Tests"): duplicates merged with
+"""The offline consolidator on a generated store: duplicates merged with
 nothing lost, relative dates converted against the mtime, the index within the cap with no
 dangling links, and a second run that changes nothing."""
 

@@ -1,4 +1,4 @@
-"""The offline extractor's cues (issue 7): explicit requests in English, Chinese and Japanese
+"""The offline extractor's cues: explicit requests in English, Chinese and Japanese
 become one proposal each; mentions in passing and questions never do."""
 
 from __future__ import annotations

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -227,6 +230,26 @@ def test_stale_lock_of_a_dead_process_is_taken_over(tmp_path: Path) -> None:
     assert not other.acquire()
     lock.release()
     assert not path.exists()
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="zombies are told apart through /proc")
+def test_lock_of_a_finished_unreaped_process_is_taken_over(tmp_path: Path) -> None:
+    """An extractor that exited but whose parent has not reaped it (a zombie) answers
+    ``kill(pid, 0)`` yet holds nothing: its lock is taken over at once."""
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    try:
+        stat = Path(f"/proc/{child.pid}/stat")
+        deadline = time.monotonic() + 10
+        while stat.read_text().rsplit(")", 1)[1].split()[0] != "Z":
+            assert time.monotonic() < deadline, "the child never finished"
+            time.sleep(0.01)
+        path = tmp_path / "l.lock"
+        path.write_text(str(child.pid))
+        lock = SessionLock(path)
+        assert lock.acquire() and path.read_text() == str(os.getpid())
+        lock.release()
+    finally:
+        child.wait()
 
 
 def test_cursor_message_gone_reads_everything_again(tmp_path: Path, dirs: tuple[Path, Path]) -> None:

@@ -1,4 +1,4 @@
-"""The inbox (issue 7 §3, §5): proposals in the state dir; accept writes through the normal
+"""The inbox: proposals in the state dir; accept writes through the normal
 write path with ``originSessionId`` and the index entry; edit then accept; reject; undo; the
 source conversation of a proposal and of the memory it became."""
 

@@ -1,4 +1,4 @@
-"""Recall quality: a hand-labelled evaluation set for the lexical selector (issue 5, "Quality").
+"""Recall quality: a hand-labelled evaluation set for the lexical selector.
 
 A workspace of 64 memories written for it — 16 in Chinese or Japanese, near-duplicate pairs,
 stale ones — and 44 queries (English, Chinese, Japanese, mixed), each labelled by hand with

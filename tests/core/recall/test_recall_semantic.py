@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from memtui.core.recall import load_corpus, recall
-from memtui.core.recall.embedding import load_model
+from memtui.core.recall.embedding import TEXTS_PER_BATCH, load_model
 from memtui.core.recall.engine import SemanticSelector, selector_picks
 from memtui.core.recall.evaluate import SHIPPED_SET, EvalSetError, evaluate, load_set, score
 from memtui.core.recall import vectors
@@ -57,6 +57,22 @@ def test_the_model_ships_in_the_wheel_and_embeds_offline() -> None:
     assert v.shape == (4, 256) and v.dtype == np.float32
     assert np.allclose(np.linalg.norm(v[[0, 1, 3]], axis=1), 1, atol=1e-5) and not v[2].any()  # no token: zeros
     assert float(v[0] @ v[1]) == pytest.approx(1.0, abs=1e-5)
+
+
+def test_a_text_embeds_as_the_mean_of_its_tokens_vectors_whatever_batch_it_is_in() -> None:
+    """WordLlama's embedding, worked out by hand from the model's own table: the tokens' rows
+    averaged, then L2-normalised — the same for a text alone and for one past the first
+    ``TEXTS_PER_BATCH`` texts of a long list."""
+    model = load_model()
+    text = "page the on-call engineer 值班"
+    ids = model.tokenizer.encode(text, add_special_tokens=False).ids
+    expected = model.table[ids].astype(np.float64).mean(axis=0)
+    expected /= np.linalg.norm(expected)
+    texts = [f"filler memory number {i}" for i in range(TEXTS_PER_BATCH + 3)] + [text]
+    many = model.embed(texts)
+    assert np.allclose(model.embed([text])[0], expected, atol=1e-5)
+    assert np.allclose(many[-1], expected, atol=1e-5)
+    assert np.allclose(many[TEXTS_PER_BATCH + 1], model.embed([texts[TEXTS_PER_BATCH + 1]])[0], atol=1e-6)
 
 
 NO_DOWNLOAD_PROBE = """

@@ -1,4 +1,4 @@
-"""Team memory import (issue 4, point 4): a bundle ``{key: content}`` into ``<memory dir>/team/``
+"""Team memory import: a bundle ``{key: content}`` into ``<memory dir>/team/``
 — accepted, rejected, unchanged; the 250,000-byte limit; secrets; one journaled change through the
 write path (nothing partial on a failed write, undoable, the team index updated); the CLI.
 
