@@ -176,6 +176,8 @@ class DoctorScreen(PaneScreen):
         if first is not None:
             tree.select_node(first)
             tree.move_cursor(first)
+            # the first finding's group above it stays in sight (a short tree scrolled past it)
+            tree.call_after_refresh(tree.scroll_home, animate=False, immediate=True)
             self._show(first.data)
         else:
             self._show(None)
@@ -235,7 +237,7 @@ class DoctorScreen(PaneScreen):
     @on(Fixed)
     def _fixed(self, message: Fixed) -> None:
         self.changed = True
-        self.notify(f"{message.entry.title}  ·  u in the list undoes it", title="Fixed")
+        self.notify(f"{message.entry.title}  ·  esc, then u in the Memories list undoes it", title="Fixed")
         self.action_rerun()
 
     def action_fix(self) -> None:
