@@ -58,7 +58,7 @@ async def test_key_panel_lies_over_the_panes_and_moves_nothing(make_app: Callabl
         assert panel.region.y == header.bottom
         assert panel.region.bottom == footer.y
         lines = [line.strip() for line in panel_lines(panel) if line.strip()]
-        assert lines[0] == "here"
+        assert lines[0] == "keys that work here"
         assert any(line.startswith("/ Search") for line in lines[:8]), lines[:8]
         await pilot.press("question_mark")
         await settle(pilot)

@@ -94,7 +94,8 @@ class PaneBindingsTable(Static):
         for title, rows in groups.items():
             if not rows:
                 continue
-            table.append((Content(""), Content.styled(title, header_style)))
+            # the heading sits in the description column, left of nothing: it must read alone
+            table.append((Content(""), Content.styled(f"keys that work {title}", header_style)))
             for action, keys in rows.items():
                 table.append((Content.styled(" ".join(dict.fromkeys(keys)), key_style), described[action]))
             table.append((Content(""), Content("")))
