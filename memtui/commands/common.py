@@ -101,6 +101,20 @@ class CliContext:
         fail(f"no memory dir at {problem.memory_dir} ({loc.flavor.name} flavor, {self.choice.reason}; "
              f"dir from {loc.memory_dir_source}){self.other_flavor_hint()}; see `memtui where`", 1)
 
+    def readable_memory_dir(self) -> tuple[Path, bool]:
+        """The memory dir to read and whether it exists. One the agent has not created yet
+        (missing, and resolved rather than given with ``--memory-dir``: the normal state before
+        the agent's first save) reads as empty: one line on stderr says so (with the other
+        flavor's hint when that applies). Anything else is ``checked_memory_dir``'s check."""
+        loc = self.locations
+        problem = memory_dir_problem(loc)
+        if problem is None or problem.code != "missing" or loc.memory_dir_source == "option":
+            return self.checked_memory_dir(), True
+        warn(f"no memory dir yet at {problem.memory_dir} ({loc.flavor.name} flavor, {self.choice.reason}; "
+             f"dir from {loc.memory_dir_source}): the agent creates it when it first saves a memory; "
+             f"read as empty{self.other_flavor_hint()}")
+        return problem.memory_dir, False
+
     def warn_if_other_flavor(self) -> None:
         """An empty memory dir while the other flavor has files here: one line on stderr
         saying so and how to switch (nothing otherwise)."""

@@ -121,7 +121,7 @@ def doctor(obj: CliContext, as_json: bool, fix_codes: tuple[str, ...], yes: bool
     codes = _parse_codes(fix_codes)
     if yes and not codes:
         fail("--yes applies --fix CODE changes; give at least one --fix")
-    memory_dir = obj.checked_memory_dir()
+    memory_dir, exists = obj.readable_memory_dir()
     instructions = _instruction_texts(obj)
     checks = {"project_root": verify_root(obj.locations), "judge": auto_judge(mode=judge)}
     usage = project_usage(obj.locations, obj.now())
@@ -129,11 +129,12 @@ def doctor(obj: CliContext, as_json: bool, fix_codes: tuple[str, ...], yes: bool
         memory_dir,
         obj.now(),
         instruction_texts=instructions,
-        cache=CatalogDB.for_memory_dir(obj.locations.state_dir, memory_dir, fmt=obj.locations.flavor.behaviour.memory_format),
+        cache=CatalogDB.for_memory_dir(obj.locations.state_dir, memory_dir, fmt=obj.locations.flavor.behaviour.memory_format) if exists else None,
         fmt=obj.locations.flavor.behaviour.memory_format,
         warning_style=obj.locations.flavor.behaviour.instructions.index_warning,
         **checks,
         usage=usage,
+        missing_ok=True,
     )
     if not codes:
         if as_json:
@@ -178,7 +179,7 @@ def doctor(obj: CliContext, as_json: bool, fix_codes: tuple[str, ...], yes: bool
                 memory_dir,
                 obj.now(),
                 instruction_texts=instructions,
-                cache=CatalogDB.for_memory_dir(obj.locations.state_dir, memory_dir, fmt=obj.locations.flavor.behaviour.memory_format),
+                cache=CatalogDB.for_memory_dir(obj.locations.state_dir, memory_dir, fmt=obj.locations.flavor.behaviour.memory_format) if exists else None,
                 fmt=obj.locations.flavor.behaviour.memory_format,
                 warning_style=obj.locations.flavor.behaviour.instructions.index_warning,
                 **checks,

@@ -67,8 +67,13 @@ _JSON = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 _SESSION = click.option("--session", "session", default=None, metavar="ID", help="The current session's id: not counted by the sessions gate.")
 
 
-def _context(obj: CliContext, session: str | None = None) -> DreamContext:
-    obj.checked_memory_dir()
+def _context(obj: CliContext, session: str | None = None, *, reads_only: bool = False) -> DreamContext:
+    """The dream context; ``reads_only``: a memory dir the agent has not created yet reads as
+    empty (one line on stderr) instead of being refused."""
+    if reads_only:
+        obj.readable_memory_dir()
+    else:
+        obj.checked_memory_dir()
     return DreamContext.from_locations(obj.locations, current_session=session)
 
 
@@ -146,7 +151,7 @@ def _print_autodream(status: AutoDreamStatus) -> None:
 def status_cmd(obj: CliContext, session: str | None, entrypoint: str, as_json: bool) -> None:
     """The gates, in the order the agent checks them, and whether it dreams next (writes
     nothing but memtui's copies of the memory files, for the history's diffs)."""
-    ctx = _context(obj, session)
+    ctx = _context(obj, session, reads_only=True)
     release = release_of(ctx.flavor)
     if release is not None:
         remember_files(ctx, obj.now())
@@ -172,7 +177,7 @@ def status_cmd(obj: CliContext, session: str | None, entrypoint: str, as_json: b
 def history_cmd(obj: CliContext, with_diff: bool, as_json: bool) -> None:
     """memtui's dreams and the agent's own dreams and extractions (from its transcripts),
     newest first."""
-    ctx = _context(obj)
+    ctx = _context(obj, reads_only=True)
     items = dream_history(ctx)
     if as_json:
         out = []

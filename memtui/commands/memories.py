@@ -32,11 +32,11 @@ _TYPE_STYLE = {"user": "magenta", "feedback": "yellow", "project": "green", "ref
 
 def _catalog(obj: CliContext) -> Catalog:
     loc = obj.locations
-    memory_dir = obj.checked_memory_dir()
+    memory_dir, exists = obj.readable_memory_dir()
     release = loc.flavor.behaviour
     fmt = release.memory_format
-    cache = CatalogDB.for_memory_dir(loc.state_dir, memory_dir, fmt=fmt)
-    return load_catalog(memory_dir, obj.now(), cache=cache, fmt=fmt, warning_style=release.instructions.index_warning)
+    cache = CatalogDB.for_memory_dir(loc.state_dir, memory_dir, fmt=fmt) if exists else None
+    return load_catalog(memory_dir, obj.now(), cache=cache, fmt=fmt, warning_style=release.instructions.index_warning, missing_ok=True)
 
 
 @click.command("ls")

@@ -85,9 +85,9 @@ def recall_query(
 ) -> None:
     """Show the memories the agent would recall for QUERY, why, and the text it would inject."""
     loc = obj.locations
-    memory_dir = obj.checked_memory_dir()
+    memory_dir, exists = obj.readable_memory_dir()
     release = loc.flavor.behaviour
-    corpus = load_corpus(memory_dir, release.memory_format, state_dir=loc.state_dir)
+    corpus = load_corpus(memory_dir, release.memory_format, state_dir=loc.state_dir if exists else None)
     config = loc.agent_config if loc.agent_config is not None else read_global_config()
     gate = None if release.recall_gate.always else recall_state(release.recall_gate, config)
     session = session_context(transcript) if transcript is not None else None

@@ -51,7 +51,7 @@ def usage_cmd(obj: CliContext, since: float | None, as_json: bool) -> None:
     last — from its transcripts (sessions in any cwd of the repository, and their sub-agents)."""
     from memtui.core.sessions.usage import UsageIndex
 
-    obj.checked_memory_dir()
+    obj.readable_memory_dir()
     loc = obj.locations
     now = obj.now().timestamp()
     index = UsageIndex(loc)
