@@ -191,13 +191,33 @@ def emit_json(data: Any) -> None:
     click.echo(out)
 
 
+BROKEN_PIPE_EXIT = 1
+"""The exit status when the reader of stdout went away (``memtui ls | head -1``): click's own
+(``click.Command.main`` exits 1 on ``EPIPE``, silently), as the Python docs' recipe does."""
+
+
+def quiet_broken_pipe() -> NoReturn:
+    """The reader of stdout is gone: exit ``BROKEN_PIPE_EXIT`` without a word (as ``head`` expects
+    of a producer). stdout is pointed at ``os.devnull`` first, so that the flush at exit cannot
+    fail again (the recipe of the Python docs, "Note on SIGPIPE")."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # no real stdout (a test runner's buffer): nothing to flush
+        pass
+    sys.exit(BROKEN_PIPE_EXIT)
+
+
 def user_errors(func: Callable[P, R]) -> Callable[P, R]:
-    """Turn ``OSError`` and ``ValueError`` escaping a command into one line on stderr."""
+    """Turn ``OSError`` and ``ValueError`` escaping a command into one line on stderr; a closed
+    stdout (``BrokenPipeError``) is a quiet exit (``quiet_broken_pipe``)."""
 
     @wraps(func)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
             return func(*args, **kwargs)
+        except BrokenPipeError:
+            quiet_broken_pipe()
         except OSError as exc:
             where = f" {exc.filename}" if exc.filename else ""
             fail(f"{exc.strerror or exc}:{where}".rstrip(":"))
