@@ -274,9 +274,29 @@ def common_options(func: Callable[P, R]) -> Callable[P, R]:
     return func
 
 
-def rich_console() -> Any:
-    """A rich ``Console`` for readable output: the terminal's width, or wide (no 80-column
-    wrapping) when piped. Text printed through it is shown with ``visible_block`` — before
+DEFAULT_WIDTH = 80
+"""The width of output that goes to no terminal and has no ``COLUMNS`` (the VT100's, the
+width ``shutil.get_terminal_size`` falls back to)."""
+
+
+def output_width() -> int:
+    """The width output is fitted to, in terminal cells: ``COLUMNS`` when set, else the width
+    of the terminal stdout is, else of the one stderr is (``memtui ls | head`` in a terminal),
+    else ``DEFAULT_WIDTH``."""
+    import shutil
+
+    columns = shutil.get_terminal_size(fallback=(0, 0)).columns  # COLUMNS, then stdout's terminal
+    if columns > 0:
+        return columns
+    try:
+        return os.get_terminal_size(sys.stderr.fileno()).columns or DEFAULT_WIDTH
+    except (AttributeError, OSError, ValueError):  # not a terminal, or a test runner's buffer
+        return DEFAULT_WIDTH
+
+
+def rich_console(width: int | None = None) -> Any:
+    """A rich ``Console`` for readable output: ``width`` cells when given, else the terminal's
+    width, or wide (no 80-column wrapping) when piped. Text printed through it is shown with ``visible_block`` — before
     markup is parsed, and again on every text segment it writes (a ``Text`` built elsewhere)."""
     from rich.console import Console
     from rich.segment import Segment
@@ -294,4 +314,6 @@ def rich_console() -> Any:
             )
             return str(super()._render_buffer(safe))
 
-    return SafeConsole(highlight=False, width=None if sys.stdout.isatty() else 240)
+    if width is None and not sys.stdout.isatty():
+        width = 240
+    return SafeConsole(highlight=False, width=width)
