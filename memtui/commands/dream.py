@@ -64,7 +64,7 @@ _CONSOLIDATOR = click.option(
     help="offline (deterministic) or claude (an agent on a staging copy); auto = claude when an API credential is set.",
 )
 _JSON = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-_SESSION = click.option("--session", "session", default=None, metavar="ID", help="The current session's id: not counted by the sessions gate.")
+_SESSION = click.option("--session", "session", default=None, metavar="ID", help="The current session's id (or its first 8+ characters): not counted by the sessions gate.")
 
 
 def _context(obj: CliContext, session: str | None = None, *, reads_only: bool = False) -> DreamContext:
@@ -74,7 +74,21 @@ def _context(obj: CliContext, session: str | None = None, *, reads_only: bool = 
         obj.readable_memory_dir()
     else:
         obj.checked_memory_dir()
-    return DreamContext.from_locations(obj.locations, current_session=session)
+    return DreamContext.from_locations(obj.locations, current_session=_session_id(obj, session))
+
+
+def _session_id(obj: CliContext, session: str | None) -> str | None:
+    """``--session`` as given, or the whole id of the one session of the project it is the
+    start of (8 hex digits or more); an ambiguous start is one line on stderr, exit 2."""
+    from memtui.core.sessions.sessionid import AmbiguousSessionIdError, find_session_transcript
+
+    if session is None:
+        return None
+    try:
+        found = find_session_transcript(obj.locations.sessions_dir, session)
+    except AmbiguousSessionIdError as exc:
+        fail(f"--session {exc}", 2)
+    return session if found is None else found.stem
 
 
 def _consolidator(name: str) -> str:
