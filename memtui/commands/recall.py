@@ -8,9 +8,9 @@ through ``query``: ``memtui recall query eval``."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -32,6 +32,7 @@ from memtui.core.recall.inputs import recall_inputs, session_context, split_name
 
 if TYPE_CHECKING:
     from memtui.core.recall.evaluate import Evaluation
+    from memtui.core.verify.conflicts import Conflict
 
 
 class RecallGroup(click.Group):
@@ -111,13 +112,28 @@ def recall_query(
         gate=gate,
         preview=preview,
     )
+    from memtui.core.memory.catalogdb import CatalogDB
+    from memtui.core.verify.conflicts import newer_conflicts_in
+
+    fmt = release.memory_format
+    cache = CatalogDB.for_memory_dir(loc.state_dir, memory_dir, fmt=fmt) if exists else None
+    newer = newer_conflicts_in(memory_dir, fmt, cache) if (result.picks or result.would_pick) else {}
     if as_json:
-        emit_json(result.to_json())
+        emit_json(result.to_json(newer))
         return
-    _print(result)
+    _print(result, newer)
 
 
-def _print(result: RecallResult) -> None:
+_SHOWN_CONFLICTS = 2  # per pick, as the Recall pane shows them
+
+
+def _print_conflicts(console: Any, newer: Mapping[str, Sequence[Conflict]], relpath: str, escape: Callable[[str], str]) -> None:
+    """The Recall pane's mark under a pick a newer memory contradicts (the first two)."""
+    for conflict in newer.get(relpath, ())[:_SHOWN_CONFLICTS]:
+        console.print(f"   [yellow]⚠ a newer memory disagrees: {escape(conflict.newer)} — {escape(conflict.describe())}[/]")
+
+
+def _print(result: RecallResult, newer: Mapping[str, Sequence[Conflict]]) -> None:
     from rich.markup import escape as markup_escape
 
     def escape(text: str) -> str:
@@ -138,7 +154,7 @@ def _print(result: RecallResult) -> None:
         console.print(f"recently used tools: {escape(', '.join(result.recent_tools))}")
     if result.skipped:
         console.print(f"[yellow]skipped[/]: {escape(result.skipped)}")
-        _print_would_pick(result, escape)
+        _print_would_pick(result, escape, newer)
         return
     if result.error:
         console.print(f"[red]error[/]: {escape(result.error)}")
@@ -153,6 +169,7 @@ def _print(result: RecallResult) -> None:
         if p.doc.header.description:
             console.print(f"   {escape(p.doc.header.description)}")
         console.print(f"   [dim]{escape(p.reason)}[/]")
+        _print_conflicts(console, newer, p.relpath, escape)
     if result.near_misses:
         console.print("near misses: " + ", ".join(f"{escape(n.relpath)} ({n.score:.2f})" for n in result.near_misses))
     if result.injected_text:
@@ -160,7 +177,7 @@ def _print(result: RecallResult) -> None:
         say(result.injected_text, keep_crlf=True)  # exact bytes where safe: no wrapping, no markup
 
 
-def _print_would_pick(result: RecallResult, escape: Callable[[str], str]) -> None:
+def _print_would_pick(result: RecallResult, escape: Callable[[str], str], newer: Mapping[str, Sequence[Conflict]]) -> None:
     console = rich_console()
     for note in result.notes:
         console.print(f"[yellow]note[/]: {escape(note)}")
@@ -174,6 +191,7 @@ def _print_would_pick(result: RecallResult, escape: Callable[[str], str]) -> Non
         if p.doc.header.description:
             console.print(f"   {escape(p.doc.header.description)}")
         console.print(f"   [dim]{escape(p.reason)}[/]")
+        _print_conflicts(console, newer, p.relpath, escape)
 
 
 EVAL_SELECTORS = ("semantic", "lexical", "claude", "hybrid")

@@ -58,10 +58,9 @@ from memtui.core.recall import (
 from memtui.core.recall.corpus import corpus_changes
 from memtui.core.recall.engine import NO_KEY
 from memtui.core.recall.inputs import RecallInputs, SessionContext, recall_inputs, session_context, split_names
-from memtui.core.memory.memories import scan_memories, with_text
 from memtui.core.memory.catalogdb import CatalogDB
 from memtui.core.recall.manifest import SESSION_BUDGET
-from memtui.core.verify.conflicts import Conflict, find_conflicts, newer_conflicts
+from memtui.core.verify.conflicts import Conflict, newer_conflicts_in
 from memtui.core.sessions.transcripts import SessionFile, list_sessions
 from memtui.tui.pane import Failure, Latest, Pane
 from memtui.tui.widgets.agreement_view import agreement_text
@@ -339,9 +338,8 @@ class RecallPane(Pane):
         if not memory_dir.is_dir():
             return
         fmt = self.locations.flavor.behaviour.memory_format
-        scan = scan_memories(memory_dir, cache=CatalogDB.for_memory_dir(self.locations.state_dir, memory_dir, fmt=fmt), fmt=fmt)
-        memories = [with_text(m)[0] for m in scan.memories]
-        self.post_if_current(self.ConflictsFound(newer_conflicts(find_conflicts(memories))))
+        cache = CatalogDB.for_memory_dir(self.locations.state_dir, memory_dir, fmt=fmt)
+        self.post_if_current(self.ConflictsFound(newer_conflicts_in(memory_dir, fmt, cache)))
 
     @on(ConflictsFound)
     def _on_conflicts(self, message: ConflictsFound) -> None:
