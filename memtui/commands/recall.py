@@ -23,6 +23,7 @@ from memtui.commands.common import (
     say,
     user_errors,
 )
+from memtui.core.base.wording import counted
 from memtui.core.base.terminal import visible
 from memtui.core.places.agentconfig import recall_state
 from memtui.core.places.claude_json import read_global_config
@@ -149,7 +150,7 @@ def _print(result: RecallResult, newer: Mapping[str, Sequence[Conflict]]) -> Non
         if result.would_only and not result.skipped:
             console.print("[yellow]preview[/]: what recall would pick if it were on (the agent loads MEMORY.md instead)")
     m = result.manifest
-    console.print(f"manifest: {m.count} of {m.total} memories (the reference sends the {m.count} newest)")
+    console.print(f"manifest: {m.count} of {counted(m.total, 'memory', 'memories')} (the reference sends the {m.count} newest)")
     if result.recent_tools:
         console.print(f"recently used tools: {escape(', '.join(result.recent_tools))}")
     if result.skipped:
@@ -265,7 +266,7 @@ def _print_eval(result: Evaluation) -> None:
 
     console = rich_console()
     s = result.set
-    console.print(f"set [bold]{escape(str(s.source))}[/]: {len(s.prompts)} prompts over {result.memories} memories in {escape(str(s.memory_dir))}")
+    console.print(f"set [bold]{escape(str(s.source))}[/]: {counted(len(s.prompts), 'prompt')} over {counted(result.memories, 'memory', 'memories')} in {escape(str(s.memory_dir))}")
     if result.agent_skips:
         console.print(f"[yellow]{len(result.agent_skips)}[/] of them the agent would skip (no whitespace): scored on what recall would pick")
     for line, path in s.missing:
@@ -303,7 +304,7 @@ def _eval_transcripts(obj: CliContext, model: str | None, as_json: bool) -> None
         emit_json(result.to_json())
         return
     console = rich_console()
-    console.print(f"{len(result.prompts)} recall(s) of the agent in {result.sessions_with_recall} of {result.sessions} sessions")
+    console.print(f"{counted(len(result.prompts), 'recall')} of the agent in {result.sessions_with_recall} of {counted(result.sessions, 'session')}")
     if not result.prompts:
         console.print("[dim]no session recorded a recall (relevant_memories): the agent's recall is off by default in "
                       "Claude Code 2.1.328 (flag tengu_moth_copse)[/]")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import click
 
 from memtui.commands.common import CliContext, common_options, emit_json, say, user_errors
+from memtui.core.base.wording import counted
 from memtui.core.base.terminal import visible
 from memtui.core.memory.catalogdb import CatalogDB
 from memtui.core.memory.memories import scan_memories, with_text
@@ -45,7 +46,7 @@ def verify_cmd(obj: CliContext, as_json: bool, timeout: float, judge: str) -> No
         emit_json({**report.to_json(), "conflicts": [c.to_json() for c in conflicts], "conflict_note": note})
         return
     counts = report.counts()
-    say(f"{visible(str(root))}  ({report.files:,} files via {report.source}; {counts['with_claims']} of {counts['memories']} memories name something in it)")
+    say(f"{visible(str(root))}  ({counted(report.files, 'file')} via {report.source}; {counted(counts['memories'], 'memory', 'memories')}, {counts['with_claims']} naming something in it)")
     for mv in report.memories.values():
         if not mv.results:
             continue
@@ -62,4 +63,4 @@ def verify_cmd(obj: CliContext, as_json: bool, timeout: float, judge: str) -> No
     for text in (*report.notes, *([note] if note else [])):
         say(f"note: {visible(text)}", dim=True)
     say("")
-    say(f"{counts['verified']} of {counts['claims'] - counts['unchecked']} claims verified, {counts['stale']} stale, {counts['unchecked']} unchecked; {len(conflicts)} possible conflict{'s' if len(conflicts) != 1 else ''} ({report.seconds:.2f} s)")
+    say(f"{counts['verified']} of {counted(counts['claims'] - counts['unchecked'], 'claim')} verified, {counts['stale']} stale, {counts['unchecked']} unchecked; {counted(len(conflicts), 'possible conflict')} ({report.seconds:.2f} s)")

@@ -37,6 +37,7 @@ from textual.widgets import (
 )
 from textual.worker import get_current_worker
 
+from memtui.core.base.wording import counted
 from memtui.core.base.terminal import visible, visible_block
 from memtui.core.base.clock import system_now
 from memtui.core.memory.age import age_days, age_label
@@ -386,7 +387,7 @@ class RecallPane(Pane):
                 changes = corpus_changes(before, after).describe()
                 if sessions != sessions_before:
                     changes = f"{changes}; sessions {sessions_before} → {sessions}"
-            self.report_reload(f"{len(after.docs):,} memories, {sessions} sessions", changes)
+            self.report_reload(f"{counted(len(after.docs), 'memory', 'memories')}, {counted(sessions, 'session')}", changes)
         self.corpus = message.corpus
         self._descriptions = {d.relpath: d.header.description for d in message.corpus.docs}
         self._set_sessions(message.sessions)
@@ -620,7 +621,7 @@ class RecallPane(Pane):
         status_of = selector_status(self.selector_choice(), self.model, self.result, asking=self._recall_in_flight)
         facts: list[str] = [] if status_of.state != "online" or status_of.reason is None else [status_of.reason]
         if self.corpus is not None:
-            facts.append(f"{len(self.corpus.docs):,} memories")
+            facts.append(counted(len(self.corpus.docs), 'memory', 'memories'))
         if self.transcript is not None:
             t = self.transcript
             facts.append(
@@ -669,7 +670,8 @@ class RecallPane(Pane):
         for note in result.notes:
             notice.append(assemble(("note: ", "bold $warning"), (visible(note), SOFT)))
         if result.dropped_surfaced:
-            notice.append(styled(f"{len(result.dropped_surfaced)} memories already surfaced in this session are left out.", style=MUTED))
+            dropped = len(result.dropped_surfaced)
+            notice.append(styled(f"{counted(dropped, 'memory', 'memories')} already surfaced in this session {'is' if dropped == 1 else 'are'} left out.", style=MUTED))
         self._notice(Group(*notice) if notice else None)
         picks = self.query_one("#recall-picks", Static)
         near = self.query_one("#recall-near", Static)

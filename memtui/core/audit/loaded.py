@@ -30,6 +30,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from memtui.core.base.wording import counted
 from memtui.core.base.units import utf16_len
 from memtui.core.cascade import CascadeFile, compute_cascade, new_session, simulate_read
 from memtui.core.places.locations import Locations
@@ -165,7 +166,7 @@ def find_session(locations: Locations, session: str) -> TranscriptFile:
     except AmbiguousSessionIdError as exc:
         raise SessionNotFoundError(str(exc)) from exc
     if found is None:
-        raise SessionNotFoundError(f"no session {session!r} among {len(mains)} sessions of this project")
+        raise SessionNotFoundError(f"no session {session!r} among {counted(len(mains), 'session')} of this project")
     return max((t for t in mains if t.session_id == found), key=lambda t: (t.mtime_ns, str(t.path)))
 
 
