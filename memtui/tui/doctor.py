@@ -177,6 +177,8 @@ class DoctorScreen(PaneScreen):
         if first is not None:
             tree.select_node(first)
             tree.move_cursor(first)
+            # the first finding's group above it stays in sight (a short tree scrolled past it)
+            tree.call_after_refresh(tree.scroll_home, animate=False, immediate=True)
             self._show(first.data)
         else:
             self._show(None)

@@ -502,7 +502,9 @@ class MemoriesPane(Pane):
     def watch_type_filter(self, value: TypeFilter) -> None:
         select = self.query_one("#memories-type", Select)
         if select.value != value:
-            select.value = value
+            # no Select.Changed back: two quick `t` would otherwise bounce between their values
+            with select.prevent(Select.Changed):
+                select.value = value
         self.refresh_table()
 
     @on(Input.Submitted, "#memories-search")

@@ -227,7 +227,7 @@ class RecallPane(Pane):
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="recall-query-bar", classes="recall-bar"):
-            yield HistoryInput(placeholder="Type a prompt — recall runs as you type  (↑ history · Enter sends)", id="recall-query")
+            yield HistoryInput(placeholder="Type a prompt — recall runs as you type  (↑ history · Enter sends)", select_on_focus=False, id="recall-query")
             yield Select(SELECTOR_OPTIONS, value="auto", allow_blank=False, id="recall-selector", compact=True)
         with Horizontal(id="recall-context-bar", classes="recall-bar"):
             yield Input(placeholder="Recently used tools, comma-separated: Bash, Edit", id="recall-tools")
@@ -260,7 +260,12 @@ class RecallPane(Pane):
         """Shown again: re-scan (memories may have changed in another pane); on a narrow
         terminal the results come back in front of the injected text."""
         self.action_reload()
-        self.action_focus_query()
+        if self.query_one("#recall-query", Input).value:
+            # a query is there: its results take the focus, so the pane's keys act at once
+            # (a digit would otherwise be typed into the query); / goes back to the box
+            self.query_one(self.LEAVE_TO).focus()
+        else:
+            self.action_focus_query()
 
     def watch_narrow(self) -> None:
         self._title_results()

@@ -69,6 +69,29 @@ async def test_escape_leaves_the_recall_query_box(make_app: Callable[[], MemtuiA
         assert active(app) == "memories" and focused_id(app) == "memories-table"
 
 
+async def test_back_on_recall_with_a_query_the_pane_keys_act_and_the_query_stays(make_app: Callable[[], MemtuiApp]) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("3")
+        await settle(pilot)
+        await type_text(pilot, "how do we run tests")
+        await pilot.press("escape", "4")
+        await settle(pilot)
+        await pilot.press("3")
+        await settle(pilot)
+        assert focused_id(app) == "recall-results"
+        await pilot.press("1")  # a pane key, not text that replaces the query
+        await settle(pilot)
+        assert active(app) == "cascade"
+        assert app.query_one("#recall-query", Input).value == "how do we run tests"
+        await pilot.press("3")
+        await settle(pilot)
+        await pilot.press("slash", "s")  # / goes back to the box: typing adds to the query
+        assert focused_id(app) == "recall-query"
+        assert app.query_one("#recall-query", Input).value == "how do we run testss"
+
+
 @pytest.mark.parametrize("pane", ["Cascade", "Memories", "Recall", "Dream"])
 async def test_palette_goes_to_each_pane_from_a_text_box(make_app: Callable[[], MemtuiApp], pane: str) -> None:
     app = make_app()

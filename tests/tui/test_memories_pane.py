@@ -72,6 +72,27 @@ async def test_type_filter_by_key_and_select(make_app: Callable[[], MemtuiApp]) 
         assert len(listed(app)) == 5
 
 
+async def test_two_quick_type_keys_settle_on_the_second_filter(make_app: Callable[[], MemtuiApp]) -> None:
+    """`t t` in one burst (both keys before the first filter's Select.Changed is handled): the
+    filter moves two steps and stays there — no echo between the key and the select."""
+    app = make_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        pane = app.query_one(MemoriesPane)
+        changes: list[object] = []
+        def seen(value: object) -> None:
+            changes.append(value)
+
+        pane.watch(pane, "type_filter", seen, init=False)
+        pane.action_cycle_type()  # all → user
+        pane.action_cycle_type()  # → feedback, before the select's message for "user" is seen
+        for _ in range(10):
+            await pilot.pause()
+        assert changes == ["user", "feedback"]
+        assert pane.type_filter == "feedback" and app.query_one("#memories-type", Select).value == "feedback"
+        assert listed(app) == ["feedback_terse.md"]
+
+
 async def test_incremental_search_over_name_description_and_body(make_app: Callable[[], MemtuiApp]) -> None:
     app = make_app()
     async with app.run_test(size=(120, 36)) as pilot:

@@ -98,3 +98,19 @@ async def test_doctor_screen_shows_the_kafka_conflict(demo_app: MemtuiApp) -> No
         # the cutover: now - 28 days (2026-11-02) in the older memory, now + 14 days (2026-12-14)
         # in the newer project_kafka_migration.md
         assert "project_kafka_migration.md" in detail and "2026-11-02 here, 2026-12-14" in detail
+
+
+async def test_the_demo_doctor_at_80x24_opens_at_its_first_group_with_room_for_findings(demo_app: MemtuiApp) -> None:
+    """A short terminal: the tree starts at its top (the first file's row above its first
+    finding in sight), and the detail box gives the tree the rows it does not fill."""
+    app = demo_app
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("D")
+        await wait_until(pilot, lambda: isinstance(app.screen, DoctorScreen) and app.screen.report is not None, what="the doctor's report")
+        await settle(pilot)
+        await pilot.pause()
+        tree = app.screen.query_one("#doctor-tree", Tree)
+        assert tree.cursor_node is tree.root.children[0].children[0]  # the first finding
+        assert tree.scroll_y == 0  # its file's row above it is shown
+        assert tree.content_region.height >= 8  # 24 rows: summary, footer and the detail's text around it

@@ -24,6 +24,7 @@ Nothing is written anywhere.
 from __future__ import annotations
 
 import json
+import os
 import posixpath
 import re
 import time
@@ -304,15 +305,21 @@ def verify_memories(
 ) -> VerifyReport:
     """Check the claims of ``memories`` against the project at ``root`` (the canonical git
     root, else the project dir). ``exclude``: paths left out of the project (the memory dir
-    when it lies inside it); ``timeout``: seconds the read of the project for identifiers may take; ``tree``: a
+    when it lies inside it; a Markdown path that names an existing file in one of them, from
+    the memory's own folder, is a link between memories and no claim); ``timeout``: seconds the read of the project for identifiers may take; ``tree``: a
     listing made earlier. Never raises for a bad file or a failing git; reads only."""
     started = time.monotonic()
+    exclude = tuple(exclude)
     tree = tree if tree is not None else list_tree(root, exclude=exclude)
     checker = _Checker(tree)
     notes: list[str] = []
     if not tree.complete:
         notes.append(f"the listing of the project stopped at {len(tree.files):,} files (a size or time limit): paths outside it may show as stale")
     claims_of = {mem.relpath: memory_claims(mem) for mem in memories}
+    # a link to another memory (the doctor's "superseded by" line) speaks of the memory, not the code
+    excluded = [Path(os.path.abspath(p)) for p in exclude]
+    for mem in memories if excluded else ():
+        claims_of[mem.relpath] = [c for c in claims_of[mem.relpath] if not _links_a_memory(mem, c, excluded)]
     symbols = dict.fromkeys(w for claims in claims_of.values() for c in claims if c.kind == "symbol" for w in c.words)
     # one read of the project's files: its identifiers, and each file's line count on the way
     vocabulary = read_vocabulary(tree, timeout=timeout) if symbols else None
@@ -349,6 +356,15 @@ def verify_memories(
                 results.append(item)
         out[rel] = MemoryVerification(rel, tuple(results))
     return VerifyReport(tree.root, out, tree.source, len(tree.files), tuple(notes), search.complete and tree.complete, time.monotonic() - started)
+
+
+def _links_a_memory(memory: Memory, claim: Claim, excluded: Sequence[Path]) -> bool:
+    """Whether ``claim`` names a Markdown file that exists, resolved from ``memory``'s own
+    folder, inside one of ``excluded`` (the memory dir): a link between memories."""
+    if claim.kind != "path" or claim.path is None or not claim.path.lower().endswith(".md"):
+        return False
+    target = Path(os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(memory.file)), claim.path)))
+    return any(target.is_relative_to(d) for d in excluded) and target.is_file()
 
 
 def _stale_path(checker: _Checker, claim: Claim, ignored: set[str]) -> ClaimResult:

@@ -103,6 +103,11 @@ def test_mark_superseded_fix_keeps_every_line_and_stops_the_finding(tmp_path: Pa
     )
     assert (memory_dir / "project_plan.md").stat().st_mtime == mtime  # still the older one
     assert only(doctor(memory_dir), "possible-conflict") == []
+    # the line's link names the newer memory, not a file of the project: no stale claim
+    project = tmp_path / "project"
+    project.mkdir()
+    verified = doctor(memory_dir, project_root=project)
+    assert [f.code for f in verified.findings if f.code.startswith("stale")] == []
 
 
 def test_stale_claims_are_doctor_findings(tmp_path: Path) -> None:
