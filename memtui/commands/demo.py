@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import tempfile
 from pathlib import Path
@@ -46,7 +47,7 @@ def demo(obj: CliContext, keep: bool, no_app: bool) -> None:
         shutil.rmtree(dest, ignore_errors=True)
         fail(f"cannot write the demo workspace: {exc}")
     if no_app:
-        say(f"demo workspace: {dest}")
+        say(f"demo workspace: {dest} (it stays on disk: rm -r {shlex.quote(str(dest))} when done)")
         say("try:")
         say(f"  {reopen_command(ws.home, ws.project)} ls")
         say(f"  {reopen_command(ws.home, ws.project)}")

@@ -306,8 +306,8 @@ def _eval_transcripts(obj: CliContext, model: str | None, as_json: bool) -> None
     console = rich_console()
     console.print(f"{counted(len(result.prompts), 'recall')} of the agent in {result.sessions_with_recall} of {counted(result.sessions, 'session')}")
     if not result.prompts:
-        console.print("[dim]no session recorded a recall (relevant_memories): the agent's recall is off by default in "
-                      "Claude Code 2.1.328 (flag tengu_moth_copse)[/]")
+        off_note = obj.locations.flavor.behaviour.recall_gate.off_by_default_note()
+        console.print("[dim]no session recorded a recall (relevant_memories)" + (f": {off_note}" if off_note else "") + "[/]")
         return
     for name in result.selectors:
         if name in result.skipped:

@@ -552,8 +552,8 @@ class CascadePane(Pane):
             detail.update(
                 styled(
                     "Type a path in the box above (relative to the project) and press enter: the tree lists "
-                    "what each read adds — nested AGENT.md files and matching conditional rules, each once "
-                    "per session. c resets.",
+                    f"what each read adds — nested {self.locations.flavor.instruction_file} files and matching "
+                    "conditional rules, each once per session. c resets.",
                     style=MUTED,
                 )
             )

@@ -3,6 +3,7 @@ conflict resolution, trash, and the in-app editor."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import ClassVar
 
 from rich.syntax import Syntax
@@ -153,25 +154,33 @@ class TypePicker(ModalScreen["MemoryType | None"]):
 
 
 class TextPrompt(ModalScreen["str | None"]):
-    """Ask for one line of text."""
+    """Ask for one line of text. ``check``: what is wrong with a value (``None``: nothing); a
+    value it refuses keeps the dialog open with the text as typed and the reason under it."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="prompt.cancel", tooltip="Cancel")]
 
-    def __init__(self, title: str, value: str = "", *, hint: str = "") -> None:
+    def __init__(self, title: str, value: str = "", *, hint: str = "", action: str = "accepts", check: Callable[[str], str | None] | None = None) -> None:
         super().__init__()
         self.title_text = title
         self.value = value
         self.hint = hint
+        self.action = action
+        self.check = check
 
     def compose(self) -> ComposeResult:
         with Vertical(id="prompt-dialog", classes="dialog"):
             yield Label(plain(self.title_text), classes="dialog-title")
             yield Input(self.value, id="prompt-input")
-            if self.hint:
-                yield Static(plain(self.hint, style="$muted"))
+            yield Static("", id="prompt-error", classes="field-error")
+            hint = f"{self.hint + ' · ' if self.hint else ''}enter {self.action} · esc cancels"
+            yield Static(plain(hint, style="$muted"))
 
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:
+        problem = self.check(event.value) if self.check is not None else None
+        if problem:
+            self.query_one("#prompt-error", Static).update(plain(problem))
+            return
         self.dismiss(event.value)
 
     def action_cancel(self) -> None:

@@ -238,7 +238,7 @@ class DoctorScreen(PaneScreen):
     @on(Fixed)
     def _fixed(self, message: Fixed) -> None:
         self.changed = True
-        self.notify(f"{message.entry.title}  ·  u in the list undoes it", title="Fixed")
+        self.notify(f"{message.entry.title}  ·  esc, then u in the Memories list undoes it", title="Fixed")
         self.action_rerun()
 
     def action_fix(self) -> None:

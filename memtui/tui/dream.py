@@ -513,7 +513,7 @@ class DreamPane(Pane):
         self.plan = self.session = self.plan_kind = None
         self._clear_plan()
         entry = message.entry
-        text = f"Applied {len(entry.changes)} change(s) as {entry.id}; u undoes it." if entry else "Nothing to change; the consolidation is recorded."
+        text = f"Applied {len(entry.changes)} change(s); u undoes the whole dream." if entry else "Nothing to change; the consolidation is recorded."
         self._log(plain(f"applied: {text}", style="bold $success"))
         self.notify(text, title="Dream applied", timeout=6)
         self._memories_changed()

@@ -224,7 +224,7 @@ class InboxScreen(PaneScreen):
             result = self.inbox.accept(p.id, Journal(self.locations.state_dir, self.locations.memory_dir), system_now())
         except (InboxError, EditError, ConflictError, ApplyError, OSError) as exc:
             raise WorkFailed("Not accepted", str(exc)) from exc
-        self.post_message(self.Written("Accepted", f"{result.relpath} written  ·  u in the list undoes it", result))
+        self.post_message(self.Written("Accepted", f"{result.relpath} written  ·  u in the Memories list undoes it", result))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="inbox-write")
     def reject_worker(self, p: Proposal) -> None:

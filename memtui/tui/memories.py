@@ -59,6 +59,7 @@ from memtui.core.writes.edits import (
     restore_plan,
     trash,
     undo_plan,
+    undoable_entries,
 )
 from memtui.core.writes.journal import Journal, JournalEntry
 
@@ -246,10 +247,12 @@ class MemoriesPane(Pane):
     @dataclass
     class Applied(Message):
         """A change was written (``entry``: its journal entry); ``select``: the memory to put
-        the cursor on."""
+        the cursor on; ``next_undo``: after an undo, the title of the change a further undo
+        reverts (``None``: none left)."""
 
         entry: JournalEntry
         select: str | None
+        next_undo: str | None = None
 
     @dataclass
     class Conflicted(Message):
@@ -825,14 +828,16 @@ class MemoriesPane(Pane):
         except (ApplyError, OSError) as exc:
             raise WorkFailed("Not saved", str(exc)) from exc
         else:
-            self.post_message(self.Applied(entry, select))
+            left = undoable_entries(self.journal) if entry.action == "undo" else []
+            self.post_message(self.Applied(entry, select, left[0].title if left else None))
 
     @on(Applied)
     def _on_applied(self, message: Applied) -> None:
         self.applying = False
         entry = message.entry
         if entry.action == "undo":  # u again walks further back; there is no redo
-            self.notify(f"{entry.title.removeprefix('Undo: ')}  ·  u undoes the change before it", title="Undone")
+            then = f"u undoes “{message.next_undo}” before it" if message.next_undo else "nothing before it to undo"
+            self.notify(f"{entry.title.removeprefix('Undo: ')}  ·  {then}", title="Undone")
         else:
             # a save and a creation say so in words; every change says how to undo it
             title = {"edit": "Saved", "create": "Created"}.get(entry.action, "Done")
@@ -990,7 +995,19 @@ class MemoriesPane(Pane):
                 if plan:
                     self.apply(plan, select=plan.changes[-2].relpath if len(plan.changes) > 1 else None, preview=True)
 
-        self.app.push_screen(TextPrompt(f"Rename {mem.relpath}", mem.relpath, hint="a path ending in .md, relative to the memory dir"), named)
+        def refused(new: str) -> str | None:
+            if not new.strip() or new.strip() == mem.relpath:
+                return None
+            try:
+                plan_rename(self.locations.memory_dir, mem, new)
+            except EditError as exc:
+                return str(exc)
+            except (ConflictError, OSError):
+                return None  # said when the rename is made (a conflict reloads)
+            return None
+
+        prompt = TextPrompt(f"Rename {mem.relpath}", mem.relpath, hint="a path ending in .md, relative to the memory dir", action="renames", check=refused)
+        self.app.push_screen(prompt, named)
 
     def action_new(self) -> None:
         """Type, name and description; then the editor on the type's template. Nothing is

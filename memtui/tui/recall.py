@@ -424,7 +424,8 @@ class RecallPane(Pane):
 
     def _show_agreement(self, running: bool = False) -> None:
         box = self.query_one("#recall-agreement", Static)
-        box.update(agreement_text(self.agreement, details=self._agreement_details, running=running))
+        off_note = self.locations.flavor.behaviour.recall_gate.off_by_default_note()
+        box.update(agreement_text(self.agreement, details=self._agreement_details, running=running, off_note=off_note))
 
     def action_toggle_agreement(self) -> None:
         """Show (or hide) the prompts behind the agreement figures; with a key, score hybrid too."""

@@ -366,7 +366,9 @@ def test_no_app_and_keep_print_a_command_that_reopens_the_demo_as_it_opened(monk
 
     out = CliRunner().invoke(memtui.cli.main, ["demo", "--no-app"])
     assert out.exit_code == 0, out.output
-    dest = Path(out.output.splitlines()[0].removeprefix("demo workspace: "))
+    first = out.output.splitlines()[0]
+    dest = Path(first.removeprefix("demo workspace: ").split(" (it stays on disk")[0])
+    assert first.endswith(f"(it stays on disk: rm -r {dest} when done)")
     commands = [line.strip() for line in out.output.splitlines()[2:]]
     shutil.rmtree(dest, ignore_errors=True)
     assert commands and all(

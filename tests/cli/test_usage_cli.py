@@ -92,3 +92,20 @@ def test_recall_eval_transcripts_beside_recall_query(tmp_path: Path, monkeypatch
     assert json.loads(out)["picks"][0]["path"] == "reference_dash.md"
     code, out = _run(ws.proj, "recall", "query", "eval", "--selector", "lexical", "--json")
     assert code == 0 and json.loads(out)["skipped"]  # one word: the agent skips recall
+
+
+@pytest.mark.parametrize(("flavor", "note"), [("agent", None), ("claude", "the agent's recall is off by default: flag tengu_moth_copse")])
+def test_no_recall_on_record_names_the_gate_only_of_an_agent_that_has_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, flavor: str, note: str | None) -> None:
+    """The seed design's agent always recalls: its sessions without a recall get no word about
+    Claude Code's feature flag; Claude Code 2.1.328 recalls only behind ``tengu_moth_copse``."""
+    from datetime import UTC, datetime
+
+    from memtui.core.places.flavor import get_flavor
+    from memtui.demo import materialize
+
+    assert get_flavor(flavor).behaviour.recall_gate.off_by_default_note() == note
+    ws = materialize(tmp_path / "demo", datetime(2026, 11, 30, 12, tzinfo=UTC))
+    monkeypatch.setenv("HOME", str(ws.home))
+    result = CliRunner().invoke(main, ["--flavor", "agent", "--project", str(ws.project), "recall", "eval", "--transcripts"])
+    assert result.exit_code == 0, result.output
+    assert "no session recorded a recall" in result.output and "tengu" not in result.output

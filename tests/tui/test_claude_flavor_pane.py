@@ -9,10 +9,12 @@ from pathlib import Path
 
 import pytest
 from support.memories import NOW, write_memory_dir
-from support.pilot import plain, type_text
+from support.pilot import plain, settle, type_text
+from textual.widgets import Tree
 
 from memtui.core.places.flavor import CLAUDE
 from memtui.tui.app import MemtuiApp
+from memtui.tui.cascade import CascadePane
 from tests.tui.test_recall_pane import open_recall, result_for
 
 
@@ -42,3 +44,23 @@ async def test_recall_pane_reads_the_gate(isolated_env: Path, monkeypatch: pytes
         else:
             assert "Claude Code 2.1.328 does not recall" in text and "tengu_moth_copse" in text
             assert "what recall would pick" in text and result.would_only
+
+
+async def test_cascade_reads_help_names_the_flavors_instruction_file(isolated_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MEMTUI_NOW", NOW.isoformat())
+    monkeypatch.setenv("PATH", "/nonexistent")
+    project = isolated_env / "project"
+    project.mkdir()
+    (project / "CLAUDE.md").write_text("Use pnpm.\n")
+    app = MemtuiApp.for_project(CLAUDE, project, memory_dir=isolated_env / "memory", watch=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("1")
+        await settle(pilot)
+        pane = app.query_one(CascadePane)
+        tree = app.query_one("#cascade-tree", Tree)
+        assert tree.root.data is None
+        pane._show_node(tree.root)  # the reads help: what a node without a file or layer shows
+        await pilot.pause()
+        text = plain(app, "#cascade-detail-text")
+        assert "nested CLAUDE.md files" in text and "AGENT.md" not in text

@@ -151,3 +151,20 @@ async def test_plan_preview_shrinks_to_a_short_diff(make_app: Callable[[], Memtu
         await pilot.pause()
         diff = app.screen.query_one("#plan-diff")
         assert diff.outer_size.height <= 10 and diff.max_scroll_y == 0
+
+
+@pytest.mark.parametrize("size", [(140, 40), (80, 24)])
+async def test_a_long_dialog_question_wraps_instead_of_being_cut(make_app: Callable[[], MemtuiApp], size: tuple[int, int]) -> None:
+    from memtui.tui.dialogs import DiscardDialog
+
+    question = "Drop your edit of feedback_pin_pytest_version.md and reload it from disk?"  # 73 characters
+    app = make_app()
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        app.push_screen(DiscardDialog(question, confirm_label="Drop and reload", keep_label="Back"))
+        await pilot.pause()
+        title = app.screen.query_one(".dialog-title", Label)
+        dialog = app.screen.query_one("#discard-dialog")
+        # the dialog's inner width (76 columns less border and padding) is under 73: two lines
+        assert title.content_region.width <= dialog.content_region.width < len(question)
+        assert title.content_region.height == 2

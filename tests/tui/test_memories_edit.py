@@ -13,13 +13,14 @@ from pathlib import Path
 from textual.message import Message
 from textual.notifications import Notify
 from textual.pilot import Pilot
-from textual.widgets import Input, TextArea
+from textual.screen import Screen
+from textual.widgets import Input, Static, TextArea
 from textual.worker import WorkerFailed
 
 from support.pilot import plain, run_from_palette, settle, wait_until
 
 from memtui.tui.app import MemtuiApp
-from memtui.tui.dialogs import ConflictDialog, DiscardDialog, EditorScreen, NewMemoryDialog, PlanPreview, TrashDialog, TypePicker
+from memtui.tui.dialogs import ConflictDialog, DiscardDialog, EditorScreen, NewMemoryDialog, PlanPreview, TextPrompt, TrashDialog, TypePicker
 from memtui.tui.memories import MemoriesPane
 
 
@@ -82,6 +83,32 @@ async def test_rename_moves_the_file_and_its_index_link(make_app: Callable[..., 
         assert entry is not None and entry.relpath == "user_go_engineer.md"
 
 
+async def test_an_invalid_new_name_keeps_the_rename_dialog_with_the_name_and_the_reason(make_app: Callable[..., MemtuiApp]) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await select(app, pilot, "user_role.md")
+        await pilot.press("m")
+        await pilot.pause()
+        prompt = app.screen
+        assert isinstance(prompt, TextPrompt)
+        assert "enter renames · esc cancels" in plain_text(prompt)
+        prompt.query_one(Input).value = "user_go_engineerMD"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.screen is prompt and prompt.query_one(Input).value == "user_go_engineerMD"  # nothing lost
+        assert "'user_go_engineerMD' must end in .md" in str(prompt.query_one("#prompt-error", Static).render())
+        assert (memory_dir(app) / "user_role.md").exists()
+        prompt.query_one(Input).value = "user_go_engineer.md"  # corrected: on to the preview
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, PlanPreview)
+
+
+def plain_text(screen: Screen[object]) -> str:
+    return " ".join(str(w.render()) for w in screen.query(Static))
+
+
 async def test_delete_goes_to_the_trash_and_restore_brings_back_file_and_index_line(make_app: Callable[..., MemtuiApp]) -> None:
     app = make_app()
     async with app.run_test(size=(120, 36)) as pilot:
@@ -124,10 +151,10 @@ async def test_undo_reverts_the_last_change(make_app: Callable[..., MemtuiApp]) 
         await pilot.press("y")
         await settle(pilot)
         assert (memory_dir(app) / "feedback_nested.md").read_bytes() == original
-        # after an undo the notice says it was undone, and what u does now (no "u to undo" it)
+        # after an undo the notice says it was undone, and what u does now: here nothing (no "u to undo" it)
         last = [m.notification for m in seen if isinstance(m, Notify)][-1]
         assert last.title == "Undone"
-        assert not last.message.startswith("Undo:") and last.message.endswith("u undoes the change before it")
+        assert not last.message.startswith("Undo:") and last.message.endswith("nothing before it to undo")  # the only change
 
 
 async def test_in_app_edit_saves_atomically(make_app: Callable[..., MemtuiApp]) -> None:

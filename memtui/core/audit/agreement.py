@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memtui.core.places.locations import Locations
-from memtui.core.sessions.projects import TranscriptFile, project_transcripts
+from memtui.core.sessions.projects import TranscriptFile, project_transcripts, transcript_session_id
 from memtui.core.sessions.transcripts import (
     Transcript,
     is_human_turn,
@@ -157,7 +157,8 @@ def collect(locations: Locations, transcripts: Sequence[TranscriptFile] | None =
     sessions: set[str] = set()
     with_recall: set[str] = set()
     for tf in files:
-        sessions.add(tf.session_id or tf.path.stem)
+        session = transcript_session_id(tf)
+        sessions.add(session)
         try:
             with open(tf.path, "rb") as fh:
                 if b'"relevant_memories"' not in fh.read():
@@ -167,7 +168,7 @@ def collect(locations: Locations, transcripts: Sequence[TranscriptFile] | None =
             continue
         got = recalled_prompts(transcript, tf.path, paths)
         if got:
-            with_recall.add(tf.session_id or tf.path.stem)
+            with_recall.add(session)
         found.extend(got)
     return found, len(sessions), len(with_recall)
 

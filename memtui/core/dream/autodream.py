@@ -29,6 +29,7 @@ stamped by a dream that left no record — a dream the API refused is still reco
 
 from __future__ import annotations
 
+import json
 import math
 import os
 from collections.abc import Mapping
@@ -266,14 +267,17 @@ def check_autodream(
         else:
             why = "the flag cache has no entry for it" if not cached else "neither enabled nor available"
         gates.append(Gate("flag", False, f"{facts.flag} {flag_desc}: {why}; {facts.setting} cannot turn the dream on", flag_sources,
-                          opens="only a flag change on Anthropic's side (the CLI refreshes the cache when it starts online)", never=True, data=flag_data))
+                          opens="only a flag change on Anthropic's side (the CLI refreshes the cache when it starts online)", never=True,
+                          data={**flag_data, "decides": "flag-off"}))
     elif setting_set:
         on = bool(setting)
         gates.append(Gate("flag", on, f"{facts.flag} {flag_desc}; {facts.setting}: {setting!r} decides", flag_sources,
-                          opens=None if on else f"set {facts.setting}: true in {_where(settings, setting_src, '')}".rstrip(), never=not on, data=flag_data))
+                          opens=None if on else f"set {facts.setting}: true in {_where(settings, setting_src, '')}".rstrip(), never=not on,
+                          data={**flag_data, "decides": "setting"}))
     else:
         gates.append(Gate("flag", enabled, f"{facts.flag} {flag_desc}; {facts.setting} unset, so the flag's enabled decides ({'true' if enabled else 'not true'})",
-                          flag_sources, opens=None if enabled else f"set {facts.setting}: true in ~/.claude/settings.json", never=not enabled, data=flag_data))
+                          flag_sources, opens=None if enabled else f"set {facts.setting}: true in ~/.claude/settings.json", never=not enabled,
+                          data={**flag_data, "decides": "flag"}))
 
     over_hours, over_sessions = _positive(flag_obj.get("minHours")), _positive(flag_obj.get("minSessions"))
     min_hours = over_hours if over_hours is not None else facts.min_hours
@@ -392,6 +396,13 @@ def headline(status: AutoDreamStatus) -> str:
     g = status.blocking
     if g is None:
         return "dreams at the end of the next interactive turn"
+    if g.never and g.id == "flag":
+        facts, decides = status.release.dream, g.data.get("decides")
+        if decides == "setting":
+            return f"never dreams here: {facts.setting} is {json.dumps(g.data.get('setting'))}"
+        if decides == "flag":
+            return f"never dreams here: flag {facts.flag} not enabled and {facts.setting} unset"
+        return f"never dreams here: flag {facts.flag} off"
     if g.never:
         return f"never dreams here: {g.title}"
     if g.id == "time":

@@ -142,6 +142,14 @@ class RecallGate:
     cache_off_env: tuple[str, ...] = ()
     cache_keep_env: str | None = None
 
+    def off_by_default_note(self) -> str | None:
+        """Why the agent's sessions may record no recall at all: ``"the agent's recall is off
+        by default: flag <flag>"`` when it recalls only behind a feature flag; ``None`` when it
+        always recalls."""
+        if self.always or not self.flag:
+            return None
+        return f"the agent's recall is off by default: flag {self.flag}"
+
 
 @dataclass(frozen=True, slots=True)
 class RecallRequest:

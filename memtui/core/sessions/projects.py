@@ -28,6 +28,7 @@ from memtui.core.places.locations import Locations
 from .transcripts import SUBAGENT_PREFIX
 
 _CWD = re.compile(rb'(?<!\\)"cwd":\s*"((?:[^"\\]|\\.){1,4096})"')
+_SESSION_ID = re.compile(rb'(?<!\\)"sessionId":\s*"((?:[^"\\]|\\.){1,4096})"')
 # How much of a transcript's start is searched for its cwd (the first lines are small).
 HEAD_BYTES = 64 * 1024
 SUBAGENTS_DIR = "subagents"
@@ -107,6 +108,18 @@ def list_transcripts(project_dir: Path) -> list[TranscriptFile]:
 
 def transcript_cwd(path: Path) -> str | None:
     """The first ``cwd`` in the first ``HEAD_BYTES`` of ``path`` (``None`` when none)."""
+    return _head_string(path, _CWD)
+
+
+def transcript_session_id(tf: TranscriptFile) -> str:
+    """The session ``tf`` belongs to: its ``session_id``, else (a legacy ``agent-*.jsonl``,
+    named by the sub-agent) the first ``sessionId`` in its first ``HEAD_BYTES``, else its
+    file name's stem."""
+    return tf.session_id or _head_string(tf.path, _SESSION_ID) or tf.path.stem
+
+
+def _head_string(path: Path, pattern: re.Pattern[bytes]) -> str | None:
+    """The first string value ``pattern`` finds in the first ``HEAD_BYTES`` of ``path``."""
     import orjson
 
     try:
@@ -114,7 +127,7 @@ def transcript_cwd(path: Path) -> str | None:
             head = fh.read(HEAD_BYTES)
     except OSError:
         return None
-    m = _CWD.search(head)
+    m = pattern.search(head)
     if m is None:
         return None
     try:

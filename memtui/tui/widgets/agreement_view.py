@@ -21,16 +21,16 @@ def _figure(value: float | None) -> tuple[str, str]:
     return (f"{value:.2f}", style)
 
 
-def agreement_text(agreement: Agreement | None, *, details: bool, running: bool = False) -> Text:
-    """One line (and, with ``details``, the prompts): the selectors' recall@5 against the agent."""
+def agreement_text(agreement: Agreement | None, *, details: bool, running: bool = False, off_note: str | None = None) -> Text:
+    """One line (and, with ``details``, the prompts): the selectors' recall@5 against the agent.
+    ``off_note``: why no session may hold a recall (the agent's gate), said when none does."""
     if agreement is None:
         return styled("comparing with the agent's own recall (its transcripts)…", style=MUTED)
     if not agreement.sessions:
         return styled("vs the agent's own recall: no session on record", style=MUTED)
     if not agreement.prompts:
         return styled(
-            f"vs the agent's own recall: no recall recorded in {agreement.sessions} session(s) "
-            "(Claude Code's recall is off by default: flag tengu_moth_copse)",
+            f"vs the agent's own recall: no recall recorded in {agreement.sessions} session(s)" + (f" ({off_note})" if off_note else ""),
             style=MUTED,
         )
     out = assemble(

@@ -124,3 +124,20 @@ def test_a_failing_count_falls_back_to_the_estimate_once(tmp_path: Path) -> None
     counter = TokenCounter("claude-opus-5-5", client=_api(handler))
     assert not counter.count("abcdefgh").exact and not counter.count("ijkl").exact
     assert len(calls) == 1 and counter.reason and "count_tokens failed" in counter.reason
+
+
+def test_a_legacy_sub_agent_transcript_counts_for_its_parent_session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The demo holds five session transcripts and ``agent-7f3e9c21.jsonl``, an older release's
+    sub-agent file named by the sub-agent, whose lines carry the session id ``c338b045-…`` of
+    one of the five: five sessions, as the usage report counts them."""
+    from memtui.demo import materialize
+
+    now = datetime(2026, 11, 30, 12, tzinfo=UTC)
+    ws = materialize(tmp_path / "demo", now)
+    monkeypatch.setenv("HOME", str(ws.home))
+    loc = resolve_locations(get_flavor("agent"), ws.project)
+    names = sorted(p.name for p in loc.sessions_dir.glob("*.jsonl"))
+    assert len(names) == 6 and "agent-7f3e9c21.jsonl" in names
+    _recalls, sessions, _with_recall = collect(loc)
+    assert sessions == 5
+    assert len(memory_usage(loc, now.timestamp()).sessions) == 5

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from support.cli_captures import Scene, build, runs
 
-from memtui.core.dream.autodream import AutoDreamStatus, check_autodream
+from memtui.core.dream.autodream import AutoDreamStatus, check_autodream, headline
 from memtui.core.dream.gates import DreamContext
 from memtui.core.places.flavor import CLAUDE
 from memtui.core.places.locations import resolve_locations
@@ -98,13 +98,14 @@ def test_the_six_flag_and_setting_combinations_read_from_their_files(tmp_path: P
     """Each combination of the README's table, as captured: the gate names both sources and,
     when it stays shut, says the CLI never dreams and what would change it."""
     expected = {
-        "v_setting_false": (False, "autoDreamEnabled: False decides"),
-        "v_available_only_setting_true": (True, "autoDreamEnabled: True decides"),
-        "v_available_only_setting_unset": (False, "autoDreamEnabled unset, so the flag's enabled decides (not true)"),
-        "v_enabled_setting_unset": (True, "autoDreamEnabled unset, so the flag's enabled decides (true)"),
-        "v_no_flag_setting_true": (False, "not in the flag cache: the flag cache has no entry for it"),
+        "v_setting_false": (False, "autoDreamEnabled: False decides", "never dreams here: autoDreamEnabled is false"),
+        "v_available_only_setting_true": (True, "autoDreamEnabled: True decides", None),
+        "v_available_only_setting_unset": (False, "autoDreamEnabled unset, so the flag's enabled decides (not true)",
+                                           "never dreams here: flag tengu_onyx_plover not enabled and autoDreamEnabled unset"),
+        "v_enabled_setting_unset": (True, "autoDreamEnabled unset, so the flag's enabled decides (true)", None),
+        "v_no_flag_setting_true": (False, "not in the flag cache: the flag cache has no entry for it", "never dreams here: flag tengu_onyx_plover off"),
     }
-    for i, (run, (ok, phrase)) in enumerate(expected.items()):
+    for i, (run, (ok, phrase, short)) in enumerate(expected.items()):
         scene, ctx = scene_ctx(tmp_path / str(i), monkeypatch, run)
         status = status_at(ctx, scene, decisions(runs()[run])[0][0], runs()[run])
         gate = status.gate("flag")
@@ -113,6 +114,7 @@ def test_the_six_flag_and_setting_combinations_read_from_their_files(tmp_path: P
         if not ok:
             assert status.verdict.startswith("Your Claude Code never dreams here")
             assert [t.code for t in status.traps][:1] == ["never-dreams"]
+            assert headline(status) == short  # the gates panel's line names what shuts it
 
 
 def test_print_mode_never_dreams_and_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
