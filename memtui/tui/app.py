@@ -7,7 +7,7 @@ from functools import partial
 from typing import Any
 from pathlib import Path
 
-from textual import work
+from textual import events, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
@@ -22,6 +22,7 @@ from memtui.core.writes.transaction import recover_at_start
 from memtui.core.sessions.version import check_version
 from memtui.tui.cascade import CascadePane
 from memtui.tui.dream import DreamPane
+from memtui.tui.heap import KeyPause, freeze_long_lived, thaw
 from memtui.tui.memories import MemoriesPane, shorten_home
 from memtui.tui.pane import HORIZONTAL_BREAKPOINTS, VERTICAL_BREAKPOINTS, KeysFooter, Pane, PaneTabs, binding_commands
 from memtui.tui.recall import RecallPane
@@ -72,6 +73,7 @@ class MemtuiApp(App[None]):
         self.theme = THEME.name
         # a change a crash cut short is settled before any pane reads or edits the memory dir
         self.recovered = recover_at_start(locations.state_dir, locations.memory_dir)
+        self._key_pause = KeyPause()
 
     @classmethod
     def for_project(cls, flavor: Flavor | FlavorChoice, project: Path | None, *, memory_dir: Path | None = None, watch: bool = True) -> MemtuiApp:
@@ -106,6 +108,23 @@ class MemtuiApp(App[None]):
         for message in self.recovered:
             self.notify(visible(message), title="Interrupted change", severity="warning", timeout=20, markup=False)
 
+    def on_ready(self) -> None:
+        """The first screen is drawn: what startup built is kept for the app's life, out of the
+        garbage collector's full passes, which otherwise came during the first keys pressed."""
+        freeze_long_lived(collect=False)
+
+    def on_unmount(self) -> None:
+        self._key_pause.resume()
+        thaw()  # whatever outlives the app (a test run, a benchmark) is collectable again
+
+    async def on_event(self, event: events.Event) -> None:
+        """A key: the garbage collector waits until the screen shows what the key did (at the
+        latest a second later, should no update come)."""
+        if isinstance(event, events.Key) and self._key_pause.pause():
+            self.call_after_refresh(self._key_pause.resume)
+            self.set_timer(1.0, self._key_pause.resume)
+        await super().on_event(event)
+
     def _show_flavor(self) -> None:
         """The header: the project, the flavor and why (when detected or from the environment),
         the release modelled; a claude flavor checks the installed version."""
@@ -125,6 +144,7 @@ class MemtuiApp(App[None]):
         self.locations = resolve_locations(self.choice.flavor, loc.project_root, memory_dir=memory_dir)
         recovered = recover_at_start(self.locations.state_dir, self.locations.memory_dir)
         await self.recompose()
+        freeze_long_lived(collect=False)  # the new panes, as at startup
         self._show_flavor()
         self.notify(f"{self.locations.flavor.name} flavor: memory dir {self.locations.memory_dir}", title="Flavor switched")
         for message in recovered:

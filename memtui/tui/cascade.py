@@ -442,24 +442,31 @@ class CascadePane(Pane):
         cascade = self.cascade
         if cascade is None or not self.is_mounted:
             return
-        compact = self.narrow
         loaded = len(cascade.loaded_files)
-        parts: list[Text | tuple[str, str] | str] = [
-            (f"{loaded} of {counted(len(cascade.files), 'file')} " if compact else f"{loaded} of {counted(len(cascade.files), 'file')} loaded ", "bold"),
-            ("· ", MUTED),
-            parts_text(cascade, compact=compact),
-        ]
         pending = len(cascade.pending_external_imports)
-        if pending:
-            label = f"{pending} pending" if compact else f"{pending} pending import{'s' if pending > 1 else ''}"
-            parts += ["   ", (f"! {label} ", "bold $warning"), ("a/x" if compact else "— a approve · x decline", MUTED)]
         count = sum(1 for d, _ in self._findings if d.severity != "info")
-        if count:
-            parts += ["   ", (f"▲ {count}" if compact else f"▲ {count} finding{'s' if count > 1 else ''}", SEVERITY_STYLE["warning"])]
-        line = assemble(*parts)
-        if line.cell_len > self.app.size.width - 4:  # the labelled parts do not fit: the numbers alone
-            parts[2] = parts_text(cascade, compact=True)
-            line = assemble(*parts)
+
+        def build(sizes: dict[str, bool], compact: bool) -> Text:
+            parts: list[Text | tuple[str, str] | str] = [
+                (f"{loaded} of {counted(len(cascade.files), 'file')} " if compact else f"{loaded} of {counted(len(cascade.files), 'file')} loaded ", "bold"),
+                ("· ", MUTED),
+                parts_text(cascade, **sizes),
+            ]
+            if pending:
+                label = f"{pending} pending" if compact else f"{pending} pending import{'s' if pending > 1 else ''}"
+                parts += ["   ", (f"! {label} ", "bold $warning"), ("a/x" if compact else "— a approve · x decline", MUTED)]
+            if count:
+                parts += ["   ", (f"▲ {count}" if compact else f"▲ {count} finding{'s' if count > 1 else ''}", SEVERITY_STYLE["warning"])]
+            return assemble(*parts)
+
+        # the longest that fits: labels in full, then short labels with short words around them,
+        # then the numbers alone
+        tries = [({}, self.narrow), ({"compact": True}, self.narrow), ({"compact": True}, True), ({"bare": True}, True)]
+        line = build(*tries[0])
+        for sizes, compact in tries[1:]:
+            if line.cell_len <= self.app.size.width - 4:
+                break
+            line = build(sizes, compact)
         summary = self.query_one("#cascade-summary", Static)
         summary.update(line)
         summary.tooltip = f"what the model receives: {parts_text(cascade)} (v shows it)"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import os
 import shlex
 import subprocess
@@ -76,6 +75,7 @@ from memtui.tui.dialogs import (
     TrashDialog,
     TypePicker,
 )
+from memtui.tui.heap import freeze_long_lived, thaw
 from memtui.tui.pane import Failure, Latest, Pane, WorkFailed
 from memtui.tui.safe import markup_safe, plain
 from memtui.tui.theme import SEVERITY_ICON, assemble, severity_style, styled, tone
@@ -92,7 +92,7 @@ TYPE_CHOICES: list[tuple[str, TypeFilter]] = [
 FIRST_BATCH = 300
 
 # From this many rows on, a complete list (catalog and rows) is kept out of Python's garbage
-# collector's full collections (`_freeze_long_lived`).
+# collector's full collections (`freeze_long_lived`), each new one collected first.
 FREEZE_AT = 2_000
 
 # Up to this many memories a search runs at once on the UI thread (a few milliseconds, bodies read
@@ -121,22 +121,6 @@ def _show_value(value: object) -> str:
         return yaml.safe_dump(value, default_flow_style=True, allow_unicode=True, width=10_000).strip().removesuffix("...").strip()
     except yaml.YAMLError:
         return str(value)
-
-
-def _freeze_long_lived(*, collect: bool) -> None:
-    """Move every object alive now — the catalog, the table's rows, the widgets — out of the
-    garbage collector's full collections (``gc.freeze``).
-
-    A full collection walks every tracked object: with 20,000 memories listed that took 40-270 ms
-    and came every few page-downs, the slowest key presses of the pane. Frozen objects are still
-    freed by reference counting when dropped (an old catalog, old rows are); only reference
-    cycles (a closed dialog's widgets) wait for the next unfreeze. ``collect``: unfreeze and
-    collect first, so nothing that is garbage already stays frozen.
-    """
-    if collect:
-        gc.unfreeze()
-        gc.collect()
-    gc.freeze()
 
 
 def shorten_home(path: Path) -> str:
@@ -277,7 +261,8 @@ class MemoriesPane(Pane):
         self._shown: list[MemoryEntry] = []
         self._previewed: MemoryEntry | None = None  # the memory the preview shows
         self._preview_due = False  # a preview of the cursor's memory is scheduled
-        self._frozen_catalog: Catalog | None = None  # the catalog `_freeze_long_lived` last collected for
+        self._frozen_catalog: Catalog | None = None  # the catalog `freeze_long_lived` last collected for
+        self._listed_once = False  # a list has been filled in (the first one froze the heap)
         self._pending_select: str | None = None
         self._scans = Latest()
         self.watch_files = watch
@@ -448,7 +433,7 @@ class MemoriesPane(Pane):
         self.refresh_table()
 
     def on_unmount(self) -> None:
-        gc.unfreeze()  # whatever outlives the app (a test run, a benchmark) is collectable again
+        thaw()  # whatever outlives the pane (a test run, a benchmark) is collectable again
 
     @on(CatalogFailed)
     def _on_failed(self, message: CatalogFailed) -> None:
@@ -659,8 +644,13 @@ class MemoriesPane(Pane):
     def _on_filled(self, message: MemoryTable.Filled) -> None:
         if message.rows >= FREEZE_AT:
             # a full collection (~0.1-0.3 s at 20,000) once per catalog; a search only freezes
-            _freeze_long_lived(collect=self.catalog is not self._frozen_catalog)
+            freeze_long_lived(collect=self.catalog is not self._frozen_catalog)
             self._frozen_catalog = self.catalog
+        elif not self._listed_once:
+            # the first list ends the work of startup (the app froze what the first paint had):
+            # what the scan and its rows built is kept out of full passes too
+            freeze_long_lived(collect=False)
+        self._listed_once = True
 
     @on(MemoryTable.Refit)
     def _refit(self) -> None:

@@ -26,6 +26,8 @@ MEANT = {
     "can_replace", "check_action", "compose", "cursor_position", "get_content_height", "get_content_width",
     "get_system_commands", "loading", "notify", "render", "render_line", "render_lines", "sub_title", "title", "value",
     "active", "get_theme_variable_defaults", "theme",
+    "render_strips", "get_optimal_width", "get_height",  # a Visual's own methods
+    "DEFAULT_CLASSES",
 }
 MEANT_PREFIXES = ("action_", "watch_", "validate_", "compute_", "on_", "_on_", "_watch_")
 

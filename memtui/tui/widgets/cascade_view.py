@@ -137,12 +137,15 @@ def file_label(entry: CascadeFile, name: str, *, added: bool = False, compact: b
     return text
 
 
-def parts_text(cascade: Cascade, *, compact: bool = False) -> str:
+def parts_text(cascade: Cascade, *, compact: bool = False, bare: bool = False) -> str:
     """The context's size as its parts add up: the files' text (what the rows sum to), the
-    headers and preamble the agent adds, the total. ``compact``: the numbers alone."""
+    headers and preamble the agent adds, the total. ``compact``: shortest labels; ``bare``: the
+    numbers alone (where nothing longer fits)."""
     files, framing, total = cascade.files_chars, cascade.framing_chars, cascade.total_chars
-    if compact:
+    if bare:
         return f"{files:,}+{framing:,}={total:,} ch · ~{cascade.total_tokens_est:,} tok"
+    if compact:
+        return f"files {files:,} + hdr {framing:,} = {total:,} ch · ~{cascade.total_tokens_est:,} tok"
     return f"files {files:,} + headers/preamble {framing:,} = {total:,} ch · ~{cascade.total_tokens_est:,} tok"
 
 
