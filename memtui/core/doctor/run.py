@@ -46,7 +46,8 @@ from memtui.core.places.behaviour import IndexWarning, MemoryFormat
 from memtui.core.memory.catalogdb import CatalogDB, code_fingerprint, pack
 from memtui.core.sessions.usage import UsageReport
 from memtui.core.verify.check import VerifyReport, verify_memories
-from memtui.core.verify.conflicts import Conflict, find_conflicts
+from memtui.core.verify.claims import Claim, claims_from_json, claims_to_json, memory_claims
+from memtui.core.verify.conflicts import Conflict, Value, find_conflicts, memory_values, values_from_json, values_to_json
 from memtui.core.verify.grep import DEFAULT_TIMEOUT_S
 
 # Claude's judgement of conflicts (``memtui.core.verify.judge``): given the memories and the
@@ -56,10 +57,14 @@ ConflictJudge = Callable[[Sequence[Memory], Sequence[Conflict]], tuple[list[Conf
 # Parser codes the doctor computes itself (richer: the index's own check, the dates with fixes).
 _RECOMPUTED = frozenset({"relative-date", "not-indexed"})
 # What the doctor keeps per memory in the catalog database (``CatalogDB.derived``): the findings
-# made from the memory's text alone (dates, content, secrets) and its body key, under a
-# fingerprint of the code that makes them; the ``in-instructions`` result under one of the code
-# and the instruction texts; the near-duplicate pairs of the whole dir (``CatalogDB.result``).
+# made from the memory's text alone (dates, content, secrets), its body key and the values it
+# states (the conflict check's input), under a fingerprint of the code that makes them; its
+# claims about the code (the claims check's input) under one of the code that finds them; the
+# ``in-instructions`` result under one of the code and the instruction texts; the
+# near-duplicate pairs of the whole dir (``CatalogDB.result``). A warm run with nothing changed
+# reads no memory file.
 FACTS_KIND = "doctor"
+CLAIMS_KIND = "doctor-claims"
 INSTRUCTIONS_KIND = "doctor-in-instructions"
 NEAR_KIND = "doctor-near-duplicates"
 _FACTS_MODULES = (
@@ -72,7 +77,9 @@ _FACTS_MODULES = (
     "memory/lint",
     "memory/memories",
     "memory/frontmatter",
+    "verify/conflicts",
 )
+_CLAIMS_MODULES = ("doctor/run", "verify/claims", "memory/memories", "memory/frontmatter")
 
 
 def _relpath(memory_dir: Path, path: str | None) -> str | None:
@@ -152,18 +159,23 @@ def _text_findings(memory: Memory) -> list[Finding]:
     return [*_date_findings(memory), *content_findings(memory), *secret_findings(memory), *second_block_findings([memory])]
 
 
-def _encode_facts(findings: list[Finding], key: str | None) -> bytes | None:
+# One memory's facts: its text-only findings, its body key, the values it states.
+Facts = tuple[list[Finding], str | None, list[Value]]
+
+
+def _encode_facts(findings: list[Finding], key: str | None, values: list[Value]) -> bytes | None:
     from memtui.core.memory.catalogdb import jsonable
 
     raw = [[f.code, f.line, f.message, f.fix, dict(f.data)] for f in findings]
-    return pack([raw, key]) if jsonable(raw) else None
+    stated = values_to_json(values)
+    return pack([raw, key, stated]) if jsonable(raw) and jsonable(stated) else None
 
 
-def _decode_facts(relpath: str, blob: bytes) -> tuple[list[Finding], str | None] | None:
+def _decode_facts(relpath: str, blob: bytes) -> Facts | None:
     import orjson
 
     try:
-        raw, key = orjson.loads(blob)
+        raw, key, stated = orjson.loads(blob)
         findings = [
             Finding(code, DOCTOR_CODES[code][0], relpath, line, message, fix, data)
             for code, line, message, fix, data in raw
@@ -171,9 +183,19 @@ def _decode_facts(relpath: str, blob: bytes) -> tuple[list[Finding], str | None]
         ]
         if len(findings) != len(raw) or not (key is None or isinstance(key, str)):
             return None
+        values = values_from_json(stated)
     except (orjson.JSONDecodeError, TypeError, ValueError, KeyError):
         return None
-    return findings, key
+    return findings, key, values
+
+
+def _decode_claims(blob: bytes) -> list[Claim] | None:
+    import orjson
+
+    try:
+        return claims_from_json(orjson.loads(blob))
+    except (orjson.JSONDecodeError, ValueError):
+        return None
 
 
 def run_doctor(
@@ -199,7 +221,8 @@ def run_doctor(
     dir's ``CatalogDB``: unchanged files are not parsed again, and what the doctor found in a
     file whose bytes did not change (dates, content, secrets, its body key, its repeating of
     the instructions) and the near-duplicate pairs of an unchanged dir are kept there and not
-    made again (the conflict and claim checks read every memory's text on each run). ``fmt`` /
+    made again, nor the values and claims about the code it states (the conflict and claims
+    checks' inputs): a run with nothing changed reads no memory file. ``fmt`` /
     ``warning_style``: the release's memory format and index warning (the database must be that
     format's). ``project_root``: the directory the memories' claims about the code are checked
     against (``memtui.core.verify``: ``stale-*`` findings; ``None`` skips the check), the read
@@ -249,11 +272,16 @@ def _run_doctor(
     near_fp = near_pairs_fingerprint(memories, blocks, near_duplicate_threshold)
     pairs = stored_near_pairs(db, NEAR_KIND, near_fp)
     table = token_table() if pairs is None else None
+    claims_fp = code_fingerprint(_CLAIMS_MODULES) if project_root is not None else ""
+    stored_claims = db.derived(CLAIMS_KIND, claims_fp) if db is not None and project_root is not None else {}
 
     body_keys: list[str | None] = []
     instr_found: list[Finding] = []
     new_facts: dict[str, tuple[str, bytes]] = {}
     new_instr: dict[str, tuple[str, bytes]] = {}
+    new_claims: dict[str, tuple[str, bytes]] = {}
+    values_of: dict[str, list[Value]] = {}
+    claims_of: dict[str, list[Claim]] = {}
     for mem in memories:
         findings.extend(_parser_findings(mem))
         row_key = db.stored_key(mem.relpath) if db is not None else None
@@ -263,18 +291,28 @@ def _run_doctor(
         instr: Finding | None | bool = False  # False: not known yet
         if haystacks and (ihit := stored_instr.get(mem.relpath)) is not None and ihit[0] == row_key:
             instr = _decode_instruction(mem.relpath, ihit[1])
+        claims: list[Claim] | None = None
+        if project_root is not None and (chit := stored_claims.get(mem.relpath)) is not None and chit[0] == row_key:
+            claims = _decode_claims(chit[1])
         full: Memory | None = None
         same = False
-        if facts is None or (haystacks and instr is False) or table is not None:
+        if facts is None or (haystacks and instr is False) or table is not None or (project_root is not None and claims is None):
             full, same = with_text(mem)
         if facts is None:
             assert full is not None
-            text_findings = _text_findings(full)
-            facts = (text_findings, body_key(full.body))
+            facts = (_text_findings(full), body_key(full.body), memory_values(full))
             if same and row_key is not None and (blob := _encode_facts(*facts)) is not None:
                 new_facts[mem.relpath] = (row_key, blob)
         findings.extend(facts[0])
         body_keys.append(facts[1])
+        values_of[mem.relpath] = facts[2]
+        if project_root is not None:
+            if claims is None:
+                assert full is not None
+                claims = memory_claims(full)
+                if same and row_key is not None:
+                    new_claims[mem.relpath] = (row_key, pack(claims_to_json(claims)))
+            claims_of[mem.relpath] = claims
         if haystacks:
             if instr is False:
                 assert full is not None
@@ -290,6 +328,8 @@ def _run_doctor(
         db.put_derived(FACTS_KIND, facts_fp, new_facts)
         if new_instr:
             db.put_derived(INSTRUCTIONS_KIND, instr_fp, new_instr)
+        if new_claims:
+            db.put_derived(CLAIMS_KIND, claims_fp, new_claims)
     relpaths = {m.relpath for m in memories}
     findings.extend(index_findings(memory_dir, catalog.index, relpaths))
     if catalog.team_index is not None:
@@ -299,17 +339,16 @@ def _run_doctor(
         store_near_pairs(db, NEAR_KIND, near_fp, pairs)
     findings.extend(duplicate_findings(memories, threshold=near_duplicate_threshold, body_keys=body_keys, pairs=pairs))
     findings.extend(instr_found)
-    texted = [with_text(m)[0] for m in memories]  # conflicts and claims need every body
-    conflicts = find_conflicts(texted)
+    conflicts = find_conflicts(memories, values_of)
     notes: list[str] = []
     if judge is not None:
-        conflicts, note = judge(texted, conflicts)
+        conflicts, note = judge([with_text(m)[0] for m in memories], conflicts)  # Claude reads the pairs' texts
         if note:
             notes.append(note)
     findings.extend(conflict_findings(conflicts))
     verification: VerifyReport | None = None
     if project_root is not None:
-        verification = verify_memories(texted, project_root, exclude=[memory_dir], timeout=verify_timeout)
+        verification = verify_memories(memories, project_root, exclude=[memory_dir], timeout=verify_timeout, claims=claims_of)
         findings.extend(verify_findings(verification))
     if usage is not None:
         findings.extend(unused_findings(usage, memories))

@@ -232,9 +232,11 @@ class _Run:
             self.say("gather", "no project: the memories' claims about the code are not checked")
             return
         from memtui.core.verify import verify_memories, verify_root
+        from memtui.core.verify.claims import stated_claims
 
         check_cancel(self.cancel)
-        report = verify_memories(self.memories, verify_root(self.ctx.locations), exclude=[self.ctx.memory_dir], timeout=VERIFY_TIMEOUT_S)
+        claims = stated_claims(self.memories, self.db if self.db.enabled else None)  # unchanged files: from the catalog database
+        report = verify_memories(self.memories, verify_root(self.ctx.locations), exclude=[self.ctx.memory_dir], timeout=VERIFY_TIMEOUT_S, claims=claims)
         for f in report.findings():
             if f.relpath is not None:
                 self.finding(Finding("gather", "memory-stale-claim", f.relpath, f"drifted from the code: {f.message}", f.line))
@@ -248,11 +250,12 @@ class _Run:
         marked ``superseded_by`` the newer, with a note of what differs — an edit for the user
         to review in the plan; nothing is deleted."""
         from memtui.core.doctor.supersede import mark_superseded
-        from memtui.core.verify.conflicts import find_conflicts
+        from memtui.core.verify.conflicts import find_conflicts, stated_values
 
         pool = [m for m in self.memories if self._editable(m) and self.ws.exists(m.relpath) and m.relpath not in self.merged_into]
         marked = 0
-        for conflict in find_conflicts(pool):
+        # the values each memory states: from the catalog database for unchanged files
+        for conflict in find_conflicts(pool, stated_values(pool, self.db if self.db.enabled else None)):
             text = self.ws.get(conflict.older)
             if text is None or not self.ws.exists(conflict.newer):
                 continue

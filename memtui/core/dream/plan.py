@@ -9,13 +9,15 @@ before-images in memtui's state dir, atomic writes, rollback), so every dream ca
 
 from __future__ import annotations
 
+import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from memtui.core.dream.events import DreamEvent, Finding, event_to_json
 from memtui.core.writes.edits import FileChange, Plan
-from memtui.core.writes.journal import read_or_none
+from memtui.core.writes.journal import MAX_IMAGE_BYTES, read_or_none
 
 # The issue's cap (memtui's choice): a dream deletes at most this many files per run; the
 # remaining duplicates wait for the next dream.
@@ -120,7 +122,18 @@ class Workspace:
         return self._text[relpath]
 
     def exists(self, relpath: str) -> bool:
-        """Whether ``relpath`` exists after the edits so far."""
+        """Whether ``relpath`` exists after the edits so far. A file not loaded yet is not read
+        for the answer when it is a regular file within the size cap that may be read (what
+        ``get`` would find there is text: it exists); anything else is read, so that a file
+        that cannot be is recorded in ``unreadable`` as before."""
+        if relpath not in self._text:
+            path = self.memory_dir / relpath
+            try:
+                st = os.stat(path)
+            except OSError:
+                st = None
+            if st is not None and stat.S_ISREG(st.st_mode) and st.st_size <= MAX_IMAGE_BYTES and os.access(path, os.R_OK):
+                return True
         return self.get(relpath) is not None
 
     def set(self, relpath: str, text: str, reason: str, *, mtime: float | None = None) -> None:

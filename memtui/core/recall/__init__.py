@@ -4,6 +4,8 @@
 - ``manifest``: the reference's manifest lines, the 200 cap and the skip rules;
 - ``lexical``: the offline BM25 selector (CJK-aware tokenisation);
 - ``claude``: the reference's side request (system prompt, user message, structured output);
+- ``schema``: the structured output as a pydantic model (imported when a request is sent);
+- ``ranking``: a ranking's shape and how picks are cut from it (no numpy);
 - ``inject``: the exact text injected for the picks;
 - ``engine``: ``recall()`` tying them together, and the ``hybrid`` selector;
 - ``status``: what the recall badge says about the chosen selector.
@@ -15,7 +17,6 @@ from memtui.core.recall.claude import (
     DEFAULT_MODEL,
     SYSTEM_PROMPT,
     ClaudeRequest,
-    SelectedMemories,
     has_credentials,
     make_client,
 )
@@ -48,6 +49,16 @@ from memtui.core.recall.manifest import (
     manifest_line,
     skip_reason,
 )
+
+
+def __getattr__(name: str) -> object:
+    # ``SelectedMemories`` is a pydantic model: imported on first use (see ``schema``).
+    if name == "SelectedMemories":
+        from memtui.core.recall.schema import SelectedMemories
+
+        return SelectedMemories
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "DEFAULT_MODEL",

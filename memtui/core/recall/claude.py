@@ -22,8 +22,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-import pydantic
-
 from memtui.core.places.behaviour import RecallRequest
 from memtui.core.places.releases.seed import SEED
 from memtui.core.recall.manifest import Manifest
@@ -31,6 +29,8 @@ from memtui.core.recall.manifest import Manifest
 if TYPE_CHECKING:
     import anthropic
     import httpx2
+
+    from memtui.core.recall.schema import SelectedMemories
 
 # The seed design's request (``Behaviour.recall_request`` of the seed).
 SEED_REQUEST: RecallRequest = SEED.recall_request
@@ -69,15 +69,6 @@ SEED_SCHEMA: dict[str, Any] = {
     "required": ["selected_memories"],
 }
 _EPHEMERAL = {"type": "ephemeral"}
-
-
-# The structured output asked of the model. An object rather than a bare list, so that "no
-# memory" is an explicit empty list. Its docstring becomes the schema's description, which
-# the model reads.
-class SelectedMemories(pydantic.BaseModel):
-    """File names chosen from the manifest, at most 5; an empty list when none is clearly useful."""
-
-    selected_memories: list[str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,6 +177,7 @@ ClientFactory = Callable[[], "anthropic.Anthropic"]
 
 def _describe(exc: BaseException) -> str:
     import anthropic
+    import pydantic
 
     if isinstance(exc, anthropic.APITimeoutError):
         return f"timed out (no answer within {TIMEOUT_S:g} s)"
@@ -214,6 +206,9 @@ def ask_claude(
     """Send ``request`` with ``client`` and interpret the reply against ``valid_names`` (the
     manifest's relpaths). Never raises for API, network or reply problems."""
     import anthropic
+    import pydantic
+
+    from memtui.core.recall.schema import SelectedMemories
 
     parsed: SelectedMemories | None
     try:
@@ -263,3 +258,13 @@ def ask_claude(
         notes.append(f"the model chose {len(known)} memories; kept the first {MAX_PICKS}")
         known = known[:MAX_PICKS]
     return ClaudeReply(tuple(known), raw, None, tuple(notes))
+
+
+def __getattr__(name: str) -> Any:
+    # ``SelectedMemories`` (a pydantic model) lives in ``memtui.core.recall.schema``, imported on
+    # first use: pydantic costs ~70 ms that a pane showing no recall has no use for.
+    if name == "SelectedMemories":
+        from memtui.core.recall.schema import SelectedMemories
+
+        return SelectedMemories
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -32,8 +32,6 @@ from datetime import datetime
 from itertools import compress
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-import numpy as np
-
 from memtui.core.memory.age import age_days, age_label, stale_caveat
 from memtui.core.places.agentconfig import RecallState
 from memtui.core.places.behaviour import Behaviour, InjectionFormat, RecallRequest
@@ -55,7 +53,7 @@ from memtui.core.recall.inject import (
     injected_text,
     read_for_injection,
 )
-from memtui.core.recall.lexical import (
+from memtui.core.recall.ranking import (
     MAX_PICKS,
     NEAR_MISSES,
     RELPATH,
@@ -79,6 +77,7 @@ class JsonShaped(Protocol):
 
 if TYPE_CHECKING:
     import anthropic
+    import numpy as np
 
 SelectorName = Literal["auto", "claude", "semantic", "lexical", "hybrid"]
 SELECTOR_NAMES: tuple[SelectorName, ...] = ("auto", "claude", "semantic", "lexical", "hybrid")
@@ -152,6 +151,8 @@ def _excluded(candidates: Sequence[RecallDoc], corpus: RecallCorpus) -> tuple[in
 
 
 def _lexical_ranking(query: str, candidates: Sequence[RecallDoc], corpus: RecallCorpus, limit: int | None) -> list[Ranked]:
+    import numpy as np  # the ranking's own: importing the engine (every pane at start) does not pay for it
+
     excluded = _excluded(candidates, corpus)
     allowed: np.ndarray | frozenset[str] | None
     if excluded is None:

@@ -36,24 +36,15 @@ import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass
 from functools import cache
 from itertools import islice
-from operator import attrgetter
 from typing import Any
 
 import numpy as np
 
 from memtui.core.recall.docs import RecallDoc
+from memtui.core.recall.ranking import MAX_PICKS, NEAR_MISSES, PICK_RATIO, RELPATH, Ranked, split_picks  # noqa: F401 - their home before, still imported from here
 
-# The reference's cap on recalled files per turn (`.slice(0, 5)` and "up to 5" in its prompt).
-MAX_PICKS = 5
-# memtui's choices, tuned on tests/unit/test_recall_eval.py: a pick must score at least this
-# share of the best match; near misses are the next few positive scores.
-PICK_RATIO = 0.5
-NEAR_MISSES = 5
-# A doc's relpath without the property call (used over all docs: ``map`` stays in C).
-RELPATH = attrgetter("header.relpath")
 # memtui's choice: documents tokenised per regular-expression pass when building the index
 # (about 1 MB of text at the ~860 characters per document of benchmarks/generate.py); bounds
 # the run strings alive at once.
@@ -280,14 +271,6 @@ def document_text(doc: RecallDoc) -> str:
     return "\n".join(p for p in parts if p)
 
 
-@dataclass(frozen=True, slots=True)
-class Ranked:
-    """A scored document: ``index`` into the corpus docs, BM25 ``score`` (> 0)."""
-
-    index: int
-    score: float
-
-
 class LexicalIndex:
     """A BM25 index over a fixed list of docs (same order). Build with ``LexicalIndex.build``."""
 
@@ -391,14 +374,3 @@ class LexicalIndex:
             if at < column.size and column[at] == index:
                 seen[t] = None
         return list(seen)
-
-
-def split_picks(ranked: Sequence[Ranked], max_picks: int = MAX_PICKS, ratio: float = PICK_RATIO) -> tuple[list[Ranked], list[Ranked]]:
-    """``(picks, near_misses)`` from a ranking: picks score at least ``ratio`` × the top score
-    (at most ``max_picks``); near misses are the next ``NEAR_MISSES`` ranked docs."""
-    if not ranked:
-        return [], []
-    floor = ranked[0].score * ratio
-    picks = [r for r in ranked[:max_picks] if r.score >= floor]
-    rest = list(ranked[len(picks) : len(picks) + NEAR_MISSES])
-    return picks, rest

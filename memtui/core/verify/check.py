@@ -28,7 +28,7 @@ import os
 import posixpath
 import re
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -302,12 +302,15 @@ def verify_memories(
     exclude: Iterable[Path] = (),
     timeout: float = DEFAULT_TIMEOUT_S,
     tree: ProjectTree | None = None,
+    claims: Mapping[str, Sequence[Claim]] | None = None,
 ) -> VerifyReport:
     """Check the claims of ``memories`` against the project at ``root`` (the canonical git
     root, else the project dir). ``exclude``: paths left out of the project (the memory dir
     when it lies inside it; a Markdown path that names an existing file in one of them, from
     the memory's own folder, is a link between memories and no claim); ``timeout``: seconds the read of the project for identifiers may take; ``tree``: a
-    listing made earlier. Never raises for a bad file or a failing git; reads only."""
+    listing made earlier; ``claims``: relpath → that memory's ``memory_claims``, made earlier (e.g. kept
+    in the catalog database; a memory it has need not hold its text). Never raises for a bad
+    file or a failing git; reads only."""
     started = time.monotonic()
     exclude = tuple(exclude)
     tree = tree if tree is not None else list_tree(root, exclude=exclude)
@@ -315,7 +318,8 @@ def verify_memories(
     notes: list[str] = []
     if not tree.complete:
         notes.append(f"the listing of the project stopped at {len(tree.files):,} files (a size or time limit): paths outside it may show as stale")
-    claims_of = {mem.relpath: memory_claims(mem) for mem in memories}
+    given = claims if claims is not None else {}
+    claims_of = {mem.relpath: list(c) if (c := given.get(mem.relpath)) is not None else memory_claims(mem) for mem in memories}
     # a link to another memory (the doctor's "superseded by" line) speaks of the memory, not the code
     excluded = [Path(os.path.abspath(p)) for p in exclude]
     for mem in memories if excluded else ():

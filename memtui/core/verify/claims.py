@@ -27,11 +27,14 @@ repository, ``S3/Kafka``): ``anchored`` says whether a path needs that check.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import Literal
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING, Any, Literal
 
-from memtui.core.memory.memories import Memory
+from memtui.core.memory.memories import Memory, with_text
+
+if TYPE_CHECKING:
+    from memtui.core.memory.catalogdb import CatalogDB
 
 ClaimKind = Literal["path", "symbol", "command"]
 
@@ -308,4 +311,69 @@ def memory_claims(memory: Memory) -> list[Claim]:
             if key not in seen:
                 seen.add(key)
                 out.append(claim)
+    return out
+
+
+_CLAIM_FIELDS = tuple(f.name for f in fields(Claim))
+_CLAIM_TYPES: tuple[tuple[type, ...], ...] = (
+    (str,), (str,), (int,), (str, type(None)), (bool,), (int, type(None)), (str, type(None)), (bool,), (list,), (str, type(None)), (str, type(None)),
+)
+
+
+def claims_to_json(claims: Iterable[Claim]) -> list[list[Any]]:
+    """``[[kind, text, line, path, directory, line_no, anchor, anchored, [words…], runner,
+    target], …]`` (``Claim``'s fields in order): ``claims_from_json``'s input."""
+    return [[*(getattr(c, name) for name in _CLAIM_FIELDS[:-3]), list(c.words), c.runner, c.target] for c in claims]
+
+
+def claims_from_json(data: Any) -> list[Claim]:
+    """The claims a ``claims_to_json`` list describes. Raises ``ValueError`` for another shape."""
+    out: list[Claim] = []
+    if not isinstance(data, list):
+        raise ValueError("not a list of claims")
+    for row in data:
+        if not (isinstance(row, list) and len(row) == len(_CLAIM_FIELDS)):
+            raise ValueError("not a claim")
+        for value, types in zip(row, _CLAIM_TYPES, strict=True):
+            if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
+                raise ValueError("not a claim: wrong types")
+        if row[0] not in ("path", "symbol", "command") or not all(isinstance(w, str) for w in row[8]):
+            raise ValueError("not a claim: wrong kind or words")
+        out.append(Claim(*row[:8], tuple(row[8]), row[9], row[10]))
+    return out
+
+
+# What ``stated_claims`` keeps per memory in the catalog database (``CatalogDB.derived``): its
+# claims, under a fingerprint of the code that finds them.
+CLAIMS_KIND = "claims"
+_CLAIMS_MODULES = ("verify/claims", "memory/memories", "memory/frontmatter")
+
+
+def stated_claims(memories: Sequence[Memory], db: CatalogDB | None) -> dict[str, list[Claim]]:
+    """relpath → ``memory_claims`` of each of ``memories`` (``verify_memories``' ``claims``):
+    from ``db`` (the memory dir's catalog database, or ``None``) for a file whose bytes did not
+    change since they were stored, else from its text (read now, and stored when it is the
+    bytes the record describes)."""
+    import orjson
+
+    from memtui.core.memory.catalogdb import code_fingerprint, pack
+
+    fp = code_fingerprint(_CLAIMS_MODULES) if db is not None else ""
+    stored = db.derived(CLAIMS_KIND, fp) if db is not None else {}
+    out: dict[str, list[Claim]] = {}
+    new: dict[str, tuple[str, bytes]] = {}
+    for mem in memories:
+        key = db.stored_key(mem.relpath) if db is not None else None
+        if key is not None and (hit := stored.get(mem.relpath)) is not None and hit[0] == key:
+            try:
+                out[mem.relpath] = claims_from_json(orjson.loads(hit[1]))
+                continue
+            except (orjson.JSONDecodeError, ValueError):
+                pass
+        full, same = with_text(mem)
+        claims = out[mem.relpath] = memory_claims(full)
+        if same and key is not None:
+            new[mem.relpath] = (key, pack(claims_to_json(claims)))
+    if db is not None and new:
+        db.put_derived(CLAIMS_KIND, fp, new)
     return out

@@ -25,14 +25,13 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from memtui.core.memory.memories import Memory
+from memtui.core.memory.memories import Memory, with_text
 
 if TYPE_CHECKING:
     from memtui.core.memory.catalogdb import CatalogDB
@@ -131,19 +130,47 @@ _DIGIT = re.compile(r"\d")
 _TRIGGER_WORD = re.compile(r"\b(?:" + "|".join(_YES_NO) + r"|owner|owned|maintainer|maintained|lead|contact|reviewer|reviewed|on-call|oncall|assignee)\b", re.IGNORECASE)
 
 
+_TRIGGER_WORD_LOWER = re.compile(_TRIGGER_WORD.pattern)
+
+
 def _states_values(text: str) -> bool:
     return _DIGIT.search(text) is not None or _TRIGGER_WORD.search(text) is not None
+
+
+def _stating_sentences(text: str, first_line: int) -> list[tuple[str, int]]:
+    """The sentences of ``_sentences(text, first_line)`` that ``_states_values``, found with one
+    pass of each trigger over the whole text: a trigger match holds no white space and a
+    sentence is bounded by white space (or the text's ends), so a match lies inside one
+    sentence, and ``\b`` at a sentence's edge means what it means in the whole text."""
+    # an ASCII text lower-cased keeps its positions, and the case-sensitive pattern finds there
+    # exactly what the case-insensitive one finds in the text (the words are lower-case ASCII),
+    # about three times faster
+    words = _TRIGGER_WORD_LOWER.finditer(text.lower()) if text.isascii() else _TRIGGER_WORD.finditer(text)
+    marks = sorted({m.start() for m in _DIGIT.finditer(text)} | {m.start() for m in words})
+    if not marks:
+        return []
+    out: list[tuple[str, int]] = []
+    at = 0  # the first mark not yet behind the current sentence
+    pos = 0
+    for m in [*_SENTENCE.finditer(text), None]:
+        end = m.start() if m else len(text)
+        while at < len(marks) and marks[at] < pos:
+            at += 1
+        if at < len(marks) and marks[at] < end:
+            chunk = text[pos:end]
+            if chunk.strip():
+                out.append((chunk, first_line + text.count("\n", 0, pos)))
+        if m is None or at >= len(marks):
+            break
+        pos = m.end()
+    return out
 
 
 def values_of(text: str, first_line: int) -> list[Value]:
     """Every value stated in ``text`` (see the module doc); ``first_line``: the file line of
     ``text``'s first line."""
     out: list[Value] = []
-    if not _states_values(text):
-        return out
-    for sentence, line in _sentences(text, first_line):
-        if not _states_values(sentence):
-            continue
+    for sentence, line in _stating_sentences(text, first_line):
         found: list[tuple[str, str, str, int]] = []
         for m in _DATE.finditer(sentence):
             found.append(("date", m.group(1), m.group(1), m.start()))
@@ -230,18 +257,81 @@ def _description_line(mem: Memory) -> int:
     return 1
 
 
-def _doc(mem: Memory, *, need_values: bool = True) -> _Doc | None:
-    if SUPERSEDED_KEY in mem.frontmatter or not mem.sha256:
-        return None
-    stem = mem.relpath.rsplit("/", 1)[-1].removesuffix(".md")
-    subject = terms(" ".join([stem, mem.name or "", mem.description or ""]))
+def memory_values(mem: Memory) -> list[Value]:
+    """Every value ``mem`` states (its description's, then its body's): what rule step 2
+    compares. Made from the memory's text alone (``mem`` must hold its text)."""
     values: list[Value] = []
     if mem.description:
         values.extend(values_of(mem.description, _description_line(mem)))
     values.extend(values_of(mem.body, mem.body_line))
-    if (need_values and not values) or not subject:
+    return values
+
+
+def values_to_json(values: Sequence[Value]) -> list[list[Any]]:
+    """``[[kind, value, text, line, [terms…]], …]`` (terms sorted): ``values_from_json``'s input."""
+    return [[v.kind, v.value, v.text, v.line, sorted(v.terms)] for v in values]
+
+
+def values_from_json(data: Any) -> list[Value]:
+    """The values a ``values_to_json`` list describes. Raises ``ValueError`` for another shape."""
+    try:
+        out = [Value(kind, value, text, line, frozenset(words)) for kind, value, text, line, words in data]
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"not a list of values: {exc}") from exc
+    for v in out:
+        if not (isinstance(v.kind, str) and isinstance(v.value, str) and isinstance(v.text, str) and type(v.line) is int and all(isinstance(w, str) for w in v.terms)):
+            raise ValueError("not a list of values: wrong types")
+    return out
+
+
+# What ``stated_values`` keeps per memory in the catalog database (``CatalogDB.derived``): the
+# values it states, under a fingerprint of the code that finds them.
+VALUES_KIND = "conflict-values"
+_VALUES_MODULES = ("verify/conflicts", "memory/memories", "memory/frontmatter")
+
+
+def stated_values(memories: Sequence[Memory], db: CatalogDB | None) -> dict[str, list[Value]]:
+    """relpath → ``memory_values`` of each of ``memories`` (``find_conflicts``' ``values``):
+    from ``db`` (the memory dir's catalog database, or ``None``) for a file whose bytes did not
+    change since they were stored, else from its text (read now, and stored when it is the
+    bytes the record describes). A memory the rule leaves out (superseded, unreadable) gets
+    none."""
+    import orjson
+
+    from memtui.core.memory.catalogdb import code_fingerprint, pack
+
+    fp = code_fingerprint(_VALUES_MODULES) if db is not None else ""
+    stored = db.derived(VALUES_KIND, fp) if db is not None else {}
+    out: dict[str, list[Value]] = {}
+    new: dict[str, tuple[str, bytes]] = {}
+    for mem in memories:
+        if SUPERSEDED_KEY in mem.frontmatter or not mem.sha256:
+            continue
+        key = db.stored_key(mem.relpath) if db is not None else None
+        if key is not None and (hit := stored.get(mem.relpath)) is not None and hit[0] == key:
+            try:
+                out[mem.relpath] = values_from_json(orjson.loads(hit[1]))
+                continue
+            except (orjson.JSONDecodeError, ValueError):
+                pass
+        full, same = with_text(mem)
+        values = out[mem.relpath] = memory_values(full)
+        if same and key is not None:
+            new[mem.relpath] = (key, pack(values_to_json(values)))
+    if db is not None and new:
+        db.put_derived(VALUES_KIND, fp, new)
+    return out
+
+
+def _doc(mem: Memory, *, need_values: bool = True, values: Sequence[Value] | None = None) -> _Doc | None:
+    if SUPERSEDED_KEY in mem.frontmatter or not mem.sha256:
         return None
-    return _Doc(mem, subject, values)
+    stem = mem.relpath.rsplit("/", 1)[-1].removesuffix(".md")
+    subject = terms(" ".join([stem, mem.name or "", mem.description or ""]))
+    found = list(values) if values is not None else memory_values(mem)
+    if (need_values and not found) or not subject:
+        return None
+    return _Doc(mem, subject, found)
 
 
 def _differing(a: _Doc, b: _Doc, subject: set[str]) -> list[DifferingValue]:
@@ -272,9 +362,10 @@ def _differing(a: _Doc, b: _Doc, subject: set[str]) -> list[DifferingValue]:
     return out
 
 
-def _pairs(memories: Sequence[Memory], *, need_values: bool) -> list[tuple[_Doc, _Doc, set[str]]]:
+def _pairs(memories: Sequence[Memory], *, need_values: bool, values: Mapping[str, Sequence[Value]] | None = None) -> list[tuple[_Doc, _Doc, set[str]]]:
     """The pairs on one subject (rule step 1) as ``(older, newer, shared subject)``."""
-    docs = [d for d in (_doc(m, need_values=need_values) for m in memories) if d is not None]
+    given = values if values is not None else {}
+    docs = [d for d in (_doc(m, need_values=need_values, values=given.get(m.relpath)) for m in memories) if d is not None]
     common = max(COMMON_MIN, int(COMMON_SHARE * len(memories)))
     postings: dict[str, list[int]] = defaultdict(list)
     for i, d in enumerate(docs):
@@ -304,11 +395,13 @@ def subject_pairs(memories: Sequence[Memory]) -> list[tuple[str, str]]:
     return [(a.mem.relpath, b.mem.relpath) for a, b, _ in pairs]
 
 
-def find_conflicts(memories: Sequence[Memory]) -> list[Conflict]:
+def find_conflicts(memories: Sequence[Memory], values: Mapping[str, Sequence[Value]] | None = None) -> list[Conflict]:
     """Every pair of ``memories`` the offline rule (module doc) finds in conflict, sorted by
-    the older memory's relpath. Reads no file (the memories' text is used)."""
+    the older memory's relpath. Reads no file (the memories' text is used). ``values``:
+    relpath → that memory's ``memory_values``, made earlier (e.g. kept in the catalog
+    database); a memory it has need not hold its text."""
     out: list[Conflict] = []
-    for older, newer, subject in _pairs(memories, need_values=True):
+    for older, newer, subject in _pairs(memories, need_values=True, values=values):
         diffs = _differing(older, newer, subject)
         if diffs:
             out.append(Conflict(older.mem.relpath, newer.mem.relpath, tuple(sorted(subject)), tuple(diffs), older_mtime=older.mem.mtime, newer_mtime=newer.mem.mtime))

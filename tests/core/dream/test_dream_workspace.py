@@ -42,7 +42,8 @@ def test_bytes_seeded_file_keeps_bytes_that_are_not_utf8(tmp_path: Path) -> None
 def test_unknown_file_is_read_on_first_use_and_deleting_it_is_a_change(tmp_path: Path) -> None:
     write(tmp_path / "c.md", "hello\n")
     ws = Workspace(tmp_path)
-    assert not ws.known("c.md") and ws.exists("c.md") and ws.known("c.md")
+    assert not ws.known("c.md") and ws.exists("c.md") and not ws.known("c.md")  # a stat answers: not read
+    assert ws.get("c.md") == "hello\n" and ws.known("c.md")
     assert not ws.exists("missing.md") and ws.original("missing.md") is None
     ws.delete("c.md", "gone")
     [change] = ws.to_plan("t", [], [], "offline").plan.changes

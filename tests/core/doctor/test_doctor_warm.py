@@ -1,0 +1,75 @@
+"""A warm doctor (nothing changed since its last run, the catalog database kept) reads no memory
+file, the conflict and claim checks included, and says exactly what a doctor without the
+database says; a changed file is read and checked again. (The near-duplicate pairs are kept for
+the whole dir: after a change their word sets are made again from every text.)"""
+
+from __future__ import annotations
+
+import os
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from memtui.core.doctor import run_doctor
+from memtui.core.doctor.model import DoctorReport
+from memtui.core.memory import catalogdb
+from memtui.core.memory.catalogdb import CatalogDB
+from memtui.demo import materialize
+from support.opens import memory_files_opened
+
+NOW = datetime(2026, 3, 10, 12, tzinfo=UTC)
+
+
+@pytest.fixture(autouse=True)
+def no_racy_window(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The demo's files were written just now (their ctime cannot be set back): without this
+    each would be 'racy' and never kept in the database."""
+    monkeypatch.setattr(catalogdb, "RACY_SECONDS", -10)
+
+
+def _doctor(memory_dir: Path, project: Path, state: Path | None) -> DoctorReport:
+    cache = CatalogDB.for_memory_dir(state, memory_dir) if state is not None else None
+    return run_doctor(memory_dir, NOW, cache=cache, project_root=project)
+
+
+def _same(a: DoctorReport, b: DoctorReport) -> None:
+    assert a.findings == b.findings
+    assert a.to_json() == b.to_json()
+
+
+def test_a_warm_doctor_reads_no_memory_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    ws = materialize(tmp_path / "demo", NOW)
+    state = tmp_path / "state"
+    expected = _doctor(ws.memory_dir, ws.project, None)
+    # what the checks that need the bodies find on the demo (see test_doctor_traps)
+    assert [f.path for f in expected.findings if f.code == "possible-conflict"] == ["project_sqs_to_kafka.md"]
+    assert {f.code for f in expected.findings if f.code.startswith("stale")} == {"stale-path", "stale-symbol"}
+    _same(_doctor(ws.memory_dir, ws.project, state), expected)  # fills the database
+
+    with memory_files_opened(monkeypatch, ws.memory_dir) as opened:
+        _same(_doctor(ws.memory_dir, ws.project, state), expected)
+    assert opened == []
+
+
+def test_a_changed_file_is_checked_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    ws = materialize(tmp_path / "demo", NOW)
+    state = tmp_path / "state"
+    _doctor(ws.memory_dir, ws.project, state)
+    newer = ws.memory_dir / "project_kafka_migration.md"
+    stamp = newer.stat().st_mtime
+    old = newer.read_text(encoding="utf-8")
+    # the newer memory now agrees with the older one's date, and names a path the project lacks
+    older_date = "2026-02-10"
+    changed = old.replace("2026-03-24", older_date) + "\nSee `src/nowhere/kafka_cutover.py`.\n"
+    assert changed != old.replace("2026-03-24", older_date)
+    newer.write_text(changed, encoding="utf-8")
+    os.utime(newer, (stamp, stamp))
+
+    expected = _doctor(ws.memory_dir, ws.project, None)
+    assert [f for f in expected.findings if f.code == "possible-conflict"] == []
+    assert ("stale-path", "project_kafka_migration.md") in {(f.code, f.path) for f in expected.findings}
+
+    with memory_files_opened(monkeypatch, ws.memory_dir) as opened:
+        _same(_doctor(ws.memory_dir, ws.project, state), expected)
+    assert "project_kafka_migration.md" in opened
