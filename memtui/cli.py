@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-from memtui.commands.common import CliContext, fail
+from memtui.commands.common import CliContext, fail, quiet_broken_pipe
 from memtui.core.places.autoflavor import FLAVOR_CHOICES, FlavorChoice
 
 # Each subcommand's module is imported only when that subcommand runs (or for `--help`): the
@@ -64,6 +64,8 @@ class MemtuiGroup(click.Group):
         kwargs["standalone_mode"] = False
         try:
             return super().main(*args, **kwargs)
+        except BrokenPipeError:  # stdout closed outside a command (help text, a usage error)
+            quiet_broken_pipe()
         except click.exceptions.Exit as exc:
             sys.exit(exc.exit_code)
         except click.exceptions.NoArgsIsHelpError as exc:  # `memtui dream` alone: its help, as --help

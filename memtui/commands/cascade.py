@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from memtui.commands.common import CliContext, emit_json, fail, say, user_errors
+from memtui.core.base.wording import counted
 from memtui.core.base.terminal import visible
 from memtui.core.cascade import Cascade, CascadeFile, compute_cascade, project_key, record_decision
 
@@ -48,7 +49,7 @@ def _print_text(cascade: Cascade) -> None:
         say(_line(f))
     loaded = cascade.loaded_files
     say(
-        f"\n{len(loaded)} files loaded: {cascade.files_chars:,} characters of files + {cascade.framing_chars:,} of headers "
+        f"\n{counted(len(loaded), 'file')} loaded: {cascade.files_chars:,} characters of files + {cascade.framing_chars:,} of headers "
         f"and preamble = {cascade.total_chars:,} characters, ~{cascade.total_tokens_est:,} tokens"
     )
     if cascade.pending_external_imports:

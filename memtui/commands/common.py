@@ -101,6 +101,20 @@ class CliContext:
         fail(f"no memory dir at {problem.memory_dir} ({loc.flavor.name} flavor, {self.choice.reason}; "
              f"dir from {loc.memory_dir_source}){self.other_flavor_hint()}; see `memtui where`", 1)
 
+    def readable_memory_dir(self) -> tuple[Path, bool]:
+        """The memory dir to read and whether it exists. One the agent has not created yet
+        (missing, and resolved rather than given with ``--memory-dir``: the normal state before
+        the agent's first save) reads as empty: one line on stderr says so (with the other
+        flavor's hint when that applies). Anything else is ``checked_memory_dir``'s check."""
+        loc = self.locations
+        problem = memory_dir_problem(loc)
+        if problem is None or problem.code != "missing" or loc.memory_dir_source == "option":
+            return self.checked_memory_dir(), True
+        warn(f"no memory dir yet at {problem.memory_dir} ({loc.flavor.name} flavor, {self.choice.reason}; "
+             f"dir from {loc.memory_dir_source}): the agent creates it when it first saves a memory; "
+             f"read as empty{self.other_flavor_hint()}")
+        return problem.memory_dir, False
+
     def warn_if_other_flavor(self) -> None:
         """An empty memory dir while the other flavor has files here: one line on stderr
         saying so and how to switch (nothing otherwise)."""
@@ -177,13 +191,33 @@ def emit_json(data: Any) -> None:
     click.echo(out)
 
 
+BROKEN_PIPE_EXIT = 1
+"""The exit status when the reader of stdout went away (``memtui ls | head -1``): click's own
+(``click.Command.main`` exits 1 on ``EPIPE``, silently), as the Python docs' recipe does."""
+
+
+def quiet_broken_pipe() -> NoReturn:
+    """The reader of stdout is gone: exit ``BROKEN_PIPE_EXIT`` without a word (as ``head`` expects
+    of a producer). stdout is pointed at ``os.devnull`` first, so that the flush at exit cannot
+    fail again (the recipe of the Python docs, "Note on SIGPIPE")."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # no real stdout (a test runner's buffer): nothing to flush
+        pass
+    sys.exit(BROKEN_PIPE_EXIT)
+
+
 def user_errors(func: Callable[P, R]) -> Callable[P, R]:
-    """Turn ``OSError`` and ``ValueError`` escaping a command into one line on stderr."""
+    """Turn ``OSError`` and ``ValueError`` escaping a command into one line on stderr; a closed
+    stdout (``BrokenPipeError``) is a quiet exit (``quiet_broken_pipe``)."""
 
     @wraps(func)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
             return func(*args, **kwargs)
+        except BrokenPipeError:
+            quiet_broken_pipe()
         except OSError as exc:
             where = f" {exc.filename}" if exc.filename else ""
             fail(f"{exc.strerror or exc}:{where}".rstrip(":"))
@@ -240,9 +274,29 @@ def common_options(func: Callable[P, R]) -> Callable[P, R]:
     return func
 
 
-def rich_console() -> Any:
-    """A rich ``Console`` for readable output: the terminal's width, or wide (no 80-column
-    wrapping) when piped. Text printed through it is shown with ``visible_block`` — before
+DEFAULT_WIDTH = 80
+"""The width of output that goes to no terminal and has no ``COLUMNS`` (the VT100's, the
+width ``shutil.get_terminal_size`` falls back to)."""
+
+
+def output_width() -> int:
+    """The width output is fitted to, in terminal cells: ``COLUMNS`` when set, else the width
+    of the terminal stdout is, else of the one stderr is (``memtui ls | head`` in a terminal),
+    else ``DEFAULT_WIDTH``."""
+    import shutil
+
+    columns = shutil.get_terminal_size(fallback=(0, 0)).columns  # COLUMNS, then stdout's terminal
+    if columns > 0:
+        return columns
+    try:
+        return os.get_terminal_size(sys.stderr.fileno()).columns or DEFAULT_WIDTH
+    except (AttributeError, OSError, ValueError):  # not a terminal, or a test runner's buffer
+        return DEFAULT_WIDTH
+
+
+def rich_console(width: int | None = None) -> Any:
+    """A rich ``Console`` for readable output: ``width`` cells when given, else the terminal's
+    width, or wide (no 80-column wrapping) when piped. Text printed through it is shown with ``visible_block`` — before
     markup is parsed, and again on every text segment it writes (a ``Text`` built elsewhere)."""
     from rich.console import Console
     from rich.segment import Segment
@@ -260,4 +314,6 @@ def rich_console() -> Any:
             )
             return str(super()._render_buffer(safe))
 
-    return SafeConsole(highlight=False, width=None if sys.stdout.isatty() else 240)
+    if width is None and not sys.stdout.isatty():
+        width = 240
+    return SafeConsole(highlight=False, width=width)

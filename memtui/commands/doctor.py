@@ -23,6 +23,7 @@ from memtui.commands.common import (
     user_errors,
     warn,
 )
+from memtui.core.base.wording import counted
 from memtui.core.base.terminal import visible
 from memtui.core.doctor import (
     DOCTOR_CODES,
@@ -74,7 +75,7 @@ def _say_finding(f: Finding) -> None:
 
 
 def _print_report(report: DoctorReport) -> None:
-    say(f"{visible(str(report.memory_dir))}  ({report.memories} memories)")
+    say(f"{visible(str(report.memory_dir))}  ({counted(report.memories, 'memory', 'memories')})")
     for path, findings in report.by_path().items():
         say("")
         say(visible(path) if path else "(memory dir)", bold=True)
@@ -89,10 +90,15 @@ def _print_report(report: DoctorReport) -> None:
         say(f"claims about the code: {v['verified']} verified, {v['stale']} stale, {v['unchecked']} unchecked ({report.verification.source}, {visible(str(report.verification.root))})")
     counts = report.counts()
     fixable = len(report.fixable())
-    summary = f"{counts['error']} errors, {counts['warning']} warnings, {counts['info']} notes"
+    summary = _counts(counts)
     if not report.findings:
         summary = "no findings"
     say(f"\n{summary}" + (f"; {fixable} fixable: `memtui doctor --fix CODE` previews, add --yes to apply" if fixable else ""))
+
+
+def _counts(counts: dict[str, int]) -> str:
+    """``1 error, 2 warnings, 0 notes``."""
+    return f"{counted(counts['error'], 'error')}, {counted(counts['warning'], 'warning')}, {counted(counts['info'], 'note')}"
 
 
 def _plan_json(plan: Plan) -> dict[str, Any]:
@@ -121,7 +127,7 @@ def doctor(obj: CliContext, as_json: bool, fix_codes: tuple[str, ...], yes: bool
     codes = _parse_codes(fix_codes)
     if yes and not codes:
         fail("--yes applies --fix CODE changes; give at least one --fix")
-    memory_dir = obj.checked_memory_dir()
+    memory_dir, exists = obj.readable_memory_dir()
     instructions = _instruction_texts(obj)
     checks = {"project_root": verify_root(obj.locations), "judge": auto_judge(mode=judge)}
     usage = project_usage(obj.locations, obj.now())
@@ -129,11 +135,12 @@ def doctor(obj: CliContext, as_json: bool, fix_codes: tuple[str, ...], yes: bool
         memory_dir,
         obj.now(),
         instruction_texts=instructions,
-        cache=CatalogDB.for_memory_dir(obj.locations.state_dir, memory_dir, fmt=obj.locations.flavor.behaviour.memory_format),
+        cache=CatalogDB.for_memory_dir(obj.locations.state_dir, memory_dir, fmt=obj.locations.flavor.behaviour.memory_format) if exists else None,
         fmt=obj.locations.flavor.behaviour.memory_format,
         warning_style=obj.locations.flavor.behaviour.instructions.index_warning,
         **checks,
         usage=usage,
+        missing_ok=True,
     )
     if not codes:
         if as_json:
@@ -178,7 +185,7 @@ def doctor(obj: CliContext, as_json: bool, fix_codes: tuple[str, ...], yes: bool
                 memory_dir,
                 obj.now(),
                 instruction_texts=instructions,
-                cache=CatalogDB.for_memory_dir(obj.locations.state_dir, memory_dir, fmt=obj.locations.flavor.behaviour.memory_format),
+                cache=CatalogDB.for_memory_dir(obj.locations.state_dir, memory_dir, fmt=obj.locations.flavor.behaviour.memory_format) if exists else None,
                 fmt=obj.locations.flavor.behaviour.memory_format,
                 warning_style=obj.locations.flavor.behaviour.instructions.index_warning,
                 **checks,
@@ -203,7 +210,7 @@ def doctor(obj: CliContext, as_json: bool, fix_codes: tuple[str, ...], yes: bool
                 say(f"fixed: {visible(note)}")
             counts = report.counts()
             say(f"applied as {entry_id} (undo: `memtui undo`)")
-            say(f"remaining: {counts['error']} errors, {counts['warning']} warnings, {counts['info']} notes")
+            say(f"remaining: {_counts(counts)}")
         elif plan is not None:
             say("\nnothing applied: add --yes to apply these changes (undo with `memtui undo`)")
     raise SystemExit(1 if report.has_errors or error else 0)

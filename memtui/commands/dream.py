@@ -64,12 +64,31 @@ _CONSOLIDATOR = click.option(
     help="offline (deterministic) or claude (an agent on a staging copy); auto = claude when an API credential is set.",
 )
 _JSON = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-_SESSION = click.option("--session", "session", default=None, metavar="ID", help="The current session's id: not counted by the sessions gate.")
+_SESSION = click.option("--session", "session", default=None, metavar="ID", help="The current session's id (or its first 8+ characters): not counted by the sessions gate.")
 
 
-def _context(obj: CliContext, session: str | None = None) -> DreamContext:
-    obj.checked_memory_dir()
-    return DreamContext.from_locations(obj.locations, current_session=session)
+def _context(obj: CliContext, session: str | None = None, *, reads_only: bool = False) -> DreamContext:
+    """The dream context; ``reads_only``: a memory dir the agent has not created yet reads as
+    empty (one line on stderr) instead of being refused."""
+    if reads_only:
+        obj.readable_memory_dir()
+    else:
+        obj.checked_memory_dir()
+    return DreamContext.from_locations(obj.locations, current_session=_session_id(obj, session))
+
+
+def _session_id(obj: CliContext, session: str | None) -> str | None:
+    """``--session`` as given, or the whole id of the one session of the project it is the
+    start of (8 hex digits or more); an ambiguous start is one line on stderr, exit 2."""
+    from memtui.core.sessions.sessionid import AmbiguousSessionIdError, find_session_transcript
+
+    if session is None:
+        return None
+    try:
+        found = find_session_transcript(obj.locations.sessions_dir, session)
+    except AmbiguousSessionIdError as exc:
+        fail(f"--session {exc}", 2)
+    return session if found is None else found.stem
 
 
 def _consolidator(name: str) -> str:
@@ -146,7 +165,7 @@ def _print_autodream(status: AutoDreamStatus) -> None:
 def status_cmd(obj: CliContext, session: str | None, entrypoint: str, as_json: bool) -> None:
     """The gates, in the order the agent checks them, and whether it dreams next (writes
     nothing but memtui's copies of the memory files, for the history's diffs)."""
-    ctx = _context(obj, session)
+    ctx = _context(obj, session, reads_only=True)
     release = release_of(ctx.flavor)
     if release is not None:
         remember_files(ctx, obj.now())
@@ -172,7 +191,7 @@ def status_cmd(obj: CliContext, session: str | None, entrypoint: str, as_json: b
 def history_cmd(obj: CliContext, with_diff: bool, as_json: bool) -> None:
     """memtui's dreams and the agent's own dreams and extractions (from its transcripts),
     newest first."""
-    ctx = _context(obj)
+    ctx = _context(obj, reads_only=True)
     items = dream_history(ctx)
     if as_json:
         out = []

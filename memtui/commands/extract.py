@@ -22,10 +22,10 @@ from memtui.core.extract import (
     EXTRACTOR_CHOICES,
     ExtractorError,
     extract,
-    find_transcript,
     proposal_excerpt,
 )
 from memtui.core.extract.inbox import Inbox, InboxError, Proposal
+from memtui.core.sessions.sessionid import AmbiguousSessionIdError, find_session_transcript
 from memtui.core.writes.journal import Journal
 from memtui.core.places.locations import state_dir
 from memtui.core.places.release import release_of
@@ -33,14 +33,18 @@ from memtui.core.memory.memories import MEMORY_TYPES
 
 
 def _transcript(obj: CliContext, value: str) -> Path:
-    """TRANSCRIPT as given: a path, or a session id looked up in the sessions dir."""
+    """TRANSCRIPT as given: a path, or a session id (or a unique prefix of one, 8 hex digits or
+    more) looked up in the sessions dir."""
     path = Path(value)
     if path.is_file():
         return path.resolve()
     if path.exists():
         fail(f"{value}: not a file", 2)
     if os.sep not in value and not value.endswith(".jsonl"):
-        found = find_transcript(obj.locations.sessions_dir, value)
+        try:
+            found = find_session_transcript(obj.locations.sessions_dir, value)
+        except AmbiguousSessionIdError as exc:
+            fail(str(exc), 2)
         if found is not None:
             return found
         fail(f"{value}: no such file, and no session {value} in {obj.locations.sessions_dir}", 2)
@@ -82,7 +86,7 @@ def _proposal_line(p: Proposal) -> str:
 @click.pass_obj
 @user_errors
 def extract_cmd(obj: CliContext, transcript: str, extractor: str, apply_: bool, whole: bool, model: str | None, explain: bool, as_json: bool) -> None:
-    """Extract memories from a session TRANSCRIPT (a .jsonl path or a session id) into the inbox.
+    """Extract memories from a session TRANSCRIPT (a .jsonl path, a session id or its first 8+ characters) into the inbox.
 
     Reads what follows the session's cursor; skips (and moves the cursor) when the agent
     already wrote memory in that range."""

@@ -11,6 +11,7 @@ from memtui.commands.common import (
     common_options,
     emit_json,
     fail,
+    output_width,
     rich_console,
     user_errors,
 )
@@ -32,11 +33,37 @@ _TYPE_STYLE = {"user": "magenta", "feedback": "yellow", "project": "green", "ref
 
 def _catalog(obj: CliContext) -> Catalog:
     loc = obj.locations
-    memory_dir = obj.checked_memory_dir()
+    memory_dir, exists = obj.readable_memory_dir()
     release = loc.flavor.behaviour
     fmt = release.memory_format
-    cache = CatalogDB.for_memory_dir(loc.state_dir, memory_dir, fmt=fmt)
-    return load_catalog(memory_dir, obj.now(), cache=cache, fmt=fmt, warning_style=release.instructions.index_warning)
+    cache = CatalogDB.for_memory_dir(loc.state_dir, memory_dir, fmt=fmt) if exists else None
+    return load_catalog(memory_dir, obj.now(), cache=cache, fmt=fmt, warning_style=release.instructions.index_warning, missing_ok=True)
+
+
+_HEADERS = ("type", "age", "path", "name", "description", "!")
+_MIN_NAME = 10  # cells: a name wraps at its spaces below its full width, down to this
+_MIN_DESCRIPTION = 12  # cells: "a few words…" still says what the memory is about
+_BOX_CELLS = 2 * len(_HEADERS) + len(_HEADERS) + 1  # padding 1 each side of a cell, 7 rules
+
+
+def _ls_widths(rows: list[tuple[str, ...]], width: int) -> tuple[int | None, int | None, int]:
+    """How ``ls``'s table (rows of markup cells, in ``_HEADERS`` order) fits ``width`` cells:
+    ``(name, description, table)`` cells. type, age, path and ``!`` keep their widest cell (a
+    file name is never cut); the description is shortened first (one line, ending in "…"), then
+    the name wraps at its spaces, each down to its minimum. ``(None, None, width)`` when the table
+    fits as it is; ``table`` exceeds ``width`` only when even the minimums do not fit."""
+    from rich.cells import cell_len
+    from rich.text import Text
+
+    widest = [max([len(h), *(cell_len(Text.from_markup(row[i]).plain) for row in rows)]) for i, h in enumerate(_HEADERS)]
+    fixed = sum(w for i, w in enumerate(widest) if i not in (3, 4)) + _BOX_CELLS
+    name, description = widest[3], widest[4]
+    if fixed + name + description <= width:
+        return None, None, width
+    rest = width - fixed
+    name = min(name, max(_MIN_NAME, rest - _MIN_DESCRIPTION))
+    description = min(description, max(_MIN_DESCRIPTION, rest - name))
+    return name, description, max(width, fixed + name + description)
 
 
 @click.command("ls")
@@ -57,13 +84,7 @@ def ls(obj: CliContext, type_: str | None, as_json: bool) -> None:
         return
     from rich.table import Table
 
-    table = Table(title=_cell(str(catalog.memory_dir)), title_justify="left", expand=False)
-    table.add_column("type", no_wrap=True)
-    table.add_column("age", no_wrap=True, justify="right")
-    table.add_column("path", overflow="fold")
-    table.add_column("name", overflow="fold")
-    table.add_column("description", overflow="fold")
-    table.add_column("!", justify="right")
+    rows = []
     for e in entries:
         mem = e.memory
         if mem.type:
@@ -71,15 +92,25 @@ def ls(obj: CliContext, type_: str | None, as_json: bool) -> None:
         else:
             kind = f"[red]{_cell(mem.declared_type) + '?' if mem.declared_type else 'untyped'}[/]"
         problems = [d for d in e.diagnostics if d.severity != "info"]
-        table.add_row(
+        rows.append((
             kind,
             e.age_label,
             _cell(mem.relpath),
             _cell(mem.name) if mem.name else "[dim]—[/]",
             _cell(mem.description) if mem.description else "[dim]—[/]",
             f"[yellow]{len(problems)}[/]" if problems else "",
-        )
-    console = rich_console()
+        ))
+    name_width, description_width, width = _ls_widths(rows, output_width())
+    table = Table(title=_cell(str(catalog.memory_dir)), title_justify="left", expand=False)
+    table.add_column("type", no_wrap=True)
+    table.add_column("age", no_wrap=True, justify="right")
+    table.add_column("path", no_wrap=True)  # a file name is never cut
+    table.add_column("name", overflow="fold", width=name_width)
+    table.add_column("description", no_wrap=True, overflow="ellipsis", width=description_width)
+    table.add_column("!", justify="right", no_wrap=True)
+    for row in rows:
+        table.add_row(*row)
+    console = rich_console(width)
     console.print(table)
     for d in catalog.diagnostics:
         console.print(f"[yellow]{d.severity}[/] {_cell(d.path or '')} [bold]{d.code}[/]: {_cell(d.message)}", highlight=False)

@@ -8,9 +8,9 @@ through ``query``: ``memtui recall query eval``."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -23,6 +23,7 @@ from memtui.commands.common import (
     say,
     user_errors,
 )
+from memtui.core.base.wording import counted
 from memtui.core.base.terminal import visible
 from memtui.core.places.agentconfig import recall_state
 from memtui.core.places.claude_json import read_global_config
@@ -32,6 +33,7 @@ from memtui.core.recall.inputs import recall_inputs, session_context, split_name
 
 if TYPE_CHECKING:
     from memtui.core.recall.evaluate import Evaluation
+    from memtui.core.verify.conflicts import Conflict
 
 
 class RecallGroup(click.Group):
@@ -85,9 +87,9 @@ def recall_query(
 ) -> None:
     """Show the memories the agent would recall for QUERY, why, and the text it would inject."""
     loc = obj.locations
-    memory_dir = obj.checked_memory_dir()
+    memory_dir, exists = obj.readable_memory_dir()
     release = loc.flavor.behaviour
-    corpus = load_corpus(memory_dir, release.memory_format, state_dir=loc.state_dir)
+    corpus = load_corpus(memory_dir, release.memory_format, state_dir=loc.state_dir if exists else None)
     config = loc.agent_config if loc.agent_config is not None else read_global_config()
     gate = None if release.recall_gate.always else recall_state(release.recall_gate, config)
     session = session_context(transcript) if transcript is not None else None
@@ -111,13 +113,28 @@ def recall_query(
         gate=gate,
         preview=preview,
     )
+    from memtui.core.memory.catalogdb import CatalogDB
+    from memtui.core.verify.conflicts import newer_conflicts_in
+
+    fmt = release.memory_format
+    cache = CatalogDB.for_memory_dir(loc.state_dir, memory_dir, fmt=fmt) if exists else None
+    newer = newer_conflicts_in(memory_dir, fmt, cache) if (result.picks or result.would_pick) else {}
     if as_json:
-        emit_json(result.to_json())
+        emit_json(result.to_json(newer))
         return
-    _print(result)
+    _print(result, newer)
 
 
-def _print(result: RecallResult) -> None:
+_SHOWN_CONFLICTS = 2  # per pick, as the Recall pane shows them
+
+
+def _print_conflicts(console: Any, newer: Mapping[str, Sequence[Conflict]], relpath: str, escape: Callable[[str], str]) -> None:
+    """The Recall pane's mark under a pick a newer memory contradicts (the first two)."""
+    for conflict in newer.get(relpath, ())[:_SHOWN_CONFLICTS]:
+        console.print(f"   [yellow]⚠ a newer memory disagrees: {escape(conflict.newer)} — {escape(conflict.describe())}[/]")
+
+
+def _print(result: RecallResult, newer: Mapping[str, Sequence[Conflict]]) -> None:
     from rich.markup import escape as markup_escape
 
     def escape(text: str) -> str:
@@ -133,12 +150,12 @@ def _print(result: RecallResult) -> None:
         if result.would_only and not result.skipped:
             console.print("[yellow]preview[/]: what recall would pick if it were on (the agent loads MEMORY.md instead)")
     m = result.manifest
-    console.print(f"manifest: {m.count} of {m.total} memories (the reference sends the {m.count} newest)")
+    console.print(f"manifest: {m.count} of {counted(m.total, 'memory', 'memories')} (the reference sends the {m.count} newest)")
     if result.recent_tools:
         console.print(f"recently used tools: {escape(', '.join(result.recent_tools))}")
     if result.skipped:
         console.print(f"[yellow]skipped[/]: {escape(result.skipped)}")
-        _print_would_pick(result, escape)
+        _print_would_pick(result, escape, newer)
         return
     if result.error:
         console.print(f"[red]error[/]: {escape(result.error)}")
@@ -153,6 +170,7 @@ def _print(result: RecallResult) -> None:
         if p.doc.header.description:
             console.print(f"   {escape(p.doc.header.description)}")
         console.print(f"   [dim]{escape(p.reason)}[/]")
+        _print_conflicts(console, newer, p.relpath, escape)
     if result.near_misses:
         console.print("near misses: " + ", ".join(f"{escape(n.relpath)} ({n.score:.2f})" for n in result.near_misses))
     if result.injected_text:
@@ -160,7 +178,7 @@ def _print(result: RecallResult) -> None:
         say(result.injected_text, keep_crlf=True)  # exact bytes where safe: no wrapping, no markup
 
 
-def _print_would_pick(result: RecallResult, escape: Callable[[str], str]) -> None:
+def _print_would_pick(result: RecallResult, escape: Callable[[str], str], newer: Mapping[str, Sequence[Conflict]]) -> None:
     console = rich_console()
     for note in result.notes:
         console.print(f"[yellow]note[/]: {escape(note)}")
@@ -174,6 +192,7 @@ def _print_would_pick(result: RecallResult, escape: Callable[[str], str]) -> Non
         if p.doc.header.description:
             console.print(f"   {escape(p.doc.header.description)}")
         console.print(f"   [dim]{escape(p.reason)}[/]")
+        _print_conflicts(console, newer, p.relpath, escape)
 
 
 EVAL_SELECTORS = ("semantic", "lexical", "claude", "hybrid")
@@ -247,7 +266,7 @@ def _print_eval(result: Evaluation) -> None:
 
     console = rich_console()
     s = result.set
-    console.print(f"set [bold]{escape(str(s.source))}[/]: {len(s.prompts)} prompts over {result.memories} memories in {escape(str(s.memory_dir))}")
+    console.print(f"set [bold]{escape(str(s.source))}[/]: {counted(len(s.prompts), 'prompt')} over {counted(result.memories, 'memory', 'memories')} in {escape(str(s.memory_dir))}")
     if result.agent_skips:
         console.print(f"[yellow]{len(result.agent_skips)}[/] of them the agent would skip (no whitespace): scored on what recall would pick")
     for line, path in s.missing:
@@ -285,7 +304,7 @@ def _eval_transcripts(obj: CliContext, model: str | None, as_json: bool) -> None
         emit_json(result.to_json())
         return
     console = rich_console()
-    console.print(f"{len(result.prompts)} recall(s) of the agent in {result.sessions_with_recall} of {result.sessions} sessions")
+    console.print(f"{counted(len(result.prompts), 'recall')} of the agent in {result.sessions_with_recall} of {counted(result.sessions, 'session')}")
     if not result.prompts:
         off_note = obj.locations.flavor.behaviour.recall_gate.off_by_default_note()
         console.print("[dim]no session recorded a recall (relevant_memories)" + (f": {off_note}" if off_note else "") + "[/]")

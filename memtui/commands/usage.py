@@ -10,6 +10,7 @@ import click
 from rich.markup import escape as markup_escape
 
 from memtui.commands.common import CliContext, common_options, emit_json, fail, rich_console, user_errors
+from memtui.core.base.wording import counted
 from memtui.core.base.terminal import visible
 from memtui.core.memory.age import age_days_at, age_label
 from memtui.core.sessions.usage import MemoryUsage, UsageReport, iso
@@ -51,7 +52,7 @@ def usage_cmd(obj: CliContext, since: float | None, as_json: bool) -> None:
     last — from its transcripts (sessions in any cwd of the repository, and their sub-agents)."""
     from memtui.core.sessions.usage import UsageIndex
 
-    obj.checked_memory_dir()
+    obj.readable_memory_dir()
     loc = obj.locations
     now = obj.now().timestamp()
     index = UsageIndex(loc)
@@ -76,7 +77,7 @@ def _print(report: UsageReport, cost: object | None, now: float) -> None:
     console = rich_console()
     window = f" in the last {report.since_days:g} days" if report.since_days is not None else ""
     span = f" ({iso(report.first_time)} → {iso(report.last_time)})" if report.sessions else ""
-    console.print(f"[bold]{len(report.sessions)}[/] sessions{window}{span}, {report.transcripts} transcripts read")
+    console.print(f"[bold]{len(report.sessions)}[/] {'session' if len(report.sessions) == 1 else 'sessions'}{window}{span}, {counted(report.transcripts, 'transcript')} read")
     used = sorted((m for m in report.memories if m.used), key=lambda m: (-(m.last_used or 0), m.relpath))
     if used:
         table = Table(expand=False)

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import click
 
-from memtui.commands.common import CliContext, common_options, emit_json, fail, say, user_errors
+from memtui.commands.common import CliContext, common_options, emit_json, say, user_errors
+from memtui.core.base.wording import counted
 from memtui.core.base.terminal import visible
 from memtui.core.memory.catalogdb import CatalogDB
 from memtui.core.memory.memories import scan_memories, with_text
@@ -29,11 +30,10 @@ def verify_cmd(obj: CliContext, as_json: bool, timeout: float, judge: str) -> No
     """Check what the memories say about the code (paths, lines, symbols, commands) against the
     project, and find memories that contradict each other."""
     locations = obj.locations
-    memory_dir = locations.memory_dir
-    if not memory_dir.is_dir():
-        fail(f"no memory dir at {memory_dir} ({locations.memory_dir_source}); see `memtui where`", 1)
+    memory_dir, exists = obj.readable_memory_dir()
     fmt = locations.flavor.behaviour.memory_format
-    scan = scan_memories(memory_dir, cache=CatalogDB.for_memory_dir(locations.state_dir, memory_dir, fmt=fmt), fmt=fmt)
+    cache = CatalogDB.for_memory_dir(locations.state_dir, memory_dir, fmt=fmt) if exists else None
+    scan = scan_memories(memory_dir, cache=cache, fmt=fmt, missing_ok=True)
     memories = [with_text(m)[0] for m in scan.memories]  # every body is read: one read each
     root = verify_root(locations)
     report = verify_memories(memories, root, exclude=[memory_dir], timeout=timeout)
@@ -46,7 +46,7 @@ def verify_cmd(obj: CliContext, as_json: bool, timeout: float, judge: str) -> No
         emit_json({**report.to_json(), "conflicts": [c.to_json() for c in conflicts], "conflict_note": note})
         return
     counts = report.counts()
-    say(f"{visible(str(root))}  ({report.files:,} files via {report.source}; {counts['with_claims']} of {counts['memories']} memories name something in it)")
+    say(f"{visible(str(root))}  ({counted(report.files, 'file')} via {report.source}; {counted(counts['memories'], 'memory', 'memories')}, {counts['with_claims']} naming something in it)")
     for mv in report.memories.values():
         if not mv.results:
             continue
@@ -63,4 +63,4 @@ def verify_cmd(obj: CliContext, as_json: bool, timeout: float, judge: str) -> No
     for text in (*report.notes, *([note] if note else [])):
         say(f"note: {visible(text)}", dim=True)
     say("")
-    say(f"{counts['verified']} of {counts['claims'] - counts['unchecked']} claims verified, {counts['stale']} stale, {counts['unchecked']} unchecked; {len(conflicts)} possible conflict{'s' if len(conflicts) != 1 else ''} ({report.seconds:.2f} s)")
+    say(f"{counts['verified']} of {counted(counts['claims'] - counts['unchecked'], 'claim')} verified, {counts['stale']} stale, {counts['unchecked']} unchecked; {counted(len(conflicts), 'possible conflict')} ({report.seconds:.2f} s)")

@@ -30,6 +30,7 @@ from textual.widgets.option_list import Option
 from textual.widgets.tree import TreeNode
 from textual.worker import get_current_worker
 
+from memtui.core.base.wording import counted
 from memtui.core.base.diagnostics import Diagnostic
 from memtui.core.base.source_lines import SourceLines, source_lines
 from memtui.core.base.terminal import visible
@@ -447,7 +448,7 @@ class CascadePane(Pane):
 
         def build(sizes: dict[str, bool], compact: bool) -> Text:
             parts: list[Text | tuple[str, str] | str] = [
-                (f"{loaded} of {len(cascade.files)} files " if compact else f"{loaded} of {len(cascade.files)} files loaded ", "bold"),
+                (f"{loaded} of {counted(len(cascade.files), 'file')} " if compact else f"{loaded} of {counted(len(cascade.files), 'file')} loaded ", "bold"),
                 ("· ", MUTED),
                 parts_text(cascade, **sizes),
             ]

@@ -16,6 +16,7 @@ from textual.widgets import Static, Tree
 from textual.widgets.tree import TreeNode
 
 from memtui.tui.safe import plain
+from memtui.core.base.wording import counted
 from memtui.core.base.terminal import visible
 from memtui.core.base.clock import system_now
 from memtui.core.doctor import (
@@ -149,9 +150,9 @@ class DoctorScreen(PaneScreen):
         muted = tone("$muted")
         summary = Text.assemble(
             ("Doctor  ", tone("bold $note")),
-            (f"{report.memories} memories  ", "bold"),
-            (f"{counts['error']} errors  ", severity_style("error") if counts["error"] else muted),
-            (f"{counts['warning']} warnings  ", severity_style("warning") if counts["warning"] else muted),
+            (f"{counted(report.memories, 'memory', 'memories')}  ", "bold"),
+            (f"{counted(counts['error'], 'error')}  ", severity_style("error") if counts["error"] else muted),
+            (f"{counted(counts['warning'], 'warning')}  ", severity_style("warning") if counts["warning"] else muted),
             (f"{counts['info']} info{'' if self.show_info else ' (hidden, i shows)'}  ", severity_style("info")),
             (f"· {fixable} with a safe fix (f one, A all)", tone("$success") if fixable else muted),
         )

@@ -26,6 +26,7 @@ from textual.reactive import reactive
 from textual.widgets import DataTable, Input, Markdown, Select, Static
 from textual.worker import get_current_worker
 
+from memtui.core.base.wording import counted
 from memtui.core.base.safe_read import read_text_regular
 from memtui.core.base.terminal import visible, visible_block
 from memtui.core.base.clock import system_now
@@ -372,7 +373,7 @@ class MemoriesPane(Pane):
             self._reload_asked = False
             before, after = self._reload_from, message.catalog
             changes = catalog_changes(before, after).describe() if before is not None else "first full scan"
-            self.report_reload(f"{len(after.entries):,} memories in {shorten_home(after.memory_dir)}", changes)
+            self.report_reload(f"{counted(len(after.entries), 'memory', 'memories')} in {shorten_home(after.memory_dir)}", changes)
         self.catalog = message.catalog
         self._searcher = message.searcher
         if message.searcher is not None and message.searcher.db is not None:
@@ -581,11 +582,11 @@ class MemoriesPane(Pane):
         table = self.query_one("#memories-table", MemoryTable)
         total = len(self.catalog.entries)
         if not self.catalog.complete:
-            table.border_title = f"newest {total:,} of {self.catalog.total:,} memories · reading the rest…"
+            table.border_title = f"newest {total:,} of {counted(self.catalog.total, 'memory', 'memories')} · reading the rest…"
         elif not done:
-            table.border_title = f"{len(self._shown):,}… of {total:,} memories · searching"
+            table.border_title = f"{len(self._shown):,}… of {counted(total, 'memory', 'memories')} · searching"
         elif self._shown or not total:
-            table.border_title = f"{len(self._shown):,} of {total:,} memories" + self._usage_title()
+            table.border_title = f"{len(self._shown):,} of {counted(total, 'memory', 'memories')}" + self._usage_title()
         else:
             table.border_title = f"no memory matches (of {total:,})"
 

@@ -37,6 +37,7 @@ from textual.widgets import (
 )
 from textual.worker import get_current_worker
 
+from memtui.core.base.wording import counted
 from memtui.core.base.terminal import visible, visible_block
 from memtui.core.base.clock import system_now
 from memtui.core.memory.age import age_days, age_label
@@ -58,10 +59,9 @@ from memtui.core.recall import (
 from memtui.core.recall.corpus import corpus_changes
 from memtui.core.recall.engine import NO_KEY
 from memtui.core.recall.inputs import RecallInputs, SessionContext, recall_inputs, session_context, split_names
-from memtui.core.memory.memories import scan_memories, with_text
 from memtui.core.memory.catalogdb import CatalogDB
 from memtui.core.recall.manifest import SESSION_BUDGET
-from memtui.core.verify.conflicts import Conflict, find_conflicts, newer_conflicts
+from memtui.core.verify.conflicts import Conflict, newer_conflicts_in
 from memtui.core.sessions.transcripts import SessionFile, list_sessions
 from memtui.tui.pane import Failure, Latest, Pane
 from memtui.tui.widgets.agreement_view import agreement_text
@@ -344,9 +344,8 @@ class RecallPane(Pane):
         if not memory_dir.is_dir():
             return
         fmt = self.locations.flavor.behaviour.memory_format
-        scan = scan_memories(memory_dir, cache=CatalogDB.for_memory_dir(self.locations.state_dir, memory_dir, fmt=fmt), fmt=fmt)
-        memories = [with_text(m)[0] for m in scan.memories]
-        self.post_if_current(self.ConflictsFound(newer_conflicts(find_conflicts(memories))))
+        cache = CatalogDB.for_memory_dir(self.locations.state_dir, memory_dir, fmt=fmt)
+        self.post_if_current(self.ConflictsFound(newer_conflicts_in(memory_dir, fmt, cache)))
 
     @on(ConflictsFound)
     def _on_conflicts(self, message: ConflictsFound) -> None:
@@ -393,7 +392,7 @@ class RecallPane(Pane):
                 changes = corpus_changes(before, after).describe()
                 if sessions != sessions_before:
                     changes = f"{changes}; sessions {sessions_before} → {sessions}"
-            self.report_reload(f"{len(after.docs):,} memories, {sessions} sessions", changes)
+            self.report_reload(f"{counted(len(after.docs), 'memory', 'memories')}, {counted(sessions, 'session')}", changes)
         self.corpus = message.corpus
         self._descriptions = {d.relpath: d.header.description for d in message.corpus.docs}
         self._set_sessions(message.sessions)
@@ -628,7 +627,7 @@ class RecallPane(Pane):
         status_of = selector_status(self.selector_choice(), self.model, self.result, asking=self._recall_in_flight)
         facts: list[str] = [] if status_of.state != "online" or status_of.reason is None else [status_of.reason]
         if self.corpus is not None:
-            facts.append(f"{len(self.corpus.docs):,} memories")
+            facts.append(counted(len(self.corpus.docs), 'memory', 'memories'))
         if self.transcript is not None:
             t = self.transcript
             facts.append(
@@ -677,7 +676,8 @@ class RecallPane(Pane):
         for note in result.notes:
             notice.append(assemble(("note: ", "bold $warning"), (visible(note), SOFT)))
         if result.dropped_surfaced:
-            notice.append(styled(f"{len(result.dropped_surfaced)} memories already surfaced in this session are left out.", style=MUTED))
+            dropped = len(result.dropped_surfaced)
+            notice.append(styled(f"{counted(dropped, 'memory', 'memories')} already surfaced in this session {'is' if dropped == 1 else 'are'} left out.", style=MUTED))
         self._notice(Group(*notice) if notice else None)
         picks = self.query_one("#recall-picks", Static)
         near = self.query_one("#recall-near", Static)

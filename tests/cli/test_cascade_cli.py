@@ -112,6 +112,6 @@ def test_the_totals_line_shows_its_parts_adding_up(tmp_path: Path) -> None:
     header = f"Contents of {tmp_path}/AGENT.md (project instructions, checked into the codebase):\n\n"
     framing = len(preamble) + 2 + len(header)
     out = CliRunner().invoke(main, ["cascade", "--cwd", str(tmp_path)])
-    assert f"1 files loaded: 6 characters of files + {framing:,} of headers and preamble = {framing + 6:,} characters" in out.output
+    assert f"1 file loaded: 6 characters of files + {framing:,} of headers and preamble = {framing + 6:,} characters" in out.output
     data = json.loads(CliRunner().invoke(main, ["cascade", "--json", "--cwd", str(tmp_path)]).output)
     assert (data["files_chars"], data["framing_chars"], data["total_chars"]) == (6, framing, framing + 6)

@@ -48,7 +48,8 @@ def test_the_agent_flavor_asked_for_says_where_claudes_memories_are(claude_proje
     project, memory = claude_project
     for command in (["doctor"], ["ls"], ["recall", "x"], ["index"]):
         result = run("--project", str(project), "--flavor", "agent", *command)
-        assert result.exit_code == 1, (command, result.output)
+        # the agent flavor's dir is not there yet: read as empty, with the hint
+        assert result.exit_code == 0, (command, result.output)
         assert "no memory dir" in result.stderr and "agent flavor, --flavor agent" in result.stderr
         assert f"its memory dir {memory} has memories): try `--flavor claude`" in result.stderr
 

@@ -118,7 +118,7 @@ def test_an_index_link_too_long_for_the_filesystem_is_just_dangling(tmp_path: Pa
 
 def test_rich_markup_in_memory_fields_is_printed_as_text(tmp_path: Path) -> None:
     (tmp_path / "m.md").write_text("---\nname: '[/]'\ndescription: '[bold]x[/bold] [link=https://e.example]y[/link]'\ntype: user\n---\nb\n")
-    result = CliRunner().invoke(main, ["ls", "--memory-dir", str(tmp_path)])
+    result = CliRunner(env={"COLUMNS": "200"}).invoke(main, ["ls", "--memory-dir", str(tmp_path)])  # the whole description
     assert result.exit_code == 0, result.output
     assert "[bold]x[/bold] [link=https://e.example]y[/link]" in result.output.replace("\n", "")
 

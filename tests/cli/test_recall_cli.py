@@ -146,7 +146,7 @@ def test_a_cjk_prompt_without_spaces_is_skipped_with_what_recall_would_pick(memo
     )
     assert data["picks"] == [] and data["injected"] == ""
     assert [p["path"] for p in data["would_pick"]] == ["项目_发版流程.md"] and data["would_pick_selector"] == "lexical"
-    assert set(data["would_pick"][0]) == {"path", "reason", "age_label", "stale_caveat"}  # the shape of a pick
+    assert set(data["would_pick"][0]) == {"path", "reason", "age_label", "stale_caveat", "newer_conflicts"}  # the shape of a pick
 
 
 def test_a_broken_labelled_set_is_one_line_naming_the_file_and_line(memory: Path, tmp_path: Path) -> None:

@@ -65,6 +65,16 @@ def test_cascade_session_latest_and_a_missing_session(tmp_path: Path, monkeypatc
     assert code == 1 and "no session 'nope'" in out
 
 
+def test_cascade_session_takes_the_8_characters_the_app_shows(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    ws = rebuild_usage(tmp_path, monkeypatch)
+    hello = ws.transcript("hello").stem
+    code, out = _run(ws.proj, "cascade", "--session", hello[:8], "--json")
+    assert code == 0, out
+    assert json.loads(out)["session"] == hello
+    code, out = _run(ws.proj, "cascade", "--session", hello[:7])
+    assert code == 1 and f"no session '{hello[:7]}'" in out
+
+
 def test_recall_eval_transcripts_beside_recall_query(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     ws = rebuild_usage(tmp_path, monkeypatch)
     code, out = _run(ws.proj, "recall", "eval", "--transcripts", "--json")

@@ -347,7 +347,7 @@ async def test_transcript_fills_tools_and_drops_surfaced_memories(make_app: Call
         assert result.recent_tools == ("Bash",)
         assert result.dropped_surfaced == ("reference_grafana.md",)
         assert [pk.relpath for pk in result.picks] == ["user_role.md"]
-        assert "1 memories already surfaced in this session are left out" in plain(app, "#recall-notice")
+        assert "1 memory already surfaced in this session is left out" in plain(app, "#recall-notice")
         assert p.transcript is not None
 
 

@@ -30,6 +30,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from memtui.core.base.wording import counted
 from memtui.core.base.units import utf16_len
 from memtui.core.cascade import CascadeFile, compute_cascade, new_session, simulate_read
 from memtui.core.places.locations import Locations
@@ -149,20 +150,24 @@ class SessionLoad:
 
 
 def find_session(locations: Locations, session: str) -> TranscriptFile:
-    """The main transcript of ``session`` (an id, a unique prefix of one, or ``latest``: the
-    most recently written) among the project's transcripts. Raises ``SessionNotFoundError``."""
+    """The main transcript of ``session`` (an id, a unique prefix of one of 8 hex digits or more:
+    ``match_session_id``, or ``latest``: the most recently written) among the project's
+    transcripts (the most recently written when one id has several). Raises
+    ``SessionNotFoundError`` (an ambiguous prefix: the message lists the ids it starts)."""
+    from memtui.core.sessions.sessionid import AmbiguousSessionIdError, match_session_id
+
     mains = [t for t in project_transcripts(locations) if not t.subagent]
     if not mains:
         raise SessionNotFoundError(f"no session transcripts for this project (looked in {locations.sessions_dir})")
     if session == "latest":
         return max(mains, key=lambda t: (t.mtime_ns, str(t.path)))
-    exact = [t for t in mains if t.session_id == session]
-    found = exact or [t for t in mains if t.session_id.startswith(session)]
-    if len(found) == 1:
-        return found[0]
-    if not found:
-        raise SessionNotFoundError(f"no session {session!r} among {len(mains)} sessions of this project")
-    raise SessionNotFoundError(f"{session!r} names {len(found)} sessions; give more of the id")
+    try:
+        found = match_session_id(session, (t.session_id for t in mains))
+    except AmbiguousSessionIdError as exc:
+        raise SessionNotFoundError(str(exc)) from exc
+    if found is None:
+        raise SessionNotFoundError(f"no session {session!r} among {counted(len(mains), 'session')} of this project")
+    return max((t for t in mains if t.session_id == found), key=lambda t: (t.mtime_ns, str(t.path)))
 
 
 def _mtime(path: str) -> float | None:

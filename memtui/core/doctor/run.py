@@ -211,6 +211,7 @@ def run_doctor(
     verify_timeout: float = DEFAULT_TIMEOUT_S,
     judge: ConflictJudge | None = None,
     usage: UsageReport | None = None,
+    missing_ok: bool = False,
 ) -> DoctorReport:
     """Audit ``memory_dir`` at time ``now`` against the whole lint catalog (docs/behaviour.md §4.3).
 
@@ -230,11 +231,12 @@ def run_doctor(
     ``usage_checks``; ``None`` leaves the ``unused`` check out).
 
     Returns every finding (codes in ``DOCTOR_CODES``), sorted by path and line. Raises
-    ``MemoryDirError`` (an ``OSError``) when the dir is missing; a bad file never raises.
+    ``MemoryDirError`` (an ``OSError``) when the dir is missing, unless ``missing_ok`` (a dir the
+    agent has not created yet is audited as empty); a bad file never raises.
     Reads only; writes nothing to the memory dir (fixes are plans: ``fix_plan``).
     """
     return _run_doctor(memory_dir, now, instruction_texts, near_duplicate_threshold, cache, fmt, warning_style, usage,
-                       project_root, verify_timeout, judge)
+                       project_root, verify_timeout, judge, missing_ok)
 
 
 def _run_doctor(
@@ -249,8 +251,9 @@ def _run_doctor(
     project_root: Path | None,
     verify_timeout: float,
     judge: ConflictJudge | None,
+    missing_ok: bool,
 ) -> DoctorReport:
-    catalog = load_catalog(memory_dir, now, cache=cache, fmt=fmt, warning_style=warning_style)
+    catalog = load_catalog(memory_dir, now, cache=cache, fmt=fmt, warning_style=warning_style, missing_ok=missing_ok)
     memories = [e.memory for e in catalog.entries]
     findings: list[Finding] = _stray(memory_dir, catalog.diagnostics)
     db = cache if cache is not None and cache.enabled else None

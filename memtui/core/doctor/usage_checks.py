@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
+from memtui.core.base.wording import counted
 from memtui.core.memory.memories import Memory
 from memtui.core.sessions.usage import UsageReport
 
@@ -41,7 +42,7 @@ def unused_findings(usage: UsageReport, memories: Sequence[Memory], *, last: int
             f"last used {datetime.fromtimestamp(use.last_used, UTC).date().isoformat()}"
         out.append(finding(
             "unused", mem.relpath, None,
-            f"not recalled, read or written in the last {last} sessions (since {day}; {last_use}): "
+            f"not recalled, read or written in the last {counted(last, 'session')} (since {day}; {last_use}): "
             "a candidate for review — is it still true and useful? Nothing is deleted.",
             sessions=last, since=day,
         ))

@@ -38,6 +38,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from memtui.core.base.wording import counted
 from memtui.core.base.diagnostics import Diagnostic
 from memtui.core.dream.gates import DreamContext
 from memtui.core.dream.lock import read_lock
@@ -373,7 +374,7 @@ def verdict(status: AutoDreamStatus) -> str:
     t = status.gate("time")
     if g is None:
         since = "never consolidated" if status.last_consolidated_at is None else f"{t.data['hours_since']:.1f} h since the last consolidation"
-        return (f"Your {cli} will dream at the end of its next interactive turn ({since}, {len(status.session_ids)} sessions to review). "
+        return (f"Your {cli} will dream at the end of its next interactive turn ({since}, {counted(len(status.session_ids), 'session')} to review). "
                 "`claude -p` and SDK sessions never dream.")
     if g.never:
         return f"Your {cli} never dreams here: {g.detail}. To change that: {g.opens}." if g.opens else f"Your {cli} never dreams here: {g.detail}."
@@ -492,7 +493,7 @@ def failed_dream(ctx: DreamContext, status: AutoDreamStatus, activities: list[Se
         f"The lock was stamped { _when(stamp, status.now)} by PID {info.holder_pid} in session {session.session_id}, "
         f"but no dream record (memory_saved / memory_update) followed: that dream failed (e.g. the API refused it) or changed nothing, "
         f"and {status.release.cli} counts it as done. The next dream can run {_when(stamp + min_hours * 3600, status.now)} "
-        f"once {min_sessions:g} sessions newer than the stamp exist ({newer} so far)."
+        f"once {counted(min_sessions, 'session')} newer than the stamp exist ({newer} so far)."
     )
     fix = f"reset the lock to {reset_to} with `memtui dream reset-lock` (undo with `memtui undo`)"
     return Trap("failed-dream", "the last dream left no record", message, fix, {

@@ -33,6 +33,7 @@ from typing import Any
 
 import orjson
 
+from memtui.core.base.wording import counted
 from memtui.core.memory.catalog import iso_utc
 from memtui.core.doctor.dates import DatedPhrase, memory_date_base, relative_dates
 from memtui.core.doctor.duplicates import (
@@ -174,7 +175,7 @@ class _Run:
             kinds[block_of(m)] += 1
         mix = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items())) or "none"
         lines = 0 if index is None else index.count(b"\n") + (0 if index.endswith(b"\n") else 1)
-        self.log(PhaseFinished("orient", f"{len(self.memories)} memories ({mix}); MEMORY.md {'absent' if index is None else f'{lines} lines'}"))
+        self.log(PhaseFinished("orient", f"{counted(len(self.memories), 'memory', 'memories')} ({mix}); MEMORY.md {'absent' if index is None else counted(lines, 'line')}"))
 
     def facts(self, pool: list[Memory], table: Any) -> list[tuple[list[DatedPhrase], str | None]]:
         """Per memory of ``pool``: its relative dates and its body key — from the catalog

@@ -26,6 +26,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from memtui.core.base.wording import counted
 from memtui.core.doctor.content import normalize_prose
 from memtui.core.doctor.index_checks import ENTRY_LINE, shorten_line
 from memtui.core.dream.events import Emit, Finding, Phase, ProposedChange
@@ -279,13 +280,13 @@ def _fold_into_hubs(ws: Workspace, pi: PruneInput, emit: Emit, findings: list[Fi
         hub_text = ws.get(hub)
         created = hub_text is None
         moved = [lines[n - 1].rstrip("\r") for n in sorted(numbers)]
-        ws.set(hub, _append_lines(hub_text if hub_text is not None else _hub_text(block), moved), f"holds the index lines of {len(moved)} {block} memories MEMORY.md has no room for")
-        emit(ProposedChange(PHASE, hub, "create" if created else "modify", f"{len(moved)} {block} index lines moved here"))
+        ws.set(hub, _append_lines(hub_text if hub_text is not None else _hub_text(block), moved), f"holds the index lines of {counted(len(moved), f'{block} memory', f'{block} memories')} MEMORY.md has no room for")
+        emit(ProposedChange(PHASE, hub, "create" if created else "modify", f"{counted(len(moved), f'{block} index line')} moved here"))
         kept = [line for n, line in enumerate(lines, start=1) if n not in numbers]
         new_text = "\n".join(kept)
         if hub not in {r for rs in by_line.values() for r in rs}:
             new_text = add_entry(new_text, entry_line(f"{block.capitalize()} memories (index)", hub, _hub_hook(block), ""), block)
             pi.hubs.add(hub)
             pi.memories[hub] = block
-        ws.set(index, new_text, f"at {trunc.lines} lines / {trunc.units:,} units it was over the agent's cap ({MAX_INDEX_LINES} / {MAX_INDEX_UNITS:,}): the {len(moved)} {block} entry lines moved into {hub}")
-        emit(ProposedChange(PHASE, index, "modify", f"{len(moved)} {block} entries moved to {hub}"))
+        ws.set(index, new_text, f"at {trunc.lines} lines / {trunc.units:,} units it was over the agent's cap ({MAX_INDEX_LINES} / {MAX_INDEX_UNITS:,}): the {counted(len(moved), f'{block} entry line')} moved into {hub}")
+        emit(ProposedChange(PHASE, index, "modify", f"{counted(len(moved), f'{block} entry', f'{block} entries')} moved to {hub}"))

@@ -27,6 +27,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal, Protocol, Self
 
+from memtui.core.base.wording import counted
 from memtui.core.base.safe_read import read_regular
 from memtui.core.writes.atomic import atomic_write_bytes
 from memtui.core.dream.events import DreamCancelled, DreamError, Emit, EventLog
@@ -91,7 +92,7 @@ def make_consolidator(name: ConsolidatorName | Consolidator, *, max_deletions: i
 
 def _check_cap(dp: DreamPlan, max_deletions: int) -> None:
     if dp.deletions > max_deletions:
-        raise DreamError(f"the plan deletes {dp.deletions} files; a dream may delete at most {max_deletions}")
+        raise DreamError(f"the plan deletes {counted(dp.deletions, 'file')}; a dream may delete at most {max_deletions}")
 
 
 def plan_dream(

@@ -73,6 +73,7 @@ def load_catalog(
     cache: CatalogDB | None = None,
     fmt: MemoryFormat = SEED_FORMAT,
     warning_style: IndexWarning = SEED_WARNING,
+    missing_ok: bool = False,
 ) -> Catalog:
     """Scan ``memory_dir`` and audit its indexes at time ``now``.
 
@@ -86,9 +87,10 @@ def load_catalog(
     ``newest``: only the ``newest`` most recent memories (a UI's first screenful of a large
     dir; the index's ``unindexed`` list then covers only those, and dangling links are not
     checked). Raises ``MemoryDirError``
-    (an ``OSError``) when the dir is missing; never for a bad file.
+    (an ``OSError``) when the dir is missing, unless ``missing_ok`` (then an empty catalog
+    whose index does not exist); never for a bad file.
     """
-    scan = scan_memories(memory_dir, newest=newest, cache=cache, fmt=fmt)
+    scan = scan_memories(memory_dir, newest=newest, cache=cache, fmt=fmt, missing_ok=missing_ok)
     main_rel = [m.relpath for m in scan.memories if not m.team]
     team_rel = [m.relpath for m in scan.memories if m.team]
     links = scan.complete  # a quick first batch skips the dangling-link checks

@@ -612,7 +612,12 @@ def _stat_mtime(path: str) -> float:
 
 
 def scan_memories(
-    memory_dir: Path, *, newest: int | None = None, cache: CatalogDB | None = None, fmt: MemoryFormat = SEED_FORMAT
+    memory_dir: Path,
+    *,
+    newest: int | None = None,
+    cache: CatalogDB | None = None,
+    fmt: MemoryFormat = SEED_FORMAT,
+    missing_ok: bool = False,
 ) -> MemoryScan:
     """Read and parse every memory below ``memory_dir``; newest mtime first (ties by relpath).
 
@@ -627,7 +632,11 @@ def scan_memories(
     first batch for a UI with thousands of memories; ``MemoryScan.total`` still counts all,
     and dir-level findings are left out. Raises ``MemoryDirError`` when ``memory_dir`` is
     missing or not a directory; a bad file never raises (it is listed with diagnostics).
+    ``missing_ok``: a dir that does not exist yet (the agent creates it when it first saves a
+    memory) is an empty scan instead; something else at that path still raises.
     """
+    if missing_ok and not os.path.lexists(memory_dir):
+        return MemoryScan(memory_dir, (), (), 0)
     if not memory_dir.is_dir():
         what = "does not exist" if not memory_dir.exists() else "is not a directory"
         raise MemoryDirError(2, f"memory dir {what}", str(memory_dir))

@@ -68,6 +68,13 @@ from memtui.core.recall.manifest import (
 )
 from memtui.core.base.units import utf16_len
 
+
+class JsonShaped(Protocol):
+    """A finding with a JSON shape (a ``Conflict``: the recall room does not import verify)."""
+
+    def to_json(self) -> dict[str, Any]: ...
+
+
 if TYPE_CHECKING:
     import anthropic
     import numpy as np
@@ -471,16 +478,24 @@ class RecallResult:
         """The agent does not recall for this user: the picks are what recall *would* pick."""
         return self.gate is not None and not self.gate.on
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, newer: Mapping[str, Sequence[JsonShaped]] | None = None) -> dict[str, Any]:
         """The ``memtui recall --json`` shape: ``{selector, online, skipped, manifest: {count,
-        total, lines}, picks: [{path, reason, age_label, stale_caveat}], would_pick: [same shape
-        as picks], would_pick_selector, near_misses: [{path, score}], reference_window_misses:
-        [path], injected, error}``. ``error`` also carries the notes (names dropped or cut) when
-        there is no error. ``would_pick`` is empty unless the prompt was skipped."""
+        total, lines}, picks: [{path, reason, age_label, stale_caveat, newer_conflicts}],
+        would_pick: [same shape as picks], would_pick_selector, near_misses: [{path, score}],
+        reference_window_misses: [path], injected, error}``. ``error`` also carries the notes
+        (names dropped or cut) when there is no error. ``would_pick`` is empty unless the prompt
+        was skipped. ``newer``: relpath → the conflicts in which a newer memory disagrees with it
+        (``memtui.core.verify.conflicts.newer_conflicts_in``); each pick's ``newer_conflicts`` is
+        the JSON of its own (``[]`` when none)."""
         error = self.error or ("; ".join(self.notes) if self.notes else None)
+        marks = newer or {}
 
         def shape(picks: Sequence[Pick]) -> list[dict[str, Any]]:
-            return [{"path": p.relpath, "reason": p.reason, "age_label": p.age_label, "stale_caveat": p.stale_caveat} for p in picks]
+            return [
+                {"path": p.relpath, "reason": p.reason, "age_label": p.age_label, "stale_caveat": p.stale_caveat,
+                 "newer_conflicts": [c.to_json() for c in marks.get(p.relpath, ())]}
+                for p in picks
+            ]
 
         out: dict[str, Any] = {
             "selector": self.selector,

@@ -29,10 +29,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from pathlib import Path
+
 from memtui.core.memory.memories import Memory, with_text
 
 if TYPE_CHECKING:
     from memtui.core.memory.catalogdb import CatalogDB
+    from memtui.core.places.behaviour import MemoryFormat
 
 MIN_SHARED_SUBJECT = 2
 COMMON_MIN = 5
@@ -425,3 +428,16 @@ def newer_conflicts(conflicts: Sequence[Conflict]) -> dict[str, list[Conflict]]:
     for c in conflicts:
         out[c.older].append(c)
     return dict(out)
+
+
+def newer_conflicts_in(memory_dir: Path, fmt: MemoryFormat, cache: CatalogDB | None = None) -> dict[str, list[Conflict]]:
+    """``newer_conflicts`` of every memory of ``memory_dir`` (each one's whole text read, in
+    the agent's memory format ``fmt``; ``cache``: the dir's ``CatalogDB``, files unchanged since
+    the last scan are not parsed again) by the offline rule: the "a newer memory disagrees"
+    mark of a recall pick. ``{}`` when the dir does not exist."""
+    from memtui.core.memory.memories import scan_memories, with_text
+
+    if not memory_dir.is_dir():
+        return {}
+    scan = scan_memories(memory_dir, cache=cache, fmt=fmt)
+    return newer_conflicts(find_conflicts([with_text(m)[0] for m in scan.memories]))

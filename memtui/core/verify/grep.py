@@ -25,6 +25,7 @@ import time
 from collections.abc import Collection
 from dataclasses import dataclass, field
 
+from memtui.core.base.wording import counted
 from memtui.core.base.safe_read import read_regular
 from memtui.core.verify.tree import ProjectTree
 
@@ -68,7 +69,7 @@ def read_vocabulary(tree: ProjectTree, *, timeout: float = DEFAULT_TIMEOUT_S) ->
     for n, rel in enumerate(sorted(tree.files)):
         if n % _DEADLINE_EVERY == 0 and time.monotonic() > deadline:
             vocab.complete = False
-            vocab.error = f"stopped at the time limit ({timeout:g} s) after {vocab.files:,} of {len(tree.files):,} files"
+            vocab.error = f"stopped at the time limit ({timeout:g} s) after {vocab.files:,} of {counted(len(tree.files), 'file')}"
             break
         try:
             data, _ = read_regular(os.path.join(root, rel), MAX_FILE_BYTES)
@@ -89,7 +90,7 @@ def find_words(tree: ProjectTree, words: Collection[str], *, timeout: float = DE
         return WordSearch(frozenset(), True, "none")
     vocab = vocabulary if vocabulary is not None else read_vocabulary(tree, timeout=timeout)
     found = frozenset(w for w in words if w.isascii() and w.encode("ascii") in vocab.words)
-    return WordSearch(found, vocab.complete, f"{vocab.files:,} files read", vocab.error)
+    return WordSearch(found, vocab.complete, f"{counted(vocab.files, 'file')} read", vocab.error)
 
 
 def word_parts(identifier: str) -> list[str]:

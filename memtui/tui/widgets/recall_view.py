@@ -13,6 +13,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from memtui.core.base.wording import counted
 from memtui.core.base.terminal import visible, visible_block
 from memtui.core.memory.age import age_band
 from memtui.core.recall import MANIFEST_CAP, Pick, RecallResult
@@ -113,10 +114,10 @@ def compare_view(result: RecallResult) -> RenderableType:
     grid = Table.grid(padding=(0, 2))
     grid.add_column(style=tone(MUTED), no_wrap=True)
     grid.add_column(overflow="fold")
-    grid.add_row("reference sends", f"the {ref.count} newest of {ref.total} memories")
+    grid.add_row("reference sends", f"the {ref.count} newest of {counted(ref.total, 'memory', 'memories')}")
     sent = result.sent
     if sent is None:
-        used = styled(f"no request — {result.selector} ranks all {ref.total} memories here", style=SOFT)
+        used = styled(f"no request — {result.selector} ranks all {counted(ref.total, 'memory', 'memories')} here", style=SOFT)
     else:
         window = {h.relpath for h in ref.headers}
         outside = sum(1 for h in sent.headers if h.relpath not in window)

@@ -169,7 +169,7 @@ def test_a_cjk_prompt_without_spaces_says_why_and_shows_would_pick(memory: Path)
     assert "matched: 发版" in result.would_pick[0].reason
     data = result.to_json()
     assert data["picks"] == [] and data["would_pick"][0]["path"] == "项目_发版流程.md"
-    assert set(data["would_pick"][0]) == {"path", "reason", "age_label", "stale_caveat"}
+    assert set(data["would_pick"][0]) == {"path", "reason", "age_label", "stale_caveat", "newer_conflicts"}
     # A plain single word keeps the old reason; with spaces the prompt is recalled.
     assert recall("release", corpus, now=NOW).skipped.startswith("single-word query")
     assert recall("下次 发版 是 什么时候", corpus, now=NOW).picks[0].relpath == "项目_发版流程.md"
