@@ -60,6 +60,11 @@ BODY_TEMPLATES: dict[MemoryType, str] = {
 }
 
 
+# Every line of the templates: left unchanged in a new memory, it is a placeholder the agent
+# would read as if it were what to remember.
+TEMPLATE_LINES = frozenset(line.strip() for template in BODY_TEMPLATES.values() for line in template.splitlines() if line.strip())
+
+
 class EditError(ValueError):
     """An edit that cannot be made as asked (bad name, target exists, nothing to change)."""
 
@@ -351,6 +356,10 @@ def plan_create_text(memory_dir: Path, relpath: str, text: str, fmt: MemoryForma
         raise EditError("the body is empty: write what the agent should remember")
     if any(body == template.strip() for template in BODY_TEMPLATES.values()):
         raise EditError("the body is still the template: replace it with what the agent should remember")
+    left = [line.strip() for line in body.splitlines() if line.strip() in TEMPLATE_LINES]
+    if left:
+        quoted = "; ".join(f"“{line}”" for line in dict.fromkeys(left))
+        raise EditError(f"the body still has the template's placeholder {'line' if len(left) == 1 else 'lines'} {quoted}: write them or delete them")
     return _plan_new(memory_dir, relpath, text, draft.type, _frontmatter_value(draft.name), _frontmatter_value(draft.description))
 
 

@@ -160,6 +160,10 @@ def test_create_from_text_refuses_a_template_or_empty_body_and_writes_nothing(me
         plan_create_text(mem, "feedback_no_mocks.md", template)
     with pytest.raises(EditError, match="body is empty"):
         plan_create_text(mem, "feedback_no_mocks.md", draft + "\n")
+    # the first line written, the two placeholders below it left as they were
+    half = draft + "Integration tests hit the real DB.\n\n**Why:** what happened that made it a rule.\n\n**How to apply:** when and how to follow it.\n"
+    with pytest.raises(EditError, match="placeholder lines “\\*\\*Why:\\*\\* what happened that made it a rule.”; “\\*\\*How to apply:\\*\\* when and how to follow it.”"):
+        plan_create_text(mem, "feedback_no_mocks.md", half)
     with pytest.raises(EditError, match="no name and no description and no type"):
         plan_create_text(mem, "feedback_no_mocks.md", "oops" + draft + "Use the real DB.\n")
     assert list(mem.iterdir()) == []
