@@ -31,7 +31,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, Literal
 
-from memtui.core.memory.memories import Memory, with_text
+from memtui.core.memory.derived import per_memory
+from memtui.core.memory.memories import Memory
 
 if TYPE_CHECKING:
     from memtui.core.memory.catalogdb import CatalogDB
@@ -354,26 +355,4 @@ def stated_claims(memories: Sequence[Memory], db: CatalogDB | None) -> dict[str,
     from ``db`` (the memory dir's catalog database, or ``None``) for a file whose bytes did not
     change since they were stored, else from its text (read now, and stored when it is the
     bytes the record describes)."""
-    import orjson
-
-    from memtui.core.memory.catalogdb import code_fingerprint, pack
-
-    fp = code_fingerprint(_CLAIMS_MODULES) if db is not None else ""
-    stored = db.derived(CLAIMS_KIND, fp) if db is not None else {}
-    out: dict[str, list[Claim]] = {}
-    new: dict[str, tuple[str, bytes]] = {}
-    for mem in memories:
-        key = db.stored_key(mem.relpath) if db is not None else None
-        if key is not None and (hit := stored.get(mem.relpath)) is not None and hit[0] == key:
-            try:
-                out[mem.relpath] = claims_from_json(orjson.loads(hit[1]))
-                continue
-            except (orjson.JSONDecodeError, ValueError):
-                pass
-        full, same = with_text(mem)
-        claims = out[mem.relpath] = memory_claims(full)
-        if same and key is not None:
-            new[mem.relpath] = (key, pack(claims_to_json(claims)))
-    if db is not None and new:
-        db.put_derived(CLAIMS_KIND, fp, new)
-    return out
+    return per_memory(memories, db, CLAIMS_KIND, _CLAIMS_MODULES, memory_claims, claims_to_json, claims_from_json)

@@ -31,7 +31,8 @@ from typing import TYPE_CHECKING, Any
 
 from pathlib import Path
 
-from memtui.core.memory.memories import Memory, with_text
+from memtui.core.memory.derived import per_memory
+from memtui.core.memory.memories import Memory
 
 if TYPE_CHECKING:
     from memtui.core.memory.catalogdb import CatalogDB
@@ -296,31 +297,8 @@ def stated_values(memories: Sequence[Memory], db: CatalogDB | None) -> dict[str,
     change since they were stored, else from its text (read now, and stored when it is the
     bytes the record describes). A memory the rule leaves out (superseded, unreadable) gets
     none."""
-    import orjson
-
-    from memtui.core.memory.catalogdb import code_fingerprint, pack
-
-    fp = code_fingerprint(_VALUES_MODULES) if db is not None else ""
-    stored = db.derived(VALUES_KIND, fp) if db is not None else {}
-    out: dict[str, list[Value]] = {}
-    new: dict[str, tuple[str, bytes]] = {}
-    for mem in memories:
-        if SUPERSEDED_KEY in mem.frontmatter or not mem.sha256:
-            continue
-        key = db.stored_key(mem.relpath) if db is not None else None
-        if key is not None and (hit := stored.get(mem.relpath)) is not None and hit[0] == key:
-            try:
-                out[mem.relpath] = values_from_json(orjson.loads(hit[1]))
-                continue
-            except (orjson.JSONDecodeError, ValueError):
-                pass
-        full, same = with_text(mem)
-        values = out[mem.relpath] = memory_values(full)
-        if same and key is not None:
-            new[mem.relpath] = (key, pack(values_to_json(values)))
-    if db is not None and new:
-        db.put_derived(VALUES_KIND, fp, new)
-    return out
+    return per_memory(memories, db, VALUES_KIND, _VALUES_MODULES, memory_values, values_to_json, values_from_json,
+                      skip=lambda mem: SUPERSEDED_KEY in mem.frontmatter or not mem.sha256)
 
 
 def _doc(mem: Memory, *, need_values: bool = True, values: Sequence[Value] | None = None) -> _Doc | None:
