@@ -135,6 +135,7 @@ class TypePicker(ModalScreen["MemoryType | None"]):
                 options.append(Option(label, id=t))
             yield OptionList(*options, id="type-options")
             yield Static(plain(f"now: {self.current or 'untyped'}  ·  1–4 or enter to choose, esc to cancel", style="$muted"))
+        yield KeysFooter()  # this dialog's keys, not the list's under it
 
     def on_mount(self) -> None:
         option_list = self.query_one(OptionList)
@@ -174,6 +175,7 @@ class TextPrompt(ModalScreen["str | None"]):
             yield Static("", id="prompt-error", classes="field-error")
             hint = f"{self.hint + ' · ' if self.hint else ''}enter {self.action} · esc cancels"
             yield Static(plain(hint, style="$muted"))
+        yield KeysFooter()  # this dialog's keys, not the list's under it
 
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:
@@ -210,6 +212,7 @@ class NewMemoryDialog(ModalScreen["tuple[MemoryType, str, str] | None"]):
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Create  enter", variant="primary", id="create")
                 yield Button("Cancel  esc", id="cancel")
+        yield KeysFooter()  # this dialog's keys, not the list's under it
 
     def on_mount(self) -> None:
         self.query_one("#new-name", Input).focus()
@@ -278,6 +281,7 @@ class ConflictDialog(ModalScreen[str]):
                 yield Button("Keep mine  k", variant="warning", id="keep")
                 yield Button("Diff  d", id="diff")
                 yield Button("Back  esc", id="cancel")
+        yield KeysFooter()  # this dialog's keys, not the list's under it
 
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:
@@ -309,6 +313,7 @@ class TrashDialog(ModalScreen["TrashItem | None"]):
                 yield Static(styled("enter restores (with its index line) · esc closes", style="$muted"))
             else:
                 yield Static("Nothing deleted yet. Deleted memories land here, outside the memory dir.")
+        yield KeysFooter()  # this dialog's keys, not the list's under it
 
     @on(OptionList.OptionSelected)
     def _selected(self, event: OptionList.OptionSelected) -> None:
@@ -386,6 +391,7 @@ class DiscardDialog(ModalScreen[bool]):
             with Horizontal(classes="dialog-buttons"):
                 yield Button(f"{self.confirm_label}  y", variant="error", id="yes")
                 yield Button(f"{self.keep_label}  esc", id="no")
+        yield KeysFooter()  # this dialog's keys, not the list's under it
 
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:

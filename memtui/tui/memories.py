@@ -986,7 +986,9 @@ class MemoriesPane(Pane):
                     self.apply(plan, select=plan.changes[-2].relpath if len(plan.changes) > 1 else None, preview=True)
 
         def refused(new: str) -> str | None:
-            if not new.strip() or new.strip() == mem.relpath:
+            if not new.strip():
+                return "a file name is required (esc keeps the old name)"
+            if new.strip() == mem.relpath:
                 return None
             try:
                 plan_rename(self.locations.memory_dir, mem, new)
@@ -1048,7 +1050,15 @@ class MemoriesPane(Pane):
         self.app.push_screen(PlanPreview(plan, confirm_label="Move to trash"), confirmed)
 
     def action_undo(self) -> None:
-        plan = self._make_plan(lambda: undo_plan(self.locations.memory_dir, self.journal))
+        try:
+            plan = undo_plan(self.locations.memory_dir, self.journal)
+        except ConflictError as exc:
+            # pressing u again meets the same change: say how to undo an older one instead
+            self.notify(f"{exc}. Nothing was written. `memtui undo --list` lists the changes; `memtui undo ID` undoes an older one.",
+                        title="Undo stops here", severity="warning", timeout=12)
+            return
+        except (EditError, OSError):
+            plan = self._make_plan(lambda: undo_plan(self.locations.memory_dir, self.journal))
         if plan:
             self.apply(plan, preview=True)
 

@@ -168,3 +168,18 @@ async def test_a_long_dialog_question_wraps_instead_of_being_cut(make_app: Calla
         # the dialog's inner width (76 columns less border and padding) is under 73: two lines
         assert title.content_region.width <= dialog.content_region.width < len(question)
         assert title.content_region.height == 2
+
+
+@pytest.mark.parametrize(("key", "dialog"), [("m", "TextPrompt"), ("y", "TypePicker"), ("n", "NewMemoryDialog"), ("z", "TrashDialog")])
+async def test_a_dialog_footer_shows_its_own_keys_not_the_lists(make_app: Callable[[], MemtuiApp], key: str, dialog: str) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press(key)
+        await pilot.pause()
+        await pilot.pause()
+        screen = app.screen
+        assert type(screen).__name__ == dialog
+        footer = {k.key: k.description for k in screen.query(FooterKey)}
+        assert footer.get("escape") == "Cancel" or "escape" in footer, footer
+        assert "t" not in footer and "slash" not in footer  # the Memories list's keys are not this dialog's

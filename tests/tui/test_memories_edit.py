@@ -99,6 +99,10 @@ async def test_an_invalid_new_name_keeps_the_rename_dialog_with_the_name_and_the
         assert app.screen is prompt and prompt.query_one(Input).value == "user_go_engineerMD"  # nothing lost
         assert "'user_go_engineerMD' must end in .md" in str(prompt.query_one("#prompt-error", Static).render())
         assert (memory_dir(app) / "user_role.md").exists()
+        prompt.query_one(Input).value = ""  # emptied: said, not a silent close
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.screen is prompt and "a file name is required" in str(prompt.query_one("#prompt-error", Static).render())
         prompt.query_one(Input).value = "user_go_engineer.md"  # corrected: on to the preview
         await pilot.press("enter")
         await pilot.pause()
@@ -155,6 +159,28 @@ async def test_undo_reverts_the_last_change(make_app: Callable[..., MemtuiApp]) 
         last = [m.notification for m in seen if isinstance(m, Notify)][-1]
         assert last.title == "Undone"
         assert not last.message.startswith("Undo:") and last.message.endswith("nothing before it to undo")  # the only change
+
+
+async def test_undo_blocked_by_a_later_outside_change_says_how_to_reach_older_changes(make_app: Callable[..., MemtuiApp]) -> None:
+    """u when the last change's file was changed on disk since: pressing u again would meet the
+    same change, so the notice names the CLI's way to an older one and writes nothing."""
+    app = make_app()
+    seen: list[Message] = []
+    async with app.run_test(size=(120, 36), message_hook=seen.append) as pilot:
+        await settle(pilot)
+        await select(app, pilot, "feedback_nested.md")
+        await pilot.press("y", "2", "y")  # re-type, feedback, apply
+        await settle(pilot)
+        path = memory_dir(app) / "feedback_nested.md"
+        path.write_text(path.read_text() + "\nChanged outside memtui.\n")
+        changed = path.read_bytes()
+        await pilot.press("u")
+        await pilot.pause()
+        assert not isinstance(app.screen, PlanPreview)
+        last = [m.notification for m in seen if isinstance(m, Notify)][-1]
+        assert last.title == "Undo stops here"
+        assert "memtui undo ID" in last.message and "try again" not in last.message
+        assert path.read_bytes() == changed
 
 
 async def test_in_app_edit_saves_atomically(make_app: Callable[..., MemtuiApp]) -> None:

@@ -359,7 +359,8 @@ def plan_create_text(memory_dir: Path, relpath: str, text: str, fmt: MemoryForma
     left = [line.strip() for line in body.splitlines() if line.strip() in TEMPLATE_LINES]
     if left:
         quoted = "; ".join(f"“{line}”" for line in dict.fromkeys(left))
-        raise EditError(f"the body still has the template's placeholder {'line' if len(left) == 1 else 'lines'} {quoted}: write them or delete them")
+        one = len(dict.fromkeys(left)) == 1
+        raise EditError(f"the body still has the template's placeholder {'line' if one else 'lines'} {quoted}: write {'it' if one else 'them'} or delete {'it' if one else 'them'}")
     return _plan_new(memory_dir, relpath, text, draft.type, _frontmatter_value(draft.name), _frontmatter_value(draft.description))
 
 
