@@ -148,8 +148,9 @@ async def test_gate_status_says_what_blocks_and_when_it_opens(dream_app: Callabl
         text = plain(app, "#dream-gates")
         assert "✘ time     3.0 h since the last dream  (min 24 h)" in text
         assert "last consolidated 2026-11-30 09:00 UTC (3.0 h ago)" in text
-        # the first closed gate, cheapest first, and when it opens
-        assert "■ blocked by time — opens 2026-12-01 09:00 UTC (in 21.0 h)" in text
+        # the first closed gate, cheapest first, when it opens, and the later gate still shut
+        # then (0 sessions since the last dream, 5 needed)
+        assert "■ blocked by time — opens 2026-12-01 09:00 UTC (in 21.0 h); 5 more sessions needed too" in text
         assert "✘ sessions 0 since the last dream" in text  # both transcripts predate the last dream
         before = tree(app.locations.memory_dir)
         await pilot.press("R")

@@ -94,7 +94,9 @@ def _opens(status: GateStatus) -> str:
         case "enabled":
             return "it opens when autoDreamEnabled is true (settings) and auto memory is on"
         case "time":
-            return f"opens {when(t.opens_at, status.now)}"
+            # the sessions gate comes after time: when it is shut too, the time alone opens nothing
+            too = "" if s.ok else f"; {s.min_sessions - s.count} more session{'s' if s.min_sessions - s.count != 1 else ''} needed too"
+            return f"opens {when(t.opens_at, status.now)}{too}"
         case "scan":
             return f"opens {when(c.next_scan_at, status.now)}"
         case "sessions":
