@@ -17,7 +17,7 @@ def _run(ws_proj: Path, *args: str) -> tuple[int, str]:
     return result.exit_code, result.output
 
 
-def test_usage_json_has_the_issue_shape_and_the_hand_counts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_usage_json_has_its_documented_shape_and_the_hand_counts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     ws = rebuild_usage(tmp_path, monkeypatch)
     monkeypatch.setenv("MEMTUI_NOW", "2026-12-02T00:00:00Z")
     code, out = _run(ws.proj, "usage", "--json")
