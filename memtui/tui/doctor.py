@@ -177,8 +177,11 @@ class DoctorScreen(PaneScreen):
         if first is not None:
             tree.select_node(first)
             tree.move_cursor(first)
-            # the first finding's group above it stays in sight (a short tree scrolled past it)
-            tree.call_after_refresh(tree.scroll_home, animate=False, immediate=True)
+            # The first finding's group row stays in sight. move_cursor scrolls at once (forced),
+            # against the size the tree had before the report (0×0 while it was loading), which
+            # puts the group row off the top. Scrolling home must be forced too: a tree with no
+            # scrollbar ignores an unforced scroll and would keep that stale offset.
+            tree.scroll_home(animate=False, immediate=True, force=True)
             self._show(first.data)
         else:
             self._show(None)
