@@ -10,12 +10,16 @@ warm-up of each:
 
 - ``ls``: wall time of ``memtui ls --json`` (scan cache warm) end to end;
 - ``pane``: wall time from interpreter start until the Memories pane's table has its first rows
-  (``MemtuiApp.for_project(AGENT, ..., watch=False)`` under ``run_test``, 120 × 36).
+  (``MemtuiApp.for_project(AGENT, ..., watch=False)`` under ``run_test``, 120 × 36);
+- ``app``: the same first rows, timed from the app's creation (imports done), as
+  ``benchmarks/run.py`` times them.
 
 Each sample also lists which of the embedding model's modules (``wordllama``, ``tokenizers``,
 ``safetensors``) the process imported: none may be, on either command.
 
-Run: ``python benchmarks/startup_compare.py [--ref main] [--n 5000] [--runs 9]``.
+Run: ``python benchmarks/startup_compare.py [--ref main] [--n 5000 | --workspace DIR] [--runs 9]
+[--kinds ls pane]`` (``--workspace``: one ``generate.py`` made already, e.g. of 100,000 memories;
+each tree keeps its own state dir beside it, so the catalog database stays warm between runs).
 """
 
 from __future__ import annotations
@@ -49,17 +53,20 @@ from memtui.tui.app import MemtuiApp
 from textual.widgets import DataTable
 
 async def run():
+    created = time.time()
     app = MemtuiApp.for_project(AGENT, Path(sys.argv[1]), memory_dir=Path(sys.argv[2]), watch=False)
     async with app.run_test(size=(120, 36)) as pilot:
         table = app.query_one("#memories-table", DataTable)
         while table.row_count == 0:
             await asyncio.sleep(0.002)
-        elapsed = time.time() - start
+        now = time.time()
+        elapsed = now - start, now - created
         await app.workers.wait_for_complete()
     return elapsed
 
-elapsed = asyncio.run(run())
+elapsed, app_elapsed = asyncio.run(run())
 print(f"ELAPSED {elapsed * 1000:.1f}")
+print(f"APP {app_elapsed * 1000:.1f}")
 """ + REPORT
 
 
@@ -69,13 +76,14 @@ def sample(kind: str, tree: Path, ws: generate.Workspace, state: Path) -> tuple[
     start = time.perf_counter()
     if kind == "ls":
         cmd = [sys.executable, "-c", LS, "ls", "--json", "--memory-dir", str(ws.memory_dir)]
-    else:
+    else:  # "pane" and "app": one process gives both
         cmd = [sys.executable, "-c", PANE, str(ws.project), str(ws.memory_dir)]
     proc = subprocess.run(cmd, env=env, cwd=ws.project, capture_output=True, text=True, check=True)
     wall = (time.perf_counter() - start) * 1000
     modules = next(line for line in proc.stderr.splitlines() if line.startswith("MODULES "))
-    if kind == "pane":
-        wall = float(next(line for line in proc.stdout.splitlines() if line.startswith("ELAPSED ")).split()[1])
+    if kind in ("pane", "app"):
+        tag = "ELAPSED " if kind == "pane" else "APP "
+        wall = float(next(line for line in proc.stdout.splitlines() if line.startswith(tag)).split()[1])
     return wall, eval(modules.removeprefix("MODULES "))  # noqa: S307 - our own repr of a list of names
 
 
@@ -84,6 +92,8 @@ def main() -> None:
     ap.add_argument("--ref", default="main")
     ap.add_argument("--n", type=int, default=5000)
     ap.add_argument("--runs", type=int, default=9)
+    ap.add_argument("--workspace", type=Path, help="a workspace generate.py made (instead of a new one of --n memories)")
+    ap.add_argument("--kinds", nargs="+", choices=("ls", "pane", "app"), default=["ls", "pane"])
     args = ap.parse_args()
     head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
     ref = subprocess.run(["git", "rev-parse", "--short", args.ref], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
@@ -92,11 +102,12 @@ def main() -> None:
         base.mkdir()
         archive = subprocess.run(["git", "archive", args.ref], cwd=ROOT, capture_output=True, check=True).stdout
         subprocess.run(["tar", "-x", "-C", str(base)], input=archive, check=True)
-        ws = generate.generate(Path(tmp) / "ws", args.n)
-        trees = {"this tree": (ROOT, Path(tmp) / "state-head"), f"{args.ref}": (base, Path(tmp) / "state-base")}
+        ws = generate.load_workspace(args.workspace) if args.workspace else generate.generate(Path(tmp) / "ws", args.n)
+        states = args.workspace if args.workspace else Path(tmp)
+        trees = {"this tree": (ROOT, states / f"state-head-{head}"), f"{args.ref}": (base, states / f"state-base-{ref}")}
         results: dict[tuple[str, str], list[float]] = {}
         imported: dict[tuple[str, str], set[str]] = {}
-        for kind in ("ls", "pane"):
+        for kind in args.kinds:
             for name, (tree, state) in trees.items():
                 sample(kind, tree, ws, state)  # warm-up: scan cache, page cache
             for _ in range(args.runs):
@@ -105,12 +116,16 @@ def main() -> None:
                     results.setdefault((kind, name), []).append(value)
                     imported.setdefault((kind, name), set()).update(modules)
     load = os.getloadavg()
-    print(f"this tree {head} vs {args.ref} {ref}; {args.n:,} memories; {args.runs} runs each, alternating; "
+    print(f"this tree {head} vs {args.ref} {ref}; {ws.n:,} memories; {args.runs} runs each, alternating; "
           f"{os.cpu_count()} cores, Python {platform.python_version()}; load average at the end {load[0]:.1f}, {load[1]:.1f}, {load[2]:.1f}\n")
     print(f"| command | this tree (median) | {args.ref} (median) | ratio | model modules imported |")
     print("|---|---:|---:|---:|---|")
-    labels = {"ls": "`memtui ls --json` (warm), fresh process", "pane": "Memories pane: first rows, from interpreter start"}
-    for kind in ("ls", "pane"):
+    labels = {
+        "ls": "`memtui ls --json` (warm), fresh process",
+        "pane": "Memories pane: first rows, from interpreter start",
+        "app": "Memories pane: first rows, from the app's creation",
+    }
+    for kind in args.kinds:
         a, b = statistics.median(results[(kind, "this tree")]), statistics.median(results[(kind, args.ref)])
         mods = sorted(imported[(kind, "this tree")] | imported[(kind, args.ref)])
         print(f"| {labels[kind]} | {a:.0f} ms | {b:.0f} ms | {a / b:.2f}× | {', '.join(mods) or 'none'} |")
