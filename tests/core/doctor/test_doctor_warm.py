@@ -15,6 +15,7 @@ from memtui.core.doctor import run_doctor
 from memtui.core.doctor.model import DoctorReport
 from memtui.core.memory import catalogdb
 from memtui.core.memory.catalogdb import CatalogDB
+from memtui.core.verify import conflicts
 from memtui.demo import materialize
 from support.opens import memory_files_opened
 
@@ -73,3 +74,55 @@ def test_a_changed_file_is_checked_again(tmp_path: Path, monkeypatch: pytest.Mon
     with memory_files_opened(monkeypatch, ws.memory_dir) as opened:
         _same(_doctor(ws.memory_dir, ws.project, state), expected)
     assert "project_kafka_migration.md" in opened
+
+
+def test_a_warm_doctor_makes_no_subject_terms(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The conflict rule's subject terms (file name, name, description) are kept with the
+    memory's other facts: a warm run finds the same conflict without making them again."""
+    ws = materialize(tmp_path / "demo", NOW)
+    state = tmp_path / "state"
+    expected = _doctor(ws.memory_dir, ws.project, None)
+    _doctor(ws.memory_dir, ws.project, state)  # fills the database
+    made: list[str] = []
+    real = conflicts.terms
+
+    def spy(text: str) -> set[str]:
+        made.append(text)
+        return real(text)
+
+    monkeypatch.setattr(conflicts, "terms", spy)
+    _same(_doctor(ws.memory_dir, ws.project, state), expected)
+    assert made == []
+
+
+def _memory(path: Path, name: str, description: str, stamp: float) -> None:
+    path.write_text(f"---\nname: {name}\ndescription: {description}\ntype: project\n---\n\n{description}.\n", encoding="utf-8")
+    os.utime(path, (stamp, stamp))
+
+
+def test_kept_subject_terms_follow_a_changed_header(tmp_path: Path) -> None:
+    """Two memories on the same subject disagreeing on a number conflict; once the newer one's
+    name and description are about something else, a warm run finds no conflict (its subject
+    terms were made again, not read back from the database)."""
+    memory_dir = tmp_path / "memory"
+    memory_dir.mkdir()
+    state = tmp_path / "state"
+    day = 86_400.0
+    older, newer = memory_dir / "project_a.md", memory_dir / "project_b.md"
+    _memory(older, "Invoice archive retention", "The invoice archive retention is 30 days", NOW.timestamp() - 20 * day)
+    _memory(newer, "Invoice archive retention rule", "The invoice archive retention is 90 days", NOW.timestamp() - 10 * day)
+
+    def doctor(state_dir: Path | None) -> DoctorReport:
+        cache = CatalogDB.for_memory_dir(state_dir, memory_dir) if state_dir is not None else None
+        return run_doctor(memory_dir, NOW, cache=cache)
+
+    first = doctor(state)
+    assert [(f.path, f.data["other"]) for f in first.findings if f.code == "possible-conflict"] == [("project_a.md", "project_b.md")]
+    _same(doctor(state), first)  # warm: the same conflict from the kept terms
+
+    # the same number, now about the deploy window: no shared subject term any more
+    _memory(newer, "Deploy window", "The deploy window is 90 days", NOW.timestamp() - 10 * day)
+    expected = doctor(None)
+    assert [f for f in expected.findings if f.code == "possible-conflict"] == []
+    _same(doctor(state), expected)
+
