@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from memtui.core.doctor import run_doctor
+from memtui.core.doctor import index_checks
 from memtui.core.doctor.model import DoctorReport
-from memtui.core.memory import catalogdb
+from memtui.core.memory import catalogdb, index
 from memtui.core.memory.catalogdb import CatalogDB
 from memtui.core.verify import conflicts
 from memtui.demo import materialize
@@ -126,3 +127,21 @@ def test_kept_subject_terms_follow_a_changed_header(tmp_path: Path) -> None:
     assert [f for f in expected.findings if f.code == "possible-conflict"] == []
     _same(doctor(state), expected)
 
+
+def test_a_doctor_parses_each_index_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The index checks use the links the catalog found in ``MEMORY.md`` (and
+    ``team/MEMORY.md``), not a second parse of the same text; they find what they found."""
+    ws = materialize(tmp_path / "demo", NOW)
+    expected = _doctor(ws.memory_dir, ws.project, None)
+    assert {f.code for f in expected.findings if f.path == "MEMORY.md"} == {"index-dangling"}
+    parsed: list[str] = []
+    real = index.parse_entries
+
+    def spy(text: str, index_dir_rel: str = "") -> list[index.IndexEntry]:
+        parsed.append(index_dir_rel)
+        return real(text, index_dir_rel)
+
+    monkeypatch.setattr(index, "parse_entries", spy)
+    monkeypatch.setattr(index_checks, "parse_entries", spy)
+    _same(_doctor(ws.memory_dir, ws.project, None), expected)
+    assert sorted(parsed) == ["", "team"]
