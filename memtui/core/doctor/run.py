@@ -9,6 +9,7 @@ from pathlib import Path
 
 from memtui.core.memory.catalog import load_catalog
 from memtui.core.base.diagnostics import Diagnostic
+from memtui.core.base.gcpause import gc_paused
 from memtui.core.doctor.content import (
     content_findings,
     instruction_finding,
@@ -248,8 +249,9 @@ def run_doctor(
     agent has not created yet is audited as empty); a bad file never raises.
     Reads only; writes nothing to the memory dir (fixes are plans: ``fix_plan``).
     """
-    return _run_doctor(memory_dir, now, instruction_texts, near_duplicate_threshold, cache, fmt, warning_style, usage,
-                       project_root, verify_timeout, judge, missing_ok)
+    with gc_paused():  # 20,000 memories' decoded facts and findings: no cyclic collection walking them meanwhile
+        return _run_doctor(memory_dir, now, instruction_texts, near_duplicate_threshold, cache, fmt, warning_style, usage,
+                           project_root, verify_timeout, judge, missing_ok)
 
 
 def _run_doctor(

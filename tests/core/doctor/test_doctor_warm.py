@@ -145,3 +145,20 @@ def test_a_doctor_parses_each_index_once(tmp_path: Path, monkeypatch: pytest.Mon
     monkeypatch.setattr(index_checks, "parse_entries", spy)
     _same(_doctor(ws.memory_dir, ws.project, None), expected)
     assert sorted(parsed) == ["", "team"]
+
+
+def test_the_doctor_gives_back_the_collector_thresholds(tmp_path: Path) -> None:
+    """The doctor collects cyclic garbage less often while it runs, and restores the
+    thresholds the process had (a bad file included)."""
+    import gc
+
+    ws = materialize(tmp_path / "demo", NOW)
+    (ws.memory_dir / "broken.md").write_bytes(b"---\nname: [unclosed\n---\n\xff\xfe body\n")
+    before = gc.get_threshold()
+    gc.set_threshold(900, 11, 12)
+    try:
+        report = _doctor(ws.memory_dir, ws.project, tmp_path / "state")
+        assert gc.get_threshold() == (900, 11, 12)
+    finally:
+        gc.set_threshold(*before)
+    assert report.memories == 31
