@@ -169,7 +169,7 @@ def _text_findings(memory: Memory) -> list[Finding]:
 
 
 # One memory's facts: its text-only findings, its body key, the values it states, its subject
-# terms.
+# terms (only when it states a value: the conflict rule compares no other memory).
 Facts = tuple[list[Finding], str | None, list[Value], set[str]]
 
 
@@ -316,13 +316,15 @@ def _run_doctor(
             full, same = with_text(mem)
         if facts is None:
             assert full is not None
-            facts = (_text_findings(full), body_key(full.body), memory_values(full), memory_subject(mem))
+            values = memory_values(full)
+            facts = (_text_findings(full), body_key(full.body), values, memory_subject(mem) if values else set())
             if same and row_key is not None and (blob := _encode_facts(*facts)) is not None:
                 new_facts[mem.relpath] = (row_key, blob)
         findings.extend(facts[0])
         body_keys.append(facts[1])
         values_of[mem.relpath] = facts[2]
-        subject_of[mem.relpath] = facts[3]
+        if facts[2]:
+            subject_of[mem.relpath] = facts[3]
         if project_root is not None:
             if claims is None:
                 assert full is not None
