@@ -339,15 +339,16 @@ class MemoriesPane(Pane):
         now = system_now()
         release = self.locations.flavor.behaviour
         fmt, warning_style = release.memory_format, release.instructions.index_warning
-        if first:
-            # (parsing 300 files costs less than opening the catalog database: the first batch reads them)
-            batch = load_catalog(memory_dir, now, newest=FIRST_BATCH, fmt=fmt, warning_style=warning_style)
-            hint = other_flavor_hint(self.locations) if batch.complete and not batch.entries else None
-            if not self.post_if_current(self.CatalogLoaded(batch, waiting, ticket, other_flavor=hint)) or batch.complete:
-                return
         # unchanged files come from the catalog database (parsed by an earlier scan, text read
         # on demand); its search index is filled afterwards, in the background
         db = CatalogDB.for_memory_dir(self.locations.state_dir, memory_dir, fmt=fmt)
+        if first:
+            # the newest screenful: from the database's newest rows when it has more (no walk of
+            # the dir), else the newest files by stat
+            batch = load_catalog(memory_dir, now, newest=FIRST_BATCH, cache=db, fmt=fmt, warning_style=warning_style)
+            hint = other_flavor_hint(self.locations) if batch.complete and not batch.entries else None
+            if not self.post_if_current(self.CatalogLoaded(batch, waiting, ticket, other_flavor=hint)) or batch.complete:
+                return
         catalog = load_catalog(memory_dir, now, cache=db, fmt=fmt, warning_style=warning_style)
         searcher = CatalogSearch([e.memory for e in catalog.entries], db)
         hint = other_flavor_hint(self.locations) if not catalog.entries else None

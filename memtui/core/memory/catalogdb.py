@@ -55,7 +55,7 @@ DB_NAME = "catalog.sqlite3"
 # The JSON caches this database replaces (removed when found).
 _OLD_CACHES = ("scan-cache.json", "header-cache.json")
 # PRAGMA user_version of this layout; another value is another schema: rebuilt.
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 # PRAGMA application_id: "memt" (a SQLite file of another application is rebuilt, not read).
 APPLICATION_ID = 0x6D656D74
 # How long a writer waits for another process's write transaction before giving up (seconds).
@@ -84,8 +84,10 @@ CREATE TABLE IF NOT EXISTS memories(
     record BLOB,
     header BLOB,
     fts_id INTEGER,
-    fts_exact INTEGER NOT NULL DEFAULT 1
+    fts_exact INTEGER NOT NULL DEFAULT 1,
+    mtime_ns INTEGER NOT NULL DEFAULT 0
 );
+CREATE INDEX IF NOT EXISTS memories_newest ON memories(mtime_ns DESC, relpath);
 CREATE TABLE IF NOT EXISTS derived(
     relpath TEXT NOT NULL,
     kind TEXT NOT NULL,
@@ -454,15 +456,15 @@ class CatalogDB:
                 # a changed file's indexed text is left in `search` as a stale entry: its row
                 # no longer points at it (``fts_id`` NULL), so no query returns it
                 self._conn.executemany(
-                    "INSERT INTO memories(relpath, key, record, header) VALUES (?, ?, ?, ?) "
+                    "INSERT INTO memories(relpath, key, record, header, mtime_ns) VALUES (?, ?, ?, ?, ?) "
                     "ON CONFLICT(relpath) DO UPDATE SET "
                     # a header scan after a full one keeps the parse stored under the same key
                     "record = CASE WHEN excluded.record IS NULL AND memories.key = excluded.key THEN memories.record ELSE excluded.record END, "
                     "header = CASE WHEN excluded.header IS NULL AND memories.key = excluded.key THEN memories.header ELSE excluded.header END, "
                     "fts_id = CASE WHEN memories.key = excluded.key THEN memories.fts_id END, "
                     "fts_exact = CASE WHEN memories.key = excluded.key THEN memories.fts_exact ELSE 1 END, "
-                    "key = excluded.key",
-                    ((rel, key, rec, head) for rel, (key, rec, head) in self._new.items()),
+                    "key = excluded.key, mtime_ns = excluded.mtime_ns",
+                    ((rel, key, rec, head, int(key.split(":", 1)[0])) for rel, (key, rec, head) in self._new.items()),
                 )
                 self._conn.execute("COMMIT")
             except sqlite3.Error as exc:
@@ -487,6 +489,19 @@ class CatalogDB:
                 self._conn.execute("ROLLBACK")
             except sqlite3.Error:
                 pass
+
+    def newest(self, n: int) -> tuple[int, list[tuple[str, str, list[Any] | None]]]:
+        """The rows of the ``n`` most recently modified memories the database knows, by the
+        mtime of their key (newest first, ties by relpath), read through an index without
+        loading the other rows: ``(rows in the database, [(relpath, key text, record or None)])``.
+        A record of the wrong shape is ``None``. ``(0, [])`` when disabled. What the database
+        knows is what the last scans saw: a caller checks each file's ``stat`` against its key,
+        and a full scan is still the truth about which files exist."""
+        count = self._query("SELECT count(*) FROM memories")
+        if not count or not count[0][0]:
+            return 0, []
+        rows = self._query("SELECT relpath, key, record FROM memories ORDER BY mtime_ns DESC, relpath LIMIT ?", (n,))
+        return count[0][0], [(rel, key, self._decode(rec)) for rel, key, rec in rows]
 
     def stored_key(self, relpath: str) -> str | None:
         """The key text of ``relpath``'s row as this instance knows it (after ``save``)."""

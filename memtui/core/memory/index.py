@@ -196,7 +196,11 @@ def parse_entries(text: str, index_dir_rel: str = "") -> list[IndexEntry]:
             # The usual `- [Title](file.md) — hook` line: no Markdown in the title, a target
             # markdown-it leaves as written, no other link: the tokens are known without parsing.
             target = plain.group(2)
-            entries.append(IndexEntry(lineno, plain.group(1), target, _link_relpath(target, index_dir_rel), False))
+            if "/" not in target and target not in (".", ".."):  # a file name of this dir, as _link_relpath gives it
+                relpath: str | None = f"{index_dir_rel}/{target}" if index_dir_rel else target
+            else:
+                relpath = _link_relpath(target, index_dir_rel)
+            entries.append(IndexEntry(lineno, plain.group(1), target, relpath, False))
             continue
         heading = line.lstrip().startswith("#")
         for token in _md.parseInline(line):

@@ -26,7 +26,7 @@ from memtui.core.memory.frontmatter import Frontmatter, parse_frontmatter
 from memtui.core.memory.index import INDEX_NAME
 from memtui.core.memory.lint import date_base, find_relative_dates, missing_sections
 from memtui.core.base.safe_read import read_regular
-from memtui.core.memory.catalogdb import CatalogDB, jsonable, stat_key
+from memtui.core.memory.catalogdb import CatalogDB, jsonable, key_text, stat_key
 from memtui.core.places.behaviour import MemoryFormat
 from memtui.core.places.releases.seed import SEED
 
@@ -611,6 +611,44 @@ def _stat_mtime(path: str) -> float:
         return 0.0
 
 
+def _is_memory_relpath(relpath: str) -> bool:
+    """Whether ``relpath`` (read from the database, never trusted) names a memory file the
+    walk could list: relative, no ``.``/``..``/empty part (nothing outside the dir), no NUL,
+    a ``.md`` name other than ``MEMORY.md``."""
+    parts = relpath.split("/")
+    return (
+        relpath.endswith(".md")
+        and parts[-1] != INDEX_NAME
+        and "\0" not in relpath
+        and all(part not in ("", ".", "..") for part in parts)
+    )
+
+
+def _newest_known(memory_dir: Path, newest: int, cache: CatalogDB, fmt: MemoryFormat) -> MemoryScan | None:
+    """The quick first batch from the catalog database's newest rows (see ``scan_memories``),
+    or ``None`` when it knows ``newest`` rows or fewer (a new database: walk the dir)."""
+    count, rows = cache.newest(newest)
+    if count <= newest:
+        return None
+    top = os.fspath(memory_dir)
+    memories: list[Memory] = []
+    with gc_paused():
+        for relpath, key, value in rows:
+            if not _is_memory_relpath(relpath):
+                continue
+            path = os.path.join(top, relpath)
+            try:
+                st = os.stat(path)
+            except (OSError, ValueError):
+                continue  # gone since the last scan
+            mem = _from_cache(path, relpath, value, fmt) if value is not None and key_text(stat_key(st)) == key else None
+            if mem is None or mem.mtime != st.st_mtime or mem.size != st.st_size:
+                mem = _read_memory(path, relpath, None, fmt)
+            memories.append(mem)
+    memories.sort(key=lambda m: (-m.mtime, m.relpath))
+    return MemoryScan(memory_dir, tuple(memories), (), max(count, len(memories) + 1))
+
+
 def scan_memories(
     memory_dir: Path,
     *,
@@ -628,9 +666,13 @@ def scan_memories(
     is unchanged since a previous scan (their text is then read on first use) and is saved
     after a full scan (not after a ``newest`` batch); ``None`` reads and parses every file.
 
-    ``newest``: read only the ``newest`` most recently modified files (by ``stat``) — a quick
-    first batch for a UI with thousands of memories; ``MemoryScan.total`` still counts all,
-    and dir-level findings are left out. Raises ``MemoryDirError`` when ``memory_dir`` is
+    ``newest``: read only the ``newest`` most recently modified files — a quick first batch
+    for a UI with thousands of memories; ``MemoryScan.total`` still counts all, and dir-level
+    findings are left out. With a ``cache`` that knows more than ``newest`` rows, the batch is
+    the newest rows it knows (each file's ``stat`` checked against its row, a changed one
+    parsed, a vanished one left out) and ``total`` is its row count: no walk of the dir, so a
+    file added since the last scan waits for the full scan. Otherwise the dir is walked and
+    every file's ``stat`` compared. Raises ``MemoryDirError`` when ``memory_dir`` is
     missing or not a directory; a bad file never raises (it is listed with diagnostics).
     ``missing_ok``: a dir that does not exist yet (the agent creates it when it first saves a
     memory) is an empty scan instead; something else at that path still raises.
@@ -640,6 +682,8 @@ def scan_memories(
     if not memory_dir.is_dir():
         what = "does not exist" if not memory_dir.exists() else "is not a directory"
         raise MemoryDirError(2, f"memory dir {what}", str(memory_dir))
+    if newest is not None and cache is not None and (known := _newest_known(memory_dir, newest, cache, fmt)) is not None:
+        return known
     paths = list(iter_memory_files(memory_dir))
     total = len(paths)
     if newest is not None and newest < total:

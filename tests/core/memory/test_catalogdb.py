@@ -527,3 +527,74 @@ def test_concurrent_processes_leave_a_sound_database(tmp_path: Path) -> None:
     assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
     assert conn.execute("SELECT count(*) FROM memories").fetchone() == (300,)
     conn.close()
+
+
+def ten_memories(root: Path) -> Path:
+    """m0.md … m9.md, m9 the newest (100 s apart, long ago)."""
+    mem = root / "memory"
+    for i in range(10):
+        write(mem / f"m{i}.md", f"---\nname: M{i}\ndescription: memory {i}\ntype: user\n---\nbody {i}\n", OLD + i * 100)
+    return mem
+
+
+def test_a_first_batch_comes_from_the_newest_rows_without_walking_the_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With a warm database, the newest 3 are its 3 newest rows, each file's stat checked,
+    none parsed, and the dir not listed; the total is what the database knows."""
+    mem = ten_memories(tmp_path)
+    state = tmp_path / "state"
+    scan_memories(mem, cache=CatalogDB.for_memory_dir(state, mem))
+    expected = snapshot(scan_memories(mem, newest=3))  # the walk's answer, by stat
+    parsed = parse_count(monkeypatch)
+
+    def no_walk(_dir: Path) -> object:
+        raise AssertionError("the dir was walked")
+
+    monkeypatch.setattr(memories_mod, "iter_memory_files", no_walk)
+    first = scan_memories(mem, newest=3, cache=CatalogDB.for_memory_dir(state, mem))
+    assert [m.relpath for m in first.memories] == ["m9.md", "m8.md", "m7.md"]
+    assert snapshot(first) == expected
+    assert first.total == 10 and not first.complete
+    assert parsed == []
+
+
+def test_a_first_batch_parses_a_changed_file_and_leaves_out_a_deleted_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    mem = ten_memories(tmp_path)
+    state = tmp_path / "state"
+    scan_memories(mem, cache=CatalogDB.for_memory_dir(state, mem))
+    write(mem / "m8.md", "---\nname: M8\ndescription: rewritten\ntype: user\n---\nnew body\n", OLD + 800)  # same mtime, new bytes
+    (mem / "m9.md").unlink()
+    parsed = parse_count(monkeypatch)
+    first = scan_memories(mem, newest=3, cache=CatalogDB.for_memory_dir(state, mem))
+    assert [(m.relpath, m.description) for m in first.memories] == [("m8.md", "rewritten"), ("m7.md", "memory 7")]
+    assert parsed == ["m8.md"]
+    assert first.total == 10 and not first.complete  # the database's count: the full scan corrects it
+    full = scan_memories(mem, cache=CatalogDB.for_memory_dir(state, mem))
+    assert full.total == 9 and full.complete
+
+
+def test_a_database_with_no_more_rows_than_the_batch_walks_the_dir(tmp_path: Path) -> None:
+    """A new database (or one knowing only a few files) cannot say which files are newest."""
+    mem = ten_memories(tmp_path)
+    state = tmp_path / "state"
+    first = scan_memories(mem, newest=3, cache=CatalogDB.for_memory_dir(state, mem))  # nothing stored yet
+    assert [m.relpath for m in first.memories] == ["m9.md", "m8.md", "m7.md"] and first.total == 10
+    write(mem / "m10.md", "---\ndescription: newest\ntype: user\n---\nx\n", OLD + 5000)
+    assert scan_memories(mem, newest=20, cache=CatalogDB.for_memory_dir(state, mem)).complete
+
+
+def test_a_first_batch_never_follows_a_stored_path_out_of_the_dir(tmp_path: Path) -> None:
+    """Rows are not trusted: a relpath with ``..``, an absolute one or the index is skipped."""
+    mem = ten_memories(tmp_path)
+    state = tmp_path / "state"
+    write(tmp_path / "outside.md", "---\ndescription: secret\ntype: user\n---\nx\n", OLD + 9000)
+    cache = CatalogDB.for_memory_dir(state, mem)
+    scan_memories(mem, cache=cache)
+    assert cache.path is not None
+    cache.close()
+    conn = sqlite3.connect(cache.path)
+    for rel in ("../outside.md", str(tmp_path / "outside.md").lstrip("/"), "/" + str(tmp_path / "outside.md").lstrip("/"), "MEMORY.md"):
+        conn.execute("INSERT INTO memories(relpath, key, record, header, mtime_ns) VALUES (?, '1:1:1:1', NULL, NULL, ?)", (rel, (OLD + 9000) * 10**9))
+    conn.commit()
+    conn.close()
+    first = scan_memories(mem, newest=6, cache=CatalogDB.for_memory_dir(state, mem))  # the 4 bad rows are the newest
+    assert [m.relpath for m in first.memories] == ["m9.md", "m8.md"]

@@ -48,6 +48,10 @@ LINES = [
     "- [$x^2$ {y}](a.md) #tag @me 100%",
     "- [Role](a.md) trailing  ",
     "- [🙂 emoji](e.md)",
+    "- [Here](.)",
+    "- [Up](..)",
+    "- [Dots](...md)",
+    "- [Dash](-a.md)",
 ]
 
 
