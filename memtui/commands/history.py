@@ -43,10 +43,10 @@ def _memory_dir(obj: CliContext) -> Path:
 @user_errors
 def undo_cmd(obj: CliContext, listing: bool, entry_id: str | None, as_json: bool) -> None:
     """Revert the last change memtui made to the memory dir (repeat to walk back)."""
-    memory_dir = _memory_dir(obj)
-    journal = Journal(obj.locations.state_dir, memory_dir)
     if listing:
-        undoable = undoable_entries(journal)
+        # a read: a memory dir the agent has not created yet has nothing to undo
+        memory_dir, exists = obj.readable_memory_dir()
+        undoable = undoable_entries(Journal(obj.locations.state_dir, memory_dir)) if exists else []
         if as_json:
             emit_json([{"id": e.id, "title": e.title, "time": e.time, "action": e.action} for e in undoable])
         else:
@@ -55,6 +55,8 @@ def undo_cmd(obj: CliContext, listing: bool, entry_id: str | None, as_json: bool
             if not undoable:
                 say("nothing to undo")
         return
+    memory_dir = _memory_dir(obj)
+    journal = Journal(obj.locations.state_dir, memory_dir)
     try:
         entry = undo(memory_dir, journal, obj.now(), entry_id)
     except (EditError, ConflictError, ApplyError) as exc:
@@ -74,8 +76,8 @@ def undo_cmd(obj: CliContext, listing: bool, entry_id: str | None, as_json: bool
 @user_errors
 def trash_cmd(obj: CliContext, as_json: bool) -> None:
     """List deleted memories that can be restored, newest first."""
-    memory_dir = _memory_dir(obj)
-    items = trash(Journal(obj.locations.state_dir, memory_dir))
+    memory_dir, exists = obj.readable_memory_dir()  # not created yet: an empty trash
+    items = trash(Journal(obj.locations.state_dir, memory_dir)) if exists else []
     if as_json:
         emit_json([{"path": i.relpath, "deleted_at": i.deleted_at, "size": i.size, "entry": i.entry_id} for i in items])
         return

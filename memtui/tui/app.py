@@ -10,6 +10,7 @@ from pathlib import Path
 from textual import events, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
+from textual.lazy import Lazy
 from textual.screen import Screen
 from textual.widgets import Header, TabPane
 from textual.worker import Worker, WorkerState
@@ -91,16 +92,18 @@ class MemtuiApp(App[None]):
         return {**super().get_theme_variable_defaults(), **VARIABLES}
 
     def compose(self) -> ComposeResult:
+        # The panes not shown at start are mounted after the first refresh (``Lazy``): the
+        # Memories pane's first rows do not wait for three panes' widgets to be built.
         yield Header()
         with PaneTabs(initial="memories", id="panes"):
             with TabPane("Cascade", id="cascade"):
-                yield CascadePane(self.locations, id="cascade-pane")
+                yield Lazy(CascadePane(self.locations, id="cascade-pane"))
             with TabPane("Memories", id="memories"):
                 yield MemoriesPane(self.locations, watch=self.live_reload, id="memories-pane")
             with TabPane("Recall", id="recall"):
-                yield RecallPane(self.locations, id="recall-pane")
+                yield Lazy(RecallPane(self.locations, id="recall-pane"))
             with TabPane("Dream", id="dream"):
-                yield DreamPane(self.locations, id="dream-pane")
+                yield Lazy(DreamPane(self.locations, id="dream-pane"))
         yield KeysFooter()
 
     def on_mount(self) -> None:

@@ -326,6 +326,13 @@ class Pane(WorkerReports, Widget):
         """Called each time the pane's tab becomes the visible one, after its main widget got
         the focus (override: refresh what may have changed in another pane)."""
 
+    def _on_mount(self) -> None:
+        # a pane mounted after the first refresh (``Lazy``) whose tab was shown before it was
+        # there: the tabs finish showing it (its own ``on_mount`` loads what a shown pane needs)
+        tabs = self.tabs
+        if tabs is not None:
+            tabs.pane_mounted(self)
+
     @property
     def tabs(self) -> PaneTabs | None:
         """The ``PaneTabs`` holding this pane (``None`` outside one)."""
@@ -386,6 +393,8 @@ class PaneTabs(TabbedContent):
     def __init__(self, *titles: str, initial: str = "", id: str | None = None) -> None:
         super().__init__(*titles, initial=initial, id=id)
         self._then: Callable[[], object] | None = None
+        # a tab shown before its pane was mounted: its id and what to run once it is
+        self._waiting: tuple[str, Callable[[], object] | None] | None = None
 
     def show(self, pane_id: str, *, then: Callable[[], object] | None = None) -> None:
         """Make the tab ``pane_id`` the visible one, then run ``then`` (at once when it is
@@ -414,11 +423,28 @@ class PaneTabs(TabbedContent):
             return  # a TabbedContent inside a pane
         then, self._then = self._then, None
         pane = self.pane(self.active)
-        if pane is not None:
-            main = pane.main_widget()
-            if main is not None:
-                main.focus()
-            pane.activated()
+        self._waiting = (self.active, then) if pane is None else None
+        if pane is None:
+            return  # not mounted yet (``Lazy``): ``pane_mounted`` finishes
+        main = pane.main_widget()
+        if main is not None:
+            main.focus()
+        pane.activated()
+        if then is not None:
+            self.call_after_refresh(then)
+
+    def pane_mounted(self, pane: Pane) -> None:
+        """``pane`` was just mounted: if its tab was shown while it was not there, its main
+        widget gets the focus and what ``show`` was asked to do next runs."""
+        if self._waiting is None:
+            return
+        tab_id, then = self._waiting
+        if self.active != tab_id or self.pane(tab_id) is not pane:
+            return
+        self._waiting = None
+        main = pane.main_widget()
+        if main is not None:
+            main.focus()
         if then is not None:
             self.call_after_refresh(then)
 

@@ -33,7 +33,7 @@ def run(project: Path, *args: str) -> Result:
     return CliRunner().invoke(main, ["--project", str(project), *args])
 
 
-READS = [["ls"], ["doctor"], ["index"], ["recall", "kafka cutover"], ["usage"], ["verify"], ["dream", "history"]]
+READS = [["ls"], ["doctor"], ["index"], ["recall", "kafka cutover"], ["usage"], ["verify"], ["dream", "history"], ["undo", "--list"], ["trash"]]
 
 
 @pytest.mark.parametrize("command", READS, ids=" ".join)
@@ -61,6 +61,9 @@ def test_json_has_the_usual_shape_empty(fresh: tuple[Path, Path]) -> None:
     assert (usage["sessions"], usage["memories"]) == (0, [])
     verify = json.loads(run(project, "verify", "--json").stdout)
     assert (verify["counts"]["memories"], verify["conflicts"]) == (0, [])
+    assert json.loads(run(project, "undo", "--list", "--json").stdout) == []
+    assert json.loads(run(project, "trash", "--json").stdout) == []
+    assert run(project, "trash").stdout == "the trash is empty\n"
     status = run(project, "dream", "status", "--json")
     assert status.exit_code == 0 and json.loads(status.stdout)["release"] == "claude-2.1.328"
     assert not memory.exists()
@@ -68,7 +71,7 @@ def test_json_has_the_usual_shape_empty(fresh: tuple[Path, Path]) -> None:
 
 def test_dream_runs_still_refuse_and_create_nothing(fresh: tuple[Path, Path]) -> None:
     project, memory = fresh
-    for command in (["dream", "plan"], ["dream", "apply"]):
+    for command in (["dream", "plan"], ["dream", "apply"], ["undo"]):
         result = run(project, *command)
         assert result.exit_code == 1 and "no memory dir at" in result.stderr
     assert not memory.exists()

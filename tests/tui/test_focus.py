@@ -53,6 +53,17 @@ async def test_each_pane_focuses_its_main_widget_when_shown(make_app: Callable[[
         assert focused_id(app) == PANE_FOCUS[key]
 
 
+@pytest.mark.parametrize(("key", "widget"), [("1", "cascade-tree"), ("3", "recall-query"), ("4", "dream-changes")])
+async def test_a_pane_shown_before_it_is_built_still_gets_the_keys(make_app: Callable[[], MemtuiApp], key: str, widget: str) -> None:
+    """The panes not shown at start are built after the first screen is drawn; a digit pressed
+    at once shows the pane, and once it is there its main widget has the focus."""
+    app = make_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press(key)  # no settling first
+        await wait_until(pilot, lambda: focused_id(app) == widget, what=f"{widget} focused")
+        assert active(app) == {"1": "cascade", "3": "recall", "4": "dream"}[key]
+
+
 async def test_escape_leaves_the_recall_query_box(make_app: Callable[[], MemtuiApp]) -> None:
     app = make_app()
     async with app.run_test(size=(120, 36)) as pilot:
