@@ -23,6 +23,7 @@ from memtui.commands.common import (
     user_errors,
     warn,
 )
+from memtui.core.base.gcpause import gc_paused
 from memtui.core.base.wording import counted
 from memtui.core.base.terminal import visible
 from memtui.core.doctor import (
@@ -144,7 +145,8 @@ def doctor(obj: CliContext, as_json: bool, fix_codes: tuple[str, ...], yes: bool
     )
     if not codes:
         if as_json:
-            emit_json(report.to_json())
+            with gc_paused():  # a dict per finding: no cyclic collection walking them meanwhile
+                emit_json(report.to_json())
         else:
             _print_report(report)
         raise SystemExit(1 if report.has_errors else 0)

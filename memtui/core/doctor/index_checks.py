@@ -55,7 +55,8 @@ def _leaves_memory_dir(target: str) -> bool:
 
 def index_findings(memory_dir: Path, report: IndexReport, memory_relpaths: set[str], index_dir_rel: str = "") -> list[Finding]:
     """Findings about one index (``index_dir_rel`` ``""`` for the main, ``"team"`` for the team
-    index). ``memory_relpaths``: every memory below the memory dir."""
+    index). ``memory_relpaths``: every memory below the memory dir. The index's text and links
+    are the ones ``report`` read (the file is read again only for a report that holds no text)."""
     rel = index_relpath(index_dir_rel)
     out: list[Finding] = []
     if not report.exists:
@@ -68,11 +69,16 @@ def index_findings(memory_dir: Path, report: IndexReport, memory_relpaths: set[s
         out.append(finding("not-indexed", relpath, None, f"not linked from {rel}: the index is how the agent knows the memory exists", fix="add-index-entry", index=rel))
     if not report.exists:
         return out
-    try:
-        raw = read_text_regular(report.path, MAX_INDEX_FILE_BYTES)
-    except OSError as exc:  # replaced by a FIFO or a device since the scan
-        out.append(finding("index-unreadable", rel, None, f"{rel} cannot be read: {exc.strerror or exc}"))
-        return out
+    if report.text is not None:
+        raw = report.text
+        entries = list(report.entries)
+    else:
+        try:
+            raw = read_text_regular(report.path, MAX_INDEX_FILE_BYTES)
+        except OSError as exc:  # replaced by a FIFO or a device since the scan
+            out.append(finding("index-unreadable", rel, None, f"{rel} cannot be read: {exc.strerror or exc}"))
+            return out
+        entries = parse_entries(raw, index_dir_rel)
     lines = raw.split("\n")
     if FRONTMATTER_RE.match(raw):
         out.append(finding("index-frontmatter", rel, 1, f"{rel} starts with a frontmatter block: the index has none; the agent loads those lines as index text"))
@@ -81,7 +87,6 @@ def index_findings(memory_dir: Path, report: IndexReport, memory_relpaths: set[s
         out.append(finding("index-truncated", rel, None, f"{trunc.warning.removeprefix('> WARNING: ')} ({trunc.lines} lines, {trunc.units:,} units; caps {MAX_INDEX_LINES} / {MAX_INDEX_UNITS:,})"))
     for entry in report.dropped:
         out.append(finding("index-past-cap", rel, entry.line, f"[{entry.title}]({entry.target}) is past the cap: the agent never loads this entry", target=entry.target))
-    entries = parse_entries(raw, index_dir_rel)
     by_line: dict[int, list[str | None]] = {}
     for entry in entries:
         by_line.setdefault(entry.line, []).append(entry.relpath)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from memtui.core.memory.catalog import load_catalog
 from memtui.core.base.diagnostics import Diagnostic
+from memtui.core.base.gcpause import gc_paused
 from memtui.core.doctor.content import (
     content_findings,
     instruction_finding,
@@ -47,7 +48,15 @@ from memtui.core.memory.catalogdb import CatalogDB, code_fingerprint, pack
 from memtui.core.sessions.usage import UsageReport
 from memtui.core.verify.check import VerifyReport, verify_memories
 from memtui.core.verify.claims import Claim, claims_from_json, claims_to_json, memory_claims
-from memtui.core.verify.conflicts import Conflict, Value, find_conflicts, memory_values, values_from_json, values_to_json
+from memtui.core.verify.conflicts import (
+    Conflict,
+    Value,
+    find_conflicts,
+    memory_subject,
+    memory_values,
+    values_from_json,
+    values_to_json,
+)
 from memtui.core.verify.grep import DEFAULT_TIMEOUT_S
 
 # Claude's judgement of conflicts (``memtui.core.verify.judge``): given the memories and the
@@ -57,8 +66,8 @@ ConflictJudge = Callable[[Sequence[Memory], Sequence[Conflict]], tuple[list[Conf
 # Parser codes the doctor computes itself (richer: the index's own check, the dates with fixes).
 _RECOMPUTED = frozenset({"relative-date", "not-indexed"})
 # What the doctor keeps per memory in the catalog database (``CatalogDB.derived``): the findings
-# made from the memory's text alone (dates, content, secrets), its body key and the values it
-# states (the conflict check's input), under a fingerprint of the code that makes them; its
+# made from the memory's text alone (dates, content, secrets), its body key, the values it
+# states and its subject terms (the conflict check's inputs), under a fingerprint of the code that makes them; its
 # claims about the code (the claims check's input) under one of the code that finds them; the
 # ``in-instructions`` result under one of the code and the instruction texts; the
 # near-duplicate pairs of the whole dir (``CatalogDB.result``). A warm run with nothing changed
@@ -159,23 +168,25 @@ def _text_findings(memory: Memory) -> list[Finding]:
     return [*_date_findings(memory), *content_findings(memory), *secret_findings(memory), *second_block_findings([memory])]
 
 
-# One memory's facts: its text-only findings, its body key, the values it states.
-Facts = tuple[list[Finding], str | None, list[Value]]
+# One memory's facts: its text-only findings, its body key, the values it states, its subject
+# terms (only when it states a value: the conflict rule compares no other memory).
+Facts = tuple[list[Finding], str | None, list[Value], set[str]]
 
 
-def _encode_facts(findings: list[Finding], key: str | None, values: list[Value]) -> bytes | None:
+def _encode_facts(findings: list[Finding], key: str | None, values: list[Value], subject: set[str]) -> bytes | None:
     from memtui.core.memory.catalogdb import jsonable
 
     raw = [[f.code, f.line, f.message, f.fix, dict(f.data)] for f in findings]
     stated = values_to_json(values)
-    return pack([raw, key, stated]) if jsonable(raw) and jsonable(stated) else None
+    terms = sorted(subject)
+    return pack([raw, key, stated, terms]) if jsonable(raw) and jsonable(stated) and jsonable(terms) else None
 
 
 def _decode_facts(relpath: str, blob: bytes) -> Facts | None:
     import orjson
 
     try:
-        raw, key, stated = orjson.loads(blob)
+        raw, key, stated, terms = orjson.loads(blob)
         findings = [
             Finding(code, DOCTOR_CODES[code][0], relpath, line, message, fix, data)
             for code, line, message, fix, data in raw
@@ -184,9 +195,12 @@ def _decode_facts(relpath: str, blob: bytes) -> Facts | None:
         if len(findings) != len(raw) or not (key is None or isinstance(key, str)):
             return None
         values = values_from_json(stated)
+        if not isinstance(terms, list) or not all(isinstance(t, str) for t in terms):
+            return None
+        subject = set(terms)
     except (orjson.JSONDecodeError, TypeError, ValueError, KeyError):
         return None
-    return findings, key, values
+    return findings, key, values, subject
 
 
 def _decode_claims(blob: bytes) -> list[Claim] | None:
@@ -235,8 +249,9 @@ def run_doctor(
     agent has not created yet is audited as empty); a bad file never raises.
     Reads only; writes nothing to the memory dir (fixes are plans: ``fix_plan``).
     """
-    return _run_doctor(memory_dir, now, instruction_texts, near_duplicate_threshold, cache, fmt, warning_style, usage,
-                       project_root, verify_timeout, judge, missing_ok)
+    with gc_paused():  # 20,000 memories' decoded facts and findings: no cyclic collection walking them meanwhile
+        return _run_doctor(memory_dir, now, instruction_texts, near_duplicate_threshold, cache, fmt, warning_style, usage,
+                           project_root, verify_timeout, judge, missing_ok)
 
 
 def _run_doctor(
@@ -281,6 +296,7 @@ def _run_doctor(
     new_instr: dict[str, tuple[str, bytes]] = {}
     new_claims: dict[str, tuple[str, bytes]] = {}
     values_of: dict[str, list[Value]] = {}
+    subject_of: dict[str, set[str]] = {}
     claims_of: dict[str, list[Claim]] = {}
     for mem in memories:
         findings.extend(_parser_findings(mem))
@@ -300,12 +316,15 @@ def _run_doctor(
             full, same = with_text(mem)
         if facts is None:
             assert full is not None
-            facts = (_text_findings(full), body_key(full.body), memory_values(full))
+            values = memory_values(full)
+            facts = (_text_findings(full), body_key(full.body), values, memory_subject(mem) if values else set())
             if same and row_key is not None and (blob := _encode_facts(*facts)) is not None:
                 new_facts[mem.relpath] = (row_key, blob)
         findings.extend(facts[0])
         body_keys.append(facts[1])
         values_of[mem.relpath] = facts[2]
+        if facts[2]:
+            subject_of[mem.relpath] = facts[3]
         if project_root is not None:
             if claims is None:
                 assert full is not None
@@ -339,7 +358,7 @@ def _run_doctor(
         store_near_pairs(db, NEAR_KIND, near_fp, pairs)
     findings.extend(duplicate_findings(memories, threshold=near_duplicate_threshold, body_keys=body_keys, pairs=pairs))
     findings.extend(instr_found)
-    conflicts = find_conflicts(memories, values_of)
+    conflicts = find_conflicts(memories, values_of, subject_of)
     notes: list[str] = []
     if judge is not None:
         conflicts, note = judge([with_text(m)[0] for m in memories], conflicts)  # Claude reads the pairs' texts

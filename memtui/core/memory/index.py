@@ -247,7 +247,7 @@ class IndexReport:
     ``path``: the ``MEMORY.md`` path; ``exists``; ``truncation`` (``None`` when absent);
     ``entries``: every link; ``dropped``: entries past the loaded part; ``dangling``: link
     targets (as written) whose file does not exist; ``unindexed``: memory relpaths no entry
-    points at.
+    points at; ``text``: the file's text as read and audited (``None`` when it was not read).
     """
 
     path: Path
@@ -259,6 +259,7 @@ class IndexReport:
     unindexed: tuple[str, ...] = ()
     error: str | None = None
     indexed: frozenset[str] = field(default_factory=frozenset)
+    text: str | None = field(default=None, repr=False, compare=False)
 
 
 def _is_file(path: Path) -> bool:
@@ -304,4 +305,4 @@ def read_index(
         if check_links and entry.relpath not in known_files and entry.target not in dangling and not _is_file(memory_dir / entry.relpath):
             dangling[entry.target] = None
     unindexed = tuple(p for p in memory_relpaths if p not in indexed)
-    return IndexReport(index_path, True, trunc, tuple(entries), tuple(dropped), tuple(dangling), unindexed, None, frozenset(indexed))
+    return IndexReport(index_path, True, trunc, tuple(entries), tuple(dropped), tuple(dangling), unindexed, None, frozenset(indexed), raw)

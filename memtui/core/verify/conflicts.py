@@ -301,13 +301,23 @@ def stated_values(memories: Sequence[Memory], db: CatalogDB | None) -> dict[str,
                       skip=lambda mem: SUPERSEDED_KEY in mem.frontmatter or not mem.sha256)
 
 
-def _doc(mem: Memory, *, need_values: bool = True, values: Sequence[Value] | None = None) -> _Doc | None:
+def memory_subject(mem: Memory) -> set[str]:
+    """The subject terms of ``mem`` (rule step 1): the ``terms`` of its file name (without
+    ``.md``), ``name`` and ``description``. Made from the parsed header alone (``mem`` need not
+    hold its text)."""
+    stem = mem.relpath.rsplit("/", 1)[-1].removesuffix(".md")
+    return terms(" ".join([stem, mem.name or "", mem.description or ""]))
+
+
+def _doc(mem: Memory, *, need_values: bool = True, values: Sequence[Value] | None = None, subject: set[str] | None = None) -> _Doc | None:
     if SUPERSEDED_KEY in mem.frontmatter or not mem.sha256:
         return None
-    stem = mem.relpath.rsplit("/", 1)[-1].removesuffix(".md")
-    subject = terms(" ".join([stem, mem.name or "", mem.description or ""]))
     found = list(values) if values is not None else memory_values(mem)
-    if (need_values and not found) or not subject:
+    if need_values and not found:  # no value to compare: its subject is not needed
+        return None
+    if subject is None:
+        subject = memory_subject(mem)
+    if not subject:
         return None
     return _Doc(mem, subject, found)
 
@@ -340,10 +350,17 @@ def _differing(a: _Doc, b: _Doc, subject: set[str]) -> list[DifferingValue]:
     return out
 
 
-def _pairs(memories: Sequence[Memory], *, need_values: bool, values: Mapping[str, Sequence[Value]] | None = None) -> list[tuple[_Doc, _Doc, set[str]]]:
+def _pairs(
+    memories: Sequence[Memory],
+    *,
+    need_values: bool,
+    values: Mapping[str, Sequence[Value]] | None = None,
+    subjects: Mapping[str, set[str]] | None = None,
+) -> list[tuple[_Doc, _Doc, set[str]]]:
     """The pairs on one subject (rule step 1) as ``(older, newer, shared subject)``."""
     given = values if values is not None else {}
-    docs = [d for d in (_doc(m, need_values=need_values, values=given.get(m.relpath)) for m in memories) if d is not None]
+    known = subjects if subjects is not None else {}
+    docs = [d for d in (_doc(m, need_values=need_values, values=given.get(m.relpath), subject=known.get(m.relpath)) for m in memories) if d is not None]
     common = max(COMMON_MIN, int(COMMON_SHARE * len(memories)))
     postings: dict[str, list[int]] = defaultdict(list)
     for i, d in enumerate(docs):
@@ -373,13 +390,18 @@ def subject_pairs(memories: Sequence[Memory]) -> list[tuple[str, str]]:
     return [(a.mem.relpath, b.mem.relpath) for a, b, _ in pairs]
 
 
-def find_conflicts(memories: Sequence[Memory], values: Mapping[str, Sequence[Value]] | None = None) -> list[Conflict]:
+def find_conflicts(
+    memories: Sequence[Memory],
+    values: Mapping[str, Sequence[Value]] | None = None,
+    subjects: Mapping[str, set[str]] | None = None,
+) -> list[Conflict]:
     """Every pair of ``memories`` the offline rule (module doc) finds in conflict, sorted by
     the older memory's relpath. Reads no file (the memories' text is used). ``values``:
     relpath → that memory's ``memory_values``, made earlier (e.g. kept in the catalog
-    database); a memory it has need not hold its text."""
+    database); a memory it has need not hold its text. ``subjects``: relpath → that memory's
+    ``memory_subject``, made earlier (the others' are made here)."""
     out: list[Conflict] = []
-    for older, newer, subject in _pairs(memories, need_values=True, values=values):
+    for older, newer, subject in _pairs(memories, need_values=True, values=values, subjects=subjects):
         diffs = _differing(older, newer, subject)
         if diffs:
             out.append(Conflict(older.mem.relpath, newer.mem.relpath, tuple(sorted(subject)), tuple(diffs), older_mtime=older.mem.mtime, newer_mtime=newer.mem.mtime))

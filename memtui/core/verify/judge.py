@@ -16,8 +16,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import pydantic
-
 from memtui.core.memory.memories import Memory
 from memtui.core.recall.claude import DEFAULT_MODEL, _describe
 from memtui.core.verify.conflicts import Conflict, DifferingValue, subject_pairs
@@ -44,23 +42,6 @@ SYSTEM_PROMPT = (
     " the value the older memory states and the value the newer one states (empty when it is no"
     " contradiction), and one short sentence of explanation."
 )
-
-
-class Verdict(pydantic.BaseModel):
-    """The judgement of one pair."""
-
-    pair: int
-    contradiction: bool
-    subject: str
-    older_value: str
-    newer_value: str
-    explanation: str
-
-
-class Verdicts(pydantic.BaseModel):
-    """One verdict per numbered pair."""
-
-    verdicts: list[Verdict]
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +91,9 @@ def judge_conflicts(
     Claude answered, else why the offline rule's ``offline`` stand. Never raises for API,
     network or reply problems."""
     import anthropic
+    import pydantic
+
+    from memtui.core.verify.verdicts import Verdicts
 
     request = build_request(memories, offline, model=model)
     if not request.pairs:
