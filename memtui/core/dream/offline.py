@@ -33,6 +33,7 @@ from typing import Any
 
 import orjson
 
+from memtui.core.base.gcpause import gc_paused
 from memtui.core.base.wording import counted
 from memtui.core.memory.catalog import iso_utc
 from memtui.core.doctor.dates import DatedPhrase, memory_date_base, relative_dates
@@ -432,7 +433,8 @@ def consolidate_offline(
 
     if not ctx.memory_dir.is_dir():
         raise MemoryDirError(2, "memory dir does not exist", str(ctx.memory_dir))
-    return _consolidate(ctx, now, emit, cancel, max_deletions)
+    with gc_paused():  # 20,000 memories' facts, events and findings: no cyclic collection walking them meanwhile
+        return _consolidate(ctx, now, emit, cancel, max_deletions)
 
 
 def _consolidate(ctx: DreamContext, now: datetime, emit: Emit | None, cancel: threading.Event | None, max_deletions: int) -> DreamPlan:

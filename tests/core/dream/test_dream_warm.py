@@ -126,3 +126,34 @@ def test_a_changed_memory_gets_its_subject_terms_made_again(tmp_path: Path, monk
     assert made == ["project_invoice_b.md"]
     assert marked(warm) == []
     assert warm == _plan(loc, database=False)
+
+
+def test_a_dream_plan_collects_less_often_and_gives_back_the_thresholds(tmp_path: Path) -> None:
+    """While the offline consolidator runs, young collections are rare (every
+    ``YOUNG_THRESHOLD`` allocations instead of CPython's 700); the thresholds the process had
+    are restored after it, a cancelled run included."""
+    import gc
+    import threading
+
+    from memtui.core.base.gcpause import YOUNG_THRESHOLD
+    from memtui.core.dream import DreamCancelled
+
+    ws = materialize(tmp_path / "demo", NOW)
+    loc = resolve_locations(AGENT, ws.project, environ={"HOME": str(ws.home), "MEMTUI_STATE_DIR": str(tmp_path / "state")})
+    seen: list[tuple[int, int, int]] = []
+    before = gc.get_threshold()
+    gc.set_threshold(900, 11, 12)
+    try:
+        plan_dream(DreamContext.from_locations(loc), NOW, emit=lambda event: seen.append(gc.get_threshold()))
+        assert gc.get_threshold() == (900, 11, 12)
+        assert seen and set(seen) == {(YOUNG_THRESHOLD, 11, 12)}
+        cancel = threading.Event()
+
+        def stop(event: object) -> None:
+            cancel.set()
+
+        with pytest.raises(DreamCancelled):
+            plan_dream(DreamContext.from_locations(loc), NOW, emit=stop, cancel=cancel)
+        assert gc.get_threshold() == (900, 11, 12)
+    finally:
+        gc.set_threshold(*before)
