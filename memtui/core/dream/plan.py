@@ -144,6 +144,11 @@ class Workspace:
                 return True
         return self.get(relpath) is not None
 
+    def found(self, relpath: str) -> bool:
+        """Whether ``exists`` found ``relpath`` on disk, not loaded, a regular file that may be
+        read (its first answer: the file is not looked at again)."""
+        return relpath in self._present
+
     def set(self, relpath: str, text: str, reason: str, *, mtime: float | None = None) -> None:
         """Replace the text (``mtime``: epoch s the written file gets; ``None`` = the apply time)."""
         self.get(relpath)

@@ -69,6 +69,7 @@ def test_a_file_not_loaded_is_looked_at_once(tmp_path: Path, monkeypatch: pytest
     ws = Workspace(tmp_path)
     assert ws.exists("c.md") and ws.exists("c.md") and ws.exists("c.md")
     assert looked == ["c.md"] and not ws.known("c.md")
+    assert ws.found("c.md") and not ws.found("missing.md")  # what the index's link check asks
     ws.delete("c.md", "merged")
     assert not ws.exists("c.md")
     ws.set("c.md", "again\n", "written back")
