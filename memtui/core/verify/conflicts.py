@@ -459,13 +459,15 @@ def newer_conflicts(conflicts: Sequence[Conflict]) -> dict[str, list[Conflict]]:
 
 
 def newer_conflicts_in(memory_dir: Path, fmt: MemoryFormat, cache: CatalogDB | None = None) -> dict[str, list[Conflict]]:
-    """``newer_conflicts`` of every memory of ``memory_dir`` (each one's whole text read, in
-    the agent's memory format ``fmt``; ``cache``: the dir's ``CatalogDB``, files unchanged since
-    the last scan are not parsed again) by the offline rule: the "a newer memory disagrees"
-    mark of a recall pick. ``{}`` when the dir does not exist."""
-    from memtui.core.memory.memories import scan_memories, with_text
+    """``newer_conflicts`` of every memory of ``memory_dir`` (read in the agent's memory format
+    ``fmt``) by the offline rule: the "a newer memory disagrees" mark of a recall pick.
+    ``cache``: the dir's ``CatalogDB``: a file unchanged since the last scan is not parsed
+    again, and the values it states and its subject terms come from the database
+    (``conflict_inputs``) without its text being read. ``{}`` when the dir does not exist."""
+    from memtui.core.memory.memories import scan_memories
 
     if not memory_dir.is_dir():
         return {}
     scan = scan_memories(memory_dir, cache=cache, fmt=fmt)
-    return newer_conflicts(find_conflicts([with_text(m)[0] for m in scan.memories]))
+    values, subjects = conflict_inputs(scan.memories, cache)
+    return newer_conflicts(find_conflicts(scan.memories, values, subjects))

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx2
+import pytest
 
 from memtui.core.memory.memories import read_memory
 from memtui.core.verify.conflicts import find_conflicts, newer_conflicts, subject_pairs
@@ -127,3 +128,26 @@ def test_subject_pairs_without_values(tmp_path: Path) -> None:
     memories = load(tmp_path)
     assert find_conflicts(memories) == []
     assert subject_pairs(memories) == [("feedback_merge_style_a.md", "feedback_merge_style_b.md")]
+
+
+def test_the_recall_mark_from_a_warm_database_reads_no_memory_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A recall pick's "a newer memory disagrees" mark, with the catalog database kept since
+    the last run: the values come from the database, no memory file is opened, and the marks
+    are the ones made from the texts."""
+    from memtui.core.memory import catalogdb
+    from memtui.core.memory.catalogdb import CatalogDB
+    from memtui.core.memory.memories import SEED_FORMAT
+    from memtui.core.verify.conflicts import newer_conflicts_in
+    from support.opens import memory_files_opened
+
+    monkeypatch.setattr(catalogdb, "RACY_SECONDS", -10)  # files written just now are kept too
+    memory_dir = tmp_path / "memory"
+    kafka_pair(memory_dir)
+    write(memory_dir, "user_role.md", mem("r", "Role", "Backend engineer", "Works on the ingest service.\n"), 30)
+    expected = newer_conflicts_in(memory_dir, SEED_FORMAT)
+    assert list(expected) == ["project_sqs_to_kafka.md"]
+    state = tmp_path / "state"
+    assert newer_conflicts_in(memory_dir, SEED_FORMAT, CatalogDB.for_memory_dir(state, memory_dir)) == expected  # fills it
+    with memory_files_opened(monkeypatch, memory_dir) as opened:
+        assert newer_conflicts_in(memory_dir, SEED_FORMAT, CatalogDB.for_memory_dir(state, memory_dir)) == expected
+    assert opened == []
