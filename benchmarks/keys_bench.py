@@ -36,8 +36,12 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 async def timed(app: Any, prepare: list[str], key: str, size: tuple[int, int] = (120, 36)) -> tuple[float, float]:
     """(first, last) screen update after ``key``, in ms, once ``prepare`` keys settled."""
+    from textual.lazy import Lazy
+
     async with app.run_test(size=size) as pilot:
         await pilot.pause()
+        while app.query(Lazy):  # the panes mounted after the first refresh
+            await pilot.pause(0.02)
         await app.workers.wait_for_complete()
         await pilot.pause()
         for k in prepare:

@@ -18,6 +18,7 @@ from collections.abc import Awaitable, Callable
 from datetime import datetime
 from pathlib import Path
 
+from textual.lazy import Lazy
 from textual.pilot import Pilot
 
 HERE = Path(__file__).resolve().parent
@@ -28,6 +29,8 @@ SIZE = (120, 36)
 async def settle(pilot: Pilot[None]) -> None:
     """Let the app's workers finish and what they posted be drawn (twice: a result may start
     another worker — a preview, a source conversation)."""
+    while pilot.app.query(Lazy):  # the panes mounted after the first refresh
+        await pilot.pause(0.02)
     for _ in range(2):
         await pilot.app.workers.wait_for_complete()
         await pilot.pause()

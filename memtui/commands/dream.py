@@ -31,6 +31,7 @@ from memtui.commands.common import (
     say,
     user_errors,
 )
+from memtui.core.base.gcpause import gc_paused
 from memtui.core.base.terminal import visible
 from memtui.core.dream import (
     DEFAULT_MAX_DELETIONS,
@@ -299,7 +300,8 @@ def plan_cmd(obj: CliContext, consolidator: str, model: str | None, max_deletion
     except DreamError as exc:
         fail(str(exc), 1)
     if as_json:
-        emit_json(plan_to_json(dp))
+        with gc_paused():  # a dict per event: no cyclic collection walking them meanwhile
+            emit_json(plan_to_json(dp))
         return
     _print_plan(dp)
 

@@ -159,6 +159,7 @@ def test_the_app_shows_escapes_never_markup_and_writes_no_control_character(tmp_
     from memtui.tui.app import MemtuiApp
 
     from support.faultlab import NOW
+    from textual.lazy import Lazy
 
     from memtui.core.extract.inbox import Inbox, Proposal, ProposalSource
 
@@ -179,6 +180,8 @@ def test_the_app_shows_escapes_never_markup_and_writes_no_control_character(tmp_
 
             async def settle() -> None:
                 await pilot.pause()
+                while app.query(Lazy):  # the panes mounted after the first refresh
+                    await pilot.pause(0.02)
                 await app.workers.wait_for_complete()
                 await pilot.pause()
 

@@ -19,6 +19,7 @@ from typing import Any
 from rich.console import Console
 from textual import events
 from textual.app import App
+from textual.lazy import Lazy
 from textual.keys import REPLACED_KEYS, _character_to_key, _get_unicode_name_from_key
 from textual.command import CommandList
 from textual.pilot import Pilot
@@ -32,9 +33,13 @@ POLL = 0.02
 
 
 async def settle(pilot: Pilot[Any]) -> None:
-    """Wait for every worker of the app to finish, then for the app to process what they
-    posted. A worker cancelled meanwhile (an exclusive worker superseded by a newer one) is
-    no failure: the wait goes on for the others."""
+    """Wait for the panes mounted after the first refresh (``Lazy``: a pane's workers start
+    once it is mounted), then for every worker of the app to finish, then for the app to
+    process what they posted. A worker cancelled meanwhile (an exclusive worker superseded by
+    a newer one) is no failure: the wait goes on for the others."""
+    deadline = time.monotonic() + TIMEOUT
+    while pilot.app.query(Lazy) and time.monotonic() < deadline:
+        await pilot.pause(POLL)
     while True:
         try:
             await pilot.app.workers.wait_for_complete()

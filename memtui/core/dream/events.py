@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
+from functools import cache
 from typing import Any, Literal
 
 Phase = Literal["orient", "gather", "consolidate", "prune"]
@@ -132,11 +133,19 @@ def check_cancel(cancel: threading.Event | None) -> None:
         raise DreamCancelled("the dream was cancelled")
 
 
+@cache
+def _field_names(cls: type) -> tuple[str, ...]:
+    return tuple(f.name for f in fields(cls) if f.name != "kind")
+
+
 def event_to_json(event: DreamEvent) -> dict[str, Any]:
-    """``{"kind": ..., <fields>}`` (the ``events`` items of ``memtui dream plan --json``)."""
-    data = asdict(event)
-    kind = data.pop("kind")
-    return {"kind": kind, **data}
+    """``{"kind": ..., <fields>}`` (the ``events`` items of ``memtui dream plan --json``). Every
+    field of an event is a string, a number or ``None``: they are taken as they are (what
+    ``dataclasses.asdict`` gives for them, without its deep copy)."""
+    out: dict[str, Any] = {"kind": event.kind}
+    for name in _field_names(type(event)):
+        out[name] = getattr(event, name)
+    return out
 
 
 class EventLog:

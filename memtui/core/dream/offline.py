@@ -33,6 +33,7 @@ from typing import Any
 
 import orjson
 
+from memtui.core.base.gcpause import gc_paused
 from memtui.core.base.wording import counted
 from memtui.core.memory.catalog import iso_utc
 from memtui.core.doctor.dates import DatedPhrase, memory_date_base, relative_dates
@@ -250,12 +251,14 @@ class _Run:
         marked ``superseded_by`` the newer, with a note of what differs — an edit for the user
         to review in the plan; nothing is deleted."""
         from memtui.core.doctor.supersede import mark_superseded
-        from memtui.core.verify.conflicts import find_conflicts, stated_values
+        from memtui.core.verify.conflicts import conflict_inputs, find_conflicts
 
         pool = [m for m in self.memories if self._editable(m) and self.ws.exists(m.relpath) and m.relpath not in self.merged_into]
         marked = 0
-        # the values each memory states: from the catalog database for unchanged files
-        for conflict in find_conflicts(pool, stated_values(pool, self.db if self.db.enabled else None)):
+        # the values each memory states and its subject terms: from the catalog database for
+        # unchanged files
+        values, subjects = conflict_inputs(pool, self.db if self.db.enabled else None)
+        for conflict in find_conflicts(pool, values, subjects):
             text = self.ws.get(conflict.older)
             if text is None or not self.ws.exists(conflict.newer):
                 continue
@@ -430,7 +433,8 @@ def consolidate_offline(
 
     if not ctx.memory_dir.is_dir():
         raise MemoryDirError(2, "memory dir does not exist", str(ctx.memory_dir))
-    return _consolidate(ctx, now, emit, cancel, max_deletions)
+    with gc_paused():  # 20,000 memories' facts, events and findings: no cyclic collection walking them meanwhile
+        return _consolidate(ctx, now, emit, cancel, max_deletions)
 
 
 def _consolidate(ctx: DreamContext, now: datetime, emit: Emit | None, cancel: threading.Event | None, max_deletions: int) -> DreamPlan:

@@ -77,6 +77,9 @@ class Workspace:
 
     def __init__(self, memory_dir: Path) -> None:
         self.memory_dir = memory_dir
+        self._root = os.fspath(memory_dir)
+        # files not loaded yet that ``exists`` found readable (each one is looked at once a plan)
+        self._present: set[str] = set()
         self._bytes: dict[str, bytes | None] = {}  # loaded from bytes (None: absent)
         self._loaded_text: dict[str, str] = {}  # loaded from its UTF-8 text
         self._text: dict[str, str | None] = {}  # current text of every loaded file (None: absent or deleted)
@@ -125,16 +128,26 @@ class Workspace:
         """Whether ``relpath`` exists after the edits so far. A file not loaded yet is not read
         for the answer when it is a regular file within the size cap that may be read (what
         ``get`` would find there is text: it exists); anything else is read, so that a file
-        that cannot be is recorded in ``unreadable`` as before."""
+        that cannot be is recorded in ``unreadable`` as before. Such a file is looked at once:
+        later calls give the first answer (a plan sees the dir as it first found it; applying
+        checks each file's bytes again)."""
         if relpath not in self._text:
-            path = self.memory_dir / relpath
+            if relpath in self._present:
+                return True
+            path = os.path.join(self._root, relpath)
             try:
                 st = os.stat(path)
             except OSError:
                 st = None
             if st is not None and stat.S_ISREG(st.st_mode) and st.st_size <= MAX_IMAGE_BYTES and os.access(path, os.R_OK):
+                self._present.add(relpath)
                 return True
         return self.get(relpath) is not None
+
+    def found(self, relpath: str) -> bool:
+        """Whether ``exists`` found ``relpath`` on disk, not loaded, a regular file that may be
+        read (its first answer: the file is not looked at again)."""
+        return relpath in self._present
 
     def set(self, relpath: str, text: str, reason: str, *, mtime: float | None = None) -> None:
         """Replace the text (``mtime``: epoch s the written file gets; ``None`` = the apply time)."""

@@ -131,7 +131,7 @@ def _title_hook(ws: Workspace, rel: str) -> tuple[str, str | None]:
 def _exists(ws: Workspace, rel: str) -> bool:
     if ws.known(rel):
         return ws.get(rel) is not None
-    return os.path.exists(ws.memory_dir / rel)
+    return ws.found(rel) or os.path.exists(ws.memory_dir / rel)
 
 
 def _fix_links(ws: Workspace, rel: str, pi: PruneInput, linked: set[str], emit: Emit, memo: _IndexLinks) -> None:

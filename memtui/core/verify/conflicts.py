@@ -285,20 +285,48 @@ def values_from_json(data: Any) -> list[Value]:
     return out
 
 
-# What ``stated_values`` keeps per memory in the catalog database (``CatalogDB.derived``): the
-# values it states, under a fingerprint of the code that finds them.
+# What ``conflict_inputs`` keeps per memory in the catalog database (``CatalogDB.derived``):
+# the values it states and, when it states one, its subject terms, under a fingerprint of the
+# code that makes them.
 VALUES_KIND = "conflict-values"
 _VALUES_MODULES = ("verify/conflicts", "memory/memories", "memory/frontmatter")
 
+# One memory's conflict inputs: the values it states, its subject terms (empty when it states
+# no value: the rule never compares its subject then).
+_Inputs = tuple[list[Value], set[str]]
 
-def stated_values(memories: Sequence[Memory], db: CatalogDB | None) -> dict[str, list[Value]]:
-    """relpath → ``memory_values`` of each of ``memories`` (``find_conflicts``' ``values``):
+
+def _inputs(mem: Memory) -> _Inputs:
+    values = memory_values(mem)
+    return values, memory_subject(mem) if values else set()
+
+
+def _inputs_to_json(inputs: _Inputs) -> list[Any]:
+    return [values_to_json(inputs[0]), sorted(inputs[1])]
+
+
+def _inputs_from_json(data: Any) -> _Inputs:
+    try:
+        stated, words = data
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"not conflict inputs: {exc}") from exc
+    if not isinstance(words, list) or not all(isinstance(w, str) for w in words):
+        raise ValueError("not conflict inputs: subject terms are not strings")
+    return values_from_json(stated), set(words)
+
+
+def conflict_inputs(memories: Sequence[Memory], db: CatalogDB | None) -> tuple[dict[str, list[Value]], dict[str, set[str]]]:
+    """``(values, subjects)`` for ``find_conflicts``: relpath → ``memory_values`` and relpath →
+    ``memory_subject`` (made only for a memory that states a value) of each of ``memories``:
     from ``db`` (the memory dir's catalog database, or ``None``) for a file whose bytes did not
     change since they were stored, else from its text (read now, and stored when it is the
-    bytes the record describes). A memory the rule leaves out (superseded, unreadable) gets
-    none."""
-    return per_memory(memories, db, VALUES_KIND, _VALUES_MODULES, memory_values, values_to_json, values_from_json,
+    bytes the record describes). A memory the rule leaves out (superseded, unreadable) is in
+    neither."""
+    made = per_memory(memories, db, VALUES_KIND, _VALUES_MODULES, _inputs, _inputs_to_json, _inputs_from_json,
                       skip=lambda mem: SUPERSEDED_KEY in mem.frontmatter or not mem.sha256)
+    values = {rel: got[0] for rel, got in made.items()}
+    subjects = {rel: got[1] for rel, got in made.items() if got[0]}
+    return values, subjects
 
 
 def memory_subject(mem: Memory) -> set[str]:
@@ -434,11 +462,12 @@ def newer_conflicts_in(memory_dir: Path, fmt: MemoryFormat, cache: CatalogDB | N
     """``newer_conflicts`` of every memory of ``memory_dir`` (read in the agent's memory format
     ``fmt``) by the offline rule: the "a newer memory disagrees" mark of a recall pick.
     ``cache``: the dir's ``CatalogDB``: a file unchanged since the last scan is not parsed
-    again, and the values it states come from the database (``stated_values``) without its
-    text being read. ``{}`` when the dir does not exist."""
+    again, and the values it states and its subject terms come from the database
+    (``conflict_inputs``) without its text being read. ``{}`` when the dir does not exist."""
     from memtui.core.memory.memories import scan_memories
 
     if not memory_dir.is_dir():
         return {}
     scan = scan_memories(memory_dir, cache=cache, fmt=fmt)
-    return newer_conflicts(find_conflicts(scan.memories, stated_values(scan.memories, cache)))
+    values, subjects = conflict_inputs(scan.memories, cache)
+    return newer_conflicts(find_conflicts(scan.memories, values, subjects))

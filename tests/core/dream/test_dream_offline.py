@@ -261,3 +261,32 @@ def test_prune_reads_each_index_line_once_whatever_its_passes(tmp_path: Path, mo
     # steps 1-4 re-read the index and the hubs after every edit; each distinct line is parsed once
     assert len(calls) == len(set(calls))
     assert len(calls) <= len(set(lines)) + 10
+
+
+def test_events_in_the_json_plan_start_with_their_kind() -> None:
+    """``memtui dream plan --json``'s ``events``: each one's kind first, then its fields in
+    declaration order, values as they are (``null`` for a missing line or phase)."""
+    import orjson
+
+    from memtui.core.dream.events import FileRead, Finding, LogLine, PhaseFinished, PhaseStarted, Progress, ProposedChange, event_to_json
+
+    events = [
+        PhaseStarted("orient", "list the memory dir"),
+        FileRead("orient", "user_role.md", 120),
+        Progress("orient", 250, 20000),
+        Finding("gather", "memory-drifted", "a.md", "changed since the last consolidation"),
+        Finding("consolidate", "relative-date-kept", "b.md", "“next week” names no exact day", 7),
+        ProposedChange("consolidate", "b.md", "modify", "dates made absolute"),
+        LogLine(None, "warning", "no project"),
+        PhaseFinished("prune", "0 file(s) changed for the index"),
+    ]
+    assert [orjson.dumps(event_to_json(e)).decode() for e in events] == [
+        '{"kind":"phase-started","phase":"orient","title":"list the memory dir"}',
+        '{"kind":"file-read","phase":"orient","path":"user_role.md","size":120}',
+        '{"kind":"progress","phase":"orient","done":250,"total":20000}',
+        '{"kind":"finding","phase":"gather","code":"memory-drifted","path":"a.md","message":"changed since the last consolidation","line":null}',
+        '{"kind":"finding","phase":"consolidate","code":"relative-date-kept","path":"b.md","message":"“next week” names no exact day","line":7}',
+        '{"kind":"proposed-change","phase":"consolidate","path":"b.md","action":"modify","reason":"dates made absolute"}',
+        '{"kind":"log","phase":null,"level":"warning","text":"no project"}',
+        '{"kind":"phase-finished","phase":"prune","summary":"0 file(s) changed for the index"}',
+    ]

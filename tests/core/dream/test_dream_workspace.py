@@ -4,8 +4,10 @@ bytes; only files whose bytes change are in the plan, with the bytes they had as
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
+import pytest
 from support.dream import NOW, context, memory, write
 
 from memtui.core.dream import plan_dream
@@ -49,6 +51,29 @@ def test_unknown_file_is_read_on_first_use_and_deleting_it_is_a_change(tmp_path:
     [change] = ws.to_plan("t", [], [], "offline").plan.changes
     assert (change.kind, change.before, change.after) == ("delete", b"hello\n", None)
 
+
+
+def test_a_file_not_loaded_is_looked_at_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The phases ask whether each memory exists several times (the conflict pool, the
+    index's links, the prune): a file not loaded is looked at on disk once, and an edit of the
+    workspace still answers for itself."""
+    write(tmp_path / "c.md", "hello\n")
+    looked: list[str] = []
+    real = os.stat
+
+    def spy(path: object, *args: object, **kwargs: object) -> os.stat_result:
+        looked.append(os.path.basename(os.fsdecode(path)))  # type: ignore[arg-type]
+        return real(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "stat", spy)
+    ws = Workspace(tmp_path)
+    assert ws.exists("c.md") and ws.exists("c.md") and ws.exists("c.md")
+    assert looked == ["c.md"] and not ws.known("c.md")
+    assert ws.found("c.md") and not ws.found("missing.md")  # what the index's link check asks
+    ws.delete("c.md", "merged")
+    assert not ws.exists("c.md")
+    ws.set("c.md", "again\n", "written back")
+    assert ws.exists("c.md")
 
 def test_offline_plan_keeps_the_exact_bytes_of_a_bom_file_and_a_non_utf8_file(tmp_path: Path) -> None:
     """Prune moves an over-long index hook into its memory: the plan's before-image of each
