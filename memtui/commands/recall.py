@@ -27,6 +27,7 @@ from memtui.core.base.wording import counted
 from memtui.core.base.terminal import visible
 from memtui.core.places.agentconfig import recall_state
 from memtui.core.places.claude_json import read_global_config
+from memtui.core.memory.catalogdb import CatalogDB
 from memtui.core.recall import SELECTOR_NAMES, choose_model, load_corpus, recall
 from memtui.core.recall.engine import RecallResult
 from memtui.core.recall.inputs import recall_inputs, session_context, split_names
@@ -89,7 +90,9 @@ def recall_query(
     loc = obj.locations
     memory_dir, exists = obj.readable_memory_dir()
     release = loc.flavor.behaviour
-    corpus = load_corpus(memory_dir, release.memory_format, state_dir=loc.state_dir if exists else None)
+    state_dir = loc.state_dir if exists else None
+    cache = CatalogDB.for_memory_dir(state_dir, memory_dir, fmt=release.memory_format) if state_dir is not None else None
+    corpus = load_corpus(memory_dir, release.memory_format, state_dir=state_dir, cache=cache)
     config = loc.agent_config if loc.agent_config is not None else read_global_config()
     gate = None if release.recall_gate.always else recall_state(release.recall_gate, config)
     session = session_context(transcript) if transcript is not None else None
@@ -113,12 +116,9 @@ def recall_query(
         gate=gate,
         preview=preview,
     )
-    from memtui.core.memory.catalogdb import CatalogDB
     from memtui.core.verify.conflicts import newer_conflicts_in
 
-    fmt = release.memory_format
-    cache = CatalogDB.for_memory_dir(loc.state_dir, memory_dir, fmt=fmt) if exists else None
-    newer = newer_conflicts_in(memory_dir, fmt, cache) if (result.picks or result.would_pick) else {}
+    newer = newer_conflicts_in(memory_dir, release.memory_format, cache) if (result.picks or result.would_pick) else {}
     if as_json:
         emit_json(result.to_json(newer))
         return

@@ -193,7 +193,11 @@ def evaluate(
     from memtui.core.recall.claude import has_credentials
 
     release = locations.flavor.behaviour
-    corpus = load_corpus(locations.memory_dir, release.memory_format) if corpus is None else corpus
+    if corpus is None:
+        from memtui.core.memory.catalogdb import CatalogDB
+
+        cache = CatalogDB.for_memory_dir(locations.state_dir, locations.memory_dir, fmt=release.memory_format)
+        corpus = load_corpus(locations.memory_dir, release.memory_format, cache=cache)
     sessions = with_recall = 0
     if recalls is None:
         found, sessions, with_recall = collect(locations)

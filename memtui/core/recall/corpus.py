@@ -16,9 +16,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memtui.core.memory.catalog import CatalogChanges
+from memtui.core.memory.catalogdb import CatalogDB, code_fingerprint, jsonable, key_text, pack, stat_key
 from memtui.core.memory.frontmatter import parse_frontmatter
 from memtui.core.memory.headers import MemoryHeader, read_head_stat
-from memtui.core.memory.memories import SEED_FORMAT, StrPath, iter_memory_files, memory_type_of
+from memtui.core.memory.memories import SEED_FORMAT, StrPath, iter_memory_files, memory_type_of, parse_memory_type
 from memtui.core.places.behaviour import MemoryFormat
 from memtui.core.recall.docs import RecallDoc
 
@@ -28,6 +29,11 @@ if TYPE_CHECKING:
 
 # memtui's choice: how much of the body (within the 30 scanned lines) the lexical index sees.
 BODY_HEAD_CHARS = 1000
+# What a corpus keeps per memory in the catalog database (``CatalogDB.derived``): the parts of
+# its ``RecallDoc`` read from the file's head, ``[description, type, name, body head]``, valid
+# while the file's stat key and the code that makes them (these modules) are unchanged.
+DOC_KIND = "recall-doc"
+_DOC_MODULES = ("recall/corpus", "recall/docs", "memory/headers", "memory/frontmatter", "memory/memories", "base/safe_read")
 
 
 @dataclass(slots=True)
@@ -117,14 +123,73 @@ def _doc(path: StrPath, relpath: str, fmt: MemoryFormat = SEED_FORMAT) -> Recall
     return RecallDoc(header, None if name is None or isinstance(name, (list, dict)) else str(name), body[:BODY_HEAD_CHARS], key)
 
 
-def load_corpus(memory_dir: Path, fmt: MemoryFormat = SEED_FORMAT, *, state_dir: Path | None = None) -> RecallCorpus:
+def _stored_doc(path: StrPath, relpath: str, st: os.stat_result, value: object) -> RecallDoc | None:
+    """The doc a stored ``[description, type, name, body head]`` makes with the file's ``st``,
+    or ``None`` when the value has another shape (the file is read again)."""
+    if not isinstance(value, list) or len(value) != 4:
+        return None
+    description, mem_type, name, body = value
+    if not all(v is None or isinstance(v, str) for v in (description, mem_type, name)) or not isinstance(body, str):
+        return None
+    header = MemoryHeader(path, relpath, st.st_mtime, description, parse_memory_type(mem_type))
+    return RecallDoc(header, name, body, stat_key(st))
+
+
+def _cached_docs(memory_dir: Path, fmt: MemoryFormat, cache: CatalogDB) -> list[RecallDoc]:
+    """``_doc`` of every memory file, from ``cache`` for a file whose ``stat`` key is the one
+    its value was stored under (with this code's fingerprint), else read now and stored unless
+    racy. The scan's header rows are saved too (each file's, as ``scan_headers`` keeps them)."""
+    import orjson
+
+    fp = code_fingerprint(_DOC_MODULES)
+    stored = cache.derived(DOC_KIND, fp)
+    docs: list[RecallDoc] = []
+    new: dict[str, tuple[str, bytes]] = {}
+    for path, rel in iter_memory_files(memory_dir):
+        _, st = cache.lookup_file(path, rel, header=True)  # (marks the row seen: kept by ``save``)
+        if st is not None and (hit := stored.get(rel)) is not None and hit[0] == key_text(stat_key(st)):
+            try:
+                doc = _stored_doc(path, rel, st, orjson.loads(hit[1]))
+            except orjson.JSONDecodeError:
+                doc = None
+            if doc is not None:
+                docs.append(doc)
+                continue
+        doc = _doc(path, rel, fmt)
+        if doc is None:
+            continue
+        docs.append(doc)
+        h = doc.header
+        value = [h.description, h.type, doc.name, doc.body_head]
+        # stored only when the bytes read are the ones the stat before describes (not racy)
+        if st is not None and doc.key == stat_key(st) and h.mtime == st.st_mtime and jsonable(value):
+            if cache.store(rel, doc.key, None, [h.mtime, h.description, h.type]):
+                new[rel] = (key_text(doc.key), pack(value))
+    cache.save(complete=True)
+    if new:
+        cache.put_derived(DOC_KIND, fp, new)
+    return docs
+
+
+def load_corpus(
+    memory_dir: Path,
+    fmt: MemoryFormat = SEED_FORMAT,
+    *,
+    state_dir: Path | None = None,
+    cache: CatalogDB | None = None,
+) -> RecallCorpus:
     """Scan ``memory_dir`` (docs/behaviour.md §6 "Scan"): every ``*.md`` below it except ``MEMORY.md``,
     first 30 lines each, newest first, read in the agent's memory format ``fmt``. Paths are
     made absolute (the injected text names files by absolute path, as the reference does).
-    ``state_dir``: memtui's state dir, where the embeddings are cached (``None``: not cached). A
-    missing dir gives an empty corpus; never raises."""
+    ``state_dir``: memtui's state dir, where the embeddings are cached (``None``: not cached).
+    ``cache``: the memory dir's catalog database for ``fmt`` (``CatalogDB.for_memory_dir(state,
+    memory_dir, fmt=fmt)``): a file whose ``stat`` is unchanged since an earlier scan is not
+    read again; the corpus is the same. A missing dir gives an empty corpus; never raises."""
     memory_dir = Path(os.path.abspath(memory_dir))
-    docs = [d for path, rel in iter_memory_files(memory_dir) if (d := _doc(path, rel, fmt)) is not None]
+    if cache is not None and cache.enabled:
+        docs = _cached_docs(memory_dir, fmt, cache)
+    else:
+        docs = [d for path, rel in iter_memory_files(memory_dir) if (d := _doc(path, rel, fmt)) is not None]
     docs.sort(key=lambda d: -d.header.mtime)
     store: VectorStore | None = None
     if state_dir is not None:
