@@ -29,3 +29,19 @@ def memory_files_opened(monkeypatch: pytest.MonkeyPatch, memory_dir: Path) -> It
         m.setattr(os, "open", spy)
         yield seen
     seen.sort()
+
+
+def subject_terms_made(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The texts the conflict rule makes subject terms of from now on (``conflicts.terms``:
+    a file name, name and description), in call order; kept facts make none."""
+    from memtui.core.verify import conflicts
+
+    made: list[str] = []
+    real = conflicts.terms
+
+    def spy(text: str) -> set[str]:
+        made.append(text)
+        return real(text)
+
+    monkeypatch.setattr(conflicts, "terms", spy)
+    return made

@@ -16,9 +16,8 @@ from memtui.core.doctor import index_checks
 from memtui.core.doctor.model import DoctorReport
 from memtui.core.memory import catalogdb, index
 from memtui.core.memory.catalogdb import CatalogDB
-from memtui.core.verify import conflicts
 from memtui.demo import materialize
-from support.opens import memory_files_opened
+from support.opens import memory_files_opened, subject_terms_made
 
 NOW = datetime(2026, 3, 10, 12, tzinfo=UTC)
 
@@ -84,14 +83,7 @@ def test_a_warm_doctor_makes_no_subject_terms(tmp_path: Path, monkeypatch: pytes
     state = tmp_path / "state"
     expected = _doctor(ws.memory_dir, ws.project, None)
     _doctor(ws.memory_dir, ws.project, state)  # fills the database
-    made: list[str] = []
-    real = conflicts.terms
-
-    def spy(text: str) -> set[str]:
-        made.append(text)
-        return real(text)
-
-    monkeypatch.setattr(conflicts, "terms", spy)
+    made = subject_terms_made(monkeypatch)
     _same(_doctor(ws.memory_dir, ws.project, state), expected)
     assert made == []
 

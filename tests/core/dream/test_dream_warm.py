@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.opens import memory_files_opened
+from support.opens import memory_files_opened, subject_terms_made
 
 from memtui.core.dream import DreamContext, offline, plan_dream
 from memtui.core.dream.plan import plan_to_json
@@ -56,18 +56,6 @@ def _plan(loc: Locations, *, database: bool = True) -> dict[str, Any]:
         return plan_to_json(plan_dream(DreamContext.from_locations(loc), NOW))
 
 
-def _terms_spy(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    made: list[str] = []
-    real = conflicts.terms
-
-    def spy(text: str) -> set[str]:
-        made.append(text)
-        return real(text)
-
-    monkeypatch.setattr(conflicts, "terms", spy)
-    return made
-
-
 def test_a_warm_dream_plan_makes_no_subject_terms(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The conflict rule's subject terms (file name, name, description) are kept with the
     values each memory states: a warm plan marks the same memory superseded without making
@@ -77,7 +65,7 @@ def test_a_warm_dream_plan_makes_no_subject_terms(tmp_path: Path, monkeypatch: p
     loc = resolve_locations(AGENT, ws.project, environ={"HOME": str(ws.home), "MEMTUI_STATE_DIR": str(tmp_path / "state")})
     expected = _plan(loc, database=False)
     _plan(loc)  # fills the database
-    made = _terms_spy(monkeypatch)
+    made = subject_terms_made(monkeypatch)
     warm = _plan(loc)
     assert made == []
     assert warm == expected
