@@ -91,6 +91,7 @@ def recall_query(
     memory_dir, exists = obj.readable_memory_dir()
     release = loc.flavor.behaviour
     state_dir = loc.state_dir if exists else None
+    # one database for the corpus and the conflict mark below (none for a dir not created yet)
     cache = CatalogDB.for_memory_dir(state_dir, memory_dir, fmt=release.memory_format) if state_dir is not None else None
     corpus = load_corpus(memory_dir, release.memory_format, state_dir=state_dir, cache=cache)
     config = loc.agent_config if loc.agent_config is not None else read_global_config()

@@ -360,9 +360,7 @@ class RecallPane(Pane):
     def load(self) -> None:
         """Scan and index off the UI thread (20,000 memories take seconds); only posts."""
         memory_dir = self.locations.memory_dir
-        fmt = self.locations.flavor.behaviour.memory_format
-        cache = CatalogDB.for_memory_dir(self.locations.state_dir, memory_dir, fmt=fmt)
-        corpus = load_corpus(memory_dir, fmt, state_dir=self.locations.state_dir, cache=cache)
+        corpus = load_corpus(memory_dir, self.locations.flavor.behaviour.memory_format, state_dir=self.locations.state_dir)
         corpus.lexical_index()  # built here, once, so keystrokes only query it
         from memtui.core.recall.embedding import ModelUnavailableError  # the Recall pane's own: not at app start
 

@@ -181,11 +181,14 @@ def load_corpus(
     """Scan ``memory_dir`` (docs/behaviour.md §6 "Scan"): every ``*.md`` below it except ``MEMORY.md``,
     first 30 lines each, newest first, read in the agent's memory format ``fmt``. Paths are
     made absolute (the injected text names files by absolute path, as the reference does).
-    ``state_dir``: memtui's state dir, where the embeddings are cached (``None``: not cached).
-    ``cache``: the memory dir's catalog database for ``fmt`` (``CatalogDB.for_memory_dir(state,
-    memory_dir, fmt=fmt)``): a file whose ``stat`` is unchanged since an earlier scan is not
-    read again; the corpus is the same. A missing dir gives an empty corpus; never raises."""
+    ``state_dir``: memtui's state dir, where the embeddings are cached and the memory dir's
+    catalog database is (``None``: neither). ``cache``: that database for ``fmt``, already open
+    (``CatalogDB.for_memory_dir(state, memory_dir, fmt=fmt)``; default: opened from
+    ``state_dir``): a file whose ``stat`` is unchanged since an earlier scan is not read again;
+    the corpus is the same. A missing dir gives an empty corpus; never raises."""
     memory_dir = Path(os.path.abspath(memory_dir))
+    if cache is None and state_dir is not None:
+        cache = CatalogDB.for_memory_dir(state_dir, memory_dir, fmt=fmt)
     if cache is not None and cache.enabled:
         docs = _cached_docs(memory_dir, fmt, cache)
     else:

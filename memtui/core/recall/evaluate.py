@@ -30,7 +30,6 @@ from pathlib import Path
 from typing import Any
 
 from memtui.core.base.safe_read import read_regular
-from memtui.core.memory.catalogdb import CatalogDB
 from memtui.core.memory.memories import SEED_FORMAT
 from memtui.core.places.behaviour import MemoryFormat
 from memtui.core.recall.corpus import RecallCorpus, load_corpus, normalise_paths
@@ -249,8 +248,7 @@ def evaluate(
     (those in ``skipped`` are not run) and prompt over the set's memory dir (read in the agent
     memory format ``fmt``; ``state_dir``: where embeddings are cached)."""
     if corpus is None:
-        cache = CatalogDB.for_memory_dir(state_dir, labelled.memory_dir, fmt=fmt) if state_dir is not None else None
-        corpus = load_corpus(labelled.memory_dir, fmt or SEED_FORMAT, state_dir=state_dir, cache=cache)
+        corpus = load_corpus(labelled.memory_dir, fmt or SEED_FORMAT, state_dir=state_dir)
     names = tuple(selectors)
     skipped = dict(skipped or {})
     picks: dict[str, tuple[tuple[str, ...], ...]] = {}
