@@ -35,8 +35,9 @@ SET = Path(__file__).resolve().parent / "heldback_recall" / "prompts.jsonl"
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--set", type=Path, default=SET, help="the labelled set (JSONL beside a memories/ dir; default: %(default)s)")
     args = ap.parse_args()
-    labelled = load_set(SET)
+    labelled = load_set(args.set)
     built = {"semantic": SemanticSelector(), "lexical": LexicalSelector()}
 
     def choose(name: str, query: str, corpus) -> list[str]:  # noqa: ANN001 - RecallCorpus
@@ -50,7 +51,7 @@ def main() -> None:
     langs = ev.groups()["by_language"]
     rows = {name: {"all": ev.scores(name).to_json(), **{k: ev.scores(name, keep).to_json() for k, keep in langs.items()}} for name in names}
     if args.json:
-        json.dump({"set": str(SET), "prompts": len(labelled.prompts), "memories": ev.memories,
+        json.dump({"set": str(args.set), "prompts": len(labelled.prompts), "memories": ev.memories,
                    "agent_skips": len(ev.agent_skips), "selectors": rows, "details": ev.to_json()["details"]},
                   sys.stdout, ensure_ascii=False, indent=1)
         print()

@@ -38,6 +38,7 @@ import numpy as np
 
 from memtui.core.recall.corpus import RecallCorpus
 from memtui.core.recall.docs import RecallDoc
+from memtui.core.recall.gloss import gloss_text
 from memtui.core.recall.lexical import _CJK_CHAR, MAX_PICKS, NEAR_MISSES
 
 # Calibrated on the evaluation set's calibration split (see the module docstring).
@@ -49,6 +50,12 @@ TERM_SHARE = 0.06
 RELATIVE = 0.7
 # Queries whose letters are at least this share CJK are judged on their words alone.
 MEANING_MIN_LATIN = 0.5
+
+
+def meaning_weight(query: str) -> float:
+    """The weight (0–1) of the meaning ranking for ``query``: 1 when its Chinese or kanji words
+    have English glosses (the query is embedded with them), else ``latin_share``."""
+    return 1.0 if gloss_text(query) else latin_share(query)
 
 
 def latin_share(query: str) -> float:
@@ -88,7 +95,7 @@ def fused_ranking(query: str, corpus: RecallCorpus, allowed: np.ndarray | None =
     bm25 = lexical.scores(query)
     share = lexical.term_share(query)
     ok = np.ones(n, dtype=bool) if allowed is None else allowed
-    w = latin_share(query)
+    w = meaning_weight(query)
     fused = np.zeros(n, dtype=np.float64)
     if w > 0:
         order = np.flatnonzero(ok)[np.argsort(-sims[ok], kind="stable")]
@@ -100,7 +107,7 @@ def fused_ranking(query: str, corpus: RecallCorpus, allowed: np.ndarray | None =
     ranked = candidates[np.argsort(-fused[candidates], kind="stable")]
     if limit is not None:
         ranked = ranked[:limit]
-    meaning = w >= MEANING_MIN_LATIN
+    meaning = latin_share(query) >= MEANING_MIN_LATIN
     out = []
     for i in ranked.tolist():
         sim = float(sims[i])

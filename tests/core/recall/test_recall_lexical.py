@@ -17,9 +17,11 @@ from test_recall_eval import QUERIES, write_workspace
 from memtui.core.memory.headers import MemoryHeader
 from memtui.core.recall import RecallDoc, lexical, load_corpus, recall
 from memtui.core.recall.lexical import (
+    CROSS_WEIGHT,
     LexicalIndex,
     Ranked,
     document_text,
+    query_tokens,
     split_picks,
     token_ids,
     tokenize,
@@ -117,8 +119,11 @@ def test_scores_are_those_of_bm25s_own_build(tmp_path: Path) -> None:
     reference = bm25s.BM25()  # bm25s's own build: a Counter and a set per document
     reference.index([tokenize(document_text(d)) for d in docs], show_progress=False)
     for query, _ in QUERIES:
-        ids = [reference.vocab_dict[t] for t in tokenize(query) if t in reference.vocab_dict]
-        expected = reference.get_scores_from_ids(ids) if ids else np.zeros(len(docs), dtype=np.float32)
+        expected = np.zeros(len(docs), dtype=np.float32)
+        for weight in (1.0, CROSS_WEIGHT):  # a query's own tokens, then its cross-language ones
+            ids = [reference.vocab_dict[t] for t, w in query_tokens(query) if w == weight and t in reference.vocab_dict]
+            if ids:
+                expected += np.float32(weight) * reference.get_scores_from_ids(ids)
         assert np.array_equal(index.scores(query), expected), query
     assert index.scores("用 kafka")[-2:].tolist() != [0.0, 0.0]
 
