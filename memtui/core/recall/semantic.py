@@ -5,11 +5,13 @@ threshold. memtui's default offline selector.
 similarity between the query's and each memory's WordLlama embedding
 (``memtui.core.recall.embedding``; a memory's text is the lexical selector's document text) and
 by BM25 (``memtui.core.recall.lexical``; only memories with a positive score) — each memory
-scoring ``w / (RRF_K + dense rank) + 1 / (RRF_K + BM25 rank)`` (ranks from 1). ``w`` is the
-share of the query's letters outside Chinese and Japanese script: the model's vocabulary is
-English-centric, so its similarities say little about CJK text (on the evaluation set every
-Chinese or Japanese text is 0.5–0.8 similar to every other), and the words — character bigrams —
-carry those queries.
+scoring ``w / (RRF_K + dense rank) + 1 / (RRF_K + BM25 rank)`` (ranks from 1). ``w``
+(``meaning_weight``) is 1 when the query's Chinese or kanji words have English glosses (query and
+memories are embedded with their glosses, ``memtui.core.recall.gloss``), else the share of the
+query's letters outside Chinese and Japanese script: the model's vocabulary is English-centric,
+so its similarities say little about CJK text itself (on the evaluation set every Chinese or
+Japanese text is 0.5–0.8 similar to every other), and the words — character bigrams — carry
+those queries.
 
 **Picks** (precision matters as much as recall: the agent picks only what is clearly useful and
 an empty list is fine): of the best ``CANDIDATES`` by fused rank, a memory is picked when its
@@ -17,7 +19,7 @@ an empty list is fine): of the best ``CANDIDATES`` by fused rank, a memory is pi
 larger of
 
 - meaning: similarity / ``SIMILARITY_ALONE``, or similarity / ``SIMILARITY_WITH_TERMS`` when the
-  memory also shares a query term (only for queries mostly outside CJK script, ``w ≥ 0.5``);
+  memory also shares a query term (only for queries whose letters are mostly outside CJK script, ``latin_share ≥ 0.5``);
 - words: the share of the query's term weight (BM25 idf) the memory matches /
   ``TERM_SHARE``.
 
