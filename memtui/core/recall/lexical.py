@@ -16,9 +16,11 @@ own Chinese words (a Chinese prompt meets an English memory) — ``query_tokens`
 
 **Tokenisation** (``tokenize``): NFKC, lower case; runs of Chinese, Japanese or Korean
 characters become overlapping character bigrams (a one-character run stays a unigram), so
-"迁移到Kafka" matches "Kafka 迁移" without a word segmenter; other text splits into runs of
-letters and digits (``snake_case`` and ``kebab-case`` split too), minus a short English
-stop-word list, with a light suffix stemmer (``migrations``/``migrating`` → ``migrat``).
+"迁移到Kafka" matches "Kafka 迁移" without a word segmenter, minus those of hiragana alone
+(particles and inflections: で, する, えて); other text splits into runs of letters and digits
+(``snake_case`` and ``kebab-case`` split too), minus English stop words
+(``memtui.core.recall.words``) and single ASCII letters and digits (the *s* of *what's*), with
+a light suffix stemmer (``migrations``/``migrating`` → ``migrat``).
 
 **Scoring**: ``bm25s`` with its defaults (Lucene variant, k1 = 1.5, b = 0.75, float32
 scores). The index is built by ``bm25s.BM25.index`` through its documented extension point,
@@ -50,7 +52,7 @@ import numpy as np
 
 from memtui.core.recall.docs import RecallDoc
 from memtui.core.recall.gloss import gloss_text
-from memtui.core.recall.words import STOP_WORDS as _STOP
+from memtui.core.recall.words import stop_words
 from memtui.core.recall.words import stem as _stem
 from memtui.core.recall.ranking import MAX_PICKS, NEAR_MISSES, PICK_RATIO, RELPATH, Ranked, split_picks  # noqa: F401 - their home before, still imported from here
 
@@ -93,12 +95,19 @@ def _normalise(text: str) -> str:
     return unicodedata.normalize("NFKC", text).lower()
 
 
+def _is_hiragana(chars: str) -> bool:
+    return all(0x3040 <= ord(c) <= 0x309F for c in chars)
+
+
 def _run_tokens(run: str) -> tuple[str, ...]:
     """The tokens of one run of ``_RUN`` in normalised text: bigrams of a CJK run (a single
-    character alone), else the stemmed word, or nothing for a stop word."""
+    character alone) but those of hiragana only, else the stemmed word, or nothing for a stop
+    word or a single ASCII letter or digit."""
     if _CJK_CHAR.match(run):
-        return (run,) if len(run) == 1 else tuple(run[i : i + 2] for i in range(len(run) - 1))
-    return () if run in _STOP else (_stem(run),)
+        if len(run) == 1:
+            return () if _is_hiragana(run) else (run,)
+        return tuple(b for b in (run[i : i + 2] for i in range(len(run) - 1)) if not _is_hiragana(b))
+    return () if run in stop_words() or len(run) == 1 and run.isascii() else (_stem(run),)
 
 
 def tokenize(text: str) -> list[str]:
@@ -152,7 +161,7 @@ class _WordIds(dict[str, int]):
         self.vocab = vocab
 
     def __missing__(self, run: str) -> int:
-        tid = -2 if run in _STOP else self.vocab.setdefault(_stem(run), len(self.vocab))
+        tid = -2 if run in stop_words() or len(run) == 1 and run.isascii() else self.vocab.setdefault(_stem(run), len(self.vocab))
         self[run] = tid
         return tid
 
@@ -193,12 +202,13 @@ def token_ids(texts: Iterable[str]) -> tuple[list[np.ndarray], dict[str, int]]:
         words = words[words >= 0]
 
         cjk = _CJK_TABLE[bmp]
+        hira = (bmp >= 0x3040) & (bmp <= 0x309F)
         pair = cjk[:-1] & cjk[1:]
-        starts = np.flatnonzero(pair)
-        lone = np.flatnonzero(cjk & ~np.concatenate(([False], pair)) & ~np.concatenate((pair, [False])))
+        starts = np.flatnonzero(pair & ~(hira[:-1] & hira[1:]))
+        lone = np.flatnonzero(cjk & ~hira & ~np.concatenate(([False], pair)) & ~np.concatenate((pair, [False])))
         keys = np.concatenate(((codes[starts].astype(np.int64) << 21) | codes[starts + 1], codes[lone].astype(np.int64)))
         cjk_docs = np.searchsorted(np.flatnonzero(codes == 0), np.concatenate((starts, lone)))
-        del codes, bmp, cjk, pair
+        del codes, bmp, cjk, pair, hira
         unique, inverse = np.unique(keys, return_inverse=True)
         at = np.minimum(np.searchsorted(cjk_keys, unique), max(cjk_keys.size - 1, 0))
         known = cjk_keys[at] == unique if cjk_keys.size else np.zeros(unique.size, dtype=bool)

@@ -3,13 +3,26 @@ shared by the lexical index and the glosses of Chinese and kanji words."""
 
 from __future__ import annotations
 
+from functools import cache
+
 _STOP_LIST = (
     "a an and are as at be but by can do does for from has have how i if in into is it its me my "
     "no not of on or our so than that the their them then there these this to was we what when "
     "where which who why will with you your"
 )
-# A short English stop-word list (memtui's choice).
-STOP_WORDS = frozenset(_STOP_LIST.split())
+# memtui's own short English stop-word list; ``stop_words`` adds NLTK's.
+OWN_STOP_WORDS = frozenset(_STOP_LIST.split())
+
+
+@cache
+def stop_words() -> frozenset[str]:
+    """The English words recall drops: ``OWN_STOP_WORDS`` and NLTK's English list as bm25s
+    ships it (``bm25s.stopwords.STOPWORDS_EN_PLUS``, 179 words, among them the pieces a
+    contraction splits into: *s*, *t*, *don*, *ll*…). Read on first use (bm25s takes ~0.4 s to
+    import)."""
+    from bm25s.stopwords import STOPWORDS_EN_PLUS
+
+    return OWN_STOP_WORDS | frozenset(STOPWORDS_EN_PLUS)
 
 
 def stem(word: str) -> str:
