@@ -1,11 +1,13 @@
 """recall@5, precision@5 and MRR of the offline selectors on a **held-back** labelled set.
 
-The set (``benchmarks/heldback_recall``: 32 memories and 32 prompts — 19 English, 7 Chinese,
-6 Japanese, 6 of them with no relevant memory) was written after the semantic selector's
-constants (``memtui.core.recall.semantic``) were fixed on the calibration split of the set
-shipped with memtui, about another team's work (a data platform, not the shipped set's web
-product), with no memory or prompt in common with it. It is not shipped in the wheel and no
-constant may be tuned on it: its figures are reported as measured.
+The sets: ``benchmarks/heldback_recall`` (the default; 32 memories and 32 prompts about a data
+platform), ``heldback_recall_2`` (48 memories, 49 prompts: a mobile game studio's backend) and
+``heldback_recall_3`` (49 memories, 47 prompts: a hospital's scheduling platform), each written
+by someone who had seen neither memtui's recall code nor a selector's output, in English,
+Chinese and Japanese, with prompts that have no relevant memory, prompts across languages and
+paraphrases. None is shipped in the wheel. Once a set has been looked at to change a selector it
+is a development set; ``benchmarks/README.md`` ("Recall across languages") says which figures
+were measured while each was still held back.
 
 Figures per selector, over every prompt and per language:
 
@@ -14,7 +16,7 @@ Figures per selector, over every prompt and per language:
 - ``lexical, agent skips`` — BM25 as the agent experiences it: a prompt it skips (no
   whitespace) gets no pick.
 
-Run: ``python benchmarks/recall_heldback.py [--json]``.
+Run: ``python benchmarks/recall_heldback.py [--set FILE] [--json]``.
 """
 
 from __future__ import annotations
