@@ -176,10 +176,11 @@ def _build_table() -> dict[str, tuple[str, ...]]:
 def glosses(text: str) -> Iterator[tuple[str, tuple[str, ...]]]:
     """``(word, gloss words)`` for every dictionary word inside the Han runs of ``text``, in
     text order (a word found twice is given twice)."""
-    table = gloss_table()
-    if not table:
+    runs = _HAN_RUN.findall(text)
+    if not runs:  # the table is not even read for a text without Han characters
         return
-    for run in _HAN_RUN.findall(text):
+    table = gloss_table()
+    for run in runs:
         n = len(run)
         for i in range(n - 1):
             for j in range(i + MIN_CHARS, min(n, i + MAX_CHARS) + 1):

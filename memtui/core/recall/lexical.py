@@ -51,7 +51,7 @@ from typing import Any
 import numpy as np
 
 from memtui.core.recall.docs import RecallDoc
-from memtui.core.recall.gloss import gloss_text
+from memtui.core.recall.gloss import gloss_text, glosses
 from memtui.core.recall.words import stop_words
 from memtui.core.recall.words import stem as _stem
 from memtui.core.recall.ranking import MAX_PICKS, NEAR_MISSES, PICK_RATIO, RELPATH, Ranked, split_picks  # noqa: F401 - their home before, still imported from here
@@ -125,7 +125,7 @@ def query_tokens(query: str) -> list[tuple[str, float]]:
     own = list(dict.fromkeys(tokenize(query)))
     out = [(t, 1.0) for t in own]
     seen = set(own)
-    cross = [GLOSS_MARK + t for t in own if not _CJK_CHAR.match(t)] + tokenize(gloss_text(query))
+    cross = [GLOSS_MARK + t for t in own if not _CJK_CHAR.match(t)] + _gloss_tokens(query)
     for t in dict.fromkeys(cross):
         if t not in seen:
             out.append((t, CROSS_WEIGHT))
@@ -137,10 +137,27 @@ def display_token(token: str) -> str:
     return f"{token.removeprefix(GLOSS_MARK)} (gloss)" if token.startswith(GLOSS_MARK) else token
 
 
+# A Han word → the tokens of its gloss words (``tokenize``), filled as words are met: the
+# same few thousand words recur across a corpus, each stemmed once.
+_GLOSS_TOKENS: dict[str, tuple[str, ...]] = {}
+
+
+def _gloss_tokens(text: str) -> list[str]:
+    """The tokens of the English glosses of ``text``'s Chinese or kanji words: those of
+    ``tokenize(gloss_text(text))``, deduplicated, in order."""
+    out: dict[str, None] = {}
+    for word, words in glosses(text):
+        tokens = _GLOSS_TOKENS.get(word)
+        if tokens is None:
+            tokens = _GLOSS_TOKENS[word] = tuple(tokenize(" ".join(words)))
+        out.update(dict.fromkeys(tokens))
+    return list(out)
+
+
 def _marked_glosses(text: str) -> str:
     """The English glosses of ``text``'s Chinese or kanji words, each stemmed and marked with
     ``GLOSS_MARK`` (the mark's digit keeps the stemmer off it), space-separated."""
-    return " ".join(GLOSS_MARK + t for t in dict.fromkeys(tokenize(gloss_text(text))))
+    return " ".join(GLOSS_MARK + t for t in _gloss_tokens(text))
 
 
 @cache
