@@ -42,7 +42,7 @@ from typing import TypeVar
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests" / "unit"))
+sys.path.insert(0, str(ROOT / "tests" / "core" / "recall"))
 
 from memtui.core.memory.headers import scan_headers
 from memtui.core.recall import build_manifest, load_corpus, recall

@@ -97,8 +97,9 @@ async def test_typing_shows_lexical_picks_offline(make_app: Callable[[], MemtuiA
         picks = plain(app, "#recall-picks")
         assert "1 " in picks and "reference_grafana.md" in picks and "45 days ago" in picks
         assert "Grafana board for ingest latency" in picks
-        assert "BM25 2.10; matched: latency, board" in picks
-        assert "user_role.md" in picks and "today" in picks and "BM25 1.71; matched: backend, engineer" in picks
+        # The scores are bm25s's own build over these memories' tokens (checked against it).
+        assert "BM25 2.08; matched: latency, board" in picks
+        assert "user_role.md" in picks and "today" in picks and "BM25 1.69; matched: backend, engineer" in picks
         assert picks.index("reference_grafana.md") < picks.index("user_role.md")
         # debounced: one run for the whole typed query, over a corpus scanned once
         # (the hook sees a message once per node it bubbles through: count distinct ones)

@@ -55,6 +55,7 @@ from memtui.core.recall.inject import (
 )
 from memtui.core.recall.ranking import (
     MAX_PICKS,
+    MIN_SHARE,
     NEAR_MISSES,
     RELPATH,
     Ranked,
@@ -183,10 +184,17 @@ class LexicalSelector:
     name = "lexical"
 
     def select(self, query: str, candidates: Sequence[RecallDoc], corpus: RecallCorpus, recent_tools: Sequence[str]) -> Selection:
-        """Picks: scores within ``PICK_RATIO`` of the best (at most 5); reason = score and
-        matched terms; near misses = the next ranked."""
+        """Picks: scores within ``PICK_RATIO`` of the best (at most 5) that match at least
+        ``MIN_SHARE`` of the query's term weight; reason = score and matched terms; near misses
+        = the picks cut by ``MIN_SHARE``, then the next ranked."""
         index = corpus.lexical_index()
         picks, rest = split_picks(_lexical_ranking(query, candidates, corpus, MAX_PICKS + NEAR_MISSES))
+        if picks:
+            share = index.term_share(query)
+            weak = [r for r in picks if share[r.index] < MIN_SHARE]
+            if weak:
+                picks = [r for r in picks if share[r.index] >= MIN_SHARE]
+                rest = (weak + rest)[:NEAR_MISSES]
         out = []
         for r in picks:
             terms = index.matched_terms(query, r.index)

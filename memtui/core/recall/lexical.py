@@ -8,11 +8,19 @@ the reference.
 **Document** of a memory: description (twice: it is the recall key), name, file name words,
 type, and the head of the body within the 30 scanned lines.
 
+**Across languages**: the document also holds the English glosses (``memtui.core.recall.gloss``,
+CC-CEDICT) of the Chinese and kanji words of its description, name and file name, each marked
+with ``GLOSS_MARK``; a query is scored with its own tokens, then at ``CROSS_WEIGHT`` with its
+words marked as glosses (an English prompt meets a Chinese memory) and with the glosses of its
+own Chinese words (a Chinese prompt meets an English memory) — ``query_tokens``.
+
 **Tokenisation** (``tokenize``): NFKC, lower case; runs of Chinese, Japanese or Korean
 characters become overlapping character bigrams (a one-character run stays a unigram), so
-"迁移到Kafka" matches "Kafka 迁移" without a word segmenter; other text splits into runs of
-letters and digits (``snake_case`` and ``kebab-case`` split too), minus a short English
-stop-word list, with a light suffix stemmer (``migrations``/``migrating`` → ``migrat``).
+"迁移到Kafka" matches "Kafka 迁移" without a word segmenter, minus those of hiragana alone
+(particles and inflections: で, する, えて); other text splits into runs of letters and digits
+(``snake_case`` and ``kebab-case`` split too), minus English stop words
+(``memtui.core.recall.words``) and single ASCII letters and digits (the *s* of *what's*), with
+a light suffix stemmer (``migrations``/``migrating`` → ``migrat``).
 
 **Scoring**: ``bm25s`` with its defaults (Lucene variant, k1 = 1.5, b = 0.75, float32
 scores). The index is built by ``bm25s.BM25.index`` through its documented extension point,
@@ -43,12 +51,22 @@ from typing import Any
 import numpy as np
 
 from memtui.core.recall.docs import RecallDoc
+from memtui.core.recall.gloss import gloss_text, glosses
+from memtui.core.recall.words import stop_words
+from memtui.core.recall.words import stem as _stem
 from memtui.core.recall.ranking import MAX_PICKS, NEAR_MISSES, PICK_RATIO, RELPATH, Ranked, split_picks  # noqa: F401 - their home before, still imported from here
 
 # memtui's choice: documents tokenised per regular-expression pass when building the index
 # (about 1 MB of text at the ~860 characters per document of benchmarks/generate.py); bounds
 # the run strings alive at once.
 BUILD_BATCH = 1000
+
+# memtui's choices: the prefix of a memory's gloss tokens (a digit in it: the stemmer leaves
+# such a token alone), and the weight of a match across languages against a match of the
+# text's own words (checked on the calibration split of memtui/evalsets/recall and on
+# benchmarks/heldback_recall; benchmarks/README.md, "Recall across languages").
+GLOSS_MARK = "gl0ss"
+CROSS_WEIGHT = 0.5
 
 # Code point ranges whose runs are split into bigrams.
 _CJK_RANGES = (
@@ -71,47 +89,75 @@ _RUN = re.compile(f"[{_CJK}]+|[^\\W_{_CJK}]+")
 _CJK_TABLE = np.zeros(0x10000, dtype=bool)
 for _lo, _hi in _CJK_RANGES:
     _CJK_TABLE[_lo : _hi + 1] = True
-_STOP_WORDS = (
-    "a an and are as at be but by can do does for from has have how i if in into is it its me my "
-    "no not of on or our so than that the their them then there these this to was we what when "
-    "where which who why will with you your"
-)
-_STOP = frozenset(_STOP_WORDS.split())
-
-
-def _stem(word: str) -> str:
-    if len(word) <= 3 or not word.isascii() or not word.isalpha():
-        return word
-    if word.endswith("ies") and len(word) > 4:
-        word = word[:-3] + "y"
-    elif word.endswith("sses"):
-        word = word[:-2]
-    elif word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        word = word[:-1]
-    for suffix in ("ing", "ion", "ed"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            word = word[: -len(suffix)]
-            break
-    if word.endswith("e") and len(word) > 4:
-        word = word[:-1]
-    return word
 
 
 def _normalise(text: str) -> str:
     return unicodedata.normalize("NFKC", text).lower()
 
 
+def _is_hiragana(chars: str) -> bool:
+    return all(0x3040 <= ord(c) <= 0x309F for c in chars)
+
+
 def _run_tokens(run: str) -> tuple[str, ...]:
     """The tokens of one run of ``_RUN`` in normalised text: bigrams of a CJK run (a single
-    character alone), else the stemmed word, or nothing for a stop word."""
+    character alone) but those of hiragana only, else the stemmed word, or nothing for a stop
+    word or a single ASCII letter or digit."""
     if _CJK_CHAR.match(run):
-        return (run,) if len(run) == 1 else tuple(run[i : i + 2] for i in range(len(run) - 1))
-    return () if run in _STOP else (_stem(run),)
+        if len(run) == 1:
+            return () if _is_hiragana(run) else (run,)
+        return tuple(b for b in (run[i : i + 2] for i in range(len(run) - 1)) if not _is_hiragana(b))
+    return () if run in stop_words() or len(run) == 1 and run.isascii() else (_stem(run),)
 
 
 def tokenize(text: str) -> list[str]:
     """The tokens of ``text`` (see the module docstring). Order follows the text."""
     return [t for run in _RUN.findall(_normalise(text)) for t in _run_tokens(run)]
+
+
+def query_tokens(query: str) -> list[tuple[str, float]]:
+    """The tokens a query is scored with, each with its weight: its own (``tokenize``, weight
+    1); then, across languages (weight ``CROSS_WEIGHT``), each of its own word tokens marked as
+    a gloss (``GLOSS_MARK`` + token: it meets the English glosses of a Chinese or kanji memory)
+    and the English glosses of its own Chinese or kanji words (``memtui.core.recall.gloss``:
+    they meet an English memory's words). A gloss never meets a gloss: two Chinese texts meet
+    through their characters. Deduplicated, in that order."""
+    own = list(dict.fromkeys(tokenize(query)))
+    out = [(t, 1.0) for t in own]
+    seen = set(own)
+    cross = [GLOSS_MARK + t for t in own if not _CJK_CHAR.match(t)] + _gloss_tokens(query)
+    for t in dict.fromkeys(cross):
+        if t not in seen:
+            out.append((t, CROSS_WEIGHT))
+    return out
+
+
+def display_token(token: str) -> str:
+    """A token as the reasons show it: a gloss match as ``word (gloss)``."""
+    return f"{token.removeprefix(GLOSS_MARK)} (gloss)" if token.startswith(GLOSS_MARK) else token
+
+
+# A Han word → the tokens of its gloss words (``tokenize``), filled as words are met: the
+# same few thousand words recur across a corpus, each stemmed once.
+_GLOSS_TOKENS: dict[str, tuple[str, ...]] = {}
+
+
+def _gloss_tokens(text: str) -> list[str]:
+    """The tokens of the English glosses of ``text``'s Chinese or kanji words: those of
+    ``tokenize(gloss_text(text))``, deduplicated, in order."""
+    out: dict[str, None] = {}
+    for word, words in glosses(text):
+        tokens = _GLOSS_TOKENS.get(word)
+        if tokens is None:
+            tokens = _GLOSS_TOKENS[word] = tuple(tokenize(" ".join(words)))
+        out.update(dict.fromkeys(tokens))
+    return list(out)
+
+
+def _marked_glosses(text: str) -> str:
+    """The English glosses of ``text``'s Chinese or kanji words, each stemmed and marked with
+    ``GLOSS_MARK`` (the mark's digit keeps the stemmer off it), space-separated."""
+    return " ".join(GLOSS_MARK + t for t in _gloss_tokens(text))
 
 
 @cache
@@ -132,7 +178,7 @@ class _WordIds(dict[str, int]):
         self.vocab = vocab
 
     def __missing__(self, run: str) -> int:
-        tid = -2 if run in _STOP else self.vocab.setdefault(_stem(run), len(self.vocab))
+        tid = -2 if run in stop_words() or len(run) == 1 and run.isascii() else self.vocab.setdefault(_stem(run), len(self.vocab))
         self[run] = tid
         return tid
 
@@ -173,12 +219,13 @@ def token_ids(texts: Iterable[str]) -> tuple[list[np.ndarray], dict[str, int]]:
         words = words[words >= 0]
 
         cjk = _CJK_TABLE[bmp]
+        hira = (bmp >= 0x3040) & (bmp <= 0x309F)
         pair = cjk[:-1] & cjk[1:]
-        starts = np.flatnonzero(pair)
-        lone = np.flatnonzero(cjk & ~np.concatenate(([False], pair)) & ~np.concatenate((pair, [False])))
+        starts = np.flatnonzero(pair & ~(hira[:-1] & hira[1:]))
+        lone = np.flatnonzero(cjk & ~hira & ~np.concatenate(([False], pair)) & ~np.concatenate((pair, [False])))
         keys = np.concatenate(((codes[starts].astype(np.int64) << 21) | codes[starts + 1], codes[lone].astype(np.int64)))
         cjk_docs = np.searchsorted(np.flatnonzero(codes == 0), np.concatenate((starts, lone)))
-        del codes, bmp, cjk, pair
+        del codes, bmp, cjk, pair, hira
         unique, inverse = np.unique(keys, return_inverse=True)
         at = np.minimum(np.searchsorted(cjk_keys, unique), max(cjk_keys.size - 1, 0))
         known = cjk_keys[at] == unique if cjk_keys.size else np.zeros(unique.size, dtype=bool)
@@ -262,12 +309,18 @@ def _bm25_class() -> Any:
     return VectorBM25
 
 
-def document_text(doc: RecallDoc) -> str:
-    """The text indexed for ``doc`` (see the module docstring)."""
+def document_text(doc: RecallDoc, marked: bool = True) -> str:
+    """The text indexed for ``doc`` (see the module docstring), then the English glosses of the
+    Chinese or kanji words of its description, name and file name (``memtui.core.recall.gloss``):
+    ``marked`` (for the lexical index) each stemmed and marked with ``GLOSS_MARK``, else as
+    plain words (the text the semantic selector embeds)."""
     header = doc.header
     stem = doc.relpath.rsplit("/", 1)[-1].removesuffix(".md")
     desc = header.description or ""
-    parts = [desc, desc, doc.name or "", stem.replace("_", " ").replace("-", " "), header.type or "", doc.body_head]
+    name = doc.name or ""
+    key = f"{desc}\n{name}\n{stem}"
+    parts = [desc, desc, name, stem.replace("_", " ").replace("-", " "), header.type or "", doc.body_head,
+             _marked_glosses(key) if marked else gloss_text(key)]
     return "\n".join(p for p in parts if p)
 
 
@@ -294,11 +347,13 @@ class LexicalIndex:
         if self._retriever is None:
             return np.zeros(0, dtype=np.float32)
         vocab: dict[str, int] = self._retriever.vocab_dict
-        ids = [vocab[t] for t in tokenize(query) if t in vocab]
-        if not ids:
-            return np.zeros(len(self.docs), dtype=np.float32)
-        result: np.ndarray = self._retriever.get_scores_from_ids(ids)
-        return result
+        out = np.zeros(len(self.docs), dtype=np.float32)
+        for weight in (1.0, CROSS_WEIGHT):
+            ids = [vocab[t] for t, w in query_tokens(query) if w == weight and t in vocab]
+            if ids:
+                scores = self._retriever.get_scores_from_ids(ids)
+                out += scores if weight == 1.0 else np.float32(weight) * scores
+        return out
 
     def rank(self, query: str, allowed: AbstractSet[str] | np.ndarray | None = None, limit: int | None = None) -> list[Ranked]:
         """Docs with a positive score, best first (ties: newer first, i.e. corpus order).
@@ -344,10 +399,10 @@ class LexicalIndex:
         indices, indptr = matrix["indices"], matrix["indptr"]
         n = len(self.docs)
         weights: list[tuple[int | None, float]] = []
-        for t in dict.fromkeys(tokenize(query)):
+        for t, weight in query_tokens(query):
             tid = vocab.get(t)
             df = 0 if tid is None else int(indptr[tid + 1] - indptr[tid])
-            weights.append((tid, math.log(1 + (n - df + 0.5) / (df + 0.5))))  # bm25s's Lucene idf
+            weights.append((tid, weight * math.log(1 + (n - df + 0.5) / (df + 0.5))))  # bm25s's Lucene idf
         total = sum(w for _, w in weights)
         if total <= 0:
             return out
@@ -365,12 +420,12 @@ class LexicalIndex:
         matrix: dict[str, Any] = self._retriever.scores
         indices, indptr = matrix["indices"], matrix["indptr"]
         seen: dict[str, None] = {}
-        for t in tokenize(query):
+        for t, _ in query_tokens(query):
             tid = vocab.get(t)
-            if tid is None or t in seen:
+            if tid is None:
                 continue
             column = indices[indptr[tid] : indptr[tid + 1]]
             at = int(np.searchsorted(column, index))
             if at < column.size and column[at] == index:
-                seen[t] = None
+                seen[display_token(t)] = None
         return list(seen)

@@ -5,11 +5,13 @@ threshold. memtui's default offline selector.
 similarity between the query's and each memory's WordLlama embedding
 (``memtui.core.recall.embedding``; a memory's text is the lexical selector's document text) and
 by BM25 (``memtui.core.recall.lexical``; only memories with a positive score) — each memory
-scoring ``w / (RRF_K + dense rank) + 1 / (RRF_K + BM25 rank)`` (ranks from 1). ``w`` is the
-share of the query's letters outside Chinese and Japanese script: the model's vocabulary is
-English-centric, so its similarities say little about CJK text (on the evaluation set every
-Chinese or Japanese text is 0.5–0.8 similar to every other), and the words — character bigrams —
-carry those queries.
+scoring ``w / (RRF_K + dense rank) + 1 / (RRF_K + BM25 rank)`` (ranks from 1). ``w``
+(``meaning_weight``) is 1 when the query's Chinese or kanji words have English glosses (query and
+memories are embedded with their glosses, ``memtui.core.recall.gloss``), else the share of the
+query's letters outside Chinese and Japanese script: the model's vocabulary is English-centric,
+so its similarities say little about CJK text itself (on the evaluation set every Chinese or
+Japanese text is 0.5–0.8 similar to every other), and the words — character bigrams — carry
+those queries.
 
 **Picks** (precision matters as much as recall: the agent picks only what is clearly useful and
 an empty list is fine): of the best ``CANDIDATES`` by fused rank, a memory is picked when its
@@ -17,7 +19,7 @@ an empty list is fine): of the best ``CANDIDATES`` by fused rank, a memory is pi
 larger of
 
 - meaning: similarity / ``SIMILARITY_ALONE``, or similarity / ``SIMILARITY_WITH_TERMS`` when the
-  memory also shares a query term (only for queries mostly outside CJK script, ``w ≥ 0.5``);
+  memory also shares a query term (only for queries whose letters are mostly outside CJK script, ``latin_share ≥ 0.5``);
 - words: the share of the query's term weight (BM25 idf) the memory matches /
   ``TERM_SHARE``.
 
@@ -38,6 +40,7 @@ import numpy as np
 
 from memtui.core.recall.corpus import RecallCorpus
 from memtui.core.recall.docs import RecallDoc
+from memtui.core.recall.gloss import gloss_text
 from memtui.core.recall.lexical import _CJK_CHAR, MAX_PICKS, NEAR_MISSES
 
 # Calibrated on the evaluation set's calibration split (see the module docstring).
@@ -49,6 +52,12 @@ TERM_SHARE = 0.06
 RELATIVE = 0.7
 # Queries whose letters are at least this share CJK are judged on their words alone.
 MEANING_MIN_LATIN = 0.5
+
+
+def meaning_weight(query: str) -> float:
+    """The weight (0–1) of the meaning ranking for ``query``: 1 when its Chinese or kanji words
+    have English glosses (the query is embedded with them), else ``latin_share``."""
+    return 1.0 if gloss_text(query) else latin_share(query)
 
 
 def latin_share(query: str) -> float:
@@ -88,7 +97,7 @@ def fused_ranking(query: str, corpus: RecallCorpus, allowed: np.ndarray | None =
     bm25 = lexical.scores(query)
     share = lexical.term_share(query)
     ok = np.ones(n, dtype=bool) if allowed is None else allowed
-    w = latin_share(query)
+    w = meaning_weight(query)
     fused = np.zeros(n, dtype=np.float64)
     if w > 0:
         order = np.flatnonzero(ok)[np.argsort(-sims[ok], kind="stable")]
@@ -100,7 +109,7 @@ def fused_ranking(query: str, corpus: RecallCorpus, allowed: np.ndarray | None =
     ranked = candidates[np.argsort(-fused[candidates], kind="stable")]
     if limit is not None:
         ranked = ranked[:limit]
-    meaning = w >= MEANING_MIN_LATIN
+    meaning = latin_share(query) >= MEANING_MIN_LATIN
     out = []
     for i in ranked.tolist():
         sim = float(sims[i])

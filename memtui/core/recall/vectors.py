@@ -30,6 +30,7 @@ from memtui.core.memory.catalogdb import RACY_SECONDS
 from memtui.core.places.statedir import memdir_state
 from memtui.core.recall.docs import RecallDoc
 from memtui.core.recall.embedding import StaticModel
+from memtui.core.recall.gloss import gloss_text
 from memtui.core.recall.lexical import document_text
 
 # The kind of derived data, and the file of ``FileVectorStore``.
@@ -169,8 +170,13 @@ def embed_docs(
 
 
 # The recipe of the text embedded for a memory (``memtui.core.recall.lexical.document_text`` over
-# ``BODY_HEAD_CHARS`` of body): part of the fingerprint, bumped when the recipe changes.
-TEXT_RECIPE = "document_text/1"
+# ``BODY_HEAD_CHARS`` of body, glosses as plain words): part of the fingerprint, bumped when the
+# recipe changes.
+TEXT_RECIPE = "document_text/2"
+
+
+def _embedded_text(doc: RecallDoc) -> str:
+    return document_text(doc, marked=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,13 +195,14 @@ class DenseIndex:
         """Embed ``docs`` with ``model`` through the cache ``store`` (see ``embed_docs``);
         ``recipe``: what else decides the text (part of the fingerprint)."""
         fingerprint = f"{model.model_id};{TEXT_RECIPE};{recipe}"
-        done = embed_docs(docs, model.embed, model.dimensions, document_text, fingerprint, store)
+        done = embed_docs(docs, model.embed, model.dimensions, _embedded_text, fingerprint, store)
         return cls(tuple(docs), done.vectors, model, done.embedded, done.cached)
 
     def similarities(self, query: str) -> np.ndarray:
         """The cosine similarity of ``query`` to every doc (float32, aligned with ``docs``)."""
         if not self.docs:
             return np.zeros(0, dtype=np.float32)
-        q = self.model.embed([query])[0]
+        glossed = gloss_text(query)
+        q = self.model.embed([f"{query}\n{glossed}" if glossed else query])[0]
         result: np.ndarray = self.vectors @ q
         return result

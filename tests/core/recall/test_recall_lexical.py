@@ -17,9 +17,11 @@ from test_recall_eval import QUERIES, write_workspace
 from memtui.core.memory.headers import MemoryHeader
 from memtui.core.recall import RecallDoc, lexical, load_corpus, recall
 from memtui.core.recall.lexical import (
+    CROSS_WEIGHT,
     LexicalIndex,
     Ranked,
     document_text,
+    query_tokens,
     split_picks,
     token_ids,
     tokenize,
@@ -85,7 +87,7 @@ def doc(relpath: str, description: str | None = None, body: str = "") -> RecallD
 
 
 def test_token_ids_count_every_token_of_each_text() -> None:
-    texts = ["Kafka 迁移到Kafka", "", "the and of", "x\x00y", "用 数据库"]
+    texts = ["Kafka 迁移到Kafka", "", "the and of", "xx\x00yy", "用 数据库", "s t 7 実装する"]
     ids, vocab = token_ids(texts)
     names = {i: t for t, i in vocab.items()}
     got = [Counter(names[i] for i in a.tolist()) for a in ids]
@@ -93,8 +95,9 @@ def test_token_ids_count_every_token_of_each_text() -> None:
         Counter({"kafka": 2, "迁移": 1, "移到": 1}),
         Counter(),
         Counter(),  # stop words only
-        Counter({"x": 1, "y": 1}),  # a NUL inside a text separates words, nothing more
+        Counter({"xx": 1, "yy": 1}),  # a NUL inside a text separates words, nothing more
         Counter({"用": 1, "数据": 1, "据库": 1}),
+        Counter({"実装": 1, "装す": 1}),  # single ASCII letters and digits, hiragana-only bigrams: dropped
     ]
     assert sorted(vocab.values()) == list(range(len(vocab)))
 
@@ -117,8 +120,11 @@ def test_scores_are_those_of_bm25s_own_build(tmp_path: Path) -> None:
     reference = bm25s.BM25()  # bm25s's own build: a Counter and a set per document
     reference.index([tokenize(document_text(d)) for d in docs], show_progress=False)
     for query, _ in QUERIES:
-        ids = [reference.vocab_dict[t] for t in tokenize(query) if t in reference.vocab_dict]
-        expected = reference.get_scores_from_ids(ids) if ids else np.zeros(len(docs), dtype=np.float32)
+        expected = np.zeros(len(docs), dtype=np.float32)
+        for weight in (1.0, CROSS_WEIGHT):  # a query's own tokens, then its cross-language ones
+            ids = [reference.vocab_dict[t] for t, w in query_tokens(query) if w == weight and t in reference.vocab_dict]
+            if ids:
+                expected += np.float32(weight) * reference.get_scores_from_ids(ids)
         assert np.array_equal(index.scores(query), expected), query
     assert index.scores("用 kafka")[-2:].tolist() != [0.0, 0.0]
 
@@ -154,17 +160,46 @@ def test_token_ids_across_batches(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_token_ids_beyond_the_bmp() -> None:
     # U+20000 (CJK extension B) is a letter but outside the bigram ranges: a word; an emoji
     # separates words; NFKC makes 𝟘 (mathematical double-struck zero) a 0.
-    ids, vocab = token_ids(["𠀀𠀀 Abc", "x😀y 𝟘"])
+    ids, vocab = token_ids(["𠀀𠀀 Abc", "xx😀yy 𝟘𝟘"])
     names = {i: t for t, i in vocab.items()}
     assert [Counter(names[i] for i in a.tolist()) for a in ids] == [
         Counter({"𠀀𠀀": 1, "abc": 1}),
-        Counter({"x": 1, "y": 1, "0": 1}),
+        Counter({"xx": 1, "yy": 1, "00": 1}),
     ]
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.text(alphabet="aZ9_-. \n\x00éßΣİﬁ①Ｋ𠀀😀𝟘ǅⅫ٣\u0301\u200b\x85迁移テスト・데이ｶﾞ\u3000", max_size=30), max_size=8))
+@given(st.lists(st.text(alphabet="aZ9_-. \n\x00éßΣİﬁ①Ｋ𠀀😀𝟘ǅⅫ٣\u0301\u200b\x85迁移テスト・데이ｶﾞ\u3000すで", max_size=30), max_size=8))
 def test_token_ids_count_what_tokenize_gives(texts: list[str]) -> None:
     ids, vocab = token_ids(texts)
     names = {i: t for t, i in vocab.items()}
     assert [Counter(names[i] for i in a.tolist()) for a in ids] == [Counter(tokenize(t)) for t in texts]
+
+
+def test_contraction_pieces_common_words_and_particles_match_nothing() -> None:
+    # NLTK's English stop words (bm25s's list) hold "what", "s", "it", "about"; で is a lone
+    # hiragana particle; "debounce" loses its final e to the stemmer.
+    assert tokenize("what's it about?") == []
+    assert tokenize("JavaScriptでdebounce") == ["javascript", "debounc"]
+
+
+def test_one_shared_word_in_a_long_prompt_is_a_near_miss_not_a_pick(tmp_path: Path) -> None:
+    from memtui.core.recall.engine import LexicalSelector
+    from memtui.core.recall.ranking import MIN_SHARE
+
+    d = tmp_path / "memory"
+    d.mkdir()
+    (d / "project_matchmaking.md").write_text("---\ndescription: Ranked match pool tuning for the EU region\ntype: project\n---\n")
+    (d / "user_editor.md").write_text("---\ndescription: Uses neovim in a fish shell\ntype: user\n---\n")
+    corpus = load_corpus(d)
+    # "a regex that matches e-mail addresses", in Chinese: 匹配 glosses as "match", and nothing else
+    # of the prompt's many bigrams and glosses is in either memory.
+    query = "帮我写一个匹配邮箱地址的正则"
+    index = corpus.lexical_index()
+    pos = index.position("project_matchmaking.md")
+    assert pos is not None and index.scores(query)[pos] > 0 and index.term_share(query)[pos] < MIN_SHARE
+    sel = LexicalSelector().select(query, corpus.docs, corpus, [])
+    assert sel.picks == () and [n.relpath for n in sel.near_misses] == ["project_matchmaking.md"]
+    # The same memory is picked for a prompt about it.
+    sel = LexicalSelector().select("tune the ranked match pool", corpus.docs, corpus, [])
+    assert [doc.relpath for doc, _ in sel.picks] == ["project_matchmaking.md"]
