@@ -10,7 +10,7 @@ but the claims about the code, which depend on the project's files) are kept as 
   what it names (``os.stat``, links followed; the index files are among them) — and the dir's
   own key;
 - the code (every module of ``memtui.core``: size and mtime), Python's and the libraries'
-  versions that find secrets and near-duplicates;
+  versions that find secrets, near-duplicates and dates, the time zone;
 - the memory format, the index warning style, the near-duplicate threshold, whether the claims
   are checked, the instruction texts;
 - what the ``unused`` check reads of the usage: the sessions' start times and every memory's
@@ -53,8 +53,9 @@ RENDERED_KIND = "doctor-report-json"
 _SEVERITIES = frozenset({"error", "warning", "info"})
 _STR_OR_NONE = frozenset({str, type(None)})
 _INT_OR_NONE = frozenset({int, type(None)})
-# Libraries whose answers are findings: secrets, near-duplicate scores, index links, YAML.
-_LIBRARIES = ("detect-secrets", "rapidfuzz", "markdown-it-py", "pyahocorasick", "PyYAML")
+# Libraries whose answers are findings (secrets, near-duplicate scores, index links, YAML,
+# relative dates) or their text.
+_LIBRARIES = ("detect-secrets", "rapidfuzz", "markdown-it-py", "pyahocorasick", "PyYAML", "dateparser", "regex", "orjson")
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,7 +163,8 @@ def report_fingerprint(
     if listing is None:
         return None
     digest = hashlib.sha256()
-    for part in (listing, _code(), _libraries(), repr(fmt), repr(warning_style), repr(threshold), repr(claims), _usage_digest(usage)):
+    zone = f"{os.environ.get('TZ')}:{time.tzname}"  # dates are read in UTC; the zone is kept in case a library reads it
+    for part in (listing, _code(), _libraries(), zone, repr(fmt), repr(warning_style), repr(threshold), repr(claims), _usage_digest(usage)):
         digest.update(part.encode("utf-8", "surrogateescape") + b"\0")
     for hay in haystacks:
         digest.update(hay.encode("utf-8", "surrogatepass") + b"\1")
@@ -194,7 +196,8 @@ def kept_report(db: CatalogDB, fingerprint: str) -> KeptReport | None:
     rendered: bytes | None = None
     if (packed := db.result(RENDERED_KIND, fingerprint)) is not None:
         try:
-            rendered = zlib.decompress(packed)  # (zlib checks the text it gives against its checksum)
+            # (zlib checks the text it gives against its checksum); one buffer of the known size
+            rendered = zlib.decompress(packed, bufsize=size if type(size) is int and 0 < size < 1 << 32 else zlib.DEF_BUF_SIZE)
         except zlib.error:
             rendered = None
         if rendered is not None and len(rendered) != size:
