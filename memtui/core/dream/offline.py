@@ -144,6 +144,7 @@ class _Run:
         # what parsing found comes from the catalog database for files unchanged since it was
         # made (their text is read only where a later step needs it)
         scan = {m.relpath: m for m in scan_memories(self.ctx.memory_dir, cache=self.db).memories}
+        self.db.release_records()  # the scan holds what they said
         paths = list(iter_memory_files(self.ctx.memory_dir))
         total = len(paths)
         team = 0
@@ -409,6 +410,9 @@ class _Run:
         self.log(PhaseStarted("prune", "index under 200 lines / 25,000 units, one-line entries, no dangling links"))
         check_cancel(self.cancel)
         memories = {m.relpath: block_of(m) for m in self.memories if self.ws.exists(m.relpath) and m.sha256 != ""}
+        # The last phase: what parsing found of each memory is no longer needed, and at 100,000
+        # memories it is ~150 MB that the index edits below would add to.
+        self.memories = []
         pi = PruneInput(memories, dict(self.merged_into), set(self.hubs))
         before = set(self.ws.changed())
         prune_index(self.ws, pi, self.log, self.findings, self.progress("prune"))

@@ -503,6 +503,15 @@ class CatalogDB:
         rows = self._query("SELECT relpath, key, record FROM memories ORDER BY mtime_ns DESC, relpath LIMIT ?", (n,))
         return count[0][0], [(rel, key, self._decode(rec)) for rel, key, rec in rows]
 
+    def release_records(self) -> None:
+        """Let go of the parse records this instance read into memory, keeping each row's key
+        (``stored_key`` still answers): for a caller that holds a whole scan's result and goes
+        on with other work (the dream: about 80 MB at 100,000 memories). A later ``lookup``
+        reads a record no more: it is a miss, and the file is parsed again."""
+        with self._lock:
+            if self._records is not None:
+                self._records = {rel: (key, None) for rel, (key, _) in self._records.items()}
+
     def stored_key(self, relpath: str) -> str | None:
         """The key text of ``relpath``'s row as this instance knows it (after ``save``)."""
         for rows in (self._records, self._headers):

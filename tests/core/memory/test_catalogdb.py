@@ -598,3 +598,21 @@ def test_a_first_batch_never_follows_a_stored_path_out_of_the_dir(tmp_path: Path
     conn.close()
     first = scan_memories(mem, newest=6, cache=CatalogDB.for_memory_dir(state, mem))  # the 4 bad rows are the newest
     assert [m.relpath for m in first.memories] == ["m9.md", "m8.md"]
+
+
+def test_released_records_keep_their_keys_and_a_later_scan_parses_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    mem = tricky_dir(tmp_path)
+    state = tmp_path / "state"
+    uncached = snapshot(scan_memories(mem))
+    scan_memories(mem, cache=CatalogDB.for_memory_dir(state, mem))
+    cache = CatalogDB.for_memory_dir(state, mem)
+    scan_memories(mem, cache=cache)  # warm: every record read into memory
+    keys = {rel: cache.stored_key(rel) for rel in ("plain.md", "deep/long.md")}
+    cache.release_records()
+    assert {rel: cache.stored_key(rel) for rel in keys} == keys and None not in keys.values()
+    parsed = parse_count(monkeypatch)
+    assert snapshot(scan_memories(mem, cache=cache)) == uncached  # the same instance: every file parsed again
+    assert len(parsed) == 12
+    parsed.clear()
+    assert snapshot(scan_memories(mem, cache=CatalogDB.for_memory_dir(state, mem))) == uncached
+    assert parsed == []  # and the database still holds every record
