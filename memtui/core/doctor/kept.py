@@ -1,7 +1,8 @@
 """The doctor's report of an unchanged memory dir, kept in the catalog database.
 
-A warm doctor with nothing changed still decodes 100,000 rows and their kept facts, pairs the
-conflict subjects and checks the index: seconds of Python for the same findings. The findings
+Working the findings out from kept rows and facts means decoding 100,000 rows and their facts,
+pairing the conflict subjects and checking the index: seconds of Python at 100,000 memories for
+the findings of the last run when nothing changed. The findings
 that depend only on the memory dir, the instruction texts and the agent's usage (every check
 but the claims about the code, which depend on the project's files) are kept as one
 ``CatalogDB.result`` under a fingerprint of everything they are made from:
