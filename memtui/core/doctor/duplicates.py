@@ -77,6 +77,9 @@ _BATCH = 1 << 13
 # Bits of the per-memory word bitset that bounds the intersection (memtui's choice; a multiple
 # of 64: 256 bytes a memory; with ~170 words a memory few words share a bit).
 _BOUND_BITS = 2048
+# memtui's choice: memories whose bitsets are built at once (4096 × 2048 bits: 8 MB of booleans
+# and a word array of their words, where the whole block at once took ~130 MB at 100,000).
+_BITSET_ROWS = 4096
 # Character buckets of the score bound (memtui's choice): characters get buckets in the order
 # they are first seen, so up to 1,024 distinct characters (the benchmark workspace has 185) each
 # have their own; beyond that they share, which only loosens the bound.
@@ -312,13 +315,16 @@ def _bounded_pairs(pairs: Any, words: Any, lens: Any, jaccard: float) -> Any:
     n = len(lens)
     if not len(pairs):
         return pairs
-    dense = np.zeros(n * _BOUND_BITS, dtype=bool)  # row-major n × _BOUND_BITS
-    at = np.repeat(np.arange(0, n * _BOUND_BITS, _BOUND_BITS, dtype=np.int64), lens)
-    at += words % _BOUND_BITS
-    dense[at] = True
-    del at
-    bits = np.packbits(dense.reshape(n, _BOUND_BITS), axis=1).view(np.uint64)
-    del dense
+    bits = np.empty((n, _BOUND_BITS // 64), dtype=np.uint64)
+    ends = np.cumsum(lens)
+    for lo in range(0, n, _BITSET_ROWS):  # a few memories at a time: the temporaries stay small
+        hi = min(n, lo + _BITSET_ROWS)
+        first = int(ends[lo] - lens[lo])
+        dense = np.zeros((hi - lo) * _BOUND_BITS, dtype=bool)  # row-major (hi - lo) × _BOUND_BITS
+        at = np.repeat(np.arange(0, (hi - lo) * _BOUND_BITS, _BOUND_BITS, dtype=np.int64), lens[lo:hi])
+        at += words[first : int(ends[hi - 1])] % _BOUND_BITS
+        dense[at] = True
+        bits[lo:hi] = np.packbits(dense.reshape(hi - lo, _BOUND_BITS), axis=1).view(np.uint64)
     extra = lens - _popcount(bits)
     keep: list[Any] = []
     for lo in range(0, len(pairs), _BATCH):

@@ -237,6 +237,23 @@ def test_word_bound_keeps_every_pair_that_reaches_the_jaccard_bound(docs: list[s
             assert (x, y) in kept
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sets(st.integers(0, 5000), max_size=25), min_size=2, max_size=20), st.sampled_from([1, 2, 3, 7]))
+def test_word_bound_is_the_same_built_a_few_memories_at_a_time(docs: list[set[int]], rows: int) -> None:
+    # The bitsets are built _BITSET_ROWS memories at a time (empty memories included): any
+    # chunking keeps exactly the pairs one chunk for the whole block keeps.
+    words = np.array([w for d in docs for w in sorted(d)], dtype=np.int64)
+    lens = np.array([len(d) for d in docs], dtype=np.int64)
+    pairs = np.array([(x, y) for x in range(len(docs)) for y in range(x + 1, len(docs))], dtype=np.int64)
+    whole = dup._bounded_pairs(pairs, words, lens, 0.5).tolist()
+    dup_rows = dup._BITSET_ROWS
+    try:
+        dup._BITSET_ROWS = rows
+        assert dup._bounded_pairs(pairs, words, lens, 0.5).tolist() == whole
+    finally:
+        dup._BITSET_ROWS = dup_rows
+
+
 def test_word_bound_drops_pairs_that_share_too_few_words() -> None:
     docs = [{1, 2, 3, 4}, {1, 2, 3, 4}, {1, 2, 3, 5}, {6, 7, 8, 9}]  # J: 1.0, 0.6, 0, …
     words = np.array([w for d in docs for w in sorted(d)], dtype=np.int64)
