@@ -146,7 +146,7 @@ def doctor(obj: CliContext, as_json: bool, fix_codes: tuple[str, ...], yes: bool
     if not codes:
         if as_json:
             with gc_paused():  # a dict per finding: no cyclic collection walking them meanwhile
-                emit_json(report.to_json())
+                emit_json(report.to_json(fragment=True))
         else:
             _print_report(report)
         raise SystemExit(1 if report.has_errors else 0)

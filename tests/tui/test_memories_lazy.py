@@ -4,11 +4,12 @@ in chunks after them — and home / end still reach the first / last memory."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from textual.containers import VerticalScroll
 
-from support.pilot import settle
+from support.pilot import plain, settle
 
 from memtui.tui.app import MemtuiApp
 from memtui.tui.memories import MemoriesPane
@@ -91,3 +92,35 @@ async def test_a_large_dir_shows_its_newest_memories_first_then_all(make_app: Ca
         assert seen == [(2, 5), (5, 5)]
         assert [e.relpath for e in app.query_one(MemoriesPane).shown][:2] == ["user_role.md", "feedback_terse.md"]
         assert app.query_one(MemoryTable).border_title == "5 of 5 memories"
+
+
+async def test_a_warm_first_batch_takes_the_index_summary(make_app: Callable[[], MemtuiApp], monkeypatch: pytest.MonkeyPatch, isolated_env: Path) -> None:
+    """Once a full scan has read ``MEMORY.md``, the next launch's first batch takes the index's
+    truncation, dropped count and links from the catalog database (no entries parsed): the
+    same gauge and index marks as the full catalog's."""
+    from memtui.core.memory import catalogdb
+    from memtui.tui import memories
+
+    monkeypatch.setattr(memories, "FIRST_BATCH", 2)
+    monkeypatch.setattr(catalogdb, "RACY_SECONDS", -10)  # the fixture's files were written just now
+    index = isolated_env / "memory" / "MEMORY.md"
+    # the fixture's 3 lines, then 202 links to files that do not exist: 205 lines, 5 past the cap
+    index.write_text(index.read_text(encoding="utf-8").rstrip("\n") + "\n" + "".join(f"- [F{k}](f{k}.md) — x\n" for k in range(202)), encoding="utf-8")
+    async with make_app().run_test(size=(120, 36)) as pilot:  # the full scan keeps the summary
+        await settle(pilot)
+        full_gauge = plain(pilot.app, "#memories-gauge")
+    assert "205/200 lines" in full_gauge and "5 dropped" in full_gauge
+
+    firsts: list[object] = []
+
+    def hook(message: object) -> None:
+        if isinstance(message, MemoriesPane.CatalogLoaded) and not message.catalog.complete and message not in firsts:
+            firsts.append(message)
+
+    async with make_app().run_test(size=(120, 36), message_hook=hook) as pilot:
+        await settle(pilot)
+        shown = {e.relpath: e.in_index for e in pilot.app.query_one(MemoriesPane).shown}
+    assert len(firsts) == 1
+    batch = firsts[0].catalog  # type: ignore[attr-defined]
+    assert batch.index.is_summary and batch.index.entries == () and batch.index.dropped_count == 5
+    assert {e.relpath: e.in_index for e in batch.entries} == {rel: shown[rel] for rel in (e.relpath for e in batch.entries)}

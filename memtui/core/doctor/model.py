@@ -9,7 +9,7 @@ must not be saved as memory).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -132,6 +132,8 @@ class DoctorReport:
     # the claims check (``memtui.core.verify.VerifyReport``) when a project was given, else None
     verification: Any = None
     notes: tuple[str, ...] = ()
+    # ``findings_json(findings)`` when it is known (a report kept in the catalog database)
+    rendered: bytes | None = field(default=None, repr=False, compare=False)
 
     @property
     def has_errors(self) -> bool:
@@ -156,17 +158,47 @@ class DoctorReport:
         """Findings with a fix, optionally only those whose ``code`` (or fix id) is in ``codes``."""
         return [f for f in self.findings if f.fix and (codes is None or f.code in codes or f.fix in codes)]
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, *, fragment: bool = False) -> dict[str, Any]:
         """``{memory_dir, memories, counts, findings: [...], notes, verified}`` (``verified``:
-        the claims check's counts, or ``None``)."""
+        the claims check's counts, or ``None``). ``fragment``: for an indented ``orjson.dumps``
+        (``memtui.commands.common.emit_json``): ``findings`` is the ``orjson.Fragment`` of their
+        text when it is known (only then: it holds nothing orjson refuses)."""
+        findings: Any = [f.to_json() for f in self.findings] if not fragment or self.rendered is None else None
+        if findings is None:
+            import orjson
+
+            findings = orjson.Fragment(self.rendered)
         return {
             "memory_dir": str(self.memory_dir),
             "memories": self.memories,
             "counts": self.counts(),
-            "findings": [f.to_json() for f in self.findings],
+            "findings": findings,
             "notes": list(self.notes),
             "verified": self.verification.counts() if self.verification is not None else None,
         }
+
+
+def findings_json(findings: Iterable[Finding]) -> bytes:
+    """The text ``orjson.dumps(..., option=OPT_INDENT_2)`` writes for the ``findings`` of
+    ``DoctorReport.to_json`` (a list one level deep in the report's object), each finding's
+    values plain JSON (``memtui.core.memory.catalogdb.jsonable``). A JSON text holds no raw
+    newline inside a string, so the list's own indented text moves one level in by an indent
+    after each newline."""
+    import orjson
+
+    items: list[bytes] = []  # each chunk's findings, one level in, without the brackets
+    chunk: list[dict[str, Any]] = []
+    for f in findings:
+        chunk.append(f.to_json())
+        if len(chunk) == _RENDER_CHUNK:
+            items.append(orjson.dumps(chunk, option=orjson.OPT_INDENT_2)[2:-2].replace(b"\n", b"\n  "))
+            chunk = []
+    if chunk:
+        items.append(orjson.dumps(chunk, option=orjson.OPT_INDENT_2)[2:-2].replace(b"\n", b"\n  "))
+    return b"[\n  " + b",\n  ".join(items) + b"\n  ]" if items else b"[]"
+
+
+_RENDER_CHUNK = 10_000  # findings rendered at a time (their dicts are not all held at once)
 
 
 def sort_key(f: Finding) -> tuple[int, str, int, int, str]:

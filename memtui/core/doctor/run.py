@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
+from typing import cast
 
 from memtui.core.memory.catalog import load_catalog
 from memtui.core.base.diagnostics import Diagnostic
@@ -32,6 +35,7 @@ from memtui.core.doctor.duplicates import (
     token_table,
 )
 from memtui.core.doctor.index_checks import index_findings
+from memtui.core.doctor.kept import KeptReport, keep_report, kept_report, report_fingerprint
 from memtui.core.doctor.usage_checks import unused_findings
 from memtui.core.doctor.model import (
     DOCTOR_CODES,
@@ -44,9 +48,9 @@ from memtui.core.places.locations import Locations
 from memtui.core.memory.index import SEED_WARNING
 from memtui.core.memory.memories import MEMORY_TYPES, SEED_FORMAT, TEAM_DIR, Memory, with_text
 from memtui.core.places.behaviour import IndexWarning, MemoryFormat
-from memtui.core.memory.catalogdb import CatalogDB, code_fingerprint, pack
+from memtui.core.memory.catalogdb import CatalogDB, code_fingerprint, jsonable, pack
 from memtui.core.sessions.usage import UsageReport
-from memtui.core.verify.check import VerifyReport, verify_memories
+from memtui.core.verify.check import MemoryVerification, VerifyReport, verify_memories
 from memtui.core.verify.claims import Claim, claims_from_json, claims_to_json, memory_claims
 from memtui.core.verify.conflicts import (
     Conflict,
@@ -71,7 +75,8 @@ _RECOMPUTED = frozenset({"relative-date", "not-indexed"})
 # claims about the code (the claims check's input) under one of the code that finds them; the
 # ``in-instructions`` result under one of the code and the instruction texts; the
 # near-duplicate pairs of the whole dir (``CatalogDB.result``). A warm run with nothing changed
-# reads no memory file.
+# reads no memory file; with nothing below the memory dir changed it takes the whole report
+# (``memtui.core.doctor.kept``) and checks only the claims about the code again.
 FACTS_KIND = "doctor"
 CLAIMS_KIND = "doctor-claims"
 INSTRUCTIONS_KIND = "doctor-in-instructions"
@@ -174,8 +179,6 @@ Facts = tuple[list[Finding], str | None, list[Value], set[str]]
 
 
 def _encode_facts(findings: list[Finding], key: str | None, values: list[Value], subject: set[str]) -> bytes | None:
-    from memtui.core.memory.catalogdb import jsonable
-
     raw = [[f.code, f.line, f.message, f.fix, dict(f.data)] for f in findings]
     stated = values_to_json(values)
     terms = sorted(subject)
@@ -236,7 +239,10 @@ def run_doctor(
     file whose bytes did not change (dates, content, secrets, its body key, its repeating of
     the instructions) and the near-duplicate pairs of an unchanged dir are kept there and not
     made again, nor the values and claims about the code it states (the conflict and claims
-    checks' inputs): a run with nothing changed reads no memory file. ``fmt`` /
+    checks' inputs): a run with nothing changed reads no memory file. When nothing below the
+    memory dir changed since a run with the same inputs (instruction texts, usage, options,
+    code; ``memtui.core.doctor.kept``) and no ``judge`` is given, that run's findings are taken
+    whole from ``cache`` and only the claims check runs again. ``fmt`` /
     ``warning_style``: the release's memory format and index warning (the database must be that
     format's). ``project_root``: the directory the memories' claims about the code are checked
     against (``memtui.core.verify``: ``stale-*`` findings; ``None`` skips the check), the read
@@ -268,13 +274,20 @@ def _run_doctor(
     judge: ConflictJudge | None,
     missing_ok: bool,
 ) -> DoctorReport:
+    db = cache if cache is not None and cache.enabled else None
+    haystacks = [normalize_prose(t) for t in instruction_texts if t.strip()]
+    report_fp: str | None = None
+    if db is not None and judge is None:  # Claude's judgement is asked each time
+        report_fp = report_fingerprint(memory_dir, fmt=fmt, warning_style=warning_style, threshold=near_duplicate_threshold,
+                                       haystacks=haystacks, claims=project_root is not None, usage=usage)
+        kept = kept_report(db, report_fp) if report_fp is not None else None
+        if kept is not None:
+            return _from_kept(memory_dir, kept, project_root, verify_timeout)
     catalog = load_catalog(memory_dir, now, cache=cache, fmt=fmt, warning_style=warning_style, missing_ok=missing_ok)
     memories = [e.memory for e in catalog.entries]
     findings: list[Finding] = _stray(memory_dir, catalog.diagnostics)
-    db = cache if cache is not None and cache.enabled else None
     facts_fp = code_fingerprint(_FACTS_MODULES)
     stored = db.derived(FACTS_KIND, facts_fp) if db is not None else {}
-    haystacks = [normalize_prose(t) for t in instruction_texts if t.strip()]
     instr_fp = ""
     stored_instr: dict[str, tuple[str, bytes]] = {}
     if haystacks:
@@ -366,13 +379,56 @@ def _run_doctor(
             notes.append(note)
     findings.extend(conflict_findings(conflicts))
     verification: VerifyReport | None = None
+    verified: list[Finding] = []
     if project_root is not None:
         verification = verify_memories(memories, project_root, exclude=[memory_dir], timeout=verify_timeout, claims=claims_of)
-        findings.extend(verify_findings(verification))
-    if usage is not None:
-        findings.extend(unused_findings(usage, memories))
+        verified = verify_findings(verification)
+    findings.extend(unused_findings(usage, memories) if usage is not None else [])
+    # sorted without the claims check's findings first (what is kept: they depend on the
+    # project's files), then with them: no finding of theirs has another's code, so no two
+    # findings of the two sorts tie, and the order is the one of a single sort
     findings.sort(key=sort_key)
-    return DoctorReport(memory_dir, tuple(findings), len(memories), verification=verification, notes=tuple(notes))
+    rendered: bytes | None = None
+    if report_fp is not None and db is not None:
+        rendered = keep_report(db, report_fp, findings, [m.relpath for m in memories], claims_of)
+    if verified:
+        findings.extend(verified)
+        findings.sort(key=sort_key)
+        rendered = None
+    if not jsonable(str(memory_dir)):
+        rendered = None  # the report's text then comes from the standard library's encoder
+    return DoctorReport(memory_dir, tuple(findings), len(memories), verification=verification, notes=tuple(notes), rendered=rendered)
+
+
+@dataclass(frozen=True, slots=True)
+class _Claimant:
+    """What ``verify_memories`` reads of a memory whose claims are given: its relpath and path."""
+
+    relpath: str
+    file: str
+
+
+def _from_kept(memory_dir: Path, kept: KeptReport, project_root: Path | None, verify_timeout: float) -> DoctorReport:
+    """The report of an unchanged memory dir from ``kept``, the claims about the code checked
+    against the project as it is now."""
+    findings = kept.findings
+    rendered = kept.rendered
+    verification: VerifyReport | None = None
+    if project_root is not None:
+        top = os.path.join(memory_dir, "")  # as the scan joins a relpath to the dir
+        # only the memories that state claims are checked; the others' results are empty
+        claimants = [_Claimant(rel, top + rel) for rel in kept.relpaths if rel in kept.claims]
+        checked = verify_memories(cast("list[Memory]", claimants), project_root, exclude=[memory_dir], timeout=verify_timeout, claims=kept.claims)
+        results = checked.memories
+        verification = replace(checked, memories={rel: results.get(rel) or MemoryVerification(rel, ()) for rel in kept.relpaths})
+        verified = verify_findings(verification)
+        if verified:
+            findings = [*findings, *verified]
+            findings.sort(key=sort_key)
+            rendered = None
+    if not jsonable(str(memory_dir)):
+        rendered = None  # the report's text then comes from the standard library's encoder
+    return DoctorReport(memory_dir, tuple(findings), len(kept.relpaths), verification=verification, rendered=rendered)
 
 
 def verify_findings(report: VerifyReport) -> list[Finding]:

@@ -85,8 +85,9 @@ def load_catalog(
     parsed again); ``None`` parses every file.
 
     ``newest``: only the ``newest`` most recent memories (a UI's first screenful of a large
-    dir; the index's ``unindexed`` list then covers only those, and dangling links are not
-    checked). Raises ``MemoryDirError``
+    dir; the index's ``unindexed`` list then covers only those, dangling links are not
+    checked, and with a ``cache`` that keeps the index's summary the index is that summary:
+    no entries, see ``IndexReport``). Raises ``MemoryDirError``
     (an ``OSError``) when the dir is missing, unless ``missing_ok`` (then an empty catalog
     whose index does not exist); never for a bad file.
     """
@@ -95,10 +96,13 @@ def load_catalog(
     team_rel = [m.relpath for m in scan.memories if m.team]
     links = scan.complete  # a quick first batch skips the dangling-link checks
     read = frozenset(m.relpath for m in scan.memories if m.sha256)  # regular files, just read
-    index = read_index(memory_dir, main_rel, check_links=links, known_files=read, warning_style=warning_style)
+    # a first batch takes the indexes' summaries kept in the database (no parse of a long index)
+    summary = not scan.complete
+    index = read_index(memory_dir, main_rel, check_links=links, known_files=read, warning_style=warning_style, cache=cache, summary=summary)
     team_dir = memory_dir / TEAM_DIR
     team_index = (
-        read_index(memory_dir, team_rel, index_dir_rel=TEAM_DIR, check_links=links, known_files=read, warning_style=warning_style)
+        read_index(memory_dir, team_rel, index_dir_rel=TEAM_DIR, check_links=links, known_files=read, warning_style=warning_style,
+                   cache=cache, summary=summary)
         if team_dir.is_dir()
         else None
     )

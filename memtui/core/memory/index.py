@@ -9,18 +9,22 @@ string length, so UTF-16 units despite the name).
 
 from __future__ import annotations
 
+import os
 import posixpath
 import re
+import stat
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 from urllib.parse import unquote, urlsplit
 
+import orjson
 from markdown_it import MarkdownIt
 
 from memtui.core.base.safe_read import read_regular
 from memtui.core.base.units import JS_WHITESPACE, js_trim, utf16_len, utf16_prefix, utf16_to_index
+from memtui.core.memory.catalogdb import CatalogDB, StatKey, code_fingerprint, is_racy, key_text, pack, stat_key
 from memtui.core.places.behaviour import IndexWarning
 
 INDEX_NAME = "MEMORY.md"
@@ -248,6 +252,11 @@ class IndexReport:
     ``entries``: every link; ``dropped``: entries past the loaded part; ``dangling``: link
     targets (as written) whose file does not exist; ``unindexed``: memory relpaths no entry
     points at; ``text``: the file's text as read and audited (``None`` when it was not read).
+
+    A summary (``read_index(..., summary=True)`` answered from the catalog database, for a
+    UI's first screenful) holds no entries: ``entries``, ``dropped`` and ``dangling`` are
+    empty, ``dropped_total`` counts the dropped entries, ``indexed`` and ``truncation`` are
+    whole. ``dropped_count`` is the count either way.
     """
 
     path: Path
@@ -260,6 +269,17 @@ class IndexReport:
     error: str | None = None
     indexed: frozenset[str] = field(default_factory=frozenset)
     text: str | None = field(default=None, repr=False, compare=False)
+    dropped_total: int = -1  # a summary's count of dropped entries (``-1``: ``len(dropped)``)
+
+    @property
+    def dropped_count(self) -> int:
+        """How many entries fall past what the agent loads."""
+        return self.dropped_total if self.dropped_total >= 0 else len(self.dropped)
+
+    @property
+    def is_summary(self) -> bool:
+        """Whether this report came from the catalog database without its entries."""
+        return self.dropped_total >= 0
 
 
 def _is_file(path: Path) -> bool:
@@ -267,6 +287,68 @@ def _is_file(path: Path) -> bool:
         return path.is_file()
     except (OSError, ValueError):  # a name too long, a NUL: no such file
         return False
+
+
+# What the catalog database keeps of an index (``CatalogDB.result`` kind ``index:<dir>``): its
+# truncation, the number of dropped entries and the relpaths it links, under the file's stat
+# key, this code's fingerprint and the warning style.
+SUMMARY_KIND = "index:"
+_SUMMARY_MODULES = ("memory/index", "base/units")
+
+
+def _summary_fingerprint(key: StatKey, warning_style: IndexWarning) -> str:
+    return f"{key_text(key)}|{warning_style!r}|{code_fingerprint(_SUMMARY_MODULES)}"
+
+
+def _stored_summary(
+    cache: CatalogDB, index_path: Path, index_dir_rel: str, memory_relpaths: list[str], warning_style: IndexWarning
+) -> IndexReport | None:
+    """The summary report of the index at ``index_path`` from ``cache`` when the file's stat
+    key is the one it was stored under, else ``None``."""
+    try:
+        st = os.stat(index_path)
+    except (OSError, ValueError):
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        return None
+    blob = cache.result(SUMMARY_KIND + index_dir_rel, _summary_fingerprint(stat_key(st), warning_style))
+    if blob is None:
+        return None
+    try:
+        content, lines, units, truncated_by, warning, kept, dropped, linked = orjson.loads(blob)
+        trunc = IndexTruncation(content, lines, units, tuple(truncated_by), warning, kept)
+        ok = (
+            isinstance(content, str) and isinstance(kept, str) and (warning is None or isinstance(warning, str))
+            and type(lines) is int and type(units) is int and type(dropped) is int and dropped >= 0
+            and all(t in ("lines", "size") for t in truncated_by)
+        )
+        indexed = frozenset(linked) if ok and isinstance(linked, list) else None
+    except (orjson.JSONDecodeError, TypeError, ValueError):
+        return None
+    if indexed is None or not all(isinstance(r, str) for r in indexed):
+        return None
+    unindexed = tuple(p for p in memory_relpaths if p not in indexed)
+    return IndexReport(index_path, True, trunc, unindexed=unindexed, indexed=indexed, dropped_total=dropped)
+
+
+def _store_summary(
+    cache: CatalogDB, index_dir_rel: str, st: os.stat_result, warning_style: IndexWarning,
+    trunc: IndexTruncation, dropped: int, indexed: AbstractSet[str],
+) -> None:
+    """Keep the summary of an index just read (its ``stat`` ``st``), unless the file is racy
+    or the same summary is kept already."""
+    key = stat_key(st)
+    if is_racy(key) or not cache.enabled:
+        return
+    kind, fingerprint = SUMMARY_KIND + index_dir_rel, _summary_fingerprint(key, warning_style)
+    if cache.result(kind, fingerprint) is not None:
+        return
+    value = [trunc.content, trunc.lines, trunc.units, list(trunc.truncated_by), trunc.warning, trunc.kept, dropped, sorted(indexed)]
+    try:
+        blob = pack(value)
+    except TypeError:  # orjson.JSONEncodeError: a lone surrogate
+        return
+    cache.put_result(kind, fingerprint, blob)
 
 
 def read_index(
@@ -277,6 +359,8 @@ def read_index(
     check_links: bool = True,
     known_files: AbstractSet[str] = frozenset(),
     warning_style: IndexWarning = SEED_WARNING,
+    cache: CatalogDB | None = None,
+    summary: bool = False,
 ) -> IndexReport:
     """Audit ``<memory_dir>/<index_dir_rel>/MEMORY.md`` against the memories found.
 
@@ -284,11 +368,20 @@ def read_index(
     meant to cover. ``check_links=False`` skips the one ``stat`` per link that finds dangling
     links (``dangling`` is then empty); ``known_files``: relpaths the caller has just read as
     regular files (a scan's memories), whose links need no ``stat``; ``warning_style``: the
-    release's index warning. Never raises: an unreadable index is reported in ``error``.
+    release's index warning. ``cache``: the memory dir's ``CatalogDB``, where what a summary
+    needs is kept after each read of an unchanged (not racy) file; ``summary``: answer with a
+    summary report (see ``IndexReport``; no dangling links) from ``cache`` when it holds one
+    for the file as it is, without reading it — else the index is read as without.
+    Never raises: an unreadable index is reported in ``error``.
     """
     index_path = memory_dir / index_dir_rel / INDEX_NAME if index_dir_rel else memory_dir / INDEX_NAME
+    if summary and cache is not None and cache.enabled:
+        held = _stored_summary(cache, index_path, index_dir_rel, memory_relpaths, warning_style)
+        if held is not None:
+            return held
     try:
-        raw = read_regular(index_path, MAX_INDEX_FILE_BYTES)[0].decode("utf-8", errors="replace")
+        data, st = read_regular(index_path, MAX_INDEX_FILE_BYTES)
+        raw = data.decode("utf-8", errors="replace")
     except FileNotFoundError:
         return IndexReport(index_path, False, None, unindexed=tuple(memory_relpaths))
     except OSError as exc:
@@ -305,4 +398,6 @@ def read_index(
         if check_links and entry.relpath not in known_files and entry.target not in dangling and not _is_file(memory_dir / entry.relpath):
             dangling[entry.target] = None
     unindexed = tuple(p for p in memory_relpaths if p not in indexed)
+    if cache is not None:
+        _store_summary(cache, index_dir_rel, st, warning_style, trunc, len(dropped), indexed)
     return IndexReport(index_path, True, trunc, tuple(entries), tuple(dropped), tuple(dangling), unindexed, None, frozenset(indexed), raw)

@@ -49,7 +49,7 @@ class IndexGauge(Static):
             parts.append(_bar(units, MAX_INDEX_UNITS))
         parts.append(f" {units:,}/{MAX_INDEX_UNITS:,} units" if bars else f"· {units / 1000:.1f}k/{MAX_INDEX_UNITS // 1000}k units")
         for count, label, color in (
-            (len(report.dropped), "dropped", "$error"),
+            (report.dropped_count, "dropped", "$error"),
             (len(report.dangling), "dangling", "$warning"),
             (len(report.unindexed), "unindexed", "$info"),
         ):
