@@ -220,13 +220,14 @@ def _prefix_candidates(ids: list[int], toks: Mapping[int, frozenset[int]], jacca
 
 
 def _word_hashes(table: _TokenTable) -> Any:
-    """CRC-32 of each vocabulary word (UTF-8), masked to 31 bits: ``int64[len(vocab)]``."""
+    """CRC-32 of each vocabulary word (UTF-8), masked to 31 bits: ``int32[len(vocab)]`` (the
+    hashing below widens to 64 bits)."""
     import zlib
 
     import numpy as np
 
     prime = (1 << 31) - 1
-    return np.fromiter((zlib.crc32(t.encode("utf-8", "surrogatepass")) & prime for t in table.vocab), dtype=np.int64, count=len(table.vocab))
+    return np.fromiter((zlib.crc32(t.encode("utf-8", "surrogatepass")) & prime for t in table.vocab), dtype=np.int32, count=len(table.vocab))
 
 
 def _block_words(ids: list[int], table: _TokenTable, hashes: Any) -> tuple[Any, Any]:
@@ -255,8 +256,8 @@ def _minhash_candidates(ids: list[int], words: Any, lens: Any) -> Any:
     b = rng.randint(0, prime, size=n_hashes).astype(np.int64)
     n = len(ids)
     offsets = np.concatenate([[0], np.cumsum(lens)[:-1]])
-    sig = np.empty((n, n_hashes), dtype=np.uint64)
-    buf = np.empty_like(words)
+    sig = np.empty((n, n_hashes), dtype=np.uint32)  # each value < 2**31 (mod the prime)
+    buf = np.empty(words.shape, dtype=np.int64)
     for j in range(n_hashes):  # (a·w + b) mod prime, in one reused buffer
         np.multiply(words, a[j], out=buf)
         buf += b[j]

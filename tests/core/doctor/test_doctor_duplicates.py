@@ -217,6 +217,12 @@ def test_minhash_candidates_are_exactly_the_pairs_sharing_a_band() -> None:
     got = dup._minhash_candidates(list(range(len(doc_words))), words, lens)
     assert len(expected) > 50
     assert [tuple(p) for p in got.tolist()] == sorted(expected)
+    # the word hashes come as int32 (they are below 2**31): the same pairs, near the top of the
+    # range too (a·w + b is worked in 64 bits either way)
+    ids = list(range(len(doc_words)))
+    assert dup._minhash_candidates(ids, words.astype(np.int32), lens).tolist() == got.tolist()
+    big = words + (2**31 - 64)
+    assert dup._minhash_candidates(ids, big.astype(np.int32), lens).tolist() == dup._minhash_candidates(ids, big, lens).tolist()
 
 
 @settings(max_examples=60, deadline=None)
