@@ -1,5 +1,6 @@
 """The semantic selector: meaning (static embeddings) and words (BM25) fused, with a calibrated
-threshold. memtui's default offline selector.
+threshold. Offline, chosen with ``--selector semantic`` (the default offline selector is the
+lexical one: benchmarks/README.md, "Recall across languages").
 
 **Ranking**: reciprocal rank fusion (RRF) of two rankings of the candidates — by cosine
 similarity between the query's and each memory's WordLlama embedding
@@ -19,7 +20,8 @@ an empty list is fine): of the best ``CANDIDATES`` by fused rank, a memory is pi
 larger of
 
 - meaning: similarity / ``SIMILARITY_ALONE``, or similarity / ``SIMILARITY_WITH_TERMS`` when the
-  memory also shares a query term (only for queries whose letters are mostly outside CJK script, ``latin_share ≥ 0.5``);
+  memory also shares a query term (only for queries whose letters are mostly outside CJK
+  script, ``latin_share ≥ 0.5``);
 - words: the share of the query's term weight (BM25 idf) the memory matches /
   ``TERM_SHARE``.
 
