@@ -36,6 +36,7 @@ from functools import cache
 from importlib import metadata
 from pathlib import Path
 
+from memtui.core.base.safe_read import read_regular
 from memtui.core.places.locations import state_dir
 from memtui.core.recall.words import stop_words
 from memtui.core.recall.words import stem as _stem
@@ -102,8 +103,8 @@ def gloss_table() -> dict[str, tuple[str, ...]]:
     read from there afterwards (~0.1 s); a damaged or unwritable cache only costs the build."""
     path = _cache_path()
     if path is not None:
-        try:
-            table = marshal.loads(path.read_bytes())
+        try:  # (a FIFO or a device in its place is refused, never read: ``read_regular``)
+            table = marshal.loads(read_regular(path, MAX_TABLE_BYTES)[0])
         except (OSError, EOFError, ValueError, TypeError):
             table = None
         if isinstance(table, dict) and all(type(k) is str and type(v) is tuple for k, v in table.items()):
@@ -136,8 +137,9 @@ def _save(path: Path, data: bytes) -> None:
 
 
 # The recipe of the gloss table: part of its cache's fingerprint, bumped when the code that
-# builds it changes.
+# builds it changes; and the largest kept copy read (memtui's choice: the table is 4.3 MB).
 TABLE_RECIPE = "gloss-table/1"
+MAX_TABLE_BYTES = 64 * 1024 * 1024
 
 
 def _cache_path() -> Path | None:

@@ -88,3 +88,22 @@ def test_the_table_is_kept_in_the_state_dir_and_a_damaged_copy_is_rebuilt(tmp_pa
     stale.write_bytes(marshal.dumps(built))
     kept.unlink()
     assert gloss_table.__wrapped__() == built and not stale.exists() and kept.exists()
+
+
+def test_a_fifo_where_the_table_is_kept_is_not_read(tmp_path: Path, monkeypatch) -> None:  # noqa: ANN001
+    import os
+    import threading
+
+    from memtui.core.recall import gloss
+
+    monkeypatch.setenv("MEMTUI_STATE_DIR", str(tmp_path / "state"))
+    path = gloss._cache_path()
+    assert path is not None
+    path.parent.mkdir(parents=True)
+    os.mkfifo(path)
+    got: list[dict[str, tuple[str, ...]]] = []
+    reader = threading.Thread(target=lambda: got.append(gloss.gloss_table.__wrapped__()), daemon=True)
+    reader.start()
+    reader.join(30)
+    assert not reader.is_alive(), "reading the kept table blocked on a FIFO"
+    assert "model" in got[0]["模型"]  # built instead
