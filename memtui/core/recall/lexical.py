@@ -121,11 +121,12 @@ def query_tokens(query: str) -> list[tuple[str, float]]:
     a gloss (``GLOSS_MARK`` + token: it meets the English glosses of a Chinese or kanji memory)
     and the English glosses of its own Chinese or kanji words (``memtui.core.recall.gloss``:
     they meet an English memory's words). A gloss never meets a gloss: two Chinese texts meet
-    through their characters. Deduplicated, in that order."""
-    own = list(dict.fromkeys(tokenize(query)))
+    through their characters. In that order; the query's own tokens as often as ``tokenize``
+    gives them (BM25 counts a repeated query word each time), the others once."""
+    own = tokenize(query)
     out = [(t, 1.0) for t in own]
     seen = set(own)
-    cross = [GLOSS_MARK + t for t in own if not _CJK_CHAR.match(t)] + _gloss_tokens(query)
+    cross = [GLOSS_MARK + t for t in dict.fromkeys(own) if not _CJK_CHAR.match(t)] + _gloss_tokens(query)
     for t in dict.fromkeys(cross):
         if t not in seen:
             out.append((t, CROSS_WEIGHT))
@@ -403,7 +404,7 @@ class LexicalIndex:
         indices, indptr = matrix["indices"], matrix["indptr"]
         n = len(self.docs)
         weights: list[tuple[int | None, float]] = []
-        for t, weight in query_tokens(query):
+        for t, weight in dict(query_tokens(query)).items():  # each token once (one weight each), in query order
             tid = vocab.get(t)
             df = 0 if tid is None else int(indptr[tid + 1] - indptr[tid])
             weights.append((tid, weight * math.log(1 + (n - df + 0.5) / (df + 0.5))))  # bm25s's Lucene idf
