@@ -163,11 +163,13 @@ class DoctorReport:
         the claims check's counts, or ``None``). ``fragment``: for an indented ``orjson.dumps``
         (``memtui.commands.common.emit_json``): ``findings`` is the ``orjson.Fragment`` of their
         text when it is known (only then: it holds nothing orjson refuses)."""
-        findings: Any = [f.to_json() for f in self.findings] if not fragment or self.rendered is None else None
-        if findings is None:
+        findings: Any
+        if fragment and self.rendered is not None:
             import orjson
 
             findings = orjson.Fragment(self.rendered)
+        else:
+            findings = [f.to_json() for f in self.findings]
         return {
             "memory_dir": str(self.memory_dir),
             "memories": self.memories,
@@ -186,22 +188,24 @@ def findings_json(findings: Iterable[Finding]) -> bytes:
     after each newline."""
     import orjson
 
-    items: list[bytes] = []  # each chunk's findings, one level in, without the brackets
+    # the list's opening, each chunk's findings one level in (without their brackets) and a
+    # separator after each, joined once at the end: the text is made once (83 MB for 228,000
+    # findings), never copied by a concatenation
+    parts: list[bytes] = [b"[\n  "]
     chunk: list[dict[str, Any]] = []
+
+    def flush() -> None:
+        parts.extend((orjson.dumps(chunk, option=orjson.OPT_INDENT_2)[2:-2].replace(b"\n", b"\n  "), b",\n  "))
+        chunk.clear()
+
     for f in findings:
         chunk.append(f.to_json())
         if len(chunk) == _RENDER_CHUNK:
-            items.append(orjson.dumps(chunk, option=orjson.OPT_INDENT_2)[2:-2].replace(b"\n", b"\n  "))
-            chunk = []
+            flush()
     if chunk:
-        items.append(orjson.dumps(chunk, option=orjson.OPT_INDENT_2)[2:-2].replace(b"\n", b"\n  "))
-    if not items:
+        flush()
+    if len(parts) == 1:
         return b"[]"
-    # one join over the pieces and their separators: the text is made once (83 MB for 228,000
-    # findings), not again for each concatenation
-    parts = [b"[\n  "]
-    for item in items:
-        parts += (item, b",\n  ")
     parts[-1] = b"\n  ]"
     return b"".join(parts)
 

@@ -320,3 +320,16 @@ def orjson_loads(text: bytes) -> object:
     import orjson
 
     return orjson.loads(text)
+
+
+@pytest.mark.parametrize("count", [0, 1, 2, 3, 5])
+def test_the_findings_text_is_what_orjson_writes_for_the_report_in_any_number_of_chunks(count: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    import orjson
+
+    from memtui.core.doctor import model
+
+    monkeypatch.setattr(model, "_RENDER_CHUNK", 2)  # chunks of two findings: full, last partial
+    findings = [model.Finding("relative-date", "warning", f"m{i}.md", i, f"say «{i}»\nplainly", None, {"n": [i, {"k": "v"}]}) for i in range(count)]
+    expected = orjson.dumps({"findings": [f.to_json() for f in findings], "after": 1}, option=orjson.OPT_INDENT_2)
+    got = orjson.dumps({"findings": orjson.Fragment(model.findings_json(findings)), "after": 1}, option=orjson.OPT_INDENT_2)
+    assert got == expected
