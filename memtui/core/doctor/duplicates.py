@@ -184,10 +184,8 @@ class _TokenTable:
     def add(self, text: str) -> None:
         """The word set of the next text."""
         vocab = self.vocab
-        toks = _token_set(text)
-        for t in [t for t in toks if t not in vocab]:
-            vocab[t] = len(vocab)
-        self.ids.extend(map(vocab.__getitem__, toks))
+        new_id = vocab.setdefault  # an unseen word gets the next id (the size before it is added)
+        self.ids.extend([new_id(t, len(vocab)) for t in _token_set(text)])
         self.starts.append(len(self.ids))
 
     def __len__(self) -> int:
