@@ -35,7 +35,7 @@ from memtui.core.doctor.duplicates import (
     token_table,
 )
 from memtui.core.doctor.index_checks import index_findings
-from memtui.core.doctor.kept import KeptReport, keep_report, kept_report, report_fingerprint
+from memtui.core.doctor.kept import KeptFindings, KeptReport, keep_report, kept_report, report_fingerprint
 from memtui.core.doctor.usage_checks import unused_findings
 from memtui.core.doctor.model import (
     DOCTOR_CODES,
@@ -411,7 +411,8 @@ class _Claimant:
 def _from_kept(memory_dir: Path, kept: KeptReport, project_root: Path | None, verify_timeout: float) -> DoctorReport:
     """The report of an unchanged memory dir from ``kept``, the claims about the code checked
     against the project as it is now."""
-    findings = kept.findings
+    findings: Sequence[Finding] = kept.findings
+    counted: dict[str, int] | None = kept.counts
     rendered = kept.rendered
     verification: VerifyReport | None = None
     if project_root is not None:
@@ -423,12 +424,13 @@ def _from_kept(memory_dir: Path, kept: KeptReport, project_root: Path | None, ve
         verification = replace(checked, memories={rel: results.get(rel) or MemoryVerification(rel, ()) for rel in kept.relpaths})
         verified = verify_findings(verification)
         if verified:
-            findings = [*findings, *verified]
-            findings.sort(key=sort_key)
+            findings = sorted([*findings, *verified], key=sort_key)
+            counted = None
             rendered = None
     if not jsonable(str(memory_dir)):
         rendered = None  # the report's text then comes from the standard library's encoder
-    return DoctorReport(memory_dir, tuple(findings), len(kept.relpaths), verification=verification, rendered=rendered)
+    return DoctorReport(memory_dir, findings if isinstance(findings, KeptFindings) else tuple(findings), len(kept.relpaths),
+                        verification=verification, rendered=rendered, counted=counted)
 
 
 def verify_findings(report: VerifyReport) -> list[Finding]:
