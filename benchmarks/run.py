@@ -381,11 +381,32 @@ def _fresh_state(ws: generate.Workspace, name: str) -> Path:
     return state
 
 
+class _OneChanged:
+    """Before each call, one memory (the first in name order) gets a line appended, a different
+    one each time; ``restore()`` puts its bytes and times back."""
+
+    def __init__(self, ws: generate.Workspace) -> None:
+        self.path = min(p for p in ws.memory_dir.glob("*.md") if p.name != "MEMORY.md")
+        self.original = self.path.read_bytes()
+        st = self.path.stat()
+        self.times = (st.st_atime_ns, st.st_mtime_ns)
+        self.count = 0
+
+    def __call__(self) -> None:
+        self.count += 1
+        self.path.write_bytes(self.original + f"\nEdited {self.count} times.\n".encode())
+
+    def restore(self) -> None:
+        self.path.write_bytes(self.original)
+        os.utime(self.path, ns=self.times)
+
+
 def m_doctor(ws: generate.Workspace, args: argparse.Namespace) -> list[dict[str, Any]]:
     """``run_doctor`` through the catalog database: cold (a new, empty database: every file
     parsed and checked) against ``scan_memories`` without it (read + parse every file, the
-    floor of a first run), and warm (nothing changed since the last run) against the floor of
-    any run (scandir + read 4 KiB of each file). Peak RSS: this subprocess, cold runs first."""
+    floor of a first run); warm (nothing changed since the last run) and after one memory
+    changed (the usual run after an edit) against the floor of any run (scandir + read 4 KiB
+    of each file). Peak RSS: this subprocess, cold runs first."""
     from memtui.core.doctor import run_doctor
     from memtui.core.memory.catalogdb import CatalogDB
     from memtui.core.memory.memories import scan_memories
@@ -405,17 +426,30 @@ def m_doctor(ws: generate.Workspace, args: argparse.Namespace) -> list[dict[str,
     c, cb = alternate(cold, lambda: scan_memories(ws.memory_dir), runs)
     w, wb = alternate(warm, lambda: floor_read(ws.memory_dir), max(3, args.runs))
     assert len(set(findings)) == 1, findings
+    edit = _OneChanged(ws)
+
+    def changed() -> None:
+        edit()
+        run_doctor(ws.memory_dir, generate.NOW, cache=CatalogDB.for_memory_dir(warm_state, ws.memory_dir))
+
+    try:
+        e, eb = alternate(changed, lambda: floor_read(ws.memory_dir), max(3, args.runs // 2))
+    finally:
+        edit.restore()
     return [
         row("doctor, cold (new catalog database)", f"{ws.n:,} memories", statistics.median(c), statistics.median(cb),
             "`scan_memories` without it (read + parse all)", "≤ 20 s, ≤ 400 MB at 100,000", statistics.median(c) <= 20_000 if ws.n >= 100_000 else None, findings=findings[-1]),
         row("doctor, warm (nothing changed)", f"{ws.n:,} memories", statistics.median(w), statistics.median(wb),
             "floor: scandir + read 4 KiB", "≤ 3 s at 100,000", statistics.median(w) <= 3_000 if ws.n >= 100_000 else None),
+        row("doctor, after one memory changed", f"{ws.n:,} memories", statistics.median(e), statistics.median(eb),
+            "floor: scandir + read 4 KiB", "—", None),
     ]
 
 
 def m_dream(ws: generate.Workspace, args: argparse.Namespace) -> list[dict[str, Any]]:
     """The offline dream plan (``plan_dream``, a dry run: no lock, no writes), cold (a new
-    catalog database) against ``scan_memories`` without one, and warm against the floor."""
+    catalog database) against ``scan_memories`` without one, and warm and after one memory
+    changed (as between two dreams) against the floor."""
     from memtui.core.dream.gates import DreamContext
     from memtui.core.dream.run import plan_dream
     from memtui.core.memory.memories import scan_memories
@@ -434,12 +468,24 @@ def m_dream(ws: generate.Workspace, args: argparse.Namespace) -> list[dict[str, 
     c, cb = alternate(cold, lambda: scan_memories(ws.memory_dir), 1)
     w, wb = alternate(warm, lambda: floor_read(ws.memory_dir), max(1, args.runs // 2))
     assert len(set(changes)) == 1, changes
+    edit = _OneChanged(ws)
+
+    def changed() -> None:
+        edit()
+        plan_dream(warm_ctx, generate.NOW, "offline")
+
+    try:
+        e, eb = alternate(changed, lambda: floor_read(ws.memory_dir), max(1, args.runs // 2))
+    finally:
+        edit.restore()
     big = ws.n >= 100_000
     return [
         row("offline dream plan, cold (new catalog database)", f"{ws.n:,} memories, {generate.SESSIONS} transcripts", statistics.median(c), statistics.median(cb),
             "`scan_memories` without it (read + parse all)", "≤ 20 s, ≤ 400 MB at 100,000", statistics.median(c) <= 20_000 if big else None, changes=changes[-1]),
         row("offline dream plan, warm", f"{ws.n:,} memories, {generate.SESSIONS} transcripts", statistics.median(w), statistics.median(wb),
             "floor: scandir + read 4 KiB", "≤ 20 s at 100,000", statistics.median(w) <= 20_000 if big else None),
+        row("offline dream plan, after one memory changed", f"{ws.n:,} memories, {generate.SESSIONS} transcripts", statistics.median(e), statistics.median(eb),
+            "floor: scandir + read 4 KiB", "—", None),
     ]
 
 
@@ -648,7 +694,8 @@ def write_readme(text: str, info: dict[str, str], command: str) -> None:
         f"`{command}` — one command: generates the seeded workspace (`generate.py`), runs each "
         "measurement in its own subprocess, prints this table. Each figure is a median (p50, with "
         "p95 where asked) beside a baseline measured in the same subprocess, alternating with it; "
-        "peak RSS is the subprocess's `ru_maxrss` (and its children's). Targets: issue 8.\n\n"
+        "peak RSS is the subprocess's `ru_maxrss` (and its children's). Targets: issue 8 (at 20,000 "
+        "memories) and issue 20 (at 100,000).\n\n"
         f"Machine: {info['cores']} cores ({info['cpu']}), {info['ram']} RAM, Python {info['python']}, "
         f"{info['system']}; load average at the end {info['load']} (the machine is shared: absolute "
         "figures move with its load, ratios much less).\n\n" + text + "\n\n"

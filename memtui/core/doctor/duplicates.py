@@ -471,26 +471,29 @@ def near_duplicate_pairs(
     share = min(1.0, 1.0 - threshold / 100 + _PREFIX_MARGIN)
     pairs: list[NearPair] = []
     # token_sort_ratio is ratio of the texts with their words sorted (rapidfuzz's definition):
-    # each text is sorted once, not once per pair; its word set is made from the same reading
+    # each text is sorted once, not once per pair
     sorted_text: dict[int, str] = {}
-    word_set: dict[int, frozenset[str]] = {}
 
-    def read(i: int) -> None:
-        text = texts[i]
-        sorted_text[i] = " ".join(sorted(text.split()))
-        word_set[i] = frozenset(_token_set(text))
+    def words(i: int) -> frozenset[int]:
+        """Memory ``i``'s word set as word ids (its text tokenised now when its sketch was
+        kept: one reading gives its words and its sorted text)."""
+        found = sketches.word_ids(i)
+        if found is None:
+            text = texts[i]
+            sorted_text[i] = " ".join(sorted(text.split()))
+            found = sketches.add_words(i, text)
+        return found
 
-    def check(x: int, y: int) -> None:
-        for i in (x, y):
-            if i not in word_set:
-                read(i)
-        sx, sy = word_set[x], word_set[y]
+    def check(x: int, y: int, sx: frozenset[int], sy: frozenset[int]) -> None:
         small, large = sorted((len(sx), len(sy)))
         if small < jaccard * large:
             return  # size filter: cannot reach the Jaccard bound
         inter = len(sx & sy)
         if inter < jaccard * (small + large - inter):
             return
+        for i in (x, y):
+            if i not in sorted_text:
+                sorted_text[i] = " ".join(sorted(texts[i].split()))
         sa, sb = sorted_text[x], sorted_text[y]
         if 200.0 * _lcs_bound(sa, sb, share) / (len(sa) + len(sb)) < threshold - _SCORE_EPS:
             return  # cannot reach the threshold (``_lcs_bound``)
@@ -501,12 +504,10 @@ def near_duplicate_pairs(
     for block in sorted(by_block):
         ids = by_block[block]
         sorted_text.clear()
-        word_set.clear()
         if len(ids) <= EXACT_BLOCK_MAX:
-            for i in ids:
-                read(i)
-            for x, y in _prefix_candidates(ids, word_set, jaccard):
-                check(x, y)
+            toks = {i: words(i) for i in ids}
+            for x, y in _prefix_candidates(ids, toks, jaccard):
+                check(x, y, toks[x], toks[y])
             continue
         import numpy as np
 
@@ -517,8 +518,12 @@ def near_duplicate_pairs(
         candidates = _band_pairs(sig[rows])
         candidates = _within_bound(candidates, bits[rows], size_array[rows], jaccard)
         candidates = _score_bound(candidates, texts, ids, threshold)
-        for px, py in candidates.tolist():
-            check(ids[px], ids[py])
+        last, sx = -1, frozenset[int]()
+        for px, py in candidates.tolist():  # sorted: the pairs of one x come together
+            x, y = ids[px], ids[py]
+            if x != last:
+                last, sx = x, words(x)
+            check(x, y, sx, words(y))
     pairs.sort(key=lambda p: (p.a, p.b))
     return pairs
 
@@ -530,12 +535,30 @@ class NearSketches:
     (``uint32[n, 64]``) and the word bitset of the intersection bound
     (``uint64[n, _BOUND_BITS // 64]``)."""
 
-    __slots__ = ("_arrays", "_make", "sizes")
+    __slots__ = ("_arrays", "_make", "_rows", "_table", "sizes")
 
-    def __init__(self, sizes: list[int], make: Callable[[], tuple[Any, Any]]) -> None:
+    def __init__(self, sizes: list[int], make: Callable[[], tuple[Any, Any]], table: _TokenTable,
+                 rows: dict[int, int] | None = None) -> None:
         self.sizes = sizes
         self._make: Callable[[], tuple[Any, Any]] | None = make
         self._arrays: tuple[Any, Any] | None = None
+        self._table = table  # the words of the memories tokenised in this run, one vocabulary
+        self._rows = rows  # memory -> its row of ``table`` (``None``: every memory, same number)
+
+    def word_ids(self, i: int) -> frozenset[int] | None:
+        """Memory ``i``'s word set as word ids when it was tokenised in this run, else ``None``."""
+        if self._rows is None:
+            return self._table.set_of(i)
+        row = self._rows.get(i)
+        return None if row is None else self._table.set_of(row)
+
+    def add_words(self, i: int, text: str) -> frozenset[int]:
+        """Tokenise memory ``i``'s ``text`` (its sketch was kept) into the same vocabulary;
+        its word set as word ids."""
+        assert self._rows is not None
+        self._rows[i] = len(self._table)
+        self._table.add(text)
+        return self._table.set_of(self._rows[i])
 
     def arrays(self) -> tuple[Any, Any]:
         """``(signatures, bitsets)``."""
@@ -555,7 +578,7 @@ def sketches_of(table: _TokenTable) -> NearSketches:
         lens = np.diff(np.frombuffer(table.starts, dtype=np.int64))
         return _signatures(words, lens), _bitsets(words, lens)
 
-    return NearSketches([table.size(i) for i in range(len(table))], make)
+    return NearSketches([table.size(i) for i in range(len(table))], make, table)
 
 
 # One kept sketch, little-endian: the distinct words (int64), the signature (uint32 each), the
@@ -622,9 +645,10 @@ class SketchBook:
                 del raw
             blobs.clear()
             if fresh:
+                # the fresh memories are the table's first rows (the join may add others later)
                 made_sig, made_bits = sketches_of(table).arrays()
                 rows = np.asarray([pos for pos, _rel, _key in fresh], dtype=np.int64)
-                sig[rows], bits[rows] = made_sig, made_bits
+                sig[rows], bits[rows] = made_sig[: len(fresh)], made_bits[: len(fresh)]
                 if db is not None:
                     new = {rel: (key, sizes[pos].to_bytes(8, "little", signed=True) + sig[pos].astype("<u4").tobytes() + bits[pos].astype("<u8").tobytes())
                            for pos, rel, key in fresh if key is not None}
@@ -632,7 +656,7 @@ class SketchBook:
                         db.put_derived(SKETCH_KIND, fp, new)
             return sig, bits
 
-        return NearSketches(sizes, make)
+        return NearSketches(sizes, make, table, {pos: k for k, (pos, _rel, _key) in enumerate(fresh)})
 
 
 # The code a stored near-duplicate result depends on (a change to it recomputes).

@@ -35,15 +35,17 @@ def no_racy_window(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture
 def tokenised(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The texts the near-duplicate join tokenises into its word table (for sketches)."""
+    """The texts whose sketches are made from the text (the others are kept ones). The join
+    itself still reads the texts of the pairs its bounds keep."""
     seen: list[str] = []
-    real = dup._TokenTable.add
+    real = dup.SketchBook.add
 
-    def spy(self: dup._TokenTable, text: str) -> None:
-        seen.append(text)
-        real(self, text)
+    def spy(self: dup.SketchBook, relpath: str, key: str | None, text: str | None, *, keep: bool) -> None:
+        if text is not None:
+            seen.append(text)
+        real(self, relpath, key, text, keep=keep)
 
-    monkeypatch.setattr(dup._TokenTable, "add", spy)
+    monkeypatch.setattr(dup.SketchBook, "add", spy)
     return seen
 
 
@@ -83,7 +85,7 @@ def test_after_one_change_only_that_memory_is_tokenised(tmp_path: Path, monkeypa
     write(memory_dir, "m001.md", text[: text.rindex(" ")] + " rewritten\n")
     tokenised.clear()
     second = run_doctor(memory_dir, NOW, cache=CatalogDB.for_memory_dir(state, memory_dir))
-    assert len(tokenised) == 1 and tokenised[0].endswith(" rewritten")  # only the changed memory
+    assert len(tokenised) == 1 and tokenised[0].endswith(" rewritten")  # only the changed memory's sketch is made
     oracle = run_doctor(memory_dir, NOW)
     assert second.findings == oracle.findings
     assert ("m001.md", ("m002.md",)) in near(second)
