@@ -207,7 +207,9 @@ def load_corpus(
 
         try:
             store = FileVectorStore.for_memory_dir(state_dir, memory_dir)
-            folder = memdir_state(state_dir, memory_dir) / FOLDER
+            # one per memory format, as the catalog database: the same files read in another
+            # format are other documents
+            folder = memdir_state(state_dir, memory_dir) / (FOLDER if fmt.key == SEED_FORMAT.key else f"{FOLDER}.{fmt.key}")
         except OSError:  # the state dir inside the memory dir: nothing is cached there
             store, folder = None, None
     return RecallCorpus(memory_dir, tuple(docs), store, folder)

@@ -4,7 +4,8 @@ Building the BM25 index (``LexicalIndex.build``: every document tokenised, its g
 up, ``bm25s``'s score matrix) is most of a warm ``memtui recall`` with nothing changed: ~45 % of
 a 6 s run at 20,000 memories, most of a 20 s run at 100,000 (benchmarks/README.md). What it
 makes is kept next to the memory dir's catalog database (``<state>/memdirs/<key>/lexical/``,
-``memtui.core.places.statedir.memdir_state``) and loaded when nothing it is made from changed.
+``memtui.core.places.statedir.memdir_state``; ``lexical.<format>/`` for a memory format other
+than the seed agent's, as the database) and loaded when nothing it is made from changed.
 
 **What is kept** (everything ``LexicalIndex.scores``, ``rank``, ``term_share`` and
 ``matched_terms`` read): the score matrix in CSC form as three numpy ``.npy`` files —

@@ -50,6 +50,10 @@ def answers(index: LexicalIndex) -> list[object]:
     return out
 
 
+def no_build(cls: type, docs: object) -> None:
+    raise AssertionError("built again")
+
+
 def kept_files(folder: Path) -> list[str]:
     return sorted(p.name for p in folder.iterdir())
 
@@ -73,9 +77,6 @@ def test_a_warm_call_loads_and_does_not_build(tmp_path: Path, monkeypatch: pytes
     docs = corpus()
     folder = tmp_path / "lexical"
     expected = answers(lexical_index(docs, folder))
-
-    def no_build(cls: type, docs: object) -> None:
-        raise AssertionError("built again")
 
     monkeypatch.setattr(LexicalIndex, "build", classmethod(no_build))
     assert answers(lexical_index(docs, folder)) == expected
@@ -286,3 +287,43 @@ def test_text_moved_between_parts_changes_the_fingerprint() -> None:
     assert index_fingerprint(a) != index_fingerprint(b)
     # a missing part and an empty one are the same document text: the same fingerprint
     assert index_fingerprint([doc("a.md", None)]) == index_fingerprint([doc("a.md", "")])
+
+
+def test_a_warm_recall_of_the_demo_gives_the_same_result_without_a_build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from datetime import UTC, datetime
+
+    from memtui.core.recall import load_corpus, recall
+    from memtui.demo import materialize
+
+    now = datetime(2026, 3, 10, 12, tzinfo=UTC)
+    memory = materialize(tmp_path / "demo", now).memory_dir
+    state = tmp_path / "state"
+    queries = ["kafka migration cutover", "how do we deploy the ingest service", "模型 训练 放到 哪里"]
+    fresh = [recall(q, load_corpus(memory), now=now, selector="lexical").to_json() for q in queries]  # no state dir: built each time
+    first = [recall(q, load_corpus(memory, state_dir=state), now=now, selector="lexical").to_json() for q in queries]
+    assert list((state / "memdirs").glob("*/lexical/*.json"))  # kept
+    monkeypatch.setattr(LexicalIndex, "build", classmethod(no_build))
+    warm = [recall(q, load_corpus(memory, state_dir=state), now=now, selector="lexical").to_json() for q in queries]
+    assert fresh == first == warm
+    assert any(r["picks"] for r in warm)
+
+
+def test_each_memory_format_keeps_its_own_index(tmp_path: Path) -> None:
+    from memtui.core.places.flavor import AGENT, CLAUDE
+    from memtui.core.recall import load_corpus
+
+    memory = tmp_path / "memory"
+    memory.mkdir()
+    # a BOM before the frontmatter: Claude Code drops it and reads the description, the seed
+    # agent reads no frontmatter at all: two different documents from one file
+    (memory / "bom.md").write_text("\ufeff---\nname: bom\ndescription: kafka cutover\ntype: project\n---\nBody.\n", encoding="utf-8")
+    state = tmp_path / "state"
+    seed = load_corpus(memory, AGENT.behaviour.memory_format, state_dir=state)
+    claude = load_corpus(memory, CLAUDE.behaviour.memory_format, state_dir=state)
+    assert seed.index_folder is not None and claude.index_folder is not None
+    assert seed.index_folder != claude.index_folder and seed.index_folder.name == "lexical"
+    seed.lexical_index()
+    claude.lexical_index()
+    # each run keeps its own: loading the other format's corpus does not remove the first's set
+    assert any(seed.index_folder.glob("*.json")) and any(claude.index_folder.glob("*.json"))
+    assert seed.docs[0].header.description is None and claude.docs[0].header.description == "kafka cutover"
