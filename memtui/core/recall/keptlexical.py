@@ -15,7 +15,7 @@ in id order joined by ``"\\n"`` as UTF-8 bytes (``vocab``, uint8; no token holds
 break). Then a small JSON manifest, ``<fingerprint>.json``: the recipe, the number of
 documents, and each array's length and CRC-32. ``.npy`` files rather than SQLite blobs: they
 are mapped (``np.memmap``, read-only) instead of copied into the process, so loading costs no
-memory the build did not (a blob is read whole: ~130 MB at 100,000 memories), and they are
+memory the build did not (a blob is read whole: 28 MB at 20,000 memories), and they are
 written once beside the database instead of through its WAL.
 
 **The fingerprint** (``index_fingerprint``, 64 hex digits) covers everything the index is made
@@ -76,8 +76,8 @@ ARRAYS: dict[str, np.dtype[Any]] = {
 }
 # The modules whose code decides the tokens and the scores (below ``memtui/core``).
 _CODE_MODULES = ("recall/lexical", "recall/words", "recall/gloss", "recall/docs", "recall/keptlexical")
-# memtui's cap on the manifest (a few hundred bytes) and on one array file (a 100,000-memory
-# index is ~130 MB in all; far above any real one, far below what would strain the disk).
+# memtui's caps on the manifest (a few hundred bytes) and on one array file (the 20,000-memory
+# benchmark workspace's largest is 13 MB, the size grows with the memories' text).
 MAX_MANIFEST_BYTES = 64 * 1024
 MAX_ARRAY_BYTES = 4 * 1024**3
 # A temp file this old is no writer's that is still running (as for the gloss table).
@@ -187,10 +187,12 @@ def keep_index(index: LexicalIndex, folder: Path, fingerprint: str) -> bool:
     tokens = list(vocab)
     if any(vocab[t] != i for i, t in enumerate(tokens)) or any("\n" in t for t in tokens):
         return False  # (never: ids are dense in insertion order, tokens hold no line break)
+    if any(np.asarray(matrix[name]).dtype != ARRAYS[name] for name in ("data", "indices", "indptr")):
+        return False  # (never: a cast could change a score)
     arrays = {
-        "data": np.ascontiguousarray(matrix["data"], dtype=ARRAYS["data"]),
-        "indices": np.ascontiguousarray(matrix["indices"], dtype=ARRAYS["indices"]),
-        "indptr": np.ascontiguousarray(matrix["indptr"], dtype=ARRAYS["indptr"]),
+        "data": np.ascontiguousarray(matrix["data"]),
+        "indices": np.ascontiguousarray(matrix["indices"]),
+        "indptr": np.ascontiguousarray(matrix["indptr"]),
         "vocab": np.frombuffer("\n".join(tokens).encode("utf-8", "surrogatepass"), dtype=ARRAYS["vocab"]),
     }
     manifest = {"recipe": RECIPE, "fingerprint": fingerprint, "num_docs": len(index.docs),
