@@ -38,7 +38,7 @@ import math
 import re
 from array import array
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, overload
 
@@ -184,10 +184,8 @@ class _TokenTable:
     def add(self, text: str) -> None:
         """The word set of the next text."""
         vocab = self.vocab
-        toks = _token_set(text)
-        for t in [t for t in toks if t not in vocab]:
-            vocab[t] = len(vocab)
-        self.ids.extend(map(vocab.__getitem__, toks))
+        new_id = vocab.setdefault  # an unseen word gets the next id (the size before it is added)
+        self.ids.extend([new_id(t, len(vocab)) for t in _token_set(text)])
         self.starts.append(len(self.ids))
 
     def __len__(self) -> int:
@@ -200,9 +198,10 @@ class _TokenTable:
         return frozenset(self.ids[self.starts[i] : self.starts[i + 1]])
 
 
-def _prefix_candidates(ids: list[int], toks: Mapping[int, frozenset[int]], jaccard: float) -> Iterator[tuple[int, int]]:
-    """Exact candidates: pairs sharing a word among the rarest ``|x| - ceil(t·|x|) + 1`` of each."""
-    df: dict[int, int] = defaultdict(int)
+def _prefix_candidates(ids: list[int], toks: Mapping[int, frozenset[str]], jaccard: float) -> Iterator[tuple[int, int]]:
+    """Exact candidates: pairs sharing a word among the rarest ``|x| - ceil(t·|x|) + 1`` of each
+    (rarest first, ties by the word: any fixed order of the words finds every such pair)."""
+    df: dict[str, int] = defaultdict(int)
     for i in ids:
         for t in toks[i]:
             df[t] += 1
@@ -230,14 +229,50 @@ def _word_hashes(table: _TokenTable) -> Any:
     return np.fromiter((zlib.crc32(t.encode("utf-8", "surrogatepass")) & prime for t in table.vocab), dtype=np.int32, count=len(table.vocab))
 
 
-def _block_words(ids: list[int], table: _TokenTable, hashes: Any) -> tuple[Any, Any]:
-    """The word hashes of the memories ``ids``, flat, and each memory's word count."""
+def _minhash_params() -> tuple[Any, Any]:
+    """The ``MINHASH_BANDS · MINHASH_ROWS`` hash functions ``(a·w + b) mod (2**31 - 1)``: ``a``
+    and ``b`` as ``int64`` arrays, from the fixed seed ``MINHASH_SEED``."""
     import numpy as np
 
-    flat = np.frombuffer(table.ids, dtype=np.int32)
-    starts = table.starts
-    lens = np.array([starts[i + 1] - starts[i] for i in ids], dtype=np.int64)
-    return hashes[np.concatenate([flat[starts[i] : starts[i + 1]] for i in ids])], lens
+    prime = (1 << 31) - 1
+    rng = np.random.RandomState(MINHASH_SEED)
+    n_hashes = MINHASH_BANDS * MINHASH_ROWS
+    a = rng.randint(1, prime, size=n_hashes).astype(np.int64)
+    b = rng.randint(0, prime, size=n_hashes).astype(np.int64)
+    return a, b
+
+
+def _signatures(words: Any, lens: Any) -> Any:
+    """Each memory's MinHash signature: ``uint32[n, MINHASH_BANDS · MINHASH_ROWS]``, the least
+    of each hash function over its words (``words``: CRC-32 word hashes, flat; ``lens``: words
+    per memory); a memory without words has zeros. Worked out ``_BITSET_ROWS`` memories at a
+    time (one reused ``int64`` buffer of their words)."""
+    import numpy as np
+
+    prime = (1 << 31) - 1
+    a, b = _minhash_params()
+    lens = np.asarray(lens, dtype=np.int64)
+    n = len(lens)
+    sig = np.zeros((n, len(a)), dtype=np.uint32)  # each value < 2**31 (mod the prime)
+    ends = np.cumsum(lens)
+    for lo in range(0, n, _BITSET_ROWS):
+        hi = min(n, lo + _BITSET_ROWS)
+        first = int(ends[lo] - lens[lo])
+        chunk = words[first : int(ends[hi - 1])]
+        full = lens[lo:hi] > 0
+        if not full.any():
+            continue
+        # rows without words start where the next row starts: leaving them out, each offset
+        # begins a row that has words and ends where the next such row begins
+        offsets = (ends[lo:hi] - lens[lo:hi] - first)[full]
+        rows = np.flatnonzero(full) + lo
+        buf = np.empty(chunk.shape, dtype=np.int64)
+        for j in range(len(a)):  # (a·w + b) mod prime, in one reused buffer
+            np.multiply(chunk, a[j], out=buf)
+            buf += b[j]
+            np.remainder(buf, prime, out=buf)
+            sig[rows, j] = np.minimum.reduceat(buf, offsets)
+    return sig
 
 
 def _minhash_candidates(ids: list[int], words: Any, lens: Any) -> Any:
@@ -247,23 +282,15 @@ def _minhash_candidates(ids: list[int], words: Any, lens: Any) -> Any:
     ``MINHASH_BUCKET_CAP`` memories (so at most ``n · cap / 2`` pairs a band). Deterministic: CRC-32 word
     hashes (``words``: flat, ``lens`` per memory), fixed-seed permutations. Returns the pairs
     sharing a band as positions into ``ids``: ``int64[k, 2]``, ``x < y``, sorted, unique."""
+    return _band_pairs(_signatures(words, lens))
+
+
+def _band_pairs(sig: Any) -> Any:
+    """The pairs of memories (rows of the signatures ``sig``) sharing a band bucket of at most
+    ``MINHASH_BUCKET_CAP`` memories: ``int64[k, 2]``, ``x < y``, sorted, unique."""
     import numpy as np
 
-    prime = (1 << 31) - 1
-    rng = np.random.RandomState(MINHASH_SEED)
-    n_hashes = MINHASH_BANDS * MINHASH_ROWS
-    a = rng.randint(1, prime, size=n_hashes).astype(np.int64)
-    b = rng.randint(0, prime, size=n_hashes).astype(np.int64)
-    n = len(ids)
-    offsets = np.concatenate([[0], np.cumsum(lens)[:-1]])
-    sig = np.empty((n, n_hashes), dtype=np.uint32)  # each value < 2**31 (mod the prime)
-    buf = np.empty(words.shape, dtype=np.int64)
-    for j in range(n_hashes):  # (a·w + b) mod prime, in one reused buffer
-        np.multiply(words, a[j], out=buf)
-        buf += b[j]
-        np.remainder(buf, prime, out=buf)
-        sig[:, j] = np.minimum.reduceat(buf, offsets)
-    del buf
+    n = len(sig)
     found: list[Any] = []
     for band in range(MINHASH_BANDS):
         key = np.full(n, 0xCBF29CE484222325, dtype=np.uint64)
@@ -311,12 +338,17 @@ def _bounded_pairs(pairs: Any, words: Any, lens: Any, jaccard: float) -> Any:
       landed on an already set bit). A pair whose bound ``u`` has ``u < t·(|x| + |y| - u)``
       has a smaller Jaccard than ``t`` (the left side grows with ``u``, the right side shrinks).
     """
+    return _within_bound(pairs, _bitsets(words, lens), lens, jaccard)
+
+
+def _bitsets(words: Any, lens: Any) -> Any:
+    """Each memory's word bitset: bit ``hash mod _BOUND_BITS`` set for each of its words
+    (``words``: flat, ``lens`` per memory): ``uint64[n, _BOUND_BITS // 64]``."""
     import numpy as np
 
+    lens = np.asarray(lens, dtype=np.int64)
     n = len(lens)
-    if not len(pairs):
-        return pairs
-    bits = np.empty((n, _BOUND_BITS // 64), dtype=np.uint64)
+    bits = np.zeros((n, _BOUND_BITS // 64), dtype=np.uint64)
     ends = np.cumsum(lens)
     for lo in range(0, n, _BITSET_ROWS):  # a few memories at a time: the temporaries stay small
         hi = min(n, lo + _BITSET_ROWS)
@@ -326,6 +358,16 @@ def _bounded_pairs(pairs: Any, words: Any, lens: Any, jaccard: float) -> Any:
         at += words[first : int(ends[hi - 1])] % _BOUND_BITS
         dense[at] = True
         bits[lo:hi] = np.packbits(dense.reshape(hi - lo, _BOUND_BITS), axis=1).view(np.uint64)
+    return bits
+
+
+def _within_bound(pairs: Any, bits: Any, lens: Any, jaccard: float) -> Any:
+    """``_bounded_pairs`` from the memories' bitsets (``_bitsets``) and word counts."""
+    import numpy as np
+
+    if not len(pairs):
+        return pairs
+    lens = np.asarray(lens, dtype=np.int64)
     extra = lens - _popcount(bits)
     keep: list[Any] = []
     for lo in range(0, len(pairs), _BATCH):
@@ -406,7 +448,7 @@ def near_duplicate_pairs(
     *,
     threshold: float = NEAR_DUPLICATE_THRESHOLD,
     jaccard: float = PREFILTER_JACCARD,
-    table: _TokenTable | None = None,
+    sketches: NearSketches | None = None,
 ) -> list[NearPair]:
     """All pairs ``(a < b)`` in the same block scoring ≥ ``threshold`` (see the module doc).
 
@@ -414,32 +456,41 @@ def near_duplicate_pairs(
     then again only for the pairs the bounds keep — a lazy sequence keeps memory low.
     ``blocks``: the block key per memory. Blocks up to ``EXACT_BLOCK_MAX`` memories use the
     exact prefix filter (plain Python: a small store does not pay numpy's import), larger ones
-    MinHash LSH and the numpy bounds. ``table``: the texts' word sets when the caller made them
-    already (``token_table``), so the texts are not read to tokenise.
+    MinHash LSH and the numpy bounds. ``sketches``: the texts' sketches when the caller has
+    them (``SketchBook``: kept in the catalog database); then a text is read only in a small
+    block or for a pair the bounds keep.
     """
-    if table is None:
-        table = _TokenTable(texts)
+    if sketches is None:
+        sketches = sketches_of(_TokenTable(texts))
+    sizes = sketches.sizes
+    size_array: Any = None
     by_block: dict[str, list[int]] = defaultdict(list)
     for i, block in enumerate(blocks):
-        if table.size(i) >= MIN_TOKENS:
+        if sizes[i] >= MIN_TOKENS:
             by_block[block].append(i)
     share = min(1.0, 1.0 - threshold / 100 + _PREFIX_MARGIN)
-    hashes = None
     pairs: list[NearPair] = []
     # token_sort_ratio is ratio of the texts with their words sorted (rapidfuzz's definition):
-    # each text is sorted once, not once per pair
+    # each text is sorted once, not once per pair; its word set is made from the same reading
     sorted_text: dict[int, str] = {}
+    word_set: dict[int, frozenset[str]] = {}
 
-    def check(x: int, y: int, sx: frozenset[int], sy: frozenset[int]) -> None:
+    def read(i: int) -> None:
+        text = texts[i]
+        sorted_text[i] = " ".join(sorted(text.split()))
+        word_set[i] = frozenset(_token_set(text))
+
+    def check(x: int, y: int) -> None:
+        for i in (x, y):
+            if i not in word_set:
+                read(i)
+        sx, sy = word_set[x], word_set[y]
         small, large = sorted((len(sx), len(sy)))
         if small < jaccard * large:
             return  # size filter: cannot reach the Jaccard bound
         inter = len(sx & sy)
         if inter < jaccard * (small + large - inter):
             return
-        for i in (x, y):
-            if i not in sorted_text:
-                sorted_text[i] = " ".join(sorted(texts[i].split()))
         sa, sb = sorted_text[x], sorted_text[y]
         if 200.0 * _lcs_bound(sa, sb, share) / (len(sa) + len(sb)) < threshold - _SCORE_EPS:
             return  # cannot reach the threshold (``_lcs_bound``)
@@ -450,29 +501,138 @@ def near_duplicate_pairs(
     for block in sorted(by_block):
         ids = by_block[block]
         sorted_text.clear()
+        word_set.clear()
         if len(ids) <= EXACT_BLOCK_MAX:
-            toks = {i: table.set_of(i) for i in ids}
-            for x, y in _prefix_candidates(ids, toks, jaccard):
-                check(x, y, toks[x], toks[y])
+            for i in ids:
+                read(i)
+            for x, y in _prefix_candidates(ids, word_set, jaccard):
+                check(x, y)
             continue
-        if hashes is None:
-            hashes = _word_hashes(table)
-        words, lens = _block_words(ids, table, hashes)
-        candidates = _score_bound(_bounded_pairs(_minhash_candidates(ids, words, lens), words, lens, jaccard), texts, ids, threshold)
-        last, sx = -1, frozenset[int]()
-        for px, py in candidates.tolist():  # sorted: the pairs of one x come together
-            x, y = ids[px], ids[py]
-            if x != last:
-                last, sx = x, table.set_of(x)
-            check(x, y, sx, table.set_of(y))
+        import numpy as np
+
+        sig, bits = sketches.arrays()
+        if size_array is None:
+            size_array = np.asarray(sizes, dtype=np.int64)
+        rows = np.asarray(ids, dtype=np.int64)
+        candidates = _band_pairs(sig[rows])
+        candidates = _within_bound(candidates, bits[rows], size_array[rows], jaccard)
+        candidates = _score_bound(candidates, texts, ids, threshold)
+        for px, py in candidates.tolist():
+            check(ids[px], ids[py])
     pairs.sort(key=lambda p: (p.a, p.b))
     return pairs
 
 
-def token_table() -> _TokenTable:
-    """An empty word-set table to fill with ``add(near_text(memory))`` in memory order, for
-    ``near_duplicate_pairs(..., table=)``."""
-    return _TokenTable()
+class NearSketches:
+    """What the near-duplicate join reads of each memory before its text (in input order):
+    ``sizes`` (distinct words per memory) and, made when a block is large enough to need them
+    (``arrays()``: numpy, which a small store never imports), each memory's MinHash signature
+    (``uint32[n, 64]``) and the word bitset of the intersection bound
+    (``uint64[n, _BOUND_BITS // 64]``)."""
+
+    __slots__ = ("_arrays", "_make", "sizes")
+
+    def __init__(self, sizes: list[int], make: Callable[[], tuple[Any, Any]]) -> None:
+        self.sizes = sizes
+        self._make: Callable[[], tuple[Any, Any]] | None = make
+        self._arrays: tuple[Any, Any] | None = None
+
+    def arrays(self) -> tuple[Any, Any]:
+        """``(signatures, bitsets)``."""
+        if self._arrays is None:
+            assert self._make is not None
+            self._arrays, self._make = self._make(), None
+        return self._arrays
+
+
+def sketches_of(table: _TokenTable) -> NearSketches:
+    """The sketches of the texts of ``table``."""
+
+    def make() -> tuple[Any, Any]:
+        import numpy as np
+
+        words = _word_hashes(table)[np.frombuffer(table.ids, dtype=np.int32)]
+        lens = np.diff(np.frombuffer(table.starts, dtype=np.int64))
+        return _signatures(words, lens), _bitsets(words, lens)
+
+    return NearSketches([table.size(i) for i in range(len(table))], make)
+
+
+# One kept sketch, little-endian: the distinct words (int64), the signature (uint32 each), the
+# bitset (uint64 each).
+_SIG_WIDTH = MINHASH_BANDS * MINHASH_ROWS
+_SKETCH_BYTES = 8 + 4 * _SIG_WIDTH + _BOUND_BITS // 8
+# The catalog database's kind for a memory's kept sketch.
+SKETCH_KIND = "near-sketch"
+
+
+class SketchBook:
+    """The memories' near-duplicate sketches, each from the catalog database when the memory's
+    bytes did not change (``CatalogDB.derived``, kind ``SKETCH_KIND``, 520 bytes a memory),
+    else from its text: a run after one memory changed reads one text, not every text, before
+    the join. Fill it in memory order: ``needs_text(relpath, key)`` tells whether ``add`` must
+    be given the memory's ``near_text``; ``finish()`` returns the sketches and keeps the new
+    ones."""
+
+    def __init__(self, db: CatalogDB | None) -> None:
+        self._db = db
+        self._fp = code_fingerprint(_NEAR_MODULES)
+        self._stored = db.derived(SKETCH_KIND, self._fp) if db is not None else {}
+        self._kept: list[bytes | None] = []  # per memory: its kept sketch, or None (made from the text)
+        self._table = _TokenTable()
+        self._fresh: list[tuple[int, str, str | None]] = []  # (position, relpath, key to keep it under)
+
+    def needs_text(self, relpath: str, key: str | None) -> bool:
+        """Whether the memory ``relpath`` (row key ``key``) has no kept sketch to use."""
+        hit = self._stored.get(relpath)
+        return key is None or hit is None or hit[0] != key or len(hit[1]) != _SKETCH_BYTES
+
+    def add(self, relpath: str, key: str | None, text: str | None, *, keep: bool) -> None:
+        """The next memory: ``text`` its ``near_text`` (``None`` when ``needs_text`` said no);
+        ``keep``: its sketch may be kept under ``key`` (the text is the bytes the row
+        describes)."""
+        if text is None:
+            self._kept.append(self._stored[relpath][1])
+            return
+        self._fresh.append((len(self._kept), relpath, key if keep else None))
+        self._kept.append(None)
+        self._table.add(text)
+
+    def finish(self) -> NearSketches:
+        """Every memory's sketch, in the order added; the new ones are kept when the arrays are
+        made (a small store, which never needs them, keeps none and imports no numpy)."""
+        blobs, fresh, table, db, fp = self._kept, self._fresh, self._table, self._db, self._fp
+        self._kept, self._fresh, self._stored, self._table = [], [], {}, _TokenTable()
+        sizes = [int.from_bytes(blob[:8], "little", signed=True) if blob is not None else 0 for blob in blobs]
+        for k, (pos, _rel, _key) in enumerate(fresh):
+            sizes[pos] = table.size(k)
+
+        def make() -> tuple[Any, Any]:
+            import numpy as np
+
+            n = len(blobs)
+            sig = np.zeros((n, _SIG_WIDTH), dtype=np.uint32)
+            bits = np.zeros((n, _BOUND_BITS // 64), dtype=np.uint64)
+            kept = [i for i, blob in enumerate(blobs) if blob is not None]
+            if kept:
+                raw = np.frombuffer(b"".join([blobs[i] or b"" for i in kept]), dtype=np.uint8).reshape(len(kept), _SKETCH_BYTES)
+                rows = np.asarray(kept, dtype=np.int64)
+                sig[rows] = raw[:, 8 : 8 + 4 * _SIG_WIDTH].copy().view("<u4")
+                bits[rows] = raw[:, 8 + 4 * _SIG_WIDTH :].copy().view("<u8")
+                del raw
+            blobs.clear()
+            if fresh:
+                made_sig, made_bits = sketches_of(table).arrays()
+                rows = np.asarray([pos for pos, _rel, _key in fresh], dtype=np.int64)
+                sig[rows], bits[rows] = made_sig, made_bits
+                if db is not None:
+                    new = {rel: (key, sizes[pos].to_bytes(8, "little", signed=True) + sig[pos].astype("<u4").tobytes() + bits[pos].astype("<u8").tobytes())
+                           for pos, rel, key in fresh if key is not None}
+                    if new:
+                        db.put_derived(SKETCH_KIND, fp, new)
+            return sig, bits
+
+        return NearSketches(sizes, make)
 
 
 # The code a stored near-duplicate result depends on (a change to it recomputes).

@@ -22,7 +22,8 @@ needs no part in it. An entry modified (mtime or ctime) within ``RACY_SECONDS`` 
 not fingerprintable (git's racy rule, as for the rows), and so does a symbolic link to a
 directory (an index link through it names a file outside the walk). What is kept with the
 findings: the memories' relpaths in report order and their claims about the code, so the
-claims check runs again without the catalog.
+claims check runs again without the catalog; the counts per severity, so a report printed as
+JSON (its text kept too) never decodes its findings (``KeptFindings``).
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ import os
 import sys
 import time
 import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from operator import attrgetter
@@ -50,23 +51,69 @@ from memtui.core.sessions.usage import UsageReport
 from memtui.core.verify.claims import Claim, claims_from_json, claims_to_json
 
 REPORT_KIND = "doctor-report"
+FINDINGS_KIND = "doctor-report-findings"
 RENDERED_KIND = "doctor-report-json"
-_SEVERITIES = frozenset({"error", "warning", "info"})
-_STR_OR_NONE = frozenset({str, type(None)})
-_INT_OR_NONE = frozenset({int, type(None)})
 # Libraries whose answers are findings (secrets, near-duplicate scores, index links, YAML,
 # relative dates) or their text.
 _LIBRARIES = ("detect-secrets", "rapidfuzz", "markdown-it-py", "pyahocorasick", "PyYAML", "dateparser", "regex", "orjson")
 
 
+class KeptFindings(Sequence[Finding]):
+    """The findings of a kept report, decoded from their columns when first read.
+
+    A report printed as JSON needs only its kept text and its counts: decoding 228,000
+    findings (a ``Finding`` each) is most of a warm doctor at 100,000 memories when nothing
+    asks for them. ``columns`` is the kept value (``orjson`` text of ``[messages, columns]``),
+    checked against its SHA-256 before it is taken, so the decode meets only what
+    ``keep_report`` wrote. Compares equal to any sequence of the same findings."""
+
+    __slots__ = ("_blob", "_items", "_n")
+
+    def __init__(self, blob: bytes, n: int) -> None:
+        self._blob: bytes | None = blob
+        self._items: tuple[Finding, ...] | None = None
+        self._n = n
+
+    def _all(self) -> tuple[Finding, ...]:
+        if self._items is None:
+            assert self._blob is not None
+            messages, columns = orjson.loads(self._blob)
+            codes, severities, paths, lines, which, fixes, datas = columns
+            self._items = tuple(map(Finding, codes, severities, paths, lines, map(messages.__getitem__, which), fixes, datas))
+            self._blob = None
+        return self._items
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __getitem__(self, index: Any) -> Any:
+        return self._all()[index]
+
+    def __iter__(self) -> Iterator[Finding]:
+        return iter(self._all())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, KeptFindings):
+            return self._all() == other._all()
+        return isinstance(other, (tuple, list)) and len(other) == self._n and self._all() == tuple(other)
+
+    def __hash__(self) -> int:
+        return hash(self._all())
+
+    def __repr__(self) -> str:
+        return f"KeptFindings({self._n} findings)"
+
+
 @dataclass(frozen=True, slots=True)
 class KeptReport:
-    """A kept report: ``findings`` (sorted, no claims check's), ``relpaths`` (the memories in
-    report order), ``claims`` (relpath → its claims about the code, only those with any; empty
-    when the claims were not checked), ``rendered`` (the findings' JSON text,
+    """A kept report: ``findings`` (sorted, no claims check's; decoded when first read),
+    ``counts`` (findings per severity: ``error``, ``warning``, ``info``), ``relpaths`` (the
+    memories in report order), ``claims`` (relpath → its claims about the code, only those with
+    any; empty when the claims were not checked), ``rendered`` (the findings' JSON text,
     ``memtui.core.doctor.model.findings_json``)."""
 
-    findings: list[Finding]
+    findings: Sequence[Finding]
+    counts: dict[str, int]
     relpaths: list[str]
     claims: dict[str, list[Claim]]
     rendered: bytes | None = None  # ``findings_json(findings)``
@@ -124,24 +171,22 @@ def report_fingerprint(
 
 
 def kept_report(db: CatalogDB, fingerprint: str) -> KeptReport | None:
-    """The report kept under ``fingerprint``, else ``None`` (also for one of the wrong shape)."""
+    """The report kept under ``fingerprint``, else ``None`` (also for one of the wrong shape,
+    or whose findings are not the bytes their digest names)."""
     blob = db.result(REPORT_KIND, fingerprint)
-    if blob is None:
+    columns = db.result(FINDINGS_KIND, fingerprint)
+    if blob is None or columns is None:
         return None
     try:
-        messages, columns, relpaths, claims, size = orjson.loads(blob)
-        codes, severities, paths, lines, which, fixes, datas = columns
-        n = len(codes)
-        # each column's length and types, a pass each (a damaged value is worked out again, never shown)
+        counts, n, digest, relpaths, claims, size = orjson.loads(blob)
         if not (
-            all(isinstance(c, list) and len(c) == n for c in columns) and isinstance(messages, list)
-            and set(map(type, codes)) <= {str} and set(severities) <= _SEVERITIES and set(map(type, paths)) <= _STR_OR_NONE
-            and set(map(type, lines)) <= _INT_OR_NONE and set(map(type, which)) <= {int} and min(which, default=0) >= 0
-            and set(map(type, messages)) <= {str} and set(map(type, fixes)) <= _STR_OR_NONE and set(map(type, datas)) <= {dict}
+            isinstance(counts, list) and len(counts) == 3 and set(map(type, counts)) <= {int} and min(counts) >= 0
+            and type(n) is int and n == sum(counts) and isinstance(digest, str)
             and isinstance(relpaths, list) and set(map(type, relpaths)) <= {str} and isinstance(claims, dict)
         ):
             return None
-        findings = list(map(Finding, codes, severities, paths, lines, map(messages.__getitem__, which), fixes, datas))
+        if hashlib.sha256(columns).hexdigest() != digest:
+            return None  # not the findings this report was kept with
         claims_of = {rel: claims_from_json(value) for rel, value in claims.items()}
     except (orjson.JSONDecodeError, TypeError, ValueError, IndexError):
         return None
@@ -154,7 +199,7 @@ def kept_report(db: CatalogDB, fingerprint: str) -> KeptReport | None:
             rendered = None
         if rendered is not None and len(rendered) != size:
             rendered = None  # not the text these findings were written as
-    return KeptReport(findings, relpaths, claims_of, rendered)
+    return KeptReport(KeptFindings(columns, n), dict(zip(("error", "warning", "info"), counts, strict=True)), relpaths, claims_of, rendered)
 
 
 def keep_report(
@@ -163,8 +208,10 @@ def keep_report(
     """Keep ``findings`` (sorted, none of the claims check's), the memories' ``relpaths`` and
     their ``claims`` under ``fingerprint``, with the findings' JSON text (compressed: 83 MB of
     text for 228,000 findings is 3.5 MB); nothing when a value would not come back the same
-    from JSON. Returns that text (``findings_json(findings)``), ``None`` when nothing was kept.
-    Never raises."""
+    from JSON. Three values: the findings as columns (``FINDINGS_KIND``, each message once),
+    the header (``REPORT_KIND``: counts per severity, the number of findings, the columns'
+    SHA-256, relpaths, claims, the text's length) and the text (``RENDERED_KIND``). Returns
+    that text (``findings_json(findings)``), ``None`` when nothing was kept. Never raises."""
     columns = [list(map(attrgetter(name), findings)) for name in ("code", "severity", "path", "line", "message", "fix", "data")]
     datas = columns[6]
     if not set(map(type, datas)) <= {dict}:
@@ -172,16 +219,22 @@ def keep_report(
     numbers: dict[str, int] = {}  # each text once: many findings of a code say the same
     columns[4] = [numbers.setdefault(m, len(numbers)) for m in columns[4]]
     kept_claims = {rel: claims_to_json(c) for rel, c in claims.items() if c}
+    counts = {"error": 0, "warning": 0, "info": 0}
+    for severity in columns[1]:
+        counts[severity] += 1
     try:
         # orjson refuses a lone surrogate, an int past 64 bits, a key that is not a string;
         # what it would change (a tuple, a float that is not finite) fails the round trip
         if orjson.loads(orjson.dumps(datas)) != datas or orjson.loads(orjson.dumps(kept_claims)) != kept_claims:
             return None
         rendered = findings_json(findings)
-        blob = orjson.dumps([list(numbers), columns, relpaths, kept_claims, len(rendered)])
+        kept = orjson.dumps([list(numbers), columns])
+        del columns, datas
+        blob = orjson.dumps([[counts["error"], counts["warning"], counts["info"]], len(findings), hashlib.sha256(kept).hexdigest(),
+                             relpaths, kept_claims, len(rendered)])
     except TypeError:  # orjson.JSONEncodeError
         return None
-    del columns, datas
     db.put_result(RENDERED_KIND, fingerprint, zlib.compress(rendered, 1))
+    db.put_result(FINDINGS_KIND, fingerprint, kept)
     db.put_result(REPORT_KIND, fingerprint, blob)
     return rendered

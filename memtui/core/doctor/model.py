@@ -9,7 +9,7 @@ must not be saved as memory).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -127,21 +127,27 @@ class DoctorReport:
     """Every finding of one memory dir, sorted by path (dir-level first), line, code."""
 
     memory_dir: Path
-    findings: tuple[Finding, ...]
+    # a tuple, or a kept report's findings (``memtui.core.doctor.kept.KeptFindings``: decoded
+    # when first read)
+    findings: Sequence[Finding]
     memories: int = 0
     # the claims check (``memtui.core.verify.VerifyReport``) when a project was given, else None
     verification: Any = None
     notes: tuple[str, ...] = ()
     # ``findings_json(findings)`` when it is known (a report kept in the catalog database)
     rendered: bytes | None = field(default=None, repr=False, compare=False)
+    # ``counts()`` when it is known without reading the findings (a kept report)
+    counted: Mapping[str, int] | None = field(default=None, repr=False, compare=False)
 
     @property
     def has_errors(self) -> bool:
         """Whether any finding has severity ``error`` (the CLI then exits 1)."""
-        return any(f.severity == "error" for f in self.findings)
+        return self.counts()["error"] > 0
 
     def counts(self) -> dict[str, int]:
         """Number of findings per severity (``error``, ``warning``, ``info``)."""
+        if self.counted is not None:
+            return dict(self.counted)
         out = {"error": 0, "warning": 0, "info": 0}
         for f in self.findings:
             out[f.severity] += 1

@@ -32,10 +32,10 @@ from memtui.core.doctor.duplicates import (
     near_text,
     store_near_pairs,
     stored_near_pairs,
-    token_table,
+    SketchBook,
 )
 from memtui.core.doctor.index_checks import index_findings
-from memtui.core.doctor.kept import KeptReport, keep_report, kept_report, report_fingerprint
+from memtui.core.doctor.kept import KeptFindings, KeptReport, keep_report, kept_report, report_fingerprint
 from memtui.core.doctor.usage_checks import unused_findings
 from memtui.core.doctor.model import (
     DOCTOR_CODES,
@@ -299,7 +299,7 @@ def _run_doctor(
     blocks = [block_of(m) for m in memories]
     near_fp = near_pairs_fingerprint(memories, blocks, near_duplicate_threshold)
     pairs = stored_near_pairs(db, NEAR_KIND, near_fp)
-    table = token_table() if pairs is None else None
+    book = SketchBook(db) if pairs is None else None
     claims_fp = code_fingerprint(_CLAIMS_MODULES) if project_root is not None else ""
     stored_claims = db.derived(CLAIMS_KIND, claims_fp) if db is not None and project_root is not None else {}
 
@@ -325,7 +325,8 @@ def _run_doctor(
             claims = _decode_claims(chit[1])
         full: Memory | None = None
         same = False
-        if facts is None or (haystacks and instr is False) or table is not None or (project_root is not None and claims is None):
+        sketch_text = book is not None and book.needs_text(mem.relpath, row_key)
+        if facts is None or (haystacks and instr is False) or sketch_text or (project_root is not None and claims is None):
             full, same = with_text(mem)
         if facts is None:
             assert full is not None
@@ -353,9 +354,8 @@ def _run_doctor(
                     new_instr[mem.relpath] = (row_key, _encode_instruction(instr))
             if isinstance(instr, Finding):
                 instr_found.append(instr)
-        if table is not None:
-            assert full is not None
-            table.add(near_text(full))
+        if book is not None:
+            book.add(mem.relpath, row_key, near_text(full) if sketch_text and full is not None else None, keep=same)
     if db is not None:
         db.put_derived(FACTS_KIND, facts_fp, new_facts)
         if new_instr:
@@ -367,7 +367,7 @@ def _run_doctor(
     if catalog.team_index is not None:
         findings.extend(index_findings(memory_dir, catalog.team_index, relpaths, TEAM_DIR))
     if pairs is None:
-        pairs = near_duplicate_pairs(NearTexts(memories), blocks, threshold=near_duplicate_threshold, table=table)
+        pairs = near_duplicate_pairs(NearTexts(memories), blocks, threshold=near_duplicate_threshold, sketches=book.finish() if book is not None else None)
         store_near_pairs(db, NEAR_KIND, near_fp, pairs)
     findings.extend(duplicate_findings(memories, threshold=near_duplicate_threshold, body_keys=body_keys, pairs=pairs))
     findings.extend(instr_found)
@@ -411,7 +411,8 @@ class _Claimant:
 def _from_kept(memory_dir: Path, kept: KeptReport, project_root: Path | None, verify_timeout: float) -> DoctorReport:
     """The report of an unchanged memory dir from ``kept``, the claims about the code checked
     against the project as it is now."""
-    findings = kept.findings
+    findings: Sequence[Finding] = kept.findings
+    counted: dict[str, int] | None = kept.counts
     rendered = kept.rendered
     verification: VerifyReport | None = None
     if project_root is not None:
@@ -423,12 +424,13 @@ def _from_kept(memory_dir: Path, kept: KeptReport, project_root: Path | None, ve
         verification = replace(checked, memories={rel: results.get(rel) or MemoryVerification(rel, ()) for rel in kept.relpaths})
         verified = verify_findings(verification)
         if verified:
-            findings = [*findings, *verified]
-            findings.sort(key=sort_key)
+            findings = sorted([*findings, *verified], key=sort_key)
+            counted = None
             rendered = None
     if not jsonable(str(memory_dir)):
         rendered = None  # the report's text then comes from the standard library's encoder
-    return DoctorReport(memory_dir, tuple(findings), len(kept.relpaths), verification=verification, rendered=rendered)
+    return DoctorReport(memory_dir, findings if isinstance(findings, KeptFindings) else tuple(findings), len(kept.relpaths),
+                        verification=verification, rendered=rendered, counted=counted)
 
 
 def verify_findings(report: VerifyReport) -> list[Finding]:

@@ -48,7 +48,7 @@ from memtui.core.doctor.duplicates import (
     near_text,
     store_near_pairs,
     stored_near_pairs,
-    token_table,
+    SketchBook,
 )
 from memtui.core.dream.events import (
     Emit,
@@ -179,10 +179,11 @@ class _Run:
         lines = 0 if index is None else index.count(b"\n") + (0 if index.endswith(b"\n") else 1)
         self.log(PhaseFinished("orient", f"{counted(len(self.memories), 'memory', 'memories')} ({mix}); MEMORY.md {'absent' if index is None else counted(lines, 'line')}"))
 
-    def facts(self, pool: list[Memory], table: Any) -> list[tuple[list[DatedPhrase], str | None]]:
+    def facts(self, pool: list[Memory], book: SketchBook | None) -> list[tuple[list[DatedPhrase], str | None]]:
         """Per memory of ``pool``: its relative dates and its body key — from the catalog
         database when its bytes did not change, else from its text (read for the occasion and
-        stored); with ``table``, each text's words are added to it (the near-duplicate join)."""
+        stored); with ``book``, each memory's near-duplicate sketch is added to it (kept, or
+        made from its text)."""
         db = self.db if self.db.enabled else None
         fp = code_fingerprint(_FACTS_MODULES)
         stored = db.derived(FACTS_KIND, fp) if db is not None else {}
@@ -195,14 +196,16 @@ class _Run:
             got = None
             if (hit := stored.get(m.relpath)) is not None and hit[0] == key:
                 got = _decode_facts(hit[1])
-            if got is None or table is not None:
+            sketch_text = book is not None and book.needs_text(m.relpath, key)
+            same = False
+            if got is None or sketch_text:
                 full, same = with_text(m)
                 if got is None:
                     got = (relative_dates(full), body_key(full.body))
                     if same and key is not None:
                         new[m.relpath] = (key, _encode_facts(*got))
-                if table is not None:
-                    table.add(near_text(full))
+            if book is not None:
+                book.add(m.relpath, key, near_text(full) if sketch_text else None, keep=same)
             out.append(got)
         if db is not None and new:
             db.put_derived(FACTS_KIND, fp, new)
@@ -379,13 +382,13 @@ class _Run:
         db = self.db if self.db.enabled else None
         near_fp = near_pairs_fingerprint(pool, blocks, NEAR_DUPLICATE_THRESHOLD)
         pairs = stored_near_pairs(db, NEAR_KIND, near_fp)
-        table = token_table() if pairs is None else None
-        facts = self.facts(pool, table)
+        book = SketchBook(db) if pairs is None else None
+        facts = self.facts(pool, book)
         dated = self.dates({m.relpath: f[0] for m, f in zip(pool, facts, strict=True) if f[0]})
         prog(1, 2)
         check_cancel(self.cancel)
         if pairs is None:
-            pairs = near_duplicate_pairs(NearTexts(pool), blocks, table=table)
+            pairs = near_duplicate_pairs(NearTexts(pool), blocks, sketches=book.finish() if book is not None else None)
             store_near_pairs(db, NEAR_KIND, near_fp, pairs)
         merged = self.duplicates(pool, [f[1] for f in facts], pairs)
         check_cancel(self.cancel)

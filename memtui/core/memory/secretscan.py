@@ -187,15 +187,6 @@ class SecretPrefilter:
             self._exact.make_automaton()
         if self._has_folded:
             self._folded.make_automaton()
-        # every literal by its lower-cased form (case-sensitive ones are checked in the text)
-        by_lower: dict[str, list[Literal]] = defaultdict(list)
-        for text, folded in sorted(literals):
-            by_lower[text.lower()].append((text, folded))
-        self._lowered = ahocorasick.Automaton()
-        for key, entries in by_lower.items():
-            self._lowered.add_word(key, tuple(entries))
-        if by_lower:
-            self._lowered.make_automaton()
         self._folded_all = frozenset(lit for lit in literals if lit[1])
         # literal -> the plugins whose needs mention it (only those are checked on a line)
         lit_plugins: dict[Literal, set[int]] = defaultdict(set)
@@ -226,21 +217,18 @@ class SecretPrefilter:
             starts.append(pos)
             pos += len(line)
         per_line: dict[int, set[Literal]] = defaultdict(set)
+        if self._has_exact:
+            for end, lit in self._exact.iter(text):
+                per_line[bisect_right(starts, end - len(lit[0]) + 1) - 1].add(lit)
         fold_all = False
-        if IGNORECASE_EXTRA.isdisjoint(text):
-            # one pass over the lower-cased text (same places): a case-sensitive literal found
-            # there is kept when the text itself holds it at that place
-            for end, entries in self._lowered.iter(text.lower()):
-                start = end - len(entries[0][0]) + 1
-                line = bisect_right(starts, start) - 1
-                for lit, folded in entries:
-                    if folded or text.startswith(lit, start):
-                        per_line[line].add((lit, folded))
+        if not self._has_folded:
+            pass
+        elif IGNORECASE_EXTRA.isdisjoint(text):
+            # case-insensitive literals in the lower-cased text (same places)
+            for end, lit in self._folded.iter(text.lower()):
+                per_line[bisect_right(starts, end - len(lit[0]) + 1) - 1].add(lit)
         else:
-            if self._has_exact:
-                for end, (lit, folded) in self._exact.iter(text):
-                    per_line[bisect_right(starts, end - len(lit) + 1) - 1].add((lit, folded))
-            fold_all = self._has_folded
+            fold_all = True
         lit_plugins = self._lit_plugins
         extra = self._folded_plugins if fold_all else frozenset()
         if self.always or fold_all:

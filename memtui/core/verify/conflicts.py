@@ -128,6 +128,8 @@ def _sentences(text: str, first_line: int) -> list[tuple[str, int]]:
 
 # A sentence without a digit, a yes/no word or a role word states no value: skipped at once.
 _DIGIT = re.compile(r"\d")
+# A run of digits lies inside one sentence: its start marks the sentence as well as each digit.
+_DIGIT_RUN = re.compile(r"\d+")
 _TRIGGER_WORD = re.compile(r"\b(?:" + "|".join(_YES_NO) + r"|owner|owned|maintainer|maintained|lead|contact|reviewer|reviewed|on-call|oncall|assignee)\b", re.IGNORECASE)
 
 
@@ -147,7 +149,7 @@ def _stating_sentences(text: str, first_line: int) -> list[tuple[str, int]]:
     # exactly what the case-insensitive one finds in the text (the words are lower-case ASCII),
     # about three times faster
     words = _TRIGGER_WORD_LOWER.finditer(text.lower()) if text.isascii() else _TRIGGER_WORD.finditer(text)
-    marks = sorted({m.start() for m in _DIGIT.finditer(text)} | {m.start() for m in words})
+    marks = sorted([m.start() for m in _DIGIT_RUN.finditer(text)] + [m.start() for m in words])
     if not marks:
         return []
     out: list[tuple[str, int]] = []

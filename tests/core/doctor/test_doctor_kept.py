@@ -17,7 +17,7 @@ import pytest
 
 from memtui.core.doctor import run as run_mod
 from memtui.core.doctor import run_doctor
-from memtui.core.doctor.kept import REPORT_KIND
+from memtui.core.doctor.kept import FINDINGS_KIND, REPORT_KIND, KeptFindings
 from memtui.core.doctor.model import DoctorReport
 from memtui.core.memory import catalogdb
 from memtui.core.memory.catalogdb import DB_NAME, CatalogDB
@@ -207,30 +207,83 @@ def test_a_directory_link_keeps_no_report(tmp_path: Path, loads: list[Path]) -> 
     same(warm, doctor(ws, None))
 
 
-_COLUMNS = '[["c"], ["info"], [null], [null], [0], [null], [{}]]'
+def _header(state: Path) -> list[object]:
+    import orjson
+
+    with sqlite3.connect(next(state.rglob(DB_NAME))) as conn:
+        return orjson.loads(conn.execute("SELECT value FROM results WHERE kind = ?", (REPORT_KIND,)).fetchone()[0])  # type: ignore[no-any-return]
 
 
-@pytest.mark.parametrize("value", [
-    b"garbage",
-    b"[[], [], []]",
-    ('[["m"], ' + _COLUMNS.replace('"info"', '"nope"') + ', [], {}, 2]').encode(),  # a severity
-    ('[["m"], ' + _COLUMNS.replace('[null], [0]', '["1"], [0]') + ', [], {}, 2]').encode(),  # a line
-    ('[["m"], ' + _COLUMNS.replace("[0]", "[-1]") + ', [], {}, 2]').encode(),  # a message's number
-    ('[["m"], ' + _COLUMNS.replace("[0]", "[5]") + ', [], {}, 2]').encode(),
-    ('[["m"], ' + _COLUMNS.replace('["info"]', '["info", "info"]') + ', [], {}, 2]').encode(),  # a column's length
-    ('[["m"], ' + _COLUMNS.replace("[{}]", "[[]]") + ', [], {}, 2]').encode(),  # data
-    b'[[], [[], [], [], [], [], [], []], ["a.md"], {"a.md": [["x"]]}, 2]',  # claims
-])
-def test_a_damaged_kept_report_is_worked_out_again(tmp_path: Path, loads: list[Path], value: bytes) -> None:
+def _damage(state: Path, kind: str, value: bytes | None) -> None:
+    with sqlite3.connect(next(state.rglob(DB_NAME))) as conn:
+        if value is None:
+            assert conn.execute("DELETE FROM results WHERE kind = ?", (kind,)).rowcount == 1
+        else:
+            assert conn.execute("UPDATE results SET value = ? WHERE kind = ?", (value, kind)).rowcount == 1
+
+
+# the kept header: [counts (error, warning, info), number of findings, SHA-256 of the findings'
+# columns, relpaths, claims, length of the findings' text]; each damage breaks one part
+_HEADER_DAMAGE = {
+    "garbage": lambda h: b"garbage",
+    "short": lambda h: b"[[], [], []]",
+    "negative count": lambda h: [[-1, h[0][1], h[0][2] + 1], *h[1:]],
+    "counts not summing to the number": lambda h: [[h[0][0], h[0][1], h[0][2] + 1], *h[1:]],
+    "two counts": lambda h: [h[0][:2], *h[1:]],
+    "another digest": lambda h: [*h[:2], "0" * 64, *h[3:]],
+    "a relpath that is not text": lambda h: [*h[:3], [*h[3], 7], *h[4:]],
+    "claims of the wrong shape": lambda h: [*h[:4], {"a.md": [["x"]]}, h[5]],
+}
+
+
+@pytest.mark.parametrize("damage", list(_HEADER_DAMAGE))
+def test_a_damaged_kept_report_is_worked_out_again(tmp_path: Path, loads: list[Path], damage: str) -> None:
+    import orjson
+
     ws = materialize(tmp_path / "demo", NOW)
     state = tmp_path / "state"
     expected = doctor(ws, state)
-    db_file = next(state.rglob(DB_NAME))
-    with sqlite3.connect(db_file) as conn:
-        assert conn.execute("UPDATE results SET value = ? WHERE kind = ?", (value, REPORT_KIND)).rowcount == 1
+    value = _HEADER_DAMAGE[damage](_header(state))
+    _damage(state, REPORT_KIND, value if isinstance(value, bytes) else orjson.dumps(value))
     warm = doctor(ws, state)
     assert len(loads) == 2
     same(warm, expected)
+
+
+@pytest.mark.parametrize("damage", ["one byte", "missing", "another report's"])
+def test_kept_findings_that_are_not_the_bytes_kept_are_worked_out_again(tmp_path: Path, loads: list[Path], damage: str) -> None:
+    """The findings' columns are decoded only when read: they are taken only when they are the
+    bytes whose SHA-256 the header names."""
+    ws = materialize(tmp_path / "demo", NOW)
+    state = tmp_path / "state"
+    expected = doctor(ws, state)
+    with sqlite3.connect(next(state.rglob(DB_NAME))) as conn:
+        kept = conn.execute("SELECT value FROM results WHERE kind = ?", (FINDINGS_KIND,)).fetchone()[0]
+    middle = len(kept) // 2
+    value = {"one byte": kept[:middle] + bytes([kept[middle] ^ 0x01]) + kept[middle + 1:], "missing": None,
+             "another report's": b'[["m"], [["c"], ["info"], [null], [null], [0], [null], [{}]]]'}[damage]
+    _damage(state, FINDINGS_KIND, value)
+    warm = doctor(ws, state)
+    assert len(loads) == 2
+    same(warm, expected)
+
+
+def test_a_kept_report_printed_as_json_decodes_no_finding(tmp_path: Path, loads: list[Path], capsys: pytest.CaptureFixture[str]) -> None:
+    """``doctor --json`` of an unchanged dir prints the kept text and counts: the findings stay
+    undecoded until something reads them, and then are the findings worked out anew."""
+    ws = materialize(tmp_path / "demo", NOW)
+    state = tmp_path / "state"
+    expected = run_doctor(ws.memory_dir, NOW)
+    run_doctor(ws.memory_dir, NOW, cache=CatalogDB.for_memory_dir(state, ws.memory_dir))
+    warm = run_doctor(ws.memory_dir, NOW, cache=CatalogDB.for_memory_dir(state, ws.memory_dir))
+    assert len(loads) == 2 and isinstance(warm.findings, KeptFindings)  # the oracle and the first run
+    printed = _printed(warm, capsys, fragment=True)
+    assert warm.has_errors == expected.has_errors and warm.counts() == expected.counts()
+    assert warm.findings._items is None  # nothing decoded yet
+    assert printed == _printed(expected, capsys, fragment=False)
+    assert len(warm.findings) == len(expected.findings) > 0
+    assert list(warm.findings) == list(expected.findings) and warm.findings == expected.findings
+    assert warm.findings[0] == expected.findings[0] and warm.by_path() == expected.by_path()
 
 
 def test_a_judge_is_asked_each_time(tmp_path: Path, loads: list[Path]) -> None:
@@ -313,6 +366,7 @@ def test_only_what_json_gives_back_unchanged_is_kept(tmp_path: Path, message: st
     assert (got is not None) == kept
     if got is not None:
         assert got.findings == [finding] and got.relpaths == ["a.md"] and got.claims == {}
+        assert got.counts == {"error": 0, "warning": 0, "info": 1}
         assert got.rendered is not None and orjson_loads(got.rendered) == [finding.to_json()]
 
 
