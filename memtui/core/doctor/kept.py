@@ -33,7 +33,6 @@ import os
 import sys
 import time
 import zlib
-from array import array
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -46,6 +45,7 @@ import orjson
 from memtui.core.doctor.model import Finding, findings_json
 from memtui.core.memory import catalogdb
 from memtui.core.memory.catalogdb import CatalogDB
+from memtui.core.memory.dirdigest import dir_digest
 from memtui.core.places.behaviour import IndexWarning, MemoryFormat
 from memtui.core.sessions.usage import UsageReport
 from memtui.core.verify.claims import Claim, claims_from_json, claims_to_json
@@ -132,55 +132,6 @@ def _libraries() -> str:
     return ";".join(parts)
 
 
-def _code() -> str:
-    """memtui's version and the size + mtime of every module of ``memtui.core``."""
-    core = Path(catalogdb.__file__).resolve().parent.parent
-    modules = sorted(p.relative_to(core).with_suffix("").as_posix() for p in core.rglob("*.py"))
-    return catalogdb.code_fingerprint(modules)
-
-
-def _dir_digest(memory_dir: Path) -> str | None:
-    """A digest of every entry below ``memory_dir`` with its ``stat`` key (see the module
-    docstring), or ``None``: an entry is racy, a directory link was met, or a dir cannot be
-    listed."""
-    racy_after = time.time_ns() - catalogdb.RACY_SECONDS * 1_000_000_000
-    top = os.fspath(memory_dir)
-    try:
-        st = os.stat(top)
-    except (OSError, ValueError):
-        return None
-    names = [top]
-    keys = array("q")  # per entry: mtime, ctime, size, inode (-1 each: no stat)
-    pending = [top]
-    try:
-        keys.extend((st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino))
-        while pending:
-            folder = pending.pop()
-            with os.scandir(folder) as listing:
-                entries = sorted(listing, key=lambda e: e.name)
-            for entry in entries:
-                names.append(entry.path)
-                if entry.is_dir(follow_symlinks=False):
-                    pending.append(entry.path)
-                elif entry.is_symlink() and entry.is_dir():
-                    return None  # a link to a directory
-                try:
-                    st = entry.stat()
-                except OSError:
-                    keys.extend((-1, -1, -1, -1))
-                    continue
-                keys.extend((st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino))
-    except OverflowError:  # an inode number or time past 63 bits: no digest
-        return None
-    except OSError:  # a dir that cannot be listed
-        return None
-    if max(keys[0::4]) > racy_after or max(keys[1::4]) > racy_after:
-        return None
-    digest = hashlib.sha256("\0".join(names).encode("utf-8", "surrogateescape"))
-    digest.update(keys.tobytes())
-    return digest.hexdigest()
-
-
 def _usage_digest(usage: UsageReport | None) -> str:
     """What the ``unused`` check reads of ``usage``: each session's start time, each memory's
     last use."""
@@ -207,12 +158,12 @@ def report_fingerprint(
     """The fingerprint a kept report of ``memory_dir`` is stored under (see the module
     docstring); ``None`` when the dir cannot have one now. ``haystacks``: the normalised
     instruction texts; ``claims``: whether the claims about the code are checked."""
-    listing = _dir_digest(memory_dir)
+    listing = dir_digest(memory_dir)
     if listing is None:
         return None
     digest = hashlib.sha256()
     zone = f"{os.environ.get('TZ')}:{time.tzname}"  # dates are read in UTC; the zone is kept in case a library reads it
-    for part in (listing, _code(), _libraries(), zone, repr(fmt), repr(warning_style), repr(threshold), repr(claims), _usage_digest(usage)):
+    for part in (listing, catalogdb.core_fingerprint(), _libraries(), zone, repr(fmt), repr(warning_style), repr(threshold), repr(claims), _usage_digest(usage)):
         digest.update(part.encode("utf-8", "surrogateescape") + b"\0")
     for hay in haystacks:
         digest.update(hay.encode("utf-8", "surrogatepass") + b"\1")

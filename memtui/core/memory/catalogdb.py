@@ -140,6 +140,13 @@ def code_fingerprint(modules: Iterable[str] = _PARSER_MODULES) -> str:
     return ";".join(parts)
 
 
+def core_fingerprint() -> str:
+    """``code_fingerprint`` of every module of ``memtui.core`` (~200 ``stat`` calls): for a
+    result that any of memtui's code may shape (the doctor's report, the conflicts)."""
+    core = Path(__file__).resolve().parent.parent
+    return code_fingerprint(sorted(p.relative_to(core).with_suffix("").as_posix() for p in core.rglob("*.py")))
+
+
 def jsonable(value: object, depth: int = 0) -> bool:
     """Whether ``value`` survives a JSON round trip unchanged (str keys, finite floats, 64-bit
     ints, no tuples); frontmatter that does not is simply not stored."""

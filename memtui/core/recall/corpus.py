@@ -48,6 +48,8 @@ class RecallCorpus:
     memory_dir: Path
     docs: tuple[RecallDoc, ...]
     vector_store: VectorStore | None = None
+    # where the lexical index is kept between runs (``memtui.core.recall.keptlexical``; ``None``: not kept)
+    index_folder: Path | None = None
     _index: LexicalIndex | None = field(default=None, repr=False)
     _dense: DenseIndex | None = field(default=None, repr=False)
     _positions: dict[str, int] | None = field(default=None, repr=False)
@@ -60,11 +62,12 @@ class RecallCorpus:
         return self._positions.get(relpath)
 
     def lexical_index(self) -> LexicalIndex:
-        """The BM25 index over ``docs`` (built on first use)."""
+        """The BM25 index over ``docs`` (made on first use: loaded from ``index_folder`` when
+        kept there for exactly these docs, else built and kept there)."""
         if self._index is None:
-            from memtui.core.recall.lexical import LexicalIndex
+            from memtui.core.recall.keptlexical import lexical_index
 
-            self._index = LexicalIndex.build(self.docs)
+            self._index = lexical_index(self.docs, self.index_folder)
         return self._index
 
     def dense_index(self) -> DenseIndex:
@@ -181,8 +184,9 @@ def load_corpus(
     """Scan ``memory_dir`` (docs/behaviour.md §6 "Scan"): every ``*.md`` below it except ``MEMORY.md``,
     first 30 lines each, newest first, read in the agent's memory format ``fmt``. Paths are
     made absolute (the injected text names files by absolute path, as the reference does).
-    ``state_dir``: memtui's state dir, where the embeddings are cached and the memory dir's
-    catalog database is (``None``: neither). ``cache``: that database for ``fmt``, already open
+    ``state_dir``: memtui's state dir, where the embeddings are cached, the lexical index is
+    kept (``memtui.core.recall.keptlexical``) and the memory dir's catalog database is
+    (``None``: none of them). ``cache``: that database for ``fmt``, already open
     (``CatalogDB.for_memory_dir(state, memory_dir, fmt=fmt)``; default: opened from
     ``state_dir``): a file whose ``stat`` is unchanged since an earlier scan is not read again;
     the corpus is the same. A missing dir gives an empty corpus; never raises."""
@@ -195,14 +199,20 @@ def load_corpus(
         docs = [d for path, rel in iter_memory_files(memory_dir) if (d := _doc(path, rel, fmt)) is not None]
     docs.sort(key=lambda d: -d.header.mtime)
     store: VectorStore | None = None
+    folder: Path | None = None
     if state_dir is not None:
+        from memtui.core.places.statedir import memdir_state
+        from memtui.core.recall.keptlexical import FOLDER
         from memtui.core.recall.vectors import FileVectorStore
 
         try:
             store = FileVectorStore.for_memory_dir(state_dir, memory_dir)
+            # one per memory format, as the catalog database: the same files read in another
+            # format are other documents
+            folder = memdir_state(state_dir, memory_dir) / (FOLDER if fmt.key == SEED_FORMAT.key else f"{FOLDER}.{fmt.key}")
         except OSError:  # the state dir inside the memory dir: nothing is cached there
-            store = None
-    return RecallCorpus(memory_dir, tuple(docs), store)
+            store, folder = None, None
+    return RecallCorpus(memory_dir, tuple(docs), store, folder)
 
 
 def corpus_from_docs(memory_dir: Path, docs: Sequence[RecallDoc]) -> RecallCorpus:

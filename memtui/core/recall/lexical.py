@@ -351,6 +351,27 @@ class LexicalIndex:
         retriever.index((ids, vocab), create_empty_token=False, show_progress=False)
         return cls(docs, retriever)
 
+    @classmethod
+    def from_matrix(cls, docs: Sequence[RecallDoc], matrix: dict[str, Any], vocab: dict[str, int]) -> LexicalIndex:
+        """The index whose score matrix (``{"data", "indices", "indptr", "num_docs"}``, as
+        ``build_index_from_ids`` returns it) and vocabulary (token → column, dense from 0) are
+        given, e.g. kept by ``memtui.core.recall.keptlexical``; the arrays are used as they are
+        (a read-only ``np.memmap`` will do). The caller vouches that they are consistent:
+        ``num_docs == len(docs)``, every index below it, one column per token."""
+        retriever = _bm25_class()()
+        retriever.scores = matrix
+        retriever.vocab_dict = vocab
+        retriever.unique_token_ids_set = set(vocab.values())  # (as ``bm25s.BM25.index`` and ``load`` set it)
+        retriever.nonoccurrence_array = None  # (Lucene scores need none)
+        return cls(docs, retriever)
+
+    def matrix(self) -> tuple[dict[str, Any] | None, dict[str, int]]:
+        """``(score matrix, vocabulary)`` as ``from_matrix`` takes them; ``(None, {})`` for an
+        index over no docs."""
+        if self._retriever is None:
+            return None, {}
+        return self._retriever.scores, self._retriever.vocab_dict
+
     def scores(self, query: str) -> np.ndarray:
         """BM25 score of every doc for ``query`` (float array aligned with ``docs``)."""
         if self._retriever is None:

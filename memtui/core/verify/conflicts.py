@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from pathlib import Path
@@ -460,16 +460,93 @@ def newer_conflicts(conflicts: Sequence[Conflict]) -> dict[str, list[Conflict]]:
     return dict(out)
 
 
+# What ``newer_conflicts_in`` keeps for the whole dir in its catalog database
+# (``CatalogDB.result``): every conflict the offline rule finds there, under
+# ``conflicts_fingerprint``.
+CONFLICTS_KIND = "newer-conflicts"
+# The layout of that value; bumped when it changes.
+CONFLICTS_RECIPE = "newer-conflicts/1"
+
+
+def conflicts_fingerprint(memory_dir: Path, fmt: MemoryFormat) -> str | None:
+    """What the conflicts of ``memory_dir`` are kept under (64 hex digits): every entry below
+    it with its ``stat`` key (``memtui.core.memory.dirdigest``: any memory added, removed,
+    renamed or written changes it), the memory format, every module of ``memtui.core``
+    (``catalogdb.core_fingerprint``), Python's version and ``CONFLICTS_RECIPE``. ``None`` when
+    the dir has no digest now (an entry written within the racy window, a directory link)."""
+    import hashlib
+    import sys
+
+    from memtui.core.memory import catalogdb
+    from memtui.core.memory.dirdigest import dir_digest
+
+    listing = dir_digest(memory_dir)
+    if listing is None:
+        return None
+    recipe = repr((CONFLICTS_RECIPE, listing, repr(fmt), catalogdb.core_fingerprint(), sys.version))
+    return hashlib.sha256(recipe.encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def _kept_conflicts(blob: bytes | None) -> list[Conflict] | None:
+    """The conflicts a kept value holds (``_keep_conflicts``), ``None`` for none or one of
+    another shape."""
+    import orjson
+
+    if blob is None:
+        return None
+    try:
+        rows = orjson.loads(blob)
+        if not isinstance(rows, list):
+            return None
+        out = []
+        for row in rows:
+            data, older_mtime, newer_mtime = row
+            if type(older_mtime) is not float or type(newer_mtime) is not float:
+                return None
+            out.append(replace(conflict_from_json(data), older_mtime=older_mtime, newer_mtime=newer_mtime))
+        return out
+    except (orjson.JSONDecodeError, TypeError, ValueError):
+        return None
+
+
+def _keep_conflicts(cache: CatalogDB, fingerprint: str, conflicts: Sequence[Conflict]) -> None:
+    """Keep ``conflicts`` (each ``to_json`` with its two mtimes) under ``fingerprint``; nothing
+    when one would not come back the same from JSON (a lone surrogate in a file name)."""
+    import orjson
+
+    rows = [[c.to_json(), c.older_mtime, c.newer_mtime] for c in conflicts]
+    try:
+        blob = orjson.dumps(rows)
+    except TypeError:  # orjson.JSONEncodeError
+        return
+    if _kept_conflicts(blob) != list(conflicts):
+        return
+    cache.put_result(CONFLICTS_KIND, fingerprint, blob)
+
+
 def newer_conflicts_in(memory_dir: Path, fmt: MemoryFormat, cache: CatalogDB | None = None) -> dict[str, list[Conflict]]:
     """``newer_conflicts`` of every memory of ``memory_dir`` (read in the agent's memory format
     ``fmt``) by the offline rule: the "a newer memory disagrees" mark of a recall pick.
-    ``cache``: the dir's ``CatalogDB``: a file unchanged since the last scan is not parsed
-    again, and the values it states and its subject terms come from the database
-    (``conflict_inputs``) without its text being read. ``{}`` when the dir does not exist."""
+    ``cache``: the dir's ``CatalogDB``: the conflicts found are kept there for the whole dir
+    (``conflicts_fingerprint``) and given back while no entry of the dir changed; else a file
+    unchanged since the last scan is not parsed again, and the values it states and its
+    subject terms come from the database (``conflict_inputs``) without its text being read.
+    ``{}`` when the dir does not exist.
+
+    Whether a memory's mark is right depends on every memory (which subject terms are common,
+    which partners are closest), so the rule runs over the whole dir; keeping its result saves
+    the scan of every record on a run where nothing changed. The fingerprint is taken before
+    the scan: a file written during the scan changes the next run's fingerprint."""
     from memtui.core.memory.memories import scan_memories
 
     if not memory_dir.is_dir():
         return {}
+    fingerprint = conflicts_fingerprint(memory_dir, fmt) if cache is not None and cache.enabled else None
+    if cache is not None and fingerprint is not None and (kept := _kept_conflicts(cache.result(CONFLICTS_KIND, fingerprint))) is not None:
+        return newer_conflicts(kept)
     scan = scan_memories(memory_dir, cache=cache, fmt=fmt)
     values, subjects = conflict_inputs(scan.memories, cache)
-    return newer_conflicts(find_conflicts(scan.memories, values, subjects))
+    conflicts = find_conflicts(scan.memories, values, subjects)
+    if cache is not None and fingerprint is not None:
+        _keep_conflicts(cache, fingerprint, conflicts)
+    return newer_conflicts(conflicts)
