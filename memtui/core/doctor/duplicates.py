@@ -29,6 +29,13 @@ result is what checking every candidate would give (``_bounded_pairs``, ``_score
 after the word bound → 26,500 after the character bound → 24,900 with Jaccard ≥ 0.5 → 869 after
 the prefix bound → 862 pairs at ≥ 85; 4.7 s of CPU (25.7 s checking every candidate with Python
 sets and scoring every Jaccard pair with ``token_sort_ratio``).
+
+What the MinHash path reads of a memory before its text — its number of distinct words, its
+signature and its word bitset — is its **sketch** (``NearSketches``). The doctor and the dream
+keep each memory's sketch in the catalog database (``SketchBook``), so after an edit only the
+changed memory is tokenised before the join, and a memory with a kept sketch is read only when
+a bound keeps one of its pairs: 109 s → 32 s for a doctor after one edit at 100,000 memories
+(benchmarks/README.md).
 """
 
 from __future__ import annotations
