@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+
 import os
 import shlex
 import subprocess
+import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import partial
@@ -99,6 +101,9 @@ FREEZE_AT = 2_000
 # included); a larger catalog is searched in a worker, through the catalog database's index, the
 # latest query winning (memtui's choice).
 SYNC_SEARCH_MAX = 200
+# A search in a worker waits for its first matches to be drawn before it looks for the rest,
+# checking this often (seconds) whether a newer search replaced it.
+FIRST_DRAW_WAIT = 0.05
 
 
 # The preview renders at most this much of a body / of one field (a 5 MB memory must not freeze
@@ -206,6 +211,7 @@ class MemoriesPane(Pane):
         ticket: int
         positions: tuple[int, ...]
         done: bool
+        drawn: threading.Event | None = None  # set once these matches are on screen
 
     @dataclass
     class Verified(Message):
@@ -569,7 +575,7 @@ class MemoriesPane(Pane):
         self._shown = shown
         rows = [e.relpath for e in self._shown]
         keep = rows.index(selected) if selected in rows else 0
-        table.show_memories(self._shown, at_once=keep + 1)
+        table.show_memories(self._shown)
         self._title(done)
         self._previewed = None  # the catalog or the filter changed: show the preview again
         if self._shown:
@@ -602,11 +608,22 @@ class MemoriesPane(Pane):
             def is_set(self) -> bool:
                 return worker.is_cancelled or not searches.is_current(ticket)
 
-        for chunk in searcher.search(query, allowed, _Superseded()):  # type: ignore[arg-type]
-            self.post_if_current(self.SearchFound(ticket, chunk.positions, chunk.done))
+        superseded = _Superseded()
+        drawn: threading.Event | None = threading.Event()
+        for chunk in searcher.search(query, allowed, superseded):  # type: ignore[arg-type]
+            if not self.post_if_current(self.SearchFound(ticket, chunk.positions, chunk.done, drawn)):
+                return
+            if drawn is not None:
+                # the first matches are drawn before the rest are looked for: the search
+                # would otherwise hold the interpreter while the UI thread draws them
+                while not drawn.wait(FIRST_DRAW_WAIT) and not superseded.is_set():
+                    pass
+                drawn = None
 
     @on(SearchFound)
     def _on_found(self, message: SearchFound) -> None:
+        if message.drawn is not None:
+            self.call_after_refresh(message.drawn.set)
         if not self._searches.is_current(message.ticket) or self.catalog is None:
             return  # an older query's matches
         entries = self.catalog.entries

@@ -1,10 +1,12 @@
-"""The Memories pane lists a large dir without waiting for it: the first rows at once, the rest
-in chunks after them — and home / end still reach the first / last memory."""
+"""The Memories pane lists a large dir without waiting for it: the newest memories first, then
+the whole dir; every listed memory is a row at once (made when drawn), and home / end / page
+down reach the first / last / next memories of a list of any length."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from textual.containers import VerticalScroll
@@ -17,48 +19,58 @@ from memtui.tui.widgets import memory_table
 from memtui.tui.widgets.memory_table import MemoryTable
 
 
-@pytest.fixture
-def small_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(memory_table, "ROW_CHUNK", 2)
-    monkeypatch.setattr(memory_table, "FILL_IDLE", 0.01)
+def drawn(table: MemoryTable) -> str:
+    """The lines ``table`` draws now, as text."""
+    return "\n".join(table.render_line(y).text for y in range(table.size.height))
 
 
-@pytest.mark.usefixtures("small_chunks")
-async def test_the_first_rows_at_once_the_rest_after(make_app: Callable[[], MemtuiApp]) -> None:
+async def test_every_memory_listed_is_a_row_at_once(make_app: Callable[[], MemtuiApp]) -> None:
     app = make_app()
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)
         pane = app.query_one(MemoriesPane)
         table = app.query_one(MemoryTable)
         assert len(pane.shown) == 5
+        table.show_memories(pane.shown[:2])
+        assert table.row_count == 2
         table.show_memories(pane.shown)
-        assert table.row_count == 2  # not every row up front
+        assert table.row_count == 5  # before any refresh
+        names = [str(table.get_row_at(i)[4]) for i in range(5)]
+        assert [n.split()[0] for n in names] == [(e.memory.name or "").split()[0] for e in pane.shown]
         await settle(pilot)
-        assert table.row_count == 5
         assert table.border_title == "5 of 5 memories"
 
 
-@pytest.mark.usefixtures("small_chunks")
-async def test_end_and_home_reach_the_last_and_first_memory(make_app: Callable[[], MemtuiApp]) -> None:
+async def test_end_home_and_page_down_in_a_hundred_thousand_rows(make_app: Callable[[], MemtuiApp]) -> None:
+    """A list of 100,000 (the demo's five memories over and over) is listed at once; ``end``
+    lands on its last row and draws it, ``pagedown`` moves a screenful, ``home`` goes back."""
     app = make_app()
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)
         pane = app.query_one(MemoriesPane)
         table = app.query_one(MemoryTable)
-        table.show_memories(pane.shown)  # as after a search: two rows so far
-        await pilot.press("end")  # before the last row is listed: it lands there once it is
-        await settle(pilot)
-        assert table.row_count == 5
-        assert pane.selected_entry() is pane.shown[4]
-        assert app.query_one("#memories-preview", VerticalScroll).border_title == pane.shown[4].relpath
+        many = [pane.shown[i % 5] for i in range(100_000)]
+        table.show_memories(many)
+        table.focus()
+        await pilot.pause()
+        assert table.row_count == 100_000
+        assert table.virtual_size.height == 100_001  # a line per row, and the header
+        await pilot.press("end")
+        await pilot.pause()
+        assert table.cursor_row == 99_999
+        assert table.scroll_y == table.max_scroll_y > 99_000
+        last = many[99_999].memory.name or ""
+        assert last.split()[0] in drawn(table).splitlines()[-1]  # the last row is drawn, at the bottom
         await pilot.press("home")
         await pilot.pause()
-        assert pane.selected_entry() is pane.shown[0]
-        assert app.query_one("#memories-preview", VerticalScroll).border_title == pane.shown[0].relpath
+        assert table.cursor_row == 0 and table.scroll_y == 0
+        await pilot.press("pagedown")
+        await pilot.pause()
+        page = table.scrollable_content_region.height - 1  # the rows under the header
+        assert table.cursor_row == page
 
 
-@pytest.mark.usefixtures("small_chunks")
-async def test_a_kept_selection_past_the_first_chunk_is_listed(make_app: Callable[[], MemtuiApp]) -> None:
+async def test_a_kept_selection_is_kept_when_the_rows_are_rebuilt(make_app: Callable[[], MemtuiApp]) -> None:
     app = make_app()
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)
@@ -71,6 +83,29 @@ async def test_a_kept_selection_past_the_first_chunk_is_listed(make_app: Callabl
         pane.refresh_table()  # a reload or a filter change rebuilds the rows
         await pilot.pause()
         assert pane.selected_entry() is not None and pane.selected_entry().relpath == chosen.relpath  # type: ignore[union-attr]
+
+
+async def test_a_row_that_cannot_be_made_says_so_and_the_others_are_listed(make_app: Callable[[], MemtuiApp], monkeypatch: pytest.MonkeyPatch) -> None:
+    app = make_app()
+    async with app.run_test(size=(200, 36)) as pilot:
+        await settle(pilot)
+        pane = app.query_one(MemoriesPane)
+        table = app.query_one(MemoryTable)
+        real_row, third = memory_table.memory_row, pane.shown[2].relpath
+
+        def row(entry: Any, width: int, *rest: Any) -> Any:
+            if entry.relpath == third:
+                raise ValueError("boom")
+            return real_row(entry, width, *rest)
+
+        monkeypatch.setattr(memory_table, "memory_row", row)
+        table.show_memories(pane.shown)
+        await settle(pilot)
+        screen = drawn(table)
+        assert f"cannot list {third} (ValueError)" in screen, screen
+        for entry in pane.shown[:2] + pane.shown[3:]:
+            assert (entry.memory.name or "").split()[0] in screen
+        assert table.row_count == 5
 
 
 async def test_a_large_dir_shows_its_newest_memories_first_then_all(make_app: Callable[[], MemtuiApp], monkeypatch: pytest.MonkeyPatch) -> None:

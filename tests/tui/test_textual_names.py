@@ -4,6 +4,8 @@ A pane that set ``self._running`` (``MessagePump``'s own flag) stopped its timer
 from running; an app that set ``self.watch`` hid ``DOMNode.watch``. This test reads every class
 in ``memtui/tui`` that derives from a Textual class and compares the names it assigns or
 defines with the names of its Textual base (class attributes and a fresh instance's attributes).
+A class that replaces some of them on purpose lists them in ``REPLACES_TEXTUAL``; each listed name
+must be one of its base's and one it defines (the list cannot go stale).
 """
 
 from __future__ import annotations
@@ -69,7 +71,11 @@ def test_no_textual_attribute_is_overwritten() -> None:
             if cls is None or cls.__module__ != module.__name__ or not any(b.__module__.startswith("textual") for b in cls.__mro__[1:]):
                 continue
             base, names = textual_names(cls)
-            for name, line in sorted(defined_names(node)):
-                if name in names and name not in MEANT and not name.startswith(MEANT_PREFIXES):
+            defined = defined_names(node)
+            replaced = set(vars(cls).get("REPLACES_TEXTUAL", ()))
+            for name in sorted(replaced - (names & {n for n, _ in defined})):
+                clashes.append(f"{path.name} {node.name}.REPLACES_TEXTUAL lists {name}, which it does not replace")
+            for name, line in sorted(defined):
+                if name in names and name not in MEANT | replaced and not name.startswith(MEANT_PREFIXES):
                     clashes.append(f"{path.name}:{line} {node.name}.{name} (a {base.__name__} attribute)")
     assert clashes == []

@@ -155,33 +155,6 @@ async def test_inbox_source(make_app: Callable[[], MemtuiApp], monkeypatch: pyte
         assert "Cannot read the source" in line
 
 
-async def test_memories_rows_filled_in_the_background(make_app: Callable[[], MemtuiApp], monkeypatch: pytest.MonkeyPatch) -> None:
-    """The table adds the rows past its first chunk in a worker of its own: a failure there
-    reaches the pane too."""
-    from memtui.tui.widgets import memory_table
-
-    monkeypatch.setattr(memory_table, "ROW_CHUNK", 2)
-    monkeypatch.setattr(memory_table, "FILL_IDLE", 0.01)
-    seen: list[Message] = []
-    app = make_app()
-    async with app.run_test(size=(120, 36), message_hook=seen.append) as pilot:
-        await settle(pilot)
-        pane = app.query_one(MemoriesPane)
-        table = app.query_one(memory_table.MemoryTable)
-        real_row, third = memory_table.memory_row, pane.shown[2].relpath
-
-        def row(entry: Any, width: int, *rest: Any) -> Any:
-            return explode() if entry.relpath == third else real_row(entry, width, *rest)
-
-        monkeypatch.setattr(memory_table, "memory_row", row)
-
-        async def start() -> None:
-            table.show_memories(pane.shown)  # two rows now, the third in the table's worker
-
-        line = await shows_failure(pilot, seen, lambda: pane, start)
-        assert "Cannot list the memories" in line
-
-
 async def test_memories_usage(make_app: Callable[[], MemtuiApp], monkeypatch: pytest.MonkeyPatch) -> None:
     """The agent's transcripts are read after each complete scan, in a worker of their own."""
     seen: list[Message] = []

@@ -1,16 +1,18 @@
-"""The memory list of the Memories pane: a DataTable whose rows cost little until they are drawn.
+"""The memory list of the Memories pane: a DataTable whose rows are made only when drawn.
 
-A dir of 20,000 memories is a table of 20,000 rows. DataTable draws only the rows on screen, so a
-row here holds what is cheap to hold: three badges shared by every row that shows the same one
-(one per type, per age label, per problem count, kept as drawn segments) and a `MemoryCell` that
-builds the name and description text when its row is drawn, not when it is added.
+A dir of 100,000 memories is a table of 100,000 rows. A plain DataTable keeps a key, a `Row` and a
+dict of cells per row, made as each row is added (~55 µs a row: 5.5 s for 100,000) and freed on
+`clear` (~4 µs a row), and walks every row to find one's position. `MemoryTable` keeps the list of
+memories instead: its rows, cells and positions are views computed from a row's index when
+DataTable asks for them (every row is one line high, so the row at line ``y`` is row ``y``). The
+cells are cheap to make: three badges shared by every row that shows the same one (one per type,
+per age label, per problem count, kept as drawn segments) and a `MemoryCell` that builds the name
+and description text when its row is drawn.
 """
 
 from __future__ import annotations
 
-import asyncio
-import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -21,24 +23,21 @@ from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.measure import Measurement
 from rich.segment import Segment
 from rich.text import Text
-from textual import on, work
 from textual.binding import Binding, BindingType
+from textual.coordinate import Coordinate
+from textual.geometry import Region, Size
 from textual.message import Message
 from textual.widgets import DataTable
+from textual.widgets.data_table import ColumnKey, Row, RowKey
 
 from memtui.core.base.terminal import visible
 from memtui.core.memory.age import AgeBand
 from memtui.core.memory.catalog import MemoryEntry
 from memtui.core.memory.memories import MemoryType
 from memtui.tui.badges import age_badge, team_badge, type_badge
-from memtui.tui.pane import ForwardsWorkerFailures, Latest
+from memtui.tui.pane import ForwardsWorkerFailures
 from memtui.tui.theme import assemble, styled
 from memtui.tui.widgets.usage_view import UsedKey, used_text
-
-# Rows added at a time: the first chunk at once (more than any screen shows), the rest in chunks
-# of this size while the cursor rests this long (seconds).
-ROW_CHUNK = 400
-FILL_IDLE = 0.15
 
 # (label, key, width): fixed widths so the memory column gets what is left.
 COLUMNS: list[tuple[str, str, int | None]] = [
@@ -154,15 +153,152 @@ def memory_row(entry: MemoryEntry, width: int, used_of: UsedOf | None = None) ->
     )
 
 
-class MemoryTable(ForwardsWorkerFailures, DataTable[RenderableType]):
+def _broken_row(entry: MemoryEntry, width: int, error: Exception) -> tuple[OneLine, OneLine, OneLine, OneLine, OneLine]:
+    """The cells of a row whose cells could not be made: what went wrong and the memory's path,
+    in the memory column cut to ``width`` cells (the other rows are listed as usual)."""
+    blank = _problems_cell(0)
+    text = clip(f"cannot list {visible(entry.relpath)} ({type(error).__name__})", width)
+    return (blank, blank, blank, _problems_cell(1), OneLine(styled(text, style="$error")))
+
+
+def _row_key(index: int) -> RowKey:
+    return RowKey(str(index))
+
+
+class _Locations:
+    """Row key <-> row index of a `MemoryTable` (the part of ``TwoWayDict`` DataTable reads):
+    the row at index ``i`` has the key ``str(i)``."""
+
+    __slots__ = ("_table",)
+
+    def __init__(self, table: MemoryTable) -> None:
+        self._table = table
+
+    def get(self, key: object) -> int | None:
+        value = key.value if isinstance(key, RowKey) else key
+        if not isinstance(value, str) or not value.isdigit() or (value != "0" and value[0] == "0"):
+            return None
+        index = int(value)
+        return index if index < self._table.row_count else None
+
+    def get_key(self, index: int) -> RowKey | None:
+        return _row_key(index) if 0 <= index < self._table.row_count else None
+
+    def __contains__(self, key: object) -> bool:
+        return self.get(key) is not None
+
+    def __len__(self) -> int:
+        return self._table.row_count
+
+    def __iter__(self) -> Iterator[RowKey]:
+        return map(_row_key, range(self._table.row_count))
+
+
+class _Rows(Mapping[RowKey, Row]):
+    """``DataTable.rows`` of a `MemoryTable`: every listed memory is a row one line high."""
+
+    def __init__(self, table: MemoryTable) -> None:
+        self._table = table
+
+    def __getitem__(self, key: RowKey) -> Row:
+        if (index := self._table._row_locations.get(key)) is None:
+            raise KeyError(key)
+        return Row(_row_key(index), height=1)
+
+    def __len__(self) -> int:
+        return self._table._count
+
+    def __iter__(self) -> Iterator[RowKey]:
+        return map(_row_key, range(self._table._count))
+
+    def clear(self) -> None:
+        """(The rows are the table's list of memories: `MemoryTable.clear` empties it.)"""
+
+
+class _Cells(Mapping[RowKey, dict[ColumnKey, RenderableType]]):
+    """``DataTable._data`` of a `MemoryTable`: a row's cells, made when asked for (``memory_row``)."""
+
+    def __init__(self, table: MemoryTable) -> None:
+        self._table = table
+
+    def __getitem__(self, key: RowKey) -> dict[ColumnKey, RenderableType]:
+        table = self._table
+        if (index := table._row_locations.get(key)) is None:
+            raise KeyError(key)
+        entry = table._memories[index]
+        try:
+            cells: tuple[RenderableType, ...] = memory_row(entry, table.row_width, table.used_of)
+        except Exception as error:  # one memory that cannot be listed must not take the table down
+            cells = _broken_row(entry, table.row_width, error)
+        return {column.key: cell for column, cell in zip(table.ordered_columns, cells)}
+
+    def __len__(self) -> int:
+        return self._table._count
+
+    def __iter__(self) -> Iterator[RowKey]:
+        return map(_row_key, range(self._table._count))
+
+    def clear(self) -> None:
+        """(The cells are made from the table's list of memories.)"""
+
+
+class _OrderedRows:
+    """``DataTable.ordered_rows`` of a `MemoryTable`: the rows at ``indices``, made when read."""
+
+    __slots__ = ("_indices",)
+
+    def __init__(self, indices: range) -> None:
+        self._indices = indices
+
+    def __len__(self) -> int:
+        return len(self._indices)
+
+    def __getitem__(self, item: int | slice) -> Row | _OrderedRows:
+        if isinstance(item, slice):
+            return _OrderedRows(self._indices[item])
+        index = self._indices[item]
+        return Row(_row_key(index), height=1)
+
+    def __iter__(self) -> Iterator[Row]:
+        return (Row(_row_key(i), height=1) for i in self._indices)
+
+
+class _LineOffsets:
+    """``DataTable._y_offsets`` of a `MemoryTable`: line ``y`` is the first line of row ``y``."""
+
+    __slots__ = ("_table",)
+
+    def __init__(self, table: MemoryTable) -> None:
+        self._table = table
+
+    def __len__(self) -> int:
+        return self._table._count
+
+    def __getitem__(self, y: int) -> tuple[RowKey, int]:
+        if not 0 <= y < self._table._count:
+            raise IndexError(y)
+        return _row_key(y), 0
+
+    def clear(self) -> None:
+        """(Nothing is kept.)"""
+
+
+class MemoryTable(DataTable[RenderableType]):
     """The list of memories, one row per memory; ``home`` / ``end`` go to the first / last one.
 
-    `show_memories` adds the first rows at once and the rest in chunks after them (`ROW_CHUNK`),
-    each once the cursor has rested `FILL_IDLE` seconds: 20,000 rows added in one go block the
-    app for one to two seconds (DataTable measures every new cell), a chunk delays a key pressed
-    meanwhile by at most its own time (~30-60 ms). All rows are there in a few seconds, so the
-    scrollbar, the mouse wheel and ``end`` reach the last memory.
+    `show_memories` lists a list of memories at once, whatever its length: the table keeps the
+    list, not a row object per memory (see the module's docstring). Rows cannot be added one by
+    one (``add_row`` raises ``TypeError``).
     """
+
+    # DataTable's row storage and the methods that walk it, replaced by views of the list (a
+    # change of rows bumps `_update_count` and asks for `_update_dimensions`, as DataTable's own
+    # `add_row` does). Textual is pinned (pyproject.toml); tests/tui/test_memories_lazy.py
+    # checks the table behaves as a DataTable would.
+    REPLACES_TEXTUAL: ClassVar[frozenset[str]] = frozenset({
+        "rows", "_data", "_row_locations", "_y_offsets", "_total_row_height", "ordered_rows", "_update_dimensions",
+        "_get_row_region", "_get_cell_region", "clear", "add_row", "_update_count", "_require_update_dimensions", "virtual_size",
+    })
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("home", "scroll_top", "First", show=False, id="memories.first", tooltip="The first memory listed"),
@@ -183,15 +319,14 @@ class MemoryTable(ForwardsWorkerFailures, DataTable[RenderableType]):
         rows: int
 
     def __init__(self, *, id: str | None = None, zebra_stripes: bool = False) -> None:
-        super().__init__(id=id, cursor_type="row", zebra_stripes=zebra_stripes)
         self._memories: list[MemoryEntry] = []
+        self._count = 0  # memories of `_memories` listed (a search's list grows: `more_memories`)
+        super().__init__(id=id, cursor_type="row", zebra_stripes=zebra_stripes)
         self._row_width = 12  # the memory column's width the rows are built for
-        self._moved_at = 0.0  # time.monotonic() of the last cursor move
-        self._listings = Latest()  # the list shown: a fill of an older one stops
-        self._end_row: int | None = None  # where `end` left the cursor while rows were missing
-        self._listing = 0  # the ticket of the list shown
-        self._filling = 0  # the listing a `_fill` worker is adding rows for (0: none)
         self.used_of: UsedOf | None = None  # the "used" cell of a memory (set by the pane)
+        self.rows = _Rows(self)  # type: ignore[assignment]
+        self._data = _Cells(self)  # type: ignore[assignment]
+        self._row_locations = _Locations(self)  # type: ignore[assignment]
 
     def on_mount(self) -> None:
         for label, key, width in COLUMNS:
@@ -220,64 +355,77 @@ class MemoryTable(ForwardsWorkerFailures, DataTable[RenderableType]):
         """The memory column's width (cells) the rows were built for."""
         return self._row_width
 
-    def show_memories(self, memories: list[MemoryEntry], *, at_once: int = 0) -> None:
-        """List ``memories`` (replacing the rows): the first `ROW_CHUNK` rows, or ``at_once``
-        if more, now; the rest in chunks after them."""
+    def show_memories(self, memories: list[MemoryEntry]) -> None:
+        """List ``memories`` (replacing the rows), each row made when it is drawn. The list is
+        kept, not copied: a caller that extends it calls `more_memories`."""
         self.clear()
         self._memories = memories
-        listing = self._listing = self._listings.take()
-        self._end_row = None
         self._row_width = self.memory_width()
-        self._moved_at = time.monotonic()
-        self._add_rows_upto(max(ROW_CHUNK, at_once))
-        if self.row_count < len(memories):
-            self._filling = listing
-            self._fill(listing)
+        self._listed()
 
     def more_memories(self) -> None:
-        """The list handed to ``show_memories`` grew (a search found more): add their rows."""
-        self._add_rows_upto(max(self.row_count, ROW_CHUNK))
-        listing = self._listing
-        if self.row_count < len(self._memories) and self._listings.is_current(listing) and self._filling != listing:
-            self._filling = listing
-            self._fill(listing)
+        """The list handed to ``show_memories`` grew (a search found more): list them too."""
+        if len(self._memories) != self._count:
+            self._listed()
 
-    def _add_rows_upto(self, upto: int) -> None:
-        missing = self._memories[self.row_count : upto]
-        if not missing:
-            return
-        width = self._row_width
-        self.add_rows(memory_row(entry, width, self.used_of) for entry in missing)
-        if self.row_count == len(self._memories):
-            if self._end_row is not None and self.cursor_row == self._end_row:
-                self.move_cursor(row=self.row_count - 1)  # `end` was pressed before the last row was there
-            self._end_row = None
-            self.post_message(self.Filled(self, self.row_count))
+    def _listed(self) -> None:
+        self._count = len(self._memories)
+        self._update_count += 1  # (DataTable's render caches are keyed by it)
+        self._require_update_dimensions = True
+        self.check_idle()
+        self.refresh()
+        self.post_message(self.Filled(self, self._count))
 
-    @work(exit_on_error=False, group="memory-rows")
-    async def _fill(self, listing: int) -> None:
-        """Add the rows after the first ones, a chunk at a time, each drawn before the next and
-        only once the cursor has rested `FILL_IDLE` seconds; stop when another list replaces
-        this one (a worker that ends, rather than a cancelled one: whoever waits for the app's
-        workers is not handed a cancellation)."""
-        try:
-            while self._listings.is_current(listing) and self.row_count < len(self._memories):
-                await self.wait_for_refresh()
-                while self._end_row is None and (rested := time.monotonic() - self._moved_at) < FILL_IDLE:
-                    await asyncio.sleep(FILL_IDLE - rested)
-                if self._listings.is_current(listing):  # bigger chunks when `end` waits for the last row
-                    self._add_rows_upto(self.row_count + ROW_CHUNK * (1 if self._end_row is None else 4))
-        finally:
-            if self._filling == listing:
-                self._filling = 0
+    def clear(self, columns: bool = False) -> MemoryTable:
+        """Empty the table (``columns``: its columns too)."""
+        self._memories = []
+        self._count = 0
+        super().clear(columns)
+        self._row_locations = _Locations(self)  # type: ignore[assignment]
+        return self
 
-    @on(DataTable.RowHighlighted)
-    def _note_move(self) -> None:
-        self._moved_at = time.monotonic()
+    def add_row(self, *cells: object, **options: object) -> RowKey:
+        """Not supported: list memories with `show_memories`. Raises ``TypeError``."""
+        raise TypeError("MemoryTable lists memories with show_memories(), not row by row")
 
-    def action_scroll_bottom(self) -> None:
-        """Move to the last memory. While rows are still being added: to the last row so far,
-        then — unless the cursor has left it meanwhile — to the last memory once every row is
-        there (the rest are added without waiting for the cursor to rest)."""
-        super().action_scroll_bottom()
-        self._end_row = self.cursor_row if self.row_count < len(self._memories) else None
+    # ----- DataTable's views of its rows, answered from the row index -------------------------
+
+    @property
+    def _y_offsets(self) -> _LineOffsets:  # type: ignore[override]
+        return _LineOffsets(self)
+
+    @property
+    def _total_row_height(self) -> int:  # type: ignore[override]
+        return self._count
+
+    @property
+    def ordered_rows(self) -> _OrderedRows:  # type: ignore[override]
+        """The rows in the order they are shown (made when read)."""
+        return _OrderedRows(range(self._count))
+
+    def _update_dimensions(self, new_rows: Iterable[RowKey]) -> None:
+        """The virtual size: one line per row. Every row's memory cell is ``row_width`` cells
+        wide, so the memory column is measured once, not once per new row (as DataTable does:
+        its column only ever widens)."""
+        if self._count:
+            column = self.columns.get(ColumnKey("memory"))
+            if column is not None:
+                column.content_width = max(column.content_width, self._row_width)
+        width = sum(column.get_render_width(self) for column in self.columns.values()) + self._row_label_column_width
+        self.virtual_size = Size(width, self._count + (self.header_height if self.show_header else 0))
+
+    def _get_row_region(self, row_index: int) -> Region:
+        if not self.is_valid_row_index(row_index):
+            return Region(0, 0, 0, 0)
+        width = sum(column.get_render_width(self) for column in self.columns.values()) + self._row_label_column_width
+        y = row_index + (self.header_height if self.show_header else 0)
+        return Region(0, y, max(self.size.width, width), 1)
+
+    def _get_cell_region(self, coordinate: Coordinate) -> Region:
+        if not self.is_valid_coordinate(coordinate):
+            return Region(0, 0, 0, 0)
+        row_index, column_index = coordinate
+        columns = self.ordered_columns
+        x = sum(column.get_render_width(self) for column in columns[:column_index]) + self._row_label_column_width
+        y = row_index + (self.header_height if self.show_header else 0)
+        return Region(x, y, columns[column_index].get_render_width(self), 1)
