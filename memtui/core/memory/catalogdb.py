@@ -604,12 +604,13 @@ class CatalogDB:
         return added if self._write(do) else {}
 
     def reset_search(self) -> None:
-        """Empty the search index (every row to be indexed again): when it holds more stale
-        entries than live ones. Never raises."""
+        """Empty the search index (every row to be indexed again, ``search_size`` back to 0):
+        when it holds more stale entries than live ones. Never raises."""
 
         def do(conn: sqlite3.Connection) -> None:
             conn.execute("INSERT INTO search(search) VALUES ('delete-all')")
             conn.execute("UPDATE memories SET fts_id = NULL, fts_exact = 1")
+            conn.execute("UPDATE meta SET value = '1' WHERE key = 'fts_next'")
 
         self._write(do)
 

@@ -34,6 +34,9 @@ FIRST_CHUNK = 60
 CHUNK = 2_000
 # Memories indexed per write transaction (another process waits at most for one).
 INDEX_BATCH = 500
+# The index is emptied and filled again once it holds more than twice as many entries as there
+# are memories, plus this many (the entries of changed files stay in it, unreachable).
+STALE_SLACK = 1000
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -160,7 +163,7 @@ class CatalogSearch:
         with self._lock:  # (held only to read the rows: a search meanwhile does not wait for the reads below)
             self._load_rows()
             assert self._fts_of is not None
-            if len(self._fts_of) and self.db.search_size() > 2 * max(len(self.memories), 1) + 1000:
+            if len(self._fts_of) and self.db.search_size() > 2 * max(len(self.memories), 1) + STALE_SLACK:
                 # more stale entries than live ones (files changed many times): start afresh
                 self.db.reset_search()
                 self._fts_of = None

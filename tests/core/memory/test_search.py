@@ -125,3 +125,30 @@ def test_the_haystack_is_name_description_path_and_body(tmp_path: Path) -> None:
     mem = memory_dir(tmp_path)
     kafka = next(m for m in scan_memories(mem).memories if m.relpath == "kafka.md")
     assert haystack(kafka) == "kafka topics\nhow we migrate kafka topics\nkafka.md\nuse mirrormaker 2. strasse closed.\n"
+
+
+def test_an_index_emptied_of_its_stale_entries_fills_up_and_stays(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each change of a file leaves its old entry in the index; past twice the memories (plus
+    ``STALE_SLACK``) the index is emptied and filled again — once: the fill then ends, with
+    every memory indexed, and the next fills add nothing."""
+    from memtui.core.memory import search as search_module
+
+    monkeypatch.setattr(search_module, "STALE_SLACK", 0)
+    mem = memory_dir(tmp_path)
+    state = tmp_path / "state"
+    for round_ in range(4):  # every file changed each round: six stale entries more each time
+        for path in sorted(mem.rglob("*.md")):
+            text = path.read_text(encoding="utf-8")
+            write(path, text + ("\n" if round_ else ""), mtime=OLD + 60 * round_)
+        db = CatalogDB.for_memory_dir(state, mem)
+        memories = list(scan_memories(mem, cache=db).memories)
+        search = CatalogSearch(memories, db)
+        for _ in range(20):
+            if not search.index_pending(2):
+                break
+        else:
+            raise AssertionError(f"round {round_}: the index never filled up")
+        assert db.search_size() <= 2 * len(memories)
+        assert search.index_pending() == 0
+        for query in QUERIES:
+            assert found(search, query) == expected(memories, query), (round_, query)
