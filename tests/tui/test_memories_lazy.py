@@ -159,3 +159,52 @@ async def test_a_warm_first_batch_takes_the_index_summary(make_app: Callable[[],
     batch = firsts[0].catalog  # type: ignore[attr-defined]
     assert batch.index.is_summary and batch.index.entries == () and batch.index.dropped_count == 5
     assert {e.relpath: e.in_index for e in batch.entries} == {rel: shown[rel] for rel in (e.relpath for e in batch.entries)}
+
+
+async def test_the_cells_are_drawn_exactly_as_datatable_draws_them(make_app: Callable[[], MemtuiApp], isolated_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``MemoryTable`` draws its data cells itself (faster): every cell of every row, with and
+    without the cursor, hovered or not, focused or not, must be the segments DataTable's own
+    drawing gives — wide characters, a cut description and a declared type with a line end
+    included."""
+    from rich.style import Style
+    from textual.widgets import DataTable
+
+    memory_dir = isolated_env / "memory"
+    (memory_dir / "project_wide.md").write_text(
+        "---\nname: 数据库迁移的超时设置与回滚步骤说明\ndescription: " + "ロールバック手順 " * 20 + "\ntype: project\n---\n\nbody\n", encoding="utf-8"
+    )
+    (memory_dir / "odd_type.md").write_text('---\nname: odd\ndescription: d\ntype: "proj\\nect"\n---\n\nbody\n', encoding="utf-8")
+    app = make_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        table = app.query_one(MemoryTable)
+        assert table.row_count == 7
+        compared = 0
+        datatable_drawn = DataTable._render_cell
+        handed_over: list[int] = []
+
+        def counted(*args: Any) -> Any:
+            handed_over.append(1)
+            return datatable_drawn(*args)
+
+        monkeypatch.setattr(DataTable, "_render_cell", counted)
+        for focused in (False, True):
+            if focused:
+                table.focus()
+                await pilot.pause()
+            table._pseudo_class_state = table.get_pseudo_class_state()
+            for row in range(table.row_count):
+                row_style = table._get_row_style(row, table.rich_style)
+                for column, spec in enumerate(table.ordered_columns):
+                    width = spec.get_render_width(table)
+                    for cursor in (False, True):
+                        for hover in (False, True):
+                            table._cell_render_cache.clear()
+                            ours = table._render_cell(row, column, row_style, width, cursor, hover)
+                            assert not handed_over  # drawn by MemoryTable itself
+                            table._cell_render_cache.clear()
+                            theirs = datatable_drawn(table, row, column, row_style, width, cursor, hover)
+                            assert ours == theirs, (row, column, cursor, hover, focused)
+                            assert isinstance(ours[0][0].style, Style)
+                            compared += 1
+        assert compared == 2 * 7 * 5 * 4
