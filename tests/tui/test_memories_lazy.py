@@ -208,3 +208,42 @@ async def test_the_cells_are_drawn_exactly_as_datatable_draws_them(make_app: Cal
                             assert isinstance(ours[0][0].style, Style)
                             compared += 1
         assert compared == 2 * 7 * 5 * 4
+
+
+async def test_the_lines_are_drawn_exactly_as_datatable_draws_them(make_app: Callable[[], MemtuiApp]) -> None:
+    """Every line of the table — header, rows, zebra stripes, the cursor's row, scrolled or
+    not, focused or not — is the strip DataTable's own drawing gives (its ``render_line``,
+    ``_get_row_style`` and ``_render_cell``, on the same rows)."""
+    from functools import partial
+
+    from textual.widgets import DataTable
+
+    app = make_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        pane = app.query_one(MemoriesPane)
+        table = app.query_one(MemoryTable)
+        table.show_memories([pane.shown[i % 5] for i in range(200)])
+        await pilot.pause()
+        table.move_cursor(row=3)
+        await pilot.pause()
+        checked = 0
+        for focused, scroll in ((False, 0), (True, 0), (True, 57)):
+            if focused:
+                table.focus()
+            table.scroll_to(y=scroll, animate=False, immediate=True)
+            await pilot.pause()
+            table._pseudo_class_state = table.get_pseudo_class_state()
+            for y in range(table.size.height):
+                table._clear_caches()
+                table._pass_styles = {}
+                ours = table.render_line(y)
+                table._pass_styles = None
+                table._clear_caches()
+                table._render_cell = partial(DataTable._render_cell, table)  # type: ignore[method-assign]
+                table._get_row_style = partial(DataTable._get_row_style, table)  # type: ignore[method-assign]
+                theirs = DataTable.render_line(table, y)
+                del table._render_cell, table._get_row_style
+                assert list(ours) == list(theirs), (focused, scroll, y)
+                checked += 1
+        assert checked == 3 * table.size.height

@@ -28,6 +28,7 @@ from textual.binding import Binding, BindingType
 from textual.coordinate import Coordinate
 from textual.geometry import Region, Size
 from textual.message import Message
+from textual.strip import Strip
 from textual.widgets import DataTable
 from textual.widgets.data_table import ColumnKey, Row, RowKey
 
@@ -299,6 +300,7 @@ class MemoryTable(DataTable[RenderableType]):
     REPLACES_TEXTUAL: ClassVar[frozenset[str]] = frozenset({
         "rows", "_data", "_row_locations", "_y_offsets", "_total_row_height", "ordered_rows", "_update_dimensions",
         "_get_row_region", "_get_cell_region", "clear", "add_row", "_update_count", "_require_update_dimensions", "virtual_size",
+        "_render_cell", "_get_row_style",
     })
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -325,6 +327,7 @@ class MemoryTable(DataTable[RenderableType]):
         super().__init__(id=id, cursor_type="row", zebra_stripes=zebra_stripes)
         self._row_width = 12  # the memory column's width the rows are built for
         self.used_of: UsedOf | None = None  # the "used" cell of a memory (set by the pane)
+        self._pass_styles: dict[str, Style] | None = None  # styles read once per drawing pass
         self.rows = _Rows(self)  # type: ignore[assignment]
         self._data = _Cells(self)  # type: ignore[assignment]
         self._row_locations = _Locations(self)  # type: ignore[assignment]
@@ -460,3 +463,39 @@ class MemoryTable(DataTable[RenderableType]):
         lines = [list(Segment.apply_style(line, pre_style, post_style))]
         self._cell_render_cache[cache_key] = lines
         return lines
+
+    # ----- one drawing pass reads each style once ----------------------------------------------
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """Draw the lines of ``crop``; the table's styles are read once for all of them (not
+        once per line, as DataTable does: a third of the time of drawing a screenful)."""
+        self._pass_styles = {}
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._pass_styles = None
+
+    def _pass_style(self, name: str, read: Callable[[], Style]) -> Style:
+        styles = self._pass_styles
+        if styles is None:
+            return read()
+        style = styles.get(name)
+        if style is None:
+            style = styles[name] = read()
+        return style
+
+    def render_line(self, y: int) -> Strip:
+        """Line ``y`` of the table as DataTable draws it (the header fixed, the rows scrolled)."""
+        if self.fixed_rows:
+            return super().render_line(y)
+        width = self.size.width
+        scroll_x, scroll_y = self.scroll_offset
+        if not self.show_header or y >= self.header_height:
+            y += scroll_y
+        return self._render_line(y, scroll_x, scroll_x + width, self._pass_style("", lambda: self.rich_style))
+
+    def _get_row_style(self, row_index: int, base_style: Style) -> Style:
+        if row_index < self.fixed_rows or not self.zebra_stripes:
+            return super()._get_row_style(row_index, base_style)
+        name = "datatable--odd-row" if row_index % 2 else "datatable--even-row"
+        return self._pass_style(name, lambda: self.get_component_styles(name).rich_style)
