@@ -305,6 +305,7 @@ class CatalogDB:
                 conn.execute("DELETE FROM results")
                 conn.execute("INSERT INTO search(search) VALUES ('delete-all')")
                 conn.execute("UPDATE meta SET value = ? WHERE key = 'code'", (self._fingerprint,))
+                conn.execute("UPDATE meta SET value = '1' WHERE key = 'fts_next'")
                 conn.execute("COMMIT")
         except BaseException:
             conn.close()

@@ -152,3 +152,23 @@ def test_an_index_emptied_of_its_stale_entries_fills_up_and_stays(tmp_path: Path
         assert search.index_pending() == 0
         for query in QUERIES:
             assert found(search, query) == expected(memories, query), (round_, query)
+
+
+def test_a_database_of_older_code_starts_its_index_afresh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A database written by another version of the parser is emptied — its search index with
+    it, entry count included — and filled again from zero."""
+    mem = memory_dir(tmp_path)
+    state = tmp_path / "state"
+    db = CatalogDB.for_memory_dir(state, mem)
+    fill(CatalogSearch(list(scan_memories(mem, cache=db).memories), db))
+    assert db.search_size() == 6
+    db.close()
+    monkeypatch.setattr(catalogdb, "code_fingerprint", lambda *a: "another parser")
+    db = CatalogDB.for_memory_dir(state, mem)
+    assert db.search_size() == 0
+    memories = list(scan_memories(mem, cache=db).memories)
+    search = CatalogSearch(memories, db)
+    fill(search)
+    assert db.search_size() == 6
+    for query in QUERIES:
+        assert found(search, query) == expected(memories, query), query
