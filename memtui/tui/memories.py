@@ -25,6 +25,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.reactive import reactive
+from textual.timer import Timer
 from textual.widgets import DataTable, Input, Markdown, Select, Static
 from textual.worker import get_current_worker
 
@@ -105,6 +106,10 @@ SYNC_SEARCH_MAX = 200
 # checking this often (seconds) whether a newer search replaced it.
 FIRST_DRAW_WAIT = 0.05
 
+
+# While the search is typed, the preview follows the list once no key came for this long
+# (seconds; memtui's choice): laying out a Markdown body per key would slow each key down.
+PREVIEW_AFTER_TYPING = 0.25
 
 # The preview renders at most this much of a body / of one field (a 5 MB memory must not freeze
 # the UI; the editor shows everything).
@@ -267,6 +272,7 @@ class MemoriesPane(Pane):
         self._shown: list[MemoryEntry] = []
         self._previewed: MemoryEntry | None = None  # the memory the preview shows
         self._preview_due = False  # a preview of the cursor's memory is scheduled
+        self._preview_pause: Timer | None = None  # the preview waits for a pause in the typing
         self._frozen_catalog: Catalog | None = None  # the catalog `freeze_long_lived` last collected for
         self._listed_once = False  # a list has been filled in (the first one froze the heap)
         self._pending_select: str | None = None
@@ -582,7 +588,14 @@ class MemoriesPane(Pane):
             table.move_cursor(row=keep, scroll=False)
             table.scroll_to(y=scroll_y, animate=False, immediate=True)
             table.move_cursor(row=table.cursor_row)  # keep the cursor visible
-        self._schedule_preview()
+        if self._preview_pause is not None:
+            self._preview_pause.stop()
+            self._preview_pause = None
+        if self.search and self.app.focused is self.query_one("#memories-search", Input):
+            # typing: the list follows each key, the preview (a Markdown body to lay out) a pause
+            self._preview_pause = self.set_timer(PREVIEW_AFTER_TYPING, self._schedule_preview)
+        else:
+            self._schedule_preview()
 
     def _title(self, done: bool) -> None:
         assert self.catalog is not None

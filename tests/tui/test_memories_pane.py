@@ -107,13 +107,34 @@ async def test_incremental_search_over_name_description_and_body(make_app: Calla
         assert listed(app) == ["feedback_nested.md"]
         await type_text(pilot, "zzz")
         assert listed(app) == []
-        assert "No memory matches" in plain(app, "#preview-fields")
+        await wait_until(pilot, lambda: "No memory matches" in plain(app, "#preview-fields"), what="the preview after a pause in the typing")
         await pilot.press("escape")  # out of the box: the search stays
         await pilot.pause()
         assert listed(app) == []
         await pilot.press("escape")  # again: cleared
         await pilot.pause()
         assert len(listed(app)) == 5
+
+
+async def test_while_the_search_is_typed_the_preview_waits_for_a_pause(make_app: Callable[[], MemtuiApp], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each key lists the matches at once; the preview (a Markdown body to lay out) follows
+    once no key came for ``PREVIEW_AFTER_TYPING`` seconds."""
+    from textual.containers import VerticalScroll
+
+    from memtui.tui import memories as memories_mod
+
+    monkeypatch.setattr(memories_mod, "PREVIEW_AFTER_TYPING", 2.0)
+    app = make_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        preview = app.query_one("#memories-preview", VerticalScroll)
+        assert preview.border_title == "user_role.md"  # the newest, under the cursor
+        await pilot.press("slash")
+        await type_text(pilot, "grafana")
+        assert listed(app) == ["reference_grafana.md"]
+        assert preview.border_title == "user_role.md"  # not yet
+        waited = await wait_until(pilot, lambda: preview.border_title == "reference_grafana.md", what="the preview of the match", quiet=True)
+        assert waited >= 1.0
 
 
 async def test_search_in_a_worker_lists_the_same_and_the_latest_query_wins(make_app: Callable[[], MemtuiApp], monkeypatch: pytest.MonkeyPatch) -> None:
