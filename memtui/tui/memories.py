@@ -591,7 +591,7 @@ class MemoriesPane(Pane):
         if self._preview_pause is not None:
             self._preview_pause.stop()
             self._preview_pause = None
-        if self.search and self.app.focused is self.query_one("#memories-search", Input):
+        if self.app.focused is self.query_one("#memories-search", Input):
             # typing: the list follows each key, the preview (a Markdown body to lay out) a pause
             self._preview_pause = self.set_timer(PREVIEW_AFTER_TYPING, self._schedule_preview)
         else:

@@ -107,7 +107,7 @@ async def test_incremental_search_over_name_description_and_body(make_app: Calla
         assert listed(app) == ["feedback_nested.md"]
         await type_text(pilot, "zzz")
         assert listed(app) == []
-        await wait_until(pilot, lambda: "No memory matches" in plain(app, "#preview-fields"), what="the preview after a pause in the typing")
+        await wait_until(pilot, lambda: "No memory matches" in plain(app, "#preview-fields"), what="the preview after a pause in the typing", quiet=True)
         await pilot.press("escape")  # out of the box: the search stays
         await pilot.pause()
         assert listed(app) == []
@@ -160,7 +160,7 @@ async def test_search_in_a_worker_lists_the_same_and_the_latest_query_wins(make_
         await type_text(pilot, "zzz", erase=9)
         await settle(pilot)
         assert listed(app) == []
-        assert "No memory matches" in plain(app, "#preview-fields")
+        await wait_until(pilot, lambda: "No memory matches" in plain(app, "#preview-fields"), what="the preview after a pause in the typing", quiet=True)
         await pilot.press("escape")  # out of the search box, the search kept
         await settle(pilot)
         assert listed(app) == []

@@ -368,13 +368,15 @@ class MemoryTable(DataTable[RenderableType]):
         self._listed()
 
     def more_memories(self) -> None:
-        """The list handed to ``show_memories`` grew (a search found more): list them too."""
-        if len(self._memories) != self._count:
-            self._listed()
+        """The list handed to ``show_memories`` grew (a search found more): list them too. The
+        rows listed already are unchanged, so what was drawn of them is kept."""
+        if len(self._memories) > self._count:
+            self._listed(same_rows=True)
 
-    def _listed(self) -> None:
+    def _listed(self, *, same_rows: bool = False) -> None:
         self._count = len(self._memories)
-        self._update_count += 1  # (DataTable's render caches are keyed by it)
+        if not same_rows:
+            self._update_count += 1  # (DataTable's render caches are keyed by it)
         self._require_update_dimensions = True
         self.check_idle()
         self.refresh()
