@@ -44,6 +44,7 @@ from memtui.core.places.autoflavor import OtherFlavorHint, other_flavor_hint
 from memtui.core.places.locations import Locations, MemoryDirProblem, memory_dir_problem
 from memtui.core.sessions.usage import USE_SORTS, UseSort, by_use
 from memtui.core.verify import MemoryVerification, VerifyReport, verify_memories, verify_root
+from memtui.core.verify.claims import stated_claims
 from memtui.core.writes.edits import (
     ApplyError,
     ConflictError,
@@ -359,7 +360,9 @@ class MemoriesPane(Pane):
             # the dir), else the newest files by stat
             batch = load_catalog(memory_dir, now, newest=FIRST_BATCH, cache=db, fmt=fmt, warning_style=warning_style)
             hint = other_flavor_hint(self.locations) if batch.complete and not batch.entries else None
-            if not self.post_if_current(self.CatalogLoaded(batch, waiting, ticket, other_flavor=hint)) or batch.complete:
+            # (a dir the first batch holds whole: its search and claims use the database too)
+            searcher = CatalogSearch([e.memory for e in batch.entries], db) if batch.complete else None
+            if not self.post_if_current(self.CatalogLoaded(batch, waiting, ticket, searcher, other_flavor=hint)) or batch.complete:
                 return
         catalog = load_catalog(memory_dir, now, cache=db, fmt=fmt, warning_style=warning_style)
         searcher = CatalogSearch([e.memory for e in catalog.entries], db)
@@ -399,15 +402,19 @@ class MemoriesPane(Pane):
         if self.watch_files and not any(w.group == "memories-watch" for w in self.workers):
             self.watch_memory_dir()
         if message.catalog.complete:
-            self.verify_claims(message.catalog)
+            self.verify_claims(message.catalog, message.searcher.db if message.searcher is not None else None)
             self.load_usage(message.catalog)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="memories-verify")
-    def verify_claims(self, catalog: Catalog) -> None:
+    def verify_claims(self, catalog: Catalog, db: CatalogDB | None = None) -> None:
         """Check the memories' claims about the code off the UI thread (the project's files
-        listed and read once, time-bounded); the preview's "claims" line fills in when done."""
+        listed and read once, time-bounded); the preview's "claims" line fills in when done.
+        ``db``: the catalog database ``catalog`` was read with (the claims it keeps)."""
         memories = [e.memory for e in catalog.entries]
-        report = verify_memories(memories, verify_root(self.locations), exclude=[self.locations.memory_dir])
+        # the claims of unchanged files come from the catalog database the scan read (the
+        # doctor's and the dream's too), not from their text read again
+        claims = stated_claims(memories, db if db is not None and db.enabled else None)
+        report = verify_memories(memories, verify_root(self.locations), exclude=[self.locations.memory_dir], claims=claims)
         self.post_if_current(self.Verified(catalog, report))
 
     @on(Verified)

@@ -80,6 +80,35 @@ async def test_memories_preview_shows_the_claims(demo_app: MemtuiApp) -> None:
         assert "`parcelly_v2` occurs nowhere in the project; closest: `parcelly_v2_enabled`" in fields
 
 
+async def test_a_second_launch_takes_the_claims_of_unchanged_memories_from_the_database(demo_app: MemtuiApp, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The claims each memory states are kept in the catalog database by the first check; the
+    next launch checks them again without reading the memories' text for them."""
+    from memtui.core.memory import catalogdb
+    from memtui.core.verify import claims as claims_module
+
+    monkeypatch.setattr(catalogdb, "RACY_SECONDS", -10)  # the demo's files were written just now
+
+    async with demo_app.run_test(size=(160, 50)) as pilot:
+        memories = demo_app.query_one(MemoriesPane)
+        await wait_until(pilot, lambda: memories.verification is not None)
+        first = {rel: [r.status for r in mv.results] for rel, mv in memories.verification.memories.items()}  # type: ignore[union-attr]
+    read: list[str] = []
+    real = claims_module.memory_claims
+
+    def counted(mem: object) -> object:
+        read.append(mem.relpath)  # type: ignore[attr-defined]
+        return real(mem)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(claims_module, "memory_claims", counted)
+    again = MemtuiApp(demo_app.locations, watch=False)
+    async with again.run_test(size=(160, 50)) as pilot:
+        memories = again.query_one(MemoriesPane)
+        await wait_until(pilot, lambda: memories.verification is not None)
+        assert {rel: [r.status for r in mv.results] for rel, mv in memories.verification.memories.items()} == first  # type: ignore[union-attr]
+    assert read == []
+    assert first["project_vendor_api_cutover.md"].count("stale") == 1
+
+
 async def test_doctor_screen_shows_the_kafka_conflict(demo_app: MemtuiApp) -> None:
     app = demo_app
     async with app.run_test(size=(160, 50)) as pilot:
