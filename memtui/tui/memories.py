@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 import os
 import shlex
 import subprocess
@@ -106,7 +105,6 @@ SYNC_SEARCH_MAX = 200
 # A search in a worker waits for its first matches to be drawn before it looks for the rest,
 # checking this often (seconds) whether a newer search replaced it.
 FIRST_DRAW_WAIT = 0.05
-
 
 # While the search is typed, the preview follows the list once no key came for this long
 # (seconds; memtui's choice): laying out a Markdown body per key would slow each key down.

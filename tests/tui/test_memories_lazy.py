@@ -107,6 +107,22 @@ async def test_a_row_that_cannot_be_made_says_so_and_the_others_are_listed(make_
             assert (entry.memory.name or "").split()[0] in screen
         assert table.row_count == 5
 
+        # a memory whose name and description cannot be drawn: the same, when its row is drawn
+        monkeypatch.setattr(memory_table, "memory_row", real_row)
+        real_text, fourth = memory_table.MemoryCell.text, pane.shown[3].relpath
+
+        def text(cell: Any) -> Any:
+            if cell.entry.relpath == fourth:
+                raise UnicodeError("bad")
+            return real_text(cell)
+
+        monkeypatch.setattr(memory_table.MemoryCell, "text", text)
+        table.show_memories(pane.shown)
+        await settle(pilot)
+        screen = drawn(table)
+        assert f"cannot list {fourth} (UnicodeError)" in screen, screen
+        assert (pane.shown[2].memory.name or "").split()[0] in screen
+
 
 async def test_a_large_dir_shows_its_newest_memories_first_then_all(make_app: Callable[[], MemtuiApp], monkeypatch: pytest.MonkeyPatch) -> None:
     from memtui.tui import memories

@@ -21,8 +21,8 @@ from typing import ClassVar
 from rich.cells import cell_len, set_cell_size
 from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.measure import Measurement
-from rich.style import Style
 from rich.segment import Segment
+from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.coordinate import Coordinate
@@ -37,7 +37,6 @@ from memtui.core.memory.age import AgeBand
 from memtui.core.memory.catalog import MemoryEntry
 from memtui.core.memory.memories import MemoryType
 from memtui.tui.badges import age_badge, team_badge, type_badge
-from memtui.tui.pane import ForwardsWorkerFailures
 from memtui.tui.theme import assemble, styled
 from memtui.tui.widgets.usage_view import UsedKey, used_text
 
@@ -452,7 +451,12 @@ class MemoryTable(DataTable[RenderableType]):
         if not isinstance(cell, (OneLine, MemoryCell)):
             return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
         console = self.app.console
-        segments = list(cell.__rich_console__(console, self.app.console_options))
+        try:
+            segments = list(cell.__rich_console__(console, self.app.console_options))
+        except Exception as error:  # a memory whose text cannot be drawn must not take the table down
+            if not isinstance(cell, MemoryCell):
+                raise
+            segments = list(_broken_row(cell.entry, cell.width, error)[4].__rich_console__(console, self.app.console_options))
         if any("\n" in segment.text for segment in segments):
             return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
         component_style, post_style = self._get_styles_to_render_cell(
