@@ -303,9 +303,8 @@ class CatalogDB:
                 conn.execute("DELETE FROM memories")
                 conn.execute("DELETE FROM derived")
                 conn.execute("DELETE FROM results")
-                conn.execute("INSERT INTO search(search) VALUES ('delete-all')")
+                _empty_search(conn)
                 conn.execute("UPDATE meta SET value = ? WHERE key = 'code'", (self._fingerprint,))
-                conn.execute("UPDATE meta SET value = '1' WHERE key = 'fts_next'")
                 conn.execute("COMMIT")
         except BaseException:
             conn.close()
@@ -609,9 +608,8 @@ class CatalogDB:
         when it holds more stale entries than live ones. Never raises."""
 
         def do(conn: sqlite3.Connection) -> None:
-            conn.execute("INSERT INTO search(search) VALUES ('delete-all')")
+            _empty_search(conn)
             conn.execute("UPDATE memories SET fts_id = NULL, fts_exact = 1")
-            conn.execute("UPDATE meta SET value = '1' WHERE key = 'fts_next'")
 
         self._write(do)
 
@@ -619,6 +617,13 @@ class CatalogDB:
         """Entries in the search index, stale ones included."""
         rows = self._query("SELECT value FROM meta WHERE key = 'fts_next'")
         return int(rows[0][0]) - 1 if rows else 0
+
+
+def _empty_search(conn: sqlite3.Connection) -> None:
+    """Empty the search index and restart its entry count (``search_size`` counts the entries
+    ever added, stale ones included: a count left behind would empty a fresh index again)."""
+    conn.execute("INSERT INTO search(search) VALUES ('delete-all')")
+    conn.execute("UPDATE meta SET value = '1' WHERE key = 'fts_next'")
 
 
 def key_text(key: StatKey) -> str:
