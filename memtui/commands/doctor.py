@@ -37,6 +37,7 @@ from memtui.core.doctor import (
     instruction_texts,
     run_doctor,
 )
+from memtui.core.doctor.project_checks import add_project_findings
 from memtui.core.doctor.usage_checks import project_usage
 from memtui.core.writes.edits import ApplyError, ConflictError, Plan, apply_plan
 from memtui.core.writes.journal import Journal
@@ -66,35 +67,81 @@ def _parse_codes(values: tuple[str, ...]) -> list[str]:
 
 
 def _selected(report: DoctorReport, code: str) -> list[Finding]:
-    return report.fixable(None if code == "all" else {code})
+    return report.certain() if code == "all" else report.fixable({code})
 
 
-def _say_finding(f: Finding) -> None:
+def _say_finding(f: Finding, times: int = 1) -> None:
     where = f"{f.line:>5}" if f.line else "     "
     fix = [(f"  [fix: {f.fix}]", {"dim": True})] if f.fix else []
-    say_parts(f"  {where}  ", (f"{f.severity:<7}", {"fg": _SEVERITY_COLOR[f.severity]}), f" {f.code:<24} {visible(f.message)}", *fix)
+    again = [(f"  (×{times})", {"dim": True})] if times > 1 else []
+    say_parts(f"  {where}  ", (f"{f.severity:<7}", {"fg": _SEVERITY_COLOR[f.severity]}), f" {f.code:<24} {visible(f.message)}", *again, *fix)
 
 
-def _print_report(report: DoctorReport) -> None:
+_RANK = {"error": 0, "warning": 1, "info": 2}
+
+
+def _files_worst_first(groups: dict[str | None, list[Finding]]) -> list[tuple[str | None, list[Finding]]]:
+    """The report's files, the dir-level findings first, then the files with the most severe
+    findings (errors, then warnings), each file's findings most severe first, then by line."""
+    def rank(item: tuple[str | None, list[Finding]]) -> tuple[int, int, int, str]:
+        path, found = item
+        worst = min(_RANK[f.severity] for f in found)
+        return (0 if path is None else 1, worst, -sum(1 for f in found if _RANK[f.severity] == worst), path or "")
+
+    return [(path, sorted(found, key=lambda f: (_RANK[f.severity], f.line or 0, f.code))) for path, found in sorted(groups.items(), key=rank)]
+
+
+def _say_file(path: str | None, found: list[Finding]) -> None:
+    say("")
+    say(visible(path) if path else "(memory dir)", bold=True)
+    seen: dict[tuple[str, str, str], int] = {}
+    order: list[Finding] = []
+    for f in found:  # one line per distinct finding: a repeat is counted, not printed again
+        key = (f.severity, f.code, f.message)
+        if key not in seen:
+            order.append(f)
+            seen[key] = 0
+        seen[key] += 1
+    for f in order:
+        _say_finding(f, seen[(f.severity, f.code, f.message)])
+
+
+def _print_report(report: DoctorReport, *, verbose: bool = False) -> None:
+    counts = report.counts()
+    certain = len(report.certain())
+    offered = len(report.fixable())
+    summary = _counts(counts) if report.findings else "no findings"
+    if certain:
+        summary += f"; {certain} certain fix{'es' if certain != 1 else ''}: `memtui doctor --fix all` previews them"
+    elif offered:
+        summary += f"; {offered} fix{'es' if offered != 1 else ''} to choose one code at a time: `memtui doctor --fix CODE`"
     say(f"{visible(str(report.memory_dir))}  ({counted(report.memories, 'memory', 'memories')})")
-    for path, findings in report.by_path().items():
+    say(summary, bold=True)
+    shown = report.findings if verbose else [f for f in report.findings if f.severity != "info" or f.path is None]
+    groups: dict[str | None, list[Finding]] = {}
+    for f in shown:
+        groups.setdefault(f.path, []).append(f)
+    for path, found in _files_worst_first(groups):
+        _say_file(path, found)
+    notes = [f for f in report.findings if f.severity == "info" and f.path is not None]
+    if notes and not verbose:
+        by_code: dict[str, list[Finding]] = {}
+        for f in notes:
+            by_code.setdefault(f.code, []).append(f)
         say("")
-        say(visible(path) if path else "(memory dir)", bold=True)
-        for f in findings:
-            _say_finding(f)
+        say(f"{counted(len(notes), 'note')} (advice, not defects), by kind:", bold=True)
+        for code, found in sorted(by_code.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+            files = len({f.path for f in found})
+            meaning = DOCTOR_CODES[code][1] if code in DOCTOR_CODES else found[0].message
+            say_parts("  ", (f"{len(found):>4}", {"fg": _SEVERITY_COLOR["info"]}), f" {code:<24} {counted(files, 'file')}: {visible(meaning)}")
+        say("`memtui doctor --verbose` lists every note under its file.", dim=True)
     for note in report.notes:
         say("")
         say(f"note: {note}", dim=True)
-    if report.verification is not None:
+    if report.verification is not None and not report.verification.missing:
         v = report.verification.counts()
         say("")
-        say(f"claims about the code: {v['verified']} verified, {v['stale']} stale, {v['unchecked']} unchecked ({report.verification.source}, {visible(str(report.verification.root))})")
-    counts = report.counts()
-    fixable = len(report.fixable())
-    summary = _counts(counts)
-    if not report.findings:
-        summary = "no findings"
-    say(f"\n{summary}" + (f"; {fixable} fixable: `memtui doctor --fix CODE` previews, add --yes to apply" if fixable else ""))
+        say(f"claims about the code: {v['verified']} verified, {v['stale']} stale, {v['unchecked']} not checked ({report.verification.source}, {visible(str(report.verification.root))})")
 
 
 def _counts(counts: dict[str, int]) -> str:
@@ -114,13 +161,14 @@ def _plan_json(plan: Plan) -> dict[str, Any]:
 
 @click.command("doctor")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-@click.option("--fix", "fix_codes", multiple=True, metavar="CODE", help="Fix the findings of this code or fix id (repeatable, or comma-separated; `all` = every safe fix). Without --yes: show the diffs only.")
+@click.option("--fix", "fix_codes", multiple=True, metavar="CODE", help="Fix the findings of this code or fix id (repeatable, or comma-separated; `all` = every certain fix: the type and frontmatter traps, heading entries). Without --yes: show the diffs only.")
 @click.option("--yes", is_flag=True, help="Apply the --fix changes (undo with `memtui undo`).")
+@click.option("--verbose", "-v", is_flag=True, help="List every finding, the notes (advice) too, under its file.")
 @click.option("--judge", type=click.Choice(["auto", "offline", "claude"]), default="auto", show_default=True, help="Conflicts between memories: the offline rule, or Claude's judgement (auto: when an API key is set).")
 @common_options
 @click.pass_obj
 @user_errors
-def doctor(obj: CliContext, as_json: bool, fix_codes: tuple[str, ...], yes: bool, judge: str) -> None:
+def doctor(obj: CliContext, as_json: bool, fix_codes: tuple[str, ...], yes: bool, verbose: bool, judge: str) -> None:
     """Check the memories and the index against the lint catalog; preview or apply safe fixes.
 
     Exits 1 when an error-severity finding remains, else 0.
@@ -143,12 +191,13 @@ def doctor(obj: CliContext, as_json: bool, fix_codes: tuple[str, ...], yes: bool
         usage=usage,
         missing_ok=True,
     )
+    report = add_project_findings(report, obj.locations)
     if not codes:
         if as_json:
             with gc_paused():  # a dict per finding: no cyclic collection walking them meanwhile
                 emit_json(report.to_json(fragment=True))
         else:
-            _print_report(report)
+            _print_report(report, verbose=verbose)
         raise SystemExit(1 if report.has_errors else 0)
 
     journal = Journal(obj.locations.state_dir, memory_dir)
@@ -157,7 +206,10 @@ def doctor(obj: CliContext, as_json: bool, fix_codes: tuple[str, ...], yes: bool
     for code in codes:
         found = _selected(report, code)
         if not found:
-            why = "nothing to fix" if code == "all" or code in FIXES or code in FIX_OF_CODE else "no safe fix for this code"
+            if code == "all" and report.fixable():
+                why = "no certain fix; the offered ones are applied one code at a time (`--fix CODE`)"
+            else:
+                why = "nothing to fix" if code == "all" or code in FIXES or code in FIX_OF_CODE else "no safe fix for this code"
             skipped.append({"code": code, "reason": why})
             if not as_json:
                 say(f"{code}: {why}")
@@ -193,6 +245,7 @@ def doctor(obj: CliContext, as_json: bool, fix_codes: tuple[str, ...], yes: bool
                 **checks,
                 usage=usage,
             )
+            report = add_project_findings(report, obj.locations)
     if as_json:
         emit_json(
             {

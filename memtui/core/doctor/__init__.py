@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from .duplicates import NEAR_DUPLICATE_THRESHOLD, PREFILTER_JACCARD
 from .fixes import FixError, combined_fix_plan, fix_plan
-from .model import DOCTOR_CODES, FIX_OF_CODE, FIXES, DoctorReport, Finding
+from .model import CERTAIN_FIXES, DOCTOR_CODES, FIX_OF_CODE, FIXES, DoctorReport, Finding
 from .run import instruction_texts, run_doctor
 
 __all__ = [
+    "CERTAIN_FIXES",
     "DOCTOR_CODES",
     "FIXES",
     "FIX_OF_CODE",

@@ -95,10 +95,9 @@ def memory_date_base(memory: Memory) -> DateBase:
 
 
 def relative_dates(memory: Memory) -> list[DatedPhrase]:
-    """The relative dates of a project memory (the recognised type, else the declared type
-    lower-cased, as the parser decides the body shape), description first, then the body."""
-    shape = memory.type or (memory.declared_type.lower() if memory.declared_type else None)
-    if shape != "project":
+    """The relative dates of a memory with a frontmatter (of any type: "tomorrow" in a feedback
+    memory is as wrong months later as in a project one), description first, then the body."""
+    if memory.body_line <= 1:
         return []
     base_dt = memory_date_base(memory).moment
     base = base_dt.date()

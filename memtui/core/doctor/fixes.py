@@ -1,7 +1,8 @@
 """Safe fixes for doctor findings, each a ``Plan`` of ``memtui.core.writes.edits`` (``action="fix"``):
 previewed as a diff, applied by ``apply_plan`` (conflict check, journal, atomic writes) and
-undone by ``undo``. No fix deletes a memory or drops memory text: the only line ever removed is
-an index line that links to a file that does not exist.
+undone by ``undo``. No fix deletes a memory, rewrites its prose or adds text to it: the only line
+ever removed is an index line that links to a file that does not exist (offered, never part of
+``--fix all``: ``CERTAIN_FIXES``).
 
 Fixes read the files as they are on disk *now* and check that what the finding describes is
 still there (else ``FixError``: run the doctor again). Several findings fixed together make one
@@ -14,8 +15,7 @@ import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from memtui.core.doctor.content import normalize_prose
-from memtui.core.doctor.index_checks import ENTRY_LINE, HEADING_ENTRY, shorten_line
+from memtui.core.doctor.index_checks import HEADING_ENTRY
 from memtui.core.doctor.model import FIXES, Finding
 from memtui.core.writes.edits import EditError, FileChange, Plan
 from memtui.core.memory.frontmatter import parse_frontmatter
@@ -23,7 +23,7 @@ from memtui.core.memory.index import IndexEntry, parse_entries
 from memtui.core.writes.index_edit import add_entry, entry_line, memory_type_of, newly_dropped
 from memtui.core.writes.journal import read_or_none
 from memtui.core.memory.memories import MEMORY_TYPES, TEAM_DIR, declared_type_of
-from memtui.core.writes.rewrite import newline_of, set_top_level_key
+from memtui.core.writes.rewrite import set_top_level_key
 
 _LEADING_TRAP = re.compile(r"^(?:\ufeff|[ \t]*\r?\n)+(?=---)")
 
@@ -137,17 +137,6 @@ def _remove_leading(files: _Files, f: Finding) -> str:
     return f"{f.path}: removed {what} in front of `---` (the agent now sees the frontmatter)"
 
 
-def _absolute_date(files: _Files, f: Finding) -> str:
-    assert f.path is not None and f.line is not None
-    text = files.need(f.path)
-    phrase, column, replacement = str(f.data.get("phrase")), f.data.get("column"), f.data.get("replacement")
-    line = _line(text, f.line)
-    if not isinstance(column, int) or not isinstance(replacement, str) or line is None or line[column : column + len(phrase)] != phrase:
-        raise _stale(f)
-    files.set(f.path, _replace_line(text, f.line, line[:column] + replacement + line[column + len(phrase) :]))
-    return f"{f.path}:{f.line}: “{phrase}” → “{replacement}”"
-
-
 def _entries_on(text: str, number: int, index_rel: str) -> list[IndexEntry]:
     index_dir = index_rel.rsplit("/", 1)[0] if "/" in index_rel else ""
     return [e for e in parse_entries(text, index_dir) if e.line == number]
@@ -194,64 +183,19 @@ def _add_index_entry(files: _Files, f: Finding) -> str:
     return f"{index_rel}: added `{line}`"
 
 
-def _shorten_index_line(files: _Files, f: Finding) -> str:
-    assert f.path is not None and f.line is not None
-    text = files.need(f.path)
-    line = _line(text, f.line)
-    relpath = f.data.get("relpath")
-    m = ENTRY_LINE.match(line or "")
-    short = shorten_line(line or "")
-    entries = _entries_on(text, f.line, f.path)
-    if line is None or m is None or short is None or len(entries) != 1 or entries[0].relpath != relpath or not isinstance(relpath, str):
-        raise _stale(f)
-    memory_text = files.need(relpath)
-    hook = m.group("hook")
-    fm = parse_frontmatter(memory_text)
-    notes = f"{f.path}:{f.line}: hook cut to fit ~150 characters"
-    if normalize_prose(hook) not in normalize_prose(fm.body):
-        nl = newline_of(memory_text)
-        tail = "" if memory_text.endswith("\n") or not memory_text else nl
-        files.set(relpath, f"{memory_text}{tail}{nl}{hook}{nl}")
-        notes += f"; the full text moved to the end of {relpath}"
-    files.set(f.path, _replace_line(text, f.line, short))
-    return notes
-
-
-def _mark_superseded(files: _Files, f: Finding) -> str:
-    assert f.path is not None
-    from memtui.core.doctor.supersede import mark_superseded
-    from memtui.core.verify.conflicts import conflict_from_json
-
-    try:
-        conflict = conflict_from_json(f.data.get("conflict"))
-    except ValueError:
-        raise _stale(f) from None
-    if files.get(conflict.newer) is None:
-        raise FixError(f"{conflict.newer} no longer exists; run the doctor again")
-    marked = mark_superseded(files.need(f.path), conflict)
-    if marked is None:
-        raise _stale(f)
-    files.set(f.path, marked)
-    return f"{f.path}: marked `superseded_by: {conflict.newer}` with a note of what differs (nothing deleted)"
-
-
 _FIXERS: dict[str, Callable[[_Files, Finding], str]] = {
     "lift-type": _lift_type,
     "lower-case-type": _lower_case_type,
     "remove-bom": _remove_leading,
     "remove-leading-blank": _remove_leading,
-    "absolute-date": _absolute_date,
     "drop-index-line": _drop_index_line,
     "entry-from-heading": _entry_from_heading,
     "add-index-entry": _add_index_entry,
-    "shorten-index-line": _shorten_index_line,
-    "mark-superseded": _mark_superseded,
 }
 assert set(_FIXERS) == set(FIXES)
 
-# In-place edits first, bottom-up within a file; then the edits that insert lines (a file marked
-# superseded gets a frontmatter key and a note at the top) and appends (new index entries).
-_APPEND_FIXES = frozenset({"add-index-entry", "mark-superseded"})
+# In-place edits first, bottom-up within a file; then the appends (new index entries).
+_APPEND_FIXES = frozenset({"add-index-entry"})
 
 
 def _order(f: Finding) -> tuple[int, str, int, int]:

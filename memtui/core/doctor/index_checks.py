@@ -46,6 +46,25 @@ def shorten_line(line: str) -> str | None:
     return head + m.group("hook")[: room - 1].rstrip() + "…"
 
 
+# What an index line says of a memory it no longer stands by: "SUPERSEDED by plan 018",
+# "(obsolete)", "[DEPRECATED]", "已废弃". The English words in lower case only in brackets or
+# right before "by"/":" — "deprecated APIs" is a memory about deprecated things, not a retired one.
+_SUPERSEDED = re.compile(
+    r"\bsuperseded\s*(?:by\b|[:;—–)\]]|$)|[(\[]superseded"
+    r"|[(\[](?:obsolete|outdated|deprecated|retired|old|stale)[)\]]"
+    r"|\b(?:obsolete|outdated|deprecated|retired)\s*(?:[:;—–]|\bby\b|$)"
+    r"|已废弃|已作废|已過時|已过时|已廢棄|（废弃）|（作废）|\(废弃\)|已被\S{1,20}取代|已被\S{1,20}替代|廃止済|（旧）|\(旧\)|폐기됨",
+    re.IGNORECASE,
+)
+_SUPERSEDED_CAPS = re.compile(r"\b(?:SUPERSEDED|OBSOLETE|OUTDATED|DEPRECATED|RETIRED|STALE)\b")
+
+
+def superseded_marker(line: str) -> str | None:
+    """The words by which an index ``line`` calls its memory superseded or obsolete, or ``None``."""
+    m = _SUPERSEDED.search(line) or _SUPERSEDED_CAPS.search(line)
+    return None if m is None else m.group(0).strip()
+
+
 def _leaves_memory_dir(target: str) -> bool:
     """A link that is a path (no scheme, no host, not a bare ``#fragment``) yet no memory
     relpath: it climbs out with ``..`` or is absolute."""
@@ -84,7 +103,7 @@ def index_findings(memory_dir: Path, report: IndexReport, memory_relpaths: set[s
         out.append(finding("index-frontmatter", rel, 1, f"{rel} starts with a frontmatter block: the index has none; the agent loads those lines as index text"))
     trunc = report.truncation
     if trunc is not None and trunc.warning:
-        out.append(finding("index-truncated", rel, None, f"{trunc.warning.removeprefix('> WARNING: ')} ({trunc.lines} lines, {trunc.units:,} units; caps {MAX_INDEX_LINES} / {MAX_INDEX_UNITS:,})"))
+        out.append(finding("index-truncated", rel, None, f"{trunc.warning.removeprefix('> WARNING: ')} ({trunc.lines} lines, {trunc.units:,} characters; the agent loads at most {MAX_INDEX_LINES} lines / {MAX_INDEX_UNITS:,} characters)"))
     for entry in report.dropped:
         out.append(finding("index-past-cap", rel, entry.line, f"[{entry.title}]({entry.target}) is past the cap: the agent never loads this entry", target=entry.target))
     by_line: dict[int, list[str | None]] = {}
@@ -116,6 +135,20 @@ def index_findings(memory_dir: Path, report: IndexReport, memory_relpaths: set[s
                     relpath=entry.relpath,
                 )
             )
+        if entry.relpath is not None and entry.target not in dangling and entry.relpath in memory_relpaths:
+            marker = superseded_marker(lines[entry.line - 1])
+            if marker is not None:
+                out.append(
+                    finding(
+                        "index-superseded",
+                        rel,
+                        entry.line,
+                        f"the index calls [{entry.title}]({entry.target}) “{marker}”, yet the agent loads this line every session and recall still reads {entry.relpath}: delete it or fold what still holds into the memory that replaced it",
+                        target=entry.target,
+                        relpath=entry.relpath,
+                        marker=marker,
+                    )
+                )
         if entry.heading:
             line = lines[entry.line - 1].rstrip("\r")
             single = len(by_line[entry.line]) == 1 and HEADING_ENTRY.match(line) is not None
@@ -135,14 +168,12 @@ def index_findings(memory_dir: Path, report: IndexReport, memory_relpaths: set[s
             continue
         links = by_line.get(number, [])
         target_rel = links[0] if len(links) == 1 else None
-        fixable = target_rel is not None and target_rel in memory_relpaths and shorten_line(text) is not None
         out.append(
             finding(
                 "index-line-too-long",
                 rel,
                 number,
-                f"{len(text)} characters (keep entries under ~{MAX_ENTRY_CHARS}: the index is loaded every session and cut at {MAX_INDEX_UNITS:,} units)",
-                fix="shorten-index-line" if fixable else None,
+                f"{len(text)} characters (keep entries under ~{MAX_ENTRY_CHARS}: the index is loaded every session and cut at {MAX_INDEX_UNITS:,} characters)",
                 relpath=target_rel,
                 chars=len(text),
             )

@@ -41,7 +41,10 @@ _DOCTOR_ONLY: dict[str, tuple[Severity, str]] = {
     "index-line-too-long": ("info", "an index line over ~150 characters: detail belongs in the memory, the index is loaded every session"),
     "index-link-outside": ("warning", "an index link that leaves the memory dir (`../docs/x.md`): not a memory, recall never reads it"),
     "frontmatter-second-block": ("warning", "a second `---` frontmatter block later in the file: the agent reads only the first, the rest is body text"),
-    "possible-conflict": ("warning", "this memory and a newer one speak of the same thing with different values (a date, number, version, name or yes/no)"),
+    "possible-conflict": ("info", "this memory and a newer one may speak of the same thing with different values (a date, number, version, name or yes/no): worth a look, often two different things"),
+    "index-superseded": ("warning", "the index line calls this memory superseded or obsolete, yet the agent still loads the line and recall still reads the memory (and may rank it first)"),
+    "unread-memory-folder": ("warning", "a folder of memories in the project that the agent never reads: Claude Code reads its memory from its own memory dir, not from the repository"),
+    "claims-not-checked": ("info", "the project's code is not there (no files besides the agent's own): the memories' claims about the code were not checked"),
     "unused": ("info", "not recalled, read or written in the agent's last 20 sessions (its transcripts): a candidate for review, never a deletion"),
     **VERIFY_CODES,
 }
@@ -49,7 +52,7 @@ _DOCTOR_ONLY: dict[str, tuple[Severity, str]] = {
 DOCTOR_CODES: dict[str, tuple[Severity, str]] = {**DIAGNOSTIC_CODES, **FORMAT_CODES, **_DOCTOR_ONLY}
 DOCTOR_CODES["relative-date"] = (
     "warning",
-    "a relative date in a project memory's body or description; shown with the absolute date it meant at the file's mtime",
+    "a relative date (tomorrow, next Monday, 3 weeks ago, 明天) in a memory's body or description: read months later it points at the wrong day; shown with the date it meant",
 )
 
 # fix id -> what it does. Every fix is a ``Plan`` (preview + undo); none deletes a memory.
@@ -58,13 +61,16 @@ FIXES: dict[str, str] = {
     "lower-case-type": "write the type in lower case (`Feedback` → `feedback`)",
     "remove-bom": "remove the BOM (and blank lines) in front of `---`",
     "remove-leading-blank": "remove the blank lines in front of `---`",
-    "absolute-date": "replace the relative date with the absolute one (only when it names one exact day)",
     "drop-index-line": "remove the index line that links to the missing file",
     "add-index-entry": "append `- [name](file.md) — description` to the index",
-    "shorten-index-line": "cut the index line's hook to fit ~150 characters; the full text moves into the memory",
     "entry-from-heading": "turn the heading-style index entry into a `- [..](..)` list line",
-    "mark-superseded": "mark the older memory `superseded_by:` the newer one, with a note of what differs (nothing is deleted)",
 }
+
+# The fixes ``--fix all`` (and the app's "apply all") applies: the finding is certain (the agent
+# demonstrably misreads the file) and the edit keeps every word of it. The others are offered
+# one code at a time: removing a dead index link drops its hook text, and a new index line grows
+# the text the agent loads every session; a user decides those.
+CERTAIN_FIXES: frozenset[str] = frozenset({"lift-type", "lower-case-type", "remove-bom", "remove-leading-blank", "entry-from-heading"})
 
 # code -> the fix its findings can carry (a finding may still have none, e.g. a relative date
 # that does not name one exact day).
@@ -73,12 +79,9 @@ FIX_OF_CODE: dict[str, str] = {
     "type-case": "lower-case-type",
     "frontmatter-after-bom": "remove-bom",
     "frontmatter-after-blank": "remove-leading-blank",
-    "relative-date": "absolute-date",
     "index-dangling": "drop-index-line",
     "not-indexed": "add-index-entry",
-    "index-line-too-long": "shorten-index-line",
     "index-heading-entry": "entry-from-heading",
-    "possible-conflict": "mark-superseded",
 }
 
 
@@ -163,6 +166,10 @@ class DoctorReport:
     def fixable(self, codes: set[str] | None = None) -> list[Finding]:
         """Findings with a fix, optionally only those whose ``code`` (or fix id) is in ``codes``."""
         return [f for f in self.findings if f.fix and (codes is None or f.code in codes or f.fix in codes)]
+
+    def certain(self) -> list[Finding]:
+        """Findings whose fix is one of ``CERTAIN_FIXES`` (what ``--fix all`` applies)."""
+        return [f for f in self.findings if f.fix in CERTAIN_FIXES]
 
     def to_json(self, *, fragment: bool = False) -> dict[str, Any]:
         """``{memory_dir, memories, counts, findings: [...], notes, verified}`` (``verified``:

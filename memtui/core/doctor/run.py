@@ -146,7 +146,6 @@ def _date_findings(memory: Memory) -> list[Finding]:
                 memory.relpath,
                 dp.line,
                 message,
-                fix="absolute-date" if dp.replacement is not None else None,
                 phrase=dp.phrase,
                 column=dp.column,
                 resolved=dp.resolved.isoformat() if dp.resolved else None,
@@ -435,7 +434,7 @@ def _from_kept(memory_dir: Path, kept: KeptReport, project_root: Path | None, ve
 
 def verify_findings(report: VerifyReport) -> list[Finding]:
     """The ``stale-*`` (and ``verify-incomplete``) findings of a verification."""
-    return [finding(v.code, v.relpath, v.line, v.message, **v.data) for v in report.findings()]
+    return [Finding(v.code, v.severity, v.relpath, v.line, v.message, None, v.data) for v in report.findings()]
 
 
 def _age_words(older: float, newer: float) -> str:
@@ -445,13 +444,13 @@ def _age_words(older: float, newer: float) -> str:
 
 def conflict_findings(conflicts: Iterable[Conflict]) -> list[Finding]:
     """One ``possible-conflict`` finding per conflict, on the older memory, naming both files
-    and the differing values; its fix marks the older one superseded."""
+    and the differing values (no fix: which one is right is the user's call)."""
     out: list[Finding] = []
     for c in conflicts:
         line = c.values[0].older_line if c.values else None
         by = " (Claude's judgement)" if c.source == "claude" else ""
-        message = f"may contradict {c.newer} ({_age_words(c.older_mtime, c.newer_mtime)}){by}: {c.describe()}. If the newer one is right, mark this one superseded"
-        out.append(finding("possible-conflict", c.older, line, message, fix="mark-superseded", other=c.newer, conflict=c.to_json()))
+        message = f"may contradict {c.newer} ({_age_words(c.older_mtime, c.newer_mtime)}){by}: {c.describe()}. If they speak of the same thing and the newer one is right, update or delete this one"
+        out.append(finding("possible-conflict", c.older, line, message, other=c.newer, conflict=c.to_json()))
     return out
 
 

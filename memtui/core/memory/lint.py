@@ -23,20 +23,19 @@ from typing import Any
 _WEEKDAYS_EN = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
 _RELATIVE_EN = re.compile(
     r"\b(?:the day (?:after tomorrow|before yesterday)"
-    r"|today|tonight|tomorrow|yesterday"
-    rf"|(?:(?:next|last|this|coming|past|on)\s+)?(?:{_WEEKDAYS_EN})"
-    r"|(?:next|last|this|coming|past)\s+(?:week|month|year|weekend|quarter)"
-    r"|(?:in|within)\s+(?:\d+|a|an|one|two|three|four|five|six|seven)\s+(?:days?|weeks?|months?)"
+    r"|tomorrow|yesterday"
+    rf"|(?:next|last|coming|past)\s+(?:{_WEEKDAYS_EN})(?!s\b)"
+    r"|(?:next|last|coming|past)\s+(?:week|month|year|weekend|quarter)"
     r"|(?:\d+|a|an|one|two|three)\s+(?:days?|weeks?|months?)\s+ago)\b",
     re.IGNORECASE,
 )
 _ZH_WEEKDAY = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
-_RELATIVE_ZH_WEEK = re.compile(r"(上|下|本|这|這)(?:个)?(?:周|週|星期|礼拜|禮拜)([一二三四五六日天])?")
+_RELATIVE_ZH_WEEK = re.compile(r"(?<![每逢])(上|下)(?:个|個)?(?:周|週|星期|礼拜|禮拜)([一二三四五六日天])?")
 # Japanese / Korean week + weekday ("先週の金曜日", "다음 주 목요일"): computed here, like 上周四.
 _JA_WEEKDAY = {"月": 0, "火": 1, "水": 2, "木": 3, "金": 4, "土": 5, "日": 6}
 _KO_WEEKDAY = {"월": 0, "화": 1, "수": 2, "목": 3, "금": 4, "토": 5, "일": 6}
-_RELATIVE_JA_WEEK = re.compile(r"(先週|今週|来週)の?([月火水木金土日])曜日?")
-_RELATIVE_KO_WEEK = re.compile(r"(지난|이번|다음)\s?주\s?([월화수목금토일])요일")
+_RELATIVE_JA_WEEK = re.compile(r"(先週|来週)の?([月火水木金土日])曜日?")
+_RELATIVE_KO_WEEK = re.compile(r"(지난|다음)\s?주\s?([월화수목금토일])요일")
 _WEEK_SHIFT = {"先週": -1, "今週": 0, "来週": 1, "지난": -1, "이번": 0, "다음": 1}
 # Day words of one exact day: offset from the base date (dateparser misses some, e.g. 모레).
 CJK_DAY_OFFSETS = {
@@ -45,20 +44,38 @@ CJK_DAY_OFFSETS = {
     "그저께": -2, "어제": -1, "오늘": 0, "내일": 1, "모레": 2,
 }
 _RELATIVE_CJK = re.compile(
-    r"前天|昨天|今天|明天|后天|後天|上个月|下个月|下個月|上個月|去年|明年|今年"  # Chinese
-    r"|一昨日|昨日|今日|明日|明後日|先週|今週|来週|先月|来月|昨年|来年"  # Japanese
-    r"|그저께|어제|오늘|내일|모레|지난\s?주|이번\s?주|다음\s?주|지난\s?달|다음\s?달"  # Korean
+    r"前天|昨天|明天|后天|後天|上个月|下个月|下個月|上個月|去年|明年"  # Chinese
+    r"|一昨日|昨日|明日|明後日|先週|来週|先月|来月|昨年|来年"  # Japanese
+    r"|그저께|어제|내일|모레|지난\s?주|다음\s?주|지난\s?달|다음\s?달"  # Korean
 )
 # Every phrase `_RELATIVE_EN` matches contains one of these (lower-cased; weekdays end in "day").
 # An ASCII text without any of them has no relative date: the search is skipped (most memories).
-_EN_KEYWORDS = ("day", "tonight", "tomorrow", "week", "month", "year", "quarter")
-# A weekday after one of these is a recurring rule, not a relative date.
-_RECURRING = re.compile(r"(?:\bevery|\beach|\bon\s+an?|\bany)\s+$", re.IGNORECASE)
+_EN_KEYWORDS = ("day", "tomorrow", "week", "month", "year", "quarter")
+# A phrase after one of these is a recurring rule or a duration, not a relative date ("every
+# next Monday", "each Monday", "per week", "for the last week").
+_RECURRING = re.compile(r"(?:\bevery(?:\s+other)?|\beach|\bon\s+an?|\bany|\bper|\bfor\s+the|\bover\s+the|\bduring\s+the|\bwithin\s+the|\bin\s+the)\s+$", re.IGNORECASE)
+# A weekday followed by one of these is a range of days in a schedule ("Monday to Friday").
+_WEEKDAY_RANGE = re.compile(rf"^\s*(?:-|–|—|to|through|thru|and|or|,)\s*(?:{_WEEKDAYS_EN})", re.IGNORECASE)
+# Quoted text: what someone said or wrote (a script, a chat, a title), not the memory's own claim
+# about when something happens. Pairs of straight, curly and CJK quotes within one line.
+_QUOTED = re.compile(r'"[^"\n]*"|“[^”\n]*”|「[^」\n]*」|『[^』\n]*』|`[^`\n]*`')
 # Only the start of a body is searched for relative dates: ~0.1 ms per phrase (dateparser) would
 # make a pathological 20,000-line file take a minute. Recall reads the first 4,096 bytes anyway.
 MAX_SCAN_CHARS = 64 * 1024
-_WHY = re.compile(r"(?im)^\W*why\s*:|\*\*why:?\*\*")
-_HOW = re.compile(r"(?im)^\W*how to apply\s*:|\*\*how to apply:?\*\*")
+# The labels that give a memory's reason and its instruction, in the languages memories are
+# written in: ``**Why:**``, ``Why：`` (a full-width colon), ``## Why``, ``Reason:``, ``**原因**``…
+_WHY_WORDS = (
+    r"why|reason|reasons|rationale|because|motivation|background|context"
+    r"|原因|理由|为什么|為什麼|背景|缘由|緣由|动机|動機|なぜ|根拠|이유|배경|왜|por\s*qu[ée]|raz[óo]n|motivo|contexto"
+)
+_HOW_WORDS = (
+    r"how to apply|how to use|how to|apply|application|usage|action|what to do|when to apply|rule|rules"
+    r"|如何应用|如何應用|怎么用|怎麼用|应用|應用|做法|用法|适用|適用|规则|規則|执行|執行|适用方法|適用方法|使い方|対応|運用|적용|적용\s*방법|사용법"
+    r"|c[óo]mo aplicar|c[óo]mo usar|aplicaci[óo]n|aplicar|regla"
+)
+_LABEL = r"(?im)^[ \t>*_\-\d.)]*(?:#{{1,6}}[ \t]*)?(?:\*\*|__)?[ \t]*(?:{words})[ \t]*(?:\*\*|__)?[ \t]*(?:[:：]|$)|(?:\*\*|__)(?:{words})[ \t]*[:：]?[ \t]*(?:\*\*|__)"
+_WHY = re.compile(_LABEL.format(words=_WHY_WORDS))
+_HOW = re.compile(_LABEL.format(words=_HOW_WORDS))
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,10 +94,9 @@ def missing_sections(body: str) -> list[str]:
     missing = []
     # Both patterns need their words (case-insensitively; no other character case-folds to
     # these letters), so a body without them is decided without running the regexes.
-    low = body.lower()
-    if "why" not in low or not _WHY.search(body):
+    if not _WHY.search(body):
         missing.append("Why:")
-    if "how to apply" not in low or not _HOW.search(body):
+    if not _HOW.search(body):
         missing.append("How to apply:")
     return missing
 
@@ -119,8 +135,11 @@ def _dateparser_cached(cleaned: str, base: date) -> date | None:
 def find_relative_dates(text: str, base: datetime, *, first_line: int = 1) -> list[RelativeDate]:
     """Relative date phrases in ``text`` with the date each meant at ``base`` (the file's mtime).
 
-    ``first_line`` is the file line number of ``text``'s first line. Phrases inside inline or
-    fenced code are still reported (memories are prose; code in them is rare).
+    ``first_line`` is the file line number of ``text``'s first line. Not relative dates: phrases
+    in fenced code blocks, block quotes (``> …``) and quoted text or code spans (a script, a chat
+    line, a title: someone else's words), recurring rules and durations ("every Monday", "per
+    week", "for the past week"), ranges of weekdays ("Monday to Friday"), and the words that
+    mostly mean "currently" (today, tonight, this week, 今天, 오늘).
     """
     found: list[RelativeDate] = []
     scan = text[:MAX_SCAN_CHARS]
@@ -130,7 +149,19 @@ def find_relative_dates(text: str, base: datetime, *, first_line: int = 1) -> li
     # each over the text rules out most bodies before the line-by-line pass.
     if not any(p.search(scan) for p in (_RELATIVE_EN, _RELATIVE_CJK, _RELATIVE_ZH_WEEK, _RELATIVE_JA_WEEK, _RELATIVE_KO_WEEK)):
         return found
+    fence: str | None = None
     for offset, line in enumerate(scan.split("\n")):
+        opened = _FENCE.match(line)
+        if fence is not None:
+            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence) and not line.strip()[len(opened.group(1)):].strip():
+                fence = None
+            continue
+        if opened:
+            fence = opened.group(1)
+            continue
+        if line.lstrip().startswith(">"):
+            continue
+        quoted = [(q.start(), q.end()) for q in _QUOTED.finditer(line)] if any(c in line for c in '"“「『`') else []
         spans: list[tuple[int, RelativeDate]] = []
         for m in _RELATIVE_ZH_WEEK.finditer(line):
             spans.append((m.start(), RelativeDate(m.group(0), first_line + offset, _resolve_zh_week(m, base.date()), m.start())))
@@ -140,13 +171,14 @@ def find_relative_dates(text: str, base: datetime, *, first_line: int = 1) -> li
             for m in pattern.finditer(line):
                 if any(start <= m.start() < start + len(rd.phrase) for start, rd in spans):
                     continue
-                if _RECURRING.search(line[: m.start()]):
-                    continue  # "every Friday", "on a Friday": a rule, not a date
+                if _RECURRING.search(line[: m.start()]) or _WEEKDAY_RANGE.match(line[m.end() :]):
+                    continue  # "every Friday", "on a Friday", "Monday to Friday": a rule, not a date
                 spans.append((m.start(), RelativeDate(m.group(0), first_line + offset, _dateparser_resolve(m.group(0), base), m.start())))
-        found.extend(rd for _, rd in sorted(spans, key=lambda s: s[0]))
+        found.extend(rd for start, rd in sorted(spans, key=lambda s: s[0]) if not any(a <= start < b for a, b in quoted))
     return found
 
 
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _NAME_DATE = re.compile(r"(?<!\d)((?:19|20)\d{2})[-_.]?(0[1-9]|1[0-2])[-_.]?(0[1-9]|[12]\d|3[01])(?!\d)")
 
 

@@ -69,9 +69,9 @@ DIAGNOSTIC_CODES: dict[str, tuple[Severity, str]] = {
     "description-multiline": ("warning", "`description` spans several lines; it should be one line (it is the recall key)"),
     "name-missing": ("info", "no `name` field"),
     "name-empty": ("info", "`name` is there but empty (`name: \"\"`)"),
-    "missing-why": ("warning", "a feedback/project memory without `**Why:**` (docs/behaviour.md §4.1 body shape)"),
-    "missing-how-to-apply": ("warning", "a feedback/project memory without `**How to apply:**` (docs/behaviour.md §4.1 body shape)"),
-    "relative-date": ("warning", "a relative date in a project memory; shown with the absolute date it meant at the file's mtime"),
+    "missing-why": ("info", "advice: a feedback/project memory that labels no reason (`**Why:**`, `## Why`, `Reason:`, `原因：`…; docs/behaviour.md §4.1 body shape)"),
+    "missing-how-to-apply": ("info", "advice: a feedback/project memory that labels no instruction (`**How to apply:**`, `## How to apply`, `做法：`…; docs/behaviour.md §4.1 body shape)"),
+    "relative-date": ("warning", "a relative date (tomorrow, next Monday, 明天): read months later it points at the wrong day; shown with the date it meant"),
     "over-recall-limit": ("info", "over 4,096 bytes / 200 lines: recall injects only the first part"),
     "not-indexed": ("info", "not linked from the index MEMORY.md"),
 }
@@ -335,8 +335,9 @@ def _body_diagnostics(fm: Frontmatter, mem_type: MemoryType | None, declared: st
     if shape in ("feedback", "project"):
         for section in missing_sections(fm.body):
             code = "missing-why" if section == "Why:" else "missing-how-to-apply"
-            diags.append(_diag(code, f"a {shape} memory should say `**{section}**` after the {'rule' if shape == 'feedback' else 'fact'}", path))
-    if shape == "project":
+            what = "why (the reason behind it)" if section == "Why:" else "how to apply it"
+            diags.append(_diag(code, f"advice: no labelled {what}; a {shape} memory usually says `**{section}**` after the {'rule' if shape == 'feedback' else 'fact'}", path))
+    if fm.present:
         based = date_base(relpath or os.fspath(path), fm.data, mtime)
         for rd in find_relative_dates(fm.body, based.moment, first_line=fm.body_line):
             meant = f"meant {rd.resolved.isoformat()}" if rd.resolved else "cannot be resolved"

@@ -29,7 +29,7 @@ import posixpath
 import re
 import time
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -39,6 +39,7 @@ from memtui.core.base.diagnostics import Severity
 from memtui.core.base.safe_read import read_regular
 from memtui.core.memory.memories import Memory
 from memtui.core.verify.claims import Claim, memory_claims
+from memtui.core.verify.history import CODE_EXTENSIONS, HISTORY_TIMEOUT_S, has_commits, history_paths, removed_words
 from memtui.core.verify.grep import DEFAULT_TIMEOUT_S, close_identifiers, find_words, read_vocabulary, word_parts
 from memtui.core.verify.tree import ProjectTree, list_tree
 
@@ -52,7 +53,11 @@ VERIFY_CODES: dict[str, tuple[Severity, str]] = {
     "stale-symbol": ("warning", "a function, class or identifier the memory names occurs nowhere in the project"),
     "stale-command": ("warning", "a task-runner target (`just X`, `make X`, `npm run X`) the project's justfile / Makefile / package.json does not define"),
     "verify-incomplete": ("info", "the symbol search stopped at its time limit or failed: some claims were not checked"),
+    "claims-not-checked": ("info", "the project's code is not there (no files besides the agent's own): the memories' claims about the code were not checked"),
 }
+# The severity of a stale claim that only the project as it is now speaks against (no git
+# history to tell "moved or deleted" from "never a file of this project"): advice, not a defect.
+UNCONFIRMED_SEVERITY: Severity = "info"
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +71,8 @@ class ClaimResult:
     code: str | None = None
     message: str = ""
     instead: str | None = None
+    # a stale claim the git history confirms (the path or name was in the project once)
+    confirmed: bool = True
 
     def to_json(self) -> dict[str, Any]:
         """``{kind, text, line, status, code, message, instead}``."""
@@ -122,11 +129,13 @@ class VerifyFinding:
     line: int | None
     message: str
     data: dict[str, Any] = field(default_factory=dict)
+    level: Severity | None = None
 
     @property
     def severity(self) -> Severity:
-        """``VERIFY_CODES[code]``'s severity."""
-        return VERIFY_CODES[self.code][0]
+        """``level`` when given (``UNCONFIRMED_SEVERITY`` for a stale claim no history
+        confirms), else ``VERIFY_CODES[code]``'s severity."""
+        return self.level or VERIFY_CODES[self.code][0]
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,14 +154,27 @@ class VerifyReport:
     notes: tuple[str, ...] = ()
     complete: bool = True
     seconds: float = 0.0
+    # the project holds no file besides the agent's own (CLAUDE.md, .claude/…): nothing checked
+    missing: bool = False
+    # the git history was read whole: a stale claim is one it confirms
+    history: bool = False
 
     def findings(self) -> list[VerifyFinding]:
-        """One finding per stale claim, plus ``verify-incomplete`` when the search stopped."""
+        """One finding per stale claim (``UNCONFIRMED_SEVERITY`` when no git history confirms
+        it), plus ``verify-incomplete`` when the search stopped; for a missing project, one
+        ``claims-not-checked`` finding instead of any."""
         out: list[VerifyFinding] = []
+        if self.missing:
+            claims = sum(len(mv.results) for mv in self.memories.values())
+            if claims:
+                holders = sum(1 for mv in self.memories.values() if mv.results)
+                out.append(VerifyFinding("claims-not-checked", None, None, f"project not found at {self.root} (no files besides the agent's own): {claims:,} claim{'s' if claims != 1 else ''} about the code in {holders} memor{'ies' if holders != 1 else 'y'} not checked", {"claims": claims, "memories": holders}))
+            return out
         for rel, mv in self.memories.items():
             for r in mv.stale:
                 assert r.code is not None
-                out.append(VerifyFinding(r.code, rel, r.claim.line, r.message, {"claim": r.claim.text, "instead": r.instead}))
+                level = None if r.confirmed else UNCONFIRMED_SEVERITY
+                out.append(VerifyFinding(r.code, rel, r.claim.line, r.message, {"claim": r.claim.text, "instead": r.instead, "confirmed": r.confirmed}, level))
         if not self.complete:
             out.append(VerifyFinding("verify-incomplete", None, None, "; ".join(self.notes) or VERIFY_CODES["verify-incomplete"][1]))
         return out
@@ -324,6 +346,9 @@ def verify_memories(
     excluded = [Path(os.path.abspath(p)) for p in exclude]
     for mem in memories if excluded else ():
         claims_of[mem.relpath] = [c for c in claims_of[mem.relpath] if not _links_a_memory(mem, c, excluded)]
+    if not _has_code(tree):
+        unchecked = {rel: MemoryVerification(rel, tuple(ClaimResult(c, "unchecked", None, "the project's code is not there") for c in claims)) for rel, claims in claims_of.items()}
+        return VerifyReport(tree.root, unchecked, tree.source, len(tree.files), (f"project not found at {tree.root}: claims about the code not checked",), True, time.monotonic() - started, missing=True)
     symbols = dict.fromkeys(w for claims in claims_of.values() for c in claims if c.kind == "symbol" for w in c.words)
     # one read of the project's files: its identifiers, and each file's line count on the way
     vocabulary = read_vocabulary(tree, timeout=timeout) if symbols else None
@@ -341,7 +366,9 @@ def verify_memories(
                 items.append(claim)
         per_memory[rel] = items
     # stale paths: an ignore rule may hide them (then they are not the memory's fault)
-    stale_paths = sorted({r.claim.path for items in per_memory.values() for r in items if isinstance(r, ClaimResult) and r.code == "stale-path" and r.claim.path})
+    # a directory claim is asked with its slash too: `static/` matches the rule `/static/` only so
+    stale_paths = sorted({p for items in per_memory.values() for r in items if isinstance(r, ClaimResult) and r.code == "stale-path" and r.claim.path
+                          for p in ((r.claim.path, r.claim.path + "/") if r.claim.directory else (r.claim.path,))})
     ignored = tree.ignored(stale_paths)
     search = find_words(tree, symbols, timeout=timeout, vocabulary=vocabulary)
     if not search.complete:
@@ -359,7 +386,92 @@ def verify_memories(
             else:
                 results.append(item)
         out[rel] = MemoryVerification(rel, tuple(results))
-    return VerifyReport(tree.root, out, tree.source, len(tree.files), tuple(notes), search.complete and tree.complete, time.monotonic() - started)
+    history = _confirm(out, tree, notes, search.found, timeout=max(timeout, HISTORY_TIMEOUT_S))
+    return VerifyReport(tree.root, out, tree.source, len(tree.files), tuple(notes), search.complete and tree.complete, time.monotonic() - started, history=history)
+
+
+# Files of the agent's own in a project (its instructions and settings): a project holding
+# nothing else has no code to check claims against.
+_AGENT_DIRS = frozenset({".claude", ".agent", ".git"})
+_AGENT_FILES = frozenset({"CLAUDE.md", "CLAUDE.local.md", "AGENT.md", "AGENT.local.md", "AGENTS.md", ".mcp.json"})
+
+
+def _has_code(tree: ProjectTree) -> bool:
+    """Whether the project lists a file that is not the agent's own."""
+    for rel in tree.files:
+        top = rel.split("/", 1)[0]
+        if top not in _AGENT_DIRS and rel.rsplit("/", 1)[-1] not in _AGENT_FILES:
+            return True
+    return False
+
+
+def _suffixes(paths: Iterable[str]) -> set[str]:
+    """Every path of ``paths`` and every directory in it, and each of their tails by segments
+    (``src/a/b.ts`` → ``src/a/b.ts``, ``a/b.ts``, ``b.ts``, ``src/a``, ``a``, ``src``): what a
+    memory may write for a path the project once had."""
+    out: set[str] = set()
+    for path in paths:
+        parts = path.split("/")
+        for end in range(len(parts), 0, -1):
+            head = parts[:end]
+            for start in range(len(head)):
+                tail = "/".join(head[start:])
+                if tail in out and start == 0:
+                    break
+                out.add(tail)
+    return out
+
+
+def _specific(path: str) -> bool:
+    """Whether a path the history had speaks of this project: one with a folder, or a bare
+    name of a source file (``debug2-styles.ts``). A bare data or document name (``handling.cfg``,
+    ``config.json``) is as often a program's or a game's own file as a copy the project once had."""
+    if "/" in path:
+        return True
+    ext = path.rsplit(".", 1)[-1].lower() if "." in path else ""
+    return ext in CODE_EXTENSIONS
+
+
+def _confirm(out: dict[str, MemoryVerification], tree: ProjectTree, notes: list[str], present: frozenset[str], *, timeout: float) -> bool:
+    """Keep a stale path or symbol stale only when the git history shows the project once had
+    it (a path some commit touched; an identifier in a line some commit removed); one the
+    history never had is no claim about this project (``unchecked``); ``present``: the names the
+    project has now (a stale symbol's other parts). Without a readable
+    history every stale claim stays, unconfirmed (``UNCONFIRMED_SEVERITY``). Returns whether
+    the history was read whole."""
+    stale = [(rel, i, r) for rel, mv in out.items() for i, r in enumerate(mv.results) if r.code in ("stale-path", "stale-symbol")]
+    if not stale:
+        return tree.source == "git"
+    paths: set[str] | None = None
+    words: frozenset[str] | None = None
+    if tree.source == "git" and has_commits(tree.root, timeout=timeout):
+        if any(r.code == "stale-path" for _, _, r in stale):
+            found = history_paths(tree.root, timeout=timeout)
+            paths = _suffixes(found.found) if found.complete else None
+            if not found.complete:
+                notes.append(f"the git history could not be read whole ({found.error}): stale paths are not confirmed")
+        absent = {w for _, _, r in stale if r.code == "stale-symbol" for w in r.claim.words if w not in present}
+        if absent:
+            removed = removed_words(tree.root, absent, timeout=timeout)
+            words = removed.found if removed.complete else None
+            if not removed.complete:
+                notes.append(f"the git history could not be read whole ({removed.error}): stale names are not confirmed")
+    results = {rel: list(mv.results) for rel, mv in out.items()}
+    for rel, i, r in stale:
+        if r.code == "stale-path":
+            assert r.claim.path is not None
+            once = None if paths is None else r.claim.path in paths and _specific(r.claim.path)
+            what = "path"
+        else:
+            once = None if words is None else any(w in words for w in r.claim.words if w not in present)
+            what = "name"
+        if once is None:
+            results[rel][i] = replace(r, confirmed=False)
+        elif not once:
+            results[rel][i] = ClaimResult(r.claim, "unchecked", None, f"not in the project, and never in its git history: not a {what} of this project")
+    for rel, items in results.items():
+        out[rel] = MemoryVerification(rel, tuple(items))
+    return paths is not None or words is not None
 
 
 def _links_a_memory(memory: Memory, claim: Claim, excluded: Sequence[Path]) -> bool:
@@ -373,7 +485,7 @@ def _links_a_memory(memory: Memory, claim: Claim, excluded: Sequence[Path]) -> b
 
 def _stale_path(checker: _Checker, claim: Claim, ignored: set[str]) -> ClaimResult:
     assert claim.path is not None
-    if claim.path in ignored:
+    if claim.path in ignored or (claim.directory and claim.path + "/" in ignored):
         return ClaimResult(claim, "unchecked", None, f"`{claim.path}` is ignored by the project (.gitignore): not checked")
     what = "directory" if claim.directory else "file" if "." in claim.path.rsplit("/", 1)[-1] else "path"
     instead = checker.instead_of_path(claim)

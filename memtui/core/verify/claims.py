@@ -18,7 +18,9 @@ Where claims come from: the description and the body of a memory, outside fenced
 - **Prose** outside spans: only unmistakable paths — a token ending in a known source or
   document extension (``billing.ts:42``, ``src/x.py``, ``docs/x.md#part``).
 
-Never claims: URLs and e-mail addresses, globs (``*``, ``?``, ``{``), placeholders (``<name>``),
+Never claims: a name in a clause that says it is gone or was never there ("removed
+`x.ts`", "`x.ts` was deleted", "no `public-api.ts`", "`old.ts` → `new.ts`", "已删除"), a name
+given as an example ("e.g. `foo.ts`", "例如"), URLs and e-mail addresses, globs (``*``, ``?``, ``{``), placeholders (``<name>``),
 absolute paths outside the project and ``~/…`` (they are checked by nobody), and two-segment
 ``owner/name`` spans whose first segment is not a directory of the project (a GitHub
 repository, ``S3/Kafka``): ``anchored`` says whether a path needs that check.
@@ -114,6 +116,47 @@ class Claim:
     words: tuple[str, ...] = ()
     runner: str | None = None
     target: str | None = None
+
+
+# A clause ends at these: a name's clause is the text between the two around it on its line.
+_CLAUSE_END = re.compile(r"[;；。!?！？|]|\.(?:\s|$)|\s[—–]\s|,\s(?:but|while|and then)\b")
+# Words saying the name in the clause is gone, renamed, or never was.
+_GONE_BEFORE = re.compile(
+    r"(?i)(?:\b(?:removed?|removing|deleted?|deleting|dropped|retired?|killed|got rid of|ripped out|rename[ds]?|moved|replaced|"
+    r"replacing|instead of|in place of|no longer|no|not|without|never|obsolete|deprecated|formerly|previously|old|legacy)\b"
+    r"|删除|删掉|移除|去掉|已删|不再|没有|不存在|废弃|廢棄|取代了|代替了|削除|廃止|存在しない|삭제|없음|eliminad[oa]|borrad[oa]|ya no|no existe)"
+)
+_GONE_AFTER = re.compile(
+    r"(?i)(?:\b(?:removed|deleted|dropped|retired|gone|renamed|moved|replaced|superseded|obsolete|deprecated|no longer|"
+    r"does not exist|doesn't exist|did not exist|didn't exist|never existed|was never|still on disk|killed|ripped out)\b"
+    r"|^\s*(?:→|->|=>|⇒)|删除|删掉|移除|已删|不再|不存在|废弃|廢棄|被取代|被替换|削除|廃止|삭제|eliminad[oa]|borrad[oa])"
+)
+_EXAMPLE_BEFORE = re.compile(r"(?i)(?:\be\.\s?g\.|\bi\.\s?e\.|for example|for instance|such as|example|例如|比如|譬如|例えば|예를 들어|por ejemplo|p\.\s?ej\.)\W{0,4}$")
+_CODE_SPAN = re.compile(r"`[^`\n]*`")
+_PLACEHOLDER = re.compile(r"(?i)(?:^|[/._-])(?:foo|bar|baz|qux|example|examples|sample|xxx+|yyy+|placeholder|your[-_]?\w*|my[-_]\w+|some[-_]\w+|path/to|to/\w+)(?:$|[/._-])")
+
+
+def retracted(text: str, start: int, end: int) -> bool:
+    """Whether the name at ``text[start:end]`` is not a claim that it exists: its clause says
+    it is gone, renamed or never was, it is given as an example, or it is a placeholder path
+    (``path/to/x.py``, ``foo/bar.ts``, ``your-app/``)."""
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    line_end = len(text) if line_end < 0 else line_end
+    before_line = text[line_start:start]
+    if _EXAMPLE_BEFORE.search(before_line.rstrip("`*_ ([")):
+        return True
+    name = text[start:end].strip("`")
+    if ("/" in name or (_extension(name) or "").lower() in SOURCE_EXTENSIONS) and _PLACEHOLDER.search(name):
+        return True
+    ends = list(_CLAUSE_END.finditer(before_line))
+    before = before_line[ends[-1].end() :] if ends else before_line
+    after_line = text[end:line_end]
+    stop = _CLAUSE_END.search(after_line)
+    after = after_line[: stop.start()] if stop else after_line
+    # the words around, not the other names in the clause (`src/old-parser.ts` says nothing)
+    before, after = _CODE_SPAN.sub(" ", before), _CODE_SPAN.sub(" ", after)
+    return bool(_GONE_BEFORE.search(before) or _GONE_AFTER.search(after))
 
 
 def _mask_fences(text: str) -> str:
@@ -270,7 +313,8 @@ def claims_in_text(text: str, first_line: int) -> Iterator[Claim]:
         spans.append((m.start(), m.end()))
         line += masked.count("\n", at, m.start(2))
         at = m.start(2)
-        yield from _span_claims(m.group(2), line)
+        if not retracted(masked, m.start(), m.end()):
+            yield from _span_claims(m.group(2), line)
     # prose outside the spans
     pos = 0
     for start, end in [*spans, (len(masked), len(masked))]:
@@ -278,7 +322,7 @@ def claims_in_text(text: str, first_line: int) -> Iterator[Claim]:
         if "." in chunk and _PROSE_HINT.search(chunk):
             for m in _PROSE_PATH.finditer(chunk):
                 token = m.group(1).rstrip(".")
-                if m.group(2).lower() not in SOURCE_EXTENSIONS:
+                if m.group(2).lower() not in SOURCE_EXTENSIONS or retracted(masked, pos + m.start(1), pos + m.end(1)):
                     continue
                 claim = path_claim(token, first_line + masked.count("\n", 0, pos + m.start(1)), in_span=False)
                 if claim is not None:

@@ -41,13 +41,30 @@ FILES = {
 GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=main", "-c", "commit.gpgsign=false"]
 
 
+# What the project held before its last commit: the refund code and the order service at its
+# old place, which the memories below still name (the git history says they were there).
+OLD_FILES = {
+    "src/payments/refund.ts": "export function chargeCustomer(id: string) {\n  return id;\n}\n",
+    "src/order_service.py": "def process_order(orders):\n    return orders\n",
+}
+
+
 def make_project(root: Path, *, git: bool) -> Path:
-    for rel, text in FILES.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
+    def write(files: dict[str, str]) -> None:
+        for rel, text in files.items():
+            path = root / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
+
     if git:
         subprocess.run([*GIT, "init", "-q", str(root)], check=True)
+        write(OLD_FILES)
+        subprocess.run([*GIT, "-C", str(root), "add", "-A"], check=True)
+        subprocess.run([*GIT, "-C", str(root), "commit", "-q", "-m", "old layout"], check=True)
+        for rel in OLD_FILES:
+            (root / rel).unlink()
+    write(FILES)
+    if git:
         subprocess.run([*GIT, "-C", str(root), "add", "-A"], check=True)
         subprocess.run([*GIT, "-C", str(root), "commit", "-q", "-m", "init"], check=True)
     return root

@@ -1,0 +1,82 @@
+"""Doctor checks on the project around a memory dir rather than on the memories in it.
+
+- ``unread-memory-folder``: a memory folder committed to the repository (``.claude/memory/``
+  with Markdown files in it) that is not the memory dir the agent resolves. Claude Code reads
+  its memories from ``~/.claude/projects/<slug>/memory/`` (or ``autoMemoryDirectory`` from the
+  policy, user or local settings — never from the checked-in project settings): a folder of
+  memories in the repository is loaded by no session, however current it looks.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+from pathlib import Path
+
+from memtui.core.doctor.model import DoctorReport, Finding, finding, sort_key
+from memtui.core.places.locations import Locations
+
+# Where people commit a copy of Claude Code's memory folder, relative to the project root.
+COMMITTED_MEMORY_FOLDERS = (".claude/memory",)
+# memtui's bound on the files looked at in one such folder (a count is all the finding needs).
+MAX_LISTED = 10_000
+
+
+def _markdown_count(folder: Path) -> int:
+    count = 0
+    try:
+        with os.scandir(folder) as entries:
+            for n, entry in enumerate(entries):
+                if n >= MAX_LISTED:
+                    break
+                if entry.name.endswith(".md") and entry.is_file(follow_symlinks=False):
+                    count += 1
+    except OSError:
+        return 0
+    return count
+
+
+def _same_or_inside(a: Path, b: Path) -> bool:
+    try:
+        ra, rb = a.resolve(), b.resolve()
+    except (OSError, RuntimeError):
+        return False
+    return ra == rb or ra.is_relative_to(rb) or rb.is_relative_to(ra)
+
+
+def project_findings(locations: Locations) -> list[Finding]:
+    """The project-level findings for ``locations`` (the claude flavor only: the seed design
+    says nothing of where else memories may lie). Reads only; never raises for a bad folder."""
+    if locations.flavor.name != "claude":
+        return []
+    out: list[Finding] = []
+    roots = dict.fromkeys(p for p in (locations.project_root, locations.git_root, locations.canonical_git_root) if p is not None)
+    for root in roots:
+        for rel in COMMITTED_MEMORY_FOLDERS:
+            folder = root / rel
+            if folder.is_symlink() or not folder.is_dir() or _same_or_inside(folder, locations.memory_dir):
+                continue
+            files = _markdown_count(folder)
+            if not files:
+                continue
+            out.append(
+                finding(
+                    "unread-memory-folder",
+                    None,
+                    None,
+                    f"{folder} holds {files} memory file{'s' if files != 1 else ''} Claude Code never reads: it reads its memory from {locations.memory_dir}. "
+                    "To use this folder, set `autoMemoryDirectory` to it in your user or local settings (the checked-in project settings cannot), or copy what still holds there",
+                    folder=str(folder),
+                    files=files,
+                    memory_dir=str(locations.memory_dir),
+                )
+            )
+    return out
+
+
+def add_project_findings(report: DoctorReport, locations: Locations) -> DoctorReport:
+    """``report`` with ``project_findings(locations)`` among its findings (in report order)."""
+    extra = project_findings(locations)
+    if not extra:
+        return report
+    return replace(report, findings=tuple(sorted([*extra, *report.findings], key=sort_key)), rendered=None, counted=None)

@@ -1,0 +1,125 @@
+"""A claim about the code is stale only when the project once had it: what the git history
+confirms, what it cannot, and the claims a sentence takes back. Each project is built here with
+the history a real one would have (a file committed, then deleted or moved)."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from memtui.core.memory.memories import read_memory
+from memtui.core.verify import memory_claims, verify_memories
+
+GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=main", "-c", "commit.gpgsign=false"]
+
+
+def _commit(root: Path, files: dict[str, str | None], message: str) -> None:
+    for rel, text in files.items():
+        path = root / rel
+        if text is None:
+            path.unlink()
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
+    subprocess.run([*GIT, "-C", str(root), "add", "-A"], check=True)
+    subprocess.run([*GIT, "-C", str(root), "commit", "-q", "-m", message], check=True)
+
+
+def _repo(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    root.mkdir()
+    subprocess.run([*GIT, "init", "-q", str(root)], check=True)
+    _commit(root, {
+        "src/game/load-player.ts": "export function loadPlayerMesh(url: string) {\n  return url;\n}\n",
+        "tests/data/handling.cfg": "; a fixture\n",
+        "src/app.ts": "import { WebGLRenderTarget } from 'three';\nexport const target = new WebGLRenderTarget(1, 1);\n",
+    }, "first")
+    _commit(root, {
+        "src/game/load-player.ts": None,
+        "tests/data/handling.cfg": None,
+        "src/app.ts": "export const app = 1;\n",
+        "packages/game/src/character.ts": "export class Character {}\n",
+    }, "move to packages")
+    return root
+
+
+def _memory(memory_dir: Path, body: str) -> Path:
+    memory_dir.mkdir(parents=True, exist_ok=True)
+    path = memory_dir / "project_notes.md"
+    path.write_text(f"---\nname: notes\ndescription: d\ntype: project\n---\n\n{body}")
+    return path
+
+
+def _results(root: Path, memory_dir: Path, body: str) -> tuple[dict[str, tuple[str, str | None, bool]], object]:
+    path = _memory(memory_dir, body)
+    report = verify_memories([read_memory(path, memory_dir)], root, exclude=[memory_dir])
+    results = report.memories["project_notes.md"].results
+    return {r.claim.text: (r.status, r.code, r.confirmed) for r in results}, report
+
+
+def test_a_path_the_history_had_is_stale_and_one_it_never_had_is_no_claim(tmp_path: Path) -> None:
+    root = _repo(tmp_path)
+    got, report = _results(root, tmp_path / "mem", "The player loads in `src/game/load-player.ts`; the scene uses `three.js` and `assets/city.json`.\n")
+    assert got["src/game/load-player.ts"] == ("stale", "stale-path", True)
+    # never a file of this repository: a library name, a game asset
+    assert got["three.js"][0] == "unchecked"
+    assert got["assets/city.json"][0] == "unchecked"
+    findings = report.findings()
+    assert [(f.code, f.severity, f.data["claim"]) for f in findings] == [("stale-path", "warning", "src/game/load-player.ts")]
+
+
+def test_a_bare_data_file_name_is_not_confirmed_by_a_fixture_of_that_name(tmp_path: Path) -> None:
+    root = _repo(tmp_path)
+    got, _ = _results(root, tmp_path / "mem", "Vehicle mass comes from `handling.cfg` and the code in `load-player.ts`.\n")
+    assert got["handling.cfg"][0] == "unchecked"  # the game's own file; the repo only had a test copy
+    assert got["load-player.ts"] == ("stale", "stale-path", True)  # a source file it had
+
+
+def test_a_name_is_stale_only_when_the_project_defined_it(tmp_path: Path) -> None:
+    root = _repo(tmp_path)
+    got, _ = _results(root, tmp_path / "mem", "Meshes come from `loadPlayerMesh()`; depth goes to a `WebGLRenderTarget` (three.js).\n")
+    assert got["loadPlayerMesh()"] == ("stale", "stale-symbol", True)  # `export function loadPlayerMesh` was removed
+    assert got["WebGLRenderTarget"][0] == "unchecked"  # only imported from a library, never defined here
+
+
+def test_a_sentence_that_says_the_file_is_gone_makes_no_claim(tmp_path: Path) -> None:
+    body = (
+        "Removed the placeholder (`src/game/load-player.ts` + its model).\n"
+        "There is no `src/public-api.ts` (methods live on `Game`).\n"
+        "`src/old.ts` → `src/app.ts`.\n"
+        "For example `src/example/thing.ts`, or e.g. `path/to/file.ts`.\n"
+        "The character lives in `packages/game/src/character.ts`.\n"
+    )
+    claims = [c.text for c in memory_claims(read_memory(_memory(tmp_path / "mem", body), tmp_path / "mem"))]
+    assert claims == ["src/app.ts", "packages/game/src/character.ts"]
+
+
+def test_without_a_history_a_stale_claim_is_advice(tmp_path: Path) -> None:
+    root = tmp_path / "plain"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "app.ts").write_text("export const app = 1;\n")
+    got, report = _results(root, tmp_path / "mem", "Billing is in `src/billing.ts`.\n")
+    assert got["src/billing.ts"] == ("stale", "stale-path", False)
+    assert [(f.code, f.severity) for f in report.findings()] == [("stale-path", "info")]
+
+
+def test_a_fresh_repository_with_no_commit_confirms_nothing(tmp_path: Path) -> None:
+    root = tmp_path / "fresh"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "app.ts").write_text("export const app = 1;\n")
+    subprocess.run([*GIT, "init", "-q", str(root)], check=True)
+    got, _ = _results(root, tmp_path / "mem", "Billing is in `src/billing.ts`.\n")
+    assert got["src/billing.ts"] == ("stale", "stale-path", False)
+
+
+def test_no_project_tree_gives_one_notice_instead_of_a_finding_per_claim(tmp_path: Path) -> None:
+    root = tmp_path / "empty"
+    root.mkdir()
+    (root / "CLAUDE.md").write_text("# rules\n")  # the agent's own file is no code
+    body = "Billing is in `src/billing.ts`, `chargeCustomer()` bills, `src/refund.ts` refunds.\n"
+    got, report = _results(root, tmp_path / "mem", body)
+    assert {status for status, _, _ in got.values()} == {"unchecked"}
+    findings = report.findings()
+    assert [(f.code, f.relpath, f.severity) for f in findings] == [("claims-not-checked", None, "info")]
+    assert f"project not found at {root}" in findings[0].message
+    assert "3 claims about the code in 1 memory not checked" in findings[0].message
