@@ -98,7 +98,7 @@ def project(body: str, description: str = "Deploy window") -> str:
     ("body", "expected"),
     [
         # mtime Monday 2026-03-02: phrase -> (resolved, fixable)
-        ("The migration runs on Thursday.", [("on Thursday", "2026-03-05", "on 2026-03-05")]),
+        ("The migration runs on Thursday.", []),  # "on Thursday": this one, or every one? not a date to report
         ("The backup finishes tomorrow.", [("tomorrow", "2026-03-03", "on 2026-03-03")]),
         ("We agreed yesterday.", [("yesterday", "2026-03-01", "on 2026-03-01")]),
         ("Ship it by tomorrow.", [("tomorrow", "2026-03-03", "2026-03-03")]),
@@ -110,6 +110,9 @@ def project(body: str, description: str = "Deploy window") -> str:
         ("明日リリース。先週の金曜日に決めた。", [("明日", "2026-03-03", "2026-03-03"), ("先週の金曜日", "2026-02-27", "2026-02-27")]),
         ("내일 배포. 모레 확인. 지난주 금요일 결정.", [("내일", "2026-03-03", "2026-03-03"), ("모레", "2026-03-04", "2026-03-04"), ("지난주 금요일", "2026-02-27", "2026-02-27")]),
         ("Standup every Friday.", []),  # a recurring rule, not a date
+        ("Deploys run Monday to Friday.", []),  # a schedule
+        ("Today the renderer batches draws.", []),  # "today" as "currently"
+        ('The user wrote "ship it tomorrow" in chat.', []),  # quoted: someone else's words
         ("Frozen since 2026-03-05.", []),
     ],
 )
@@ -121,17 +124,20 @@ def test_relative_dates_resolved_from_mtime(tmp_path: Path, body: str, expected:
     assert [(f.data["phrase"], f.data["resolved"], f.data["replacement"]) for f in found] == expected
     for f, (_, _, replacement) in zip(found, expected, strict=True):
         assert f.line == 7 and f.severity == "warning"
-        assert f.fix == ("absolute-date" if replacement else None)
+        assert f.fix is None  # a prose date is never rewritten: the user writes the date they meant
 
 
-def test_relative_date_in_description_and_only_in_project_memories(tmp_path: Path) -> None:
+def test_relative_date_in_description_and_in_every_type_of_memory(tmp_path: Path) -> None:
     memory_dir = tmp_path / "memory"
     write(memory_dir, "project_p.md", project("Fixed facts only.", description="Deploy runs tomorrow"))
     write(memory_dir, "user_u.md", "---\nname: U\ndescription: starts tomorrow\ntype: user\n---\n\nJoins tomorrow.\n")
     write(memory_dir, "MEMORY.md", "- [P](project_p.md) — p\n- [U](user_u.md) — u\n")
-    [f] = only(doctor(memory_dir), "relative-date")
-    assert (f.path, f.line, f.data["where"], f.data["replacement"]) == ("project_p.md", 3, "description", "on 2026-03-03")
-    assert "in the description" in f.message and "2026-03-02" in f.message
+    found = only(doctor(memory_dir), "relative-date")
+    assert [(f.path, f.line, f.data["where"]) for f in found] == [("project_p.md", 3, "description"), ("user_u.md", 3, "description"), ("user_u.md", 7, "body")]
+    assert "in the description" in found[0].message and "2026-03-02" in found[0].message
+    # a screenplay or log in a fenced block is quoted text, not the memory's own date
+    write(memory_dir, "feedback_f.md", "---\nname: F\ndescription: d\ntype: feedback\n---\n\n```\nA: see you tomorrow\n```\n")
+    assert [f.path for f in only(doctor(memory_dir), "relative-date") if f.path == "feedback_f.md"] == []
 
 
 # ----- content that must not be saved --------------------------------------------------------------
@@ -227,7 +233,7 @@ def test_index_problems(tmp_path: Path) -> None:
     got = [(f.code, f.line, f.fix) for f in report.findings if f.path == "MEMORY.md"]
     assert got == [
         ("index-frontmatter", 1, None),
-        ("index-line-too-long", 5, "shorten-index-line"),
+        ("index-line-too-long", 5, None),
         ("index-heading-entry", 6, "entry-from-heading"),
         ("index-dangling", 7, "drop-index-line"),
         ("index-line-too-long", 8, None),

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from support.doctor import MONDAY, NOW, clean_dir, doctor, only, write
 
-from memtui.core.doctor import FixError, combined_fix_plan, fix_plan
+from memtui.core.doctor import CERTAIN_FIXES, FixError, combined_fix_plan, fix_plan, run_doctor
 from memtui.core.writes.edits import apply_plan, undo
 from memtui.core.writes.journal import Journal
 
@@ -38,7 +38,7 @@ def test_trap_fixture_findings(traps: Path) -> None:
         ("project_colon_yaml.md", "frontmatter-repaired", 2, None),
         ("reference_no_frontmatter.md", "no-frontmatter", None, None),
         ("feedback_Type_case.md", "type-case", 4, "lower-case-type"),
-        ("project_relative_dates.md", "relative-date", 7, "absolute-date"),  # on Thursday, tomorrow
+        ("project_relative_dates.md", "relative-date", 7, None),  # tomorrow: reported, never rewritten
         ("feedback_missing_why.md", "missing-why", None, None),
         ("feedback_missing_why.md", "missing-how-to-apply", None, None),
         ("MEMORY.md", "index-dangling", 9, "drop-index-line"),  # project_gone.md
@@ -46,7 +46,7 @@ def test_trap_fixture_findings(traps: Path) -> None:
     }
     assert expected_from_readme <= got
     dates = [(f.line, f.data["phrase"], f.data["resolved"]) for f in only(report, "relative-date")]
-    assert dates == [(3, "on Thursday", "2026-03-05"), (7, "on Thursday", "2026-03-05"), (7, "tomorrow", "2026-03-03")]
+    assert dates == [(7, "tomorrow", "2026-03-03")]  # "on Thursday" (this one, or every one?) is not reported
     [dangling] = only(report, "index-dangling")
     assert dangling.data["target"] == "project_gone.md"
     unindexed = sorted(f.path for f in only(report, "not-indexed"))
@@ -106,26 +106,6 @@ def test_fix_remove_bom_and_leading_blank(tmp_path: Path) -> None:
     apply_and_check(memory_dir, {"user_b.md": b"---\nname: B\ndescription: d\ntype: user\n---\n\ny\n"}, fix_plan(memory_dir, blank))
 
 
-def test_fix_relative_dates_all_in_one_plan(traps: Path) -> None:
-    report = doctor(traps)
-    plan = combined_fix_plan(traps, only(report, "relative-date"))
-    expected = (
-        b"---\nname: Migration window\ndescription: The schema migration runs on 2026-03-05 after the backup\ntype: project\n---\n\n"
-        b"The migration runs on 2026-03-05; the backup finishes on 2026-03-03.\n\n"
-        b"**Why:** the backup must complete first.\n\n**How to apply:** don't touch the schema before then.\n"
-    )
-    apply_and_check(traps, {"project_relative_dates.md": expected}, plan)
-
-
-def test_fix_relative_date_on_a_crlf_file(tmp_path: Path) -> None:
-    memory_dir = clean_dir(tmp_path)
-    original = "---\r\nname: P\r\ndescription: freeze\r\ntype: project\r\n---\r\n\r\n明天冻结，上周四决定。\r\n\r\n**Why:** w\r\n\r\n**How to apply:** h\r\n"
-    write(memory_dir, "project_p.md", original)
-    plan = combined_fix_plan(memory_dir, only(doctor(memory_dir), "relative-date"))
-    expected = "---\r\nname: P\r\ndescription: freeze\r\ntype: project\r\n---\r\n\r\n2026-03-03冻结，2026-02-26决定。\r\n\r\n**Why:** w\r\n\r\n**How to apply:** h\r\n"
-    apply_and_check(memory_dir, {"project_p.md": expected.encode("utf-8")}, plan)
-
-
 def test_ambiguous_relative_date_has_no_fix(tmp_path: Path) -> None:
     memory_dir = clean_dir(tmp_path)
     write(memory_dir, "project_p.md", "---\nname: P\ndescription: d\ntype: project\n---\n\nShip next week.\n\n**Why:** w\n\n**How to apply:** h\n")
@@ -164,24 +144,6 @@ def test_fix_add_index_entries_main_and_team(traps: Path) -> None:
     apply_and_check(traps, {"MEMORY.md": main_index, "team/MEMORY.md": team_index}, plan)
 
 
-def test_fix_shorten_index_line_moves_the_detail_into_the_memory(tmp_path: Path) -> None:
-    memory_dir = clean_dir(tmp_path)
-    hook = ("steps1234 " * 20).strip()  # 199 characters
-    write(memory_dir, "project_deploy.md", "---\nname: Deploy\ndescription: how deploys go\ntype: project\n---\n\nDeploys on green.\n\n**Why:** w\n\n**How to apply:** h\n")
-    write(memory_dir, "MEMORY.md", f"- [Squash merges](feedback_squash.md) — one commit per PR\n- [Deploy](project_deploy.md) — {hook}\n")
-    [f] = only(doctor(memory_dir), "index-line-too-long")
-    assert (f.line, f.fix) == (2, "shorten-index-line")
-    # head "- [Deploy](project_deploy.md) — " is 32 characters: 117 of the hook + "…" make 150.
-    short = "- [Deploy](project_deploy.md) — " + "steps1234 " * 11 + "steps12…"
-    assert len(short) == 150
-    expected_index = f"- [Squash merges](feedback_squash.md) — one commit per PR\n{short}\n".encode()
-    expected_memory = (
-        "---\nname: Deploy\ndescription: how deploys go\ntype: project\n---\n\nDeploys on green.\n\n**Why:** w\n\n**How to apply:** h\n"
-        f"\n{hook}\n"
-    ).encode()
-    apply_and_check(memory_dir, {"MEMORY.md": expected_index, "project_deploy.md": expected_memory}, fix_plan(memory_dir, f))
-
-
 def test_fix_refuses_when_the_file_changed(traps: Path) -> None:
     [f] = only(doctor(traps), "type-case")
     (traps / "feedback_Type_case.md").write_text("---\nname: x\ndescription: d\ntype: feedback\n---\n\nbody\n")
@@ -199,3 +161,15 @@ def test_no_fix_deletes_a_memory(traps: Path) -> None:
     assert before <= after and after - before == {"team/MEMORY.md"}
     # Every fixable finding is gone after the one plan.
     assert doctor(traps).fixable() == []
+
+
+def test_no_fix_rewrites_prose_and_all_applies_only_the_certain_ones(traps: Path) -> None:
+    report = run_doctor(traps, NOW)
+    # dates in prose, long index hooks and conflicts are the user's to word: no fix at all
+    assert [f for f in report.findings if f.code in ("relative-date", "index-line-too-long", "possible-conflict") and f.fix] == []
+    certain = report.certain()
+    assert certain and {f.fix for f in certain} <= CERTAIN_FIXES
+    # an offered fix that drops or adds index text is there one code at a time, never in `all`
+    offered = {f.fix for f in report.fixable()}
+    assert {"drop-index-line", "add-index-entry"} <= offered
+    assert not {"drop-index-line", "add-index-entry"} & {f.fix for f in certain}

@@ -243,7 +243,7 @@ def test_bom_file_has_no_fields(tmp_path: Path) -> None:
 
 
 def test_relative_dates_resolved_from_the_mtime(tmp_path: Path) -> None:
-    body = "\nThe migration runs on Thursday; the backup finishes tomorrow.\n\n**Why:** x.\n\n**How to apply:** y.\n"
+    body = "\nThe migration runs next Thursday; the backup finishes tomorrow.\n\n**Why:** x.\n\n**How to apply:** y.\n"
     path = write(tmp_path, "project_dates.md", fm("name: M", "description: d", "type: project", body=body), MONDAY)
     mem = read_memory(path, tmp_path)
     rel = [d for d in mem.diagnostics if d.code == "relative-date"]
@@ -254,10 +254,10 @@ def test_relative_dates_resolved_from_the_mtime(tmp_path: Path) -> None:
     assert thursday.line == tomorrow.line == 7  # 5 lines of frontmatter, a blank line, then this
 
 
-def test_relative_dates_are_only_flagged_in_project_memories(tmp_path: Path) -> None:
+def test_relative_dates_are_flagged_in_feedback_memories_too(tmp_path: Path) -> None:
     write(tmp_path, "f.md", fm("name: F", "description: d", "type: feedback", body="\nDeploy tomorrow.\n\n**Why:** x.\n\n**How to apply:** y.\n"), MONDAY)
     (mem,) = scan_memories(tmp_path).memories
-    assert mem.diagnostics == ()
+    assert [(d.code, d.line) for d in mem.diagnostics] == [("relative-date", 7)]
 
 
 def test_frontmatter_closing_on_line_30_is_within_the_header(tmp_path: Path) -> None:

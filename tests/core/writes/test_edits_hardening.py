@@ -231,12 +231,13 @@ def test_a_doctor_fix_keeps_the_memory_age_so_its_other_dates_keep_their_base(me
     from memtui.core.doctor import fix_plan, run_doctor
 
     monday = datetime(2026, 3, 2, 9, 0, tzinfo=UTC).timestamp()
-    make(mem, "project_m.md", b"---\nname: M\ndescription: d\ntype: project\n---\n\nBackup tomorrow, migration next Thursday.\n\n**Why:** x\n\n**How to apply:** y\n", monday)
+    make(mem, "project_m.md", b"---\nname: M\ndescription: d\ntype: Project\n---\n\nBackup tomorrow, migration next Thursday.\n\n**Why:** x\n\n**How to apply:** y\n", monday)
     report = run_doctor(mem, NOW)
-    (tomorrow,) = [f for f in report.findings if f.code == "relative-date" and f.fix]
-    apply_plan(mem, fix_plan(mem, tomorrow), journal, NOW)
+    (case,) = [f for f in report.findings if f.code == "type-case" and f.fix]
+    apply_plan(mem, fix_plan(mem, case), journal, NOW)
     assert (mem / "project_m.md").stat().st_mtime == monday
-    assert b"2026-03-03" in (mem / "project_m.md").read_bytes()
+    # "tomorrow" still means the Monday's Tuesday
+    assert any(f.data.get("resolved") == "2026-03-03" for f in run_doctor(mem, NOW).findings if f.code == "relative-date")
 
 
 def test_an_older_change_can_be_undone_when_the_agent_changed_the_index_since_the_last(mem: Path, journal: Journal) -> None:
