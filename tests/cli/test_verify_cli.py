@@ -32,7 +32,7 @@ def test_verify_json_on_the_demo(ws: DemoWorkspace) -> None:
     assert code == 0, out
     data = json.loads(out)
     assert data["root"] == str(ws.project) and data["source"] == "git"
-    assert data["counts"] == {"memories": 30, "with_claims": 12, "claims": 16, "verified": 14, "stale": 2, "unchecked": 0}  # two verified names sit in clauses that say "no …"/"instead of …": no claim
+    assert data["counts"] == {"memories": 30, "with_claims": 12, "claims": 18, "verified": 16, "stale": 2, "unchecked": 0}
     by_path = {m["relpath"]: m for m in data["memories"]}
     assert by_path["feedback_vendored_code.md"]["summary"] == "verified 3/3"
     [stale] = [c for c in by_path["team/feedback_alert_changes.md"]["claims"] if c["status"] == "stale"]
@@ -50,7 +50,7 @@ def test_verify_text_and_nothing_written(ws: DemoWorkspace) -> None:
     assert code == 0
     assert "`parcelly_v2` occurs nowhere in the project; closest: `parcelly_v2_enabled`" in out
     assert "possible conflict: project_sqs_to_kafka.md ↔ project_kafka_migration.md" in out
-    assert "14 of 16 claims verified, 2 stale, 0 unchecked; 1 possible conflict" in out
+    assert "16 of 18 claims verified, 2 stale, 0 unchecked; 1 possible conflict" in out
     assert {p: p.read_bytes() for p in ws.root.rglob("*") if p.is_file()} == before
 
 

@@ -123,7 +123,7 @@ _CLAUSE_END = re.compile(r"[;；。!?！？|]|\.(?:\s|$)|\s[—–]\s|,\s(?:but|
 # Words saying the name in the clause is gone, renamed, or never was.
 _GONE_BEFORE = re.compile(
     r"(?i)(?:\b(?:removed?|removing|deleted?|deleting|dropped|retired?|killed|got rid of|ripped out|rename[ds]?|moved|replaced|"
-    r"replacing|instead of|in place of|no longer|no|not|without|never|obsolete|deprecated|formerly|previously|old|legacy)\b"
+    r"replacing|instead of|in place of|no longer|no|without|obsolete|deprecated|formerly|previously|legacy)\b"
     r"|删除|删掉|移除|去掉|已删|不再|没有|不存在|废弃|廢棄|取代了|代替了|削除|廃止|存在しない|삭제|없음|eliminad[oa]|borrad[oa]|ya no|no existe)"
 )
 _GONE_AFTER = re.compile(
