@@ -61,7 +61,7 @@ def test_doctor_shows_the_kafka_conflict_and_the_claims(ws: DemoWorkspace) -> No
     assert [(f["path"], f["data"]["other"], f["fix"]) for f in conflicts] == [("project_sqs_to_kafka.md", "project_kafka_migration.md", None)]
     assert data["verified"]["stale"] == 2
     code, out = run(ws, "doctor")
-    assert "possible-conflict" in out and "claims about the code: 16 verified, 2 stale, 0 unchecked" in out
+    assert "possible-conflict" in out and "claims about the code: 16 verified, 2 stale, 0 not checked" in out
 
 
 def test_judge_claude_without_a_key_says_so(ws: DemoWorkspace) -> None:
