@@ -37,6 +37,7 @@ from memtui.core.doctor import (
     instruction_texts,
     run_doctor,
 )
+from memtui.core.doctor.model import FileGroup, file_groups, note_kinds
 from memtui.core.doctor.project_checks import add_project_findings
 from memtui.core.doctor.usage_checks import project_usage
 from memtui.core.writes.edits import ApplyError, ConflictError, Plan, apply_plan
@@ -77,33 +78,11 @@ def _say_finding(f: Finding, times: int = 1) -> None:
     say_parts(f"  {where}  ", (f"{f.severity:<7}", {"fg": _SEVERITY_COLOR[f.severity]}), f" {f.code:<24} {visible(f.message)}", *again, *fix)
 
 
-_RANK = {"error": 0, "warning": 1, "info": 2}
-
-
-def _files_worst_first(groups: dict[str | None, list[Finding]]) -> list[tuple[str | None, list[Finding]]]:
-    """The report's files, the dir-level findings first, then the files with the most severe
-    findings (errors, then warnings), each file's findings most severe first, then by line."""
-    def rank(item: tuple[str | None, list[Finding]]) -> tuple[int, int, int, str]:
-        path, found = item
-        worst = min(_RANK[f.severity] for f in found)
-        return (0 if path is None else 1, worst, -sum(1 for f in found if _RANK[f.severity] == worst), path or "")
-
-    return [(path, sorted(found, key=lambda f: (_RANK[f.severity], f.line or 0, f.code))) for path, found in sorted(groups.items(), key=rank)]
-
-
-def _say_file(path: str | None, found: list[Finding]) -> None:
+def _say_group(group: FileGroup) -> None:
     say("")
-    say(visible(path) if path else "(memory dir)", bold=True)
-    seen: dict[tuple[str, str, str], int] = {}
-    order: list[Finding] = []
-    for f in found:  # one line per distinct finding: a repeat is counted, not printed again
-        key = (f.severity, f.code, f.message)
-        if key not in seen:
-            order.append(f)
-            seen[key] = 0
-        seen[key] += 1
-    for f in order:
-        _say_finding(f, seen[(f.severity, f.code, f.message)])
+    say(visible(group.path) if group.path else "(memory dir)", bold=True)
+    for f, times in group.lines:
+        _say_finding(f, times)
 
 
 def _print_report(report: DoctorReport, *, verbose: bool = False) -> None:
@@ -118,22 +97,14 @@ def _print_report(report: DoctorReport, *, verbose: bool = False) -> None:
     say(f"{visible(str(report.memory_dir))}  ({counted(report.memories, 'memory', 'memories')})")
     say(summary, bold=True)
     shown = report.findings if verbose else [f for f in report.findings if f.severity != "info" or f.path is None]
-    groups: dict[str | None, list[Finding]] = {}
-    for f in shown:
-        groups.setdefault(f.path, []).append(f)
-    for path, found in _files_worst_first(groups):
-        _say_file(path, found)
-    notes = [f for f in report.findings if f.severity == "info" and f.path is not None]
-    if notes and not verbose:
-        by_code: dict[str, list[Finding]] = {}
-        for f in notes:
-            by_code.setdefault(f.code, []).append(f)
+    for group in file_groups(shown):
+        _say_group(group)
+    kinds = [] if verbose else note_kinds(report.findings)
+    if kinds:
         say("")
-        say(f"{counted(len(notes), 'note')} (advice, not defects), by kind:", bold=True)
-        for code, found in sorted(by_code.items(), key=lambda kv: (-len(kv[1]), kv[0])):
-            files = len({f.path for f in found})
-            meaning = DOCTOR_CODES[code][1] if code in DOCTOR_CODES else found[0].message
-            say_parts("  ", (f"{len(found):>4}", {"fg": _SEVERITY_COLOR["info"]}), f" {code:<24} {counted(files, 'file')}: {visible(meaning)}")
+        say(f"{counted(sum(k.count for k in kinds), 'note')} (advice, not defects), by kind:", bold=True)
+        for kind in kinds:
+            say_parts("  ", (f"{kind.count:>4}", {"fg": _SEVERITY_COLOR["info"]}), f" {kind.code:<24} {counted(kind.files, 'file')}: {visible(kind.meaning)}")
         say("`memtui doctor --verbose` lists every note under its file.", dim=True)
     for note in report.notes:
         say("")

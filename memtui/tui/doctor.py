@@ -20,6 +20,7 @@ from memtui.core.base.wording import counted
 from memtui.core.base.terminal import visible
 from memtui.core.base.clock import system_now
 from memtui.core.doctor import (
+    CERTAIN_FIXES,
     FIXES,
     DoctorReport,
     Finding,
@@ -29,6 +30,8 @@ from memtui.core.doctor import (
     instruction_texts,
     run_doctor,
 )
+from memtui.core.doctor.model import file_groups, note_kinds
+from memtui.core.doctor.project_checks import add_project_findings
 from memtui.core.doctor.usage_checks import project_usage
 from memtui.core.memory.catalogdb import CatalogDB
 from memtui.core.places.locations import Locations
@@ -39,7 +42,7 @@ from memtui.core.verify.judge import auto_judge
 from memtui.tui.dialogs import PlanPreview
 from memtui.tui.pane import Failure, KeysFooter, PaneScreen, WorkFailed
 from memtui.tui.styles import stylesheets
-from memtui.tui.theme import SEVERITY_ICON, severity_style, tone, worst
+from memtui.tui.theme import SEVERITY_ICON, severity_style, tone
 
 
 def _icon(finding: Finding) -> tuple[str, str]:
@@ -55,8 +58,8 @@ class DoctorScreen(PaneScreen):
     CSS_PATH = stylesheets("doctor")
     BINDINGS = [
         Binding("f", "fix", "Fix", id="doctor.fix", tooltip="Preview and apply the safe fix of the selected finding"),
-        Binding("A", "fix_all", "Fix all", id="doctor.fix-all", tooltip="Preview and apply every safe fix at once (one undo)"),
-        Binding("i", "toggle_info", "Info on/off", id="doctor.info", tooltip="Show or hide info-level findings"),
+        Binding("A", "fix_all", "Fix all certain", id="doctor.fix-all", tooltip="Preview and apply every certain fix at once (one undo): the type and frontmatter traps, heading entries"),
+        Binding("i", "toggle_info", "Notes on/off", id="doctor.info", tooltip="List the notes (advice) under their files, or count them by kind"),
         Binding("r", "rerun_asked", "Re-run", id="doctor.rerun", tooltip="Run the doctor again and say what changed"),
         Binding("escape,q", "close", "Back", id="doctor.close", tooltip="Back to the memories"),
     ]
@@ -114,7 +117,7 @@ class DoctorScreen(PaneScreen):
             judge=auto_judge(),
             usage=project_usage(self.locations, now),
         )
-        self.post_message(self.Done(report))
+        self.post_message(self.Done(add_project_findings(report, self.locations)))
 
     def worker_failed(self, failure: Failure) -> None:
         """The doctor could not run: the summary says so; a fix was not applied: run again."""
@@ -146,33 +149,40 @@ class DoctorScreen(PaneScreen):
         if report is None:
             return
         counts = report.counts()
-        fixable = len(report.fixable())
+        certain = len(report.certain())
+        offered = len(report.fixable())
         muted = tone("$muted")
+        fixes = f"· {certain} certain fix{'es' if certain != 1 else ''} (A), {offered} offered (f)" if offered else "· no fix offered"
         summary = Text.assemble(
             ("Doctor  ", tone("bold $note")),
             (f"{counted(report.memories, 'memory', 'memories')}  ", "bold"),
             (f"{counted(counts['error'], 'error')}  ", severity_style("error") if counts["error"] else muted),
             (f"{counted(counts['warning'], 'warning')}  ", severity_style("warning") if counts["warning"] else muted),
-            (f"{counts['info']} info{'' if self.show_info else ' (hidden, i shows)'}  ", severity_style("info")),
-            (f"· {fixable} with a safe fix (f one, A all)", tone("$success") if fixable else muted),
+            (f"{counted(counts['info'], 'note')}{'' if self.show_info else ' (counted below, i lists)'}  ", severity_style("info")),
+            (fixes, tone("$success") if certain else muted),
         )
         self.query_one("#doctor-summary", Static).update(summary)
         tree = self.query_one("#doctor-tree", Tree)
         tree.clear()
         first: TreeNode[Finding | None] | None = None
-        for path, findings in report.by_path().items():
-            shown = [f for f in findings if self.show_info or f.severity != "info"]
-            if not shown:
-                continue
-            severity = worst([f.severity for f in shown])
-            label = Text.assemble((f"{SEVERITY_ICON[severity]} ", severity_style(severity)), (visible(path) if path else "(memory dir)", "bold"), (f"  {len(shown)}", muted))
+        shown = [f for f in report.findings if self.show_info or f.severity != "info" or f.path is None]
+        for group in file_groups(shown):
+            total = sum(n for _, n in group.lines)
+            label = Text.assemble((f"{SEVERITY_ICON[group.worst]} ", severity_style(group.worst)), (visible(group.path) if group.path else "(memory dir)", "bold"), (f"  {total}", muted))
             node = tree.root.add(label, data=None, expand=True)
-            for f in shown:
+            for f, times in group.lines:
                 where = f":{f.line}" if f.line else ""
                 leaf = node.add_leaf(
-                    Text.assemble(_icon(f), f.code, (where, muted), ("  ⚒" if f.fix else "", tone("$success"))),
+                    Text.assemble(_icon(f), f.code, (where, muted), (f" ×{times}" if times > 1 else "", muted), ("  ⚒" if f.fix else "", tone("$success"))),
                     data=f,
                 )
+                first = first or leaf
+        kinds = [] if self.show_info else note_kinds(report.findings)
+        if kinds:
+            node = tree.root.add(Text.assemble((f"{SEVERITY_ICON['info']} ", severity_style("info")), ("notes: advice, not defects", "bold"), (f"  {sum(k.count for k in kinds)}", muted)), data=None, expand=True)
+            for kind in kinds:
+                summary_finding = Finding(kind.code, "info", None, None, f"{counted(kind.count, 'note')} in {counted(kind.files, 'file')}: {kind.meaning}. i lists each under its file.")
+                leaf = node.add_leaf(Text.assemble(_icon(summary_finding), kind.code, (f" ×{kind.count}", muted)), data=summary_finding)
                 first = first or leaf
         if first is not None:
             tree.select_node(first)
@@ -209,7 +219,8 @@ class DoctorScreen(PaneScreen):
             plain(f.message),
         ]
         if f.fix:
-            parts.extend([("\n\nSafe fix: ", tone("bold $success")), Text(FIXES.get(f.fix, f.fix)), ("\nf previews it; nothing changes until you apply.", muted)])
+            kind = "Certain fix (also in A): " if f.fix in CERTAIN_FIXES else "Offered fix (yours to choose): "
+            parts.extend([("\n\n" + kind, tone("bold $success")), Text(FIXES.get(f.fix, f.fix)), ("\nf previews it; nothing changes until you apply.", muted)])
         else:
             parts.append(("\n\nNo automatic fix: edit the memory (e in the list).", muted))
         detail.update(Text.assemble(*parts))
@@ -258,12 +269,13 @@ class DoctorScreen(PaneScreen):
     def action_fix_all(self) -> None:
         if self.report is None:
             return
-        fixable = self.report.fixable()
-        if not fixable:
-            self.notify("No finding has a safe fix.", severity="warning")
+        certain = self.report.certain()
+        if not certain:
+            offered = len(self.report.fixable())
+            self.notify(f"No certain fix. {offered} offered: select one and press f." if offered else "No finding has a fix.", severity="warning")
             return
         try:
-            self._apply(combined_fix_plan(self.locations.memory_dir, fixable, title=f"Doctor: {len(fixable)} safe fixes"))
+            self._apply(combined_fix_plan(self.locations.memory_dir, certain, title=f"Doctor: {len(certain)} certain fixes"))
         except (FixError, EditError, OSError) as exc:
             self.notify(f"{exc} — re-running the doctor.", severity="warning")
             self.action_rerun()

@@ -26,8 +26,9 @@ async def test_doctor_groups_findings_by_file_and_applies_a_safe_fix(make_app: C
         await settle(pilot)
         tree = screen.query_one("#doctor-tree", Tree)
         files = [str(node.label).split("  ")[0][2:] for node in tree.root.children]
-        # warnings and errors only (info hidden): the nested type, and the index's dangling link
-        assert files == ["MEMORY.md", "feedback_nested.md"]
+        # warnings and errors by file (the nested type, the index's dangling link), then the
+        # notes (advice) counted by kind
+        assert files == ["MEMORY.md", "feedback_nested.md", "notes: advice, not defects"]
         nested = tree.root.children[1]
         codes = [leaf.data.code for leaf in nested.children]  # type: ignore[union-attr]
         assert "type-nested" in codes

@@ -44,7 +44,6 @@ _DOCTOR_ONLY: dict[str, tuple[Severity, str]] = {
     "possible-conflict": ("info", "this memory and a newer one may speak of the same thing with different values (a date, number, version, name or yes/no): worth a look, often two different things"),
     "index-superseded": ("warning", "the index line calls this memory superseded or obsolete, yet the agent still loads the line and recall still reads the memory (and may rank it first)"),
     "unread-memory-folder": ("warning", "a folder of memories in the project that the agent never reads: Claude Code reads its memory from its own memory dir, not from the repository"),
-    "claims-not-checked": ("info", "the project's code is not there (no files besides the agent's own): the memories' claims about the code were not checked"),
     "unused": ("info", "not recalled, read or written in the agent's last 20 sessions (its transcripts): a candidate for review, never a deletion"),
     **VERIFY_CODES,
 }
@@ -191,6 +190,67 @@ class DoctorReport:
             "notes": list(self.notes),
             "verified": self.verification.counts() if self.verification is not None else None,
         }
+
+
+@dataclass(frozen=True, slots=True)
+class FileGroup:
+    """The findings of one file as a person reads them: ``path`` (``None``: the memory dir as a
+    whole), ``worst`` severity, and ``lines``: each distinct finding (severity, code, message)
+    once, most severe first, then by line, with how many times it occurs (``(finding, times)``)."""
+
+    path: str | None
+    worst: Severity
+    lines: tuple[tuple[Finding, int], ...]
+
+
+def file_groups(findings: Iterable[Finding]) -> list[FileGroup]:
+    """``findings`` grouped by file for reading: the dir-level group first, then the files with
+    the most severe findings (errors, then warnings; more of them first), then by path. A
+    finding repeated word for word in one file is one line with a count."""
+    groups: dict[str | None, list[Finding]] = {}
+    for f in findings:
+        groups.setdefault(f.path, []).append(f)
+    out: list[FileGroup] = []
+    for path, found in groups.items():
+        counts: dict[tuple[str, str, str], list[Any]] = {}
+        for f in sorted(found, key=lambda f: (_SEVERITY_ORDER[f.severity], f.line or 0, f.code)):
+            key = (f.severity, f.code, f.message)
+            if key in counts:
+                counts[key][1] += 1
+            else:
+                counts[key] = [f, 1]
+        lines = tuple((f, n) for f, n in counts.values())
+        worst = lines[0][0].severity
+        out.append(FileGroup(path, worst, lines))
+    rank = _SEVERITY_ORDER
+
+    def order(g: FileGroup) -> tuple[int, int, int, str]:
+        top = sum(n for f, n in g.lines if f.severity == g.worst)
+        return (0 if g.path is None else 1, rank[g.worst], -top, g.path or "")
+
+    return sorted(out, key=order)
+
+
+@dataclass(frozen=True, slots=True)
+class NoteKind:
+    """The notes (info findings) of one ``code``: ``count`` findings in ``files`` files, and what
+    the code means (``DOCTOR_CODES``)."""
+
+    code: str
+    count: int
+    files: int
+    meaning: str
+
+
+def note_kinds(findings: Iterable[Finding]) -> list[NoteKind]:
+    """The info findings about files, counted by code, most frequent first: the short form of
+    the advice, for a report that lists only errors and warnings in full."""
+    by_code: dict[str, list[Finding]] = {}
+    for f in findings:
+        if f.severity == "info" and f.path is not None:
+            by_code.setdefault(f.code, []).append(f)
+    kinds = [NoteKind(code, len(found), len({f.path for f in found}), DOCTOR_CODES[code][1] if code in DOCTOR_CODES else found[0].message) for code, found in by_code.items()]
+    return sorted(kinds, key=lambda k: (-k.count, k.code))
 
 
 def findings_json(findings: Iterable[Finding]) -> bytes:
