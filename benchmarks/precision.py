@@ -7,13 +7,16 @@ folders from public repositories), matches each finding with its label in
 it does not) and prints, per check: its severity, findings, true and false alarms, precision,
 and the warnings (and errors) per memory file.
 
-Two runs, as the labels name them:
+Three runs, as the labels name them:
 
 - ``no-tree``: ``--project`` an empty directory (the corpus holds the memory files, not the
   repositories' code): no claim about the code can be judged there;
 - ``real-tree@578c348``: ``AlexSergey__opensa``'s memory dir checked against that repository's own
   checkout at commit 578c3487 (``--opensa PATH``; skipped when not given). Get it with
-  ``git clone https://github.com/AlexSergey/opensa && git -C opensa checkout 578c3487``.
+  ``git clone https://github.com/AlexSergey/opensa && git -C opensa checkout 578c3487``;
+- ``project``: each repository folder as the project, the memory dir resolved as Claude Code
+  resolves it (``~/.claude/projects/<slug>/memory/``, empty here): the project-level findings
+  (``PROJECT_CODES``: a memory folder committed to the repository that the agent never reads).
 
 A finding with no label is listed as ``unlabelled``: read its file and label it in labels.tsv
 (a finding you cannot defend is ``FP``). ``--write-readme`` puts the table into benchmarks/README.md.
@@ -52,6 +55,7 @@ MEMORY_DIRS = (
     ("tanakayuushin__ai-ceo-project", "setup/memory"),
 )
 OPENSA_RUN = "real-tree@578c348"
+PROJECT_CODES = frozenset({"unread-memory-folder"})
 FIELDS = ("run", "repo", "file", "line", "code", "severity", "label", "claim_or_phrase", "reason")
 
 
@@ -67,7 +71,7 @@ def _memtui(args: list[str], state: Path) -> dict:
 
 def _claim(f: dict) -> str:
     data = f.get("data") or {}
-    return str(data.get("claim") or data.get("phrase") or "")
+    return str(data.get("claim") or data.get("phrase") or (data.get("other") if f["code"] == "possible-conflict" else "") or "")
 
 
 def run_corpus(corpus: Path, opensa: Path | None) -> tuple[list[dict], dict[str, int]]:
@@ -92,7 +96,7 @@ def run_corpus(corpus: Path, opensa: Path | None) -> tuple[list[dict], dict[str,
                 path = f"{mdir}/{f['path']}" if f["path"] else mdir
                 out.append({"run": run, "repo": repo, "file": path, "line": str(f["line"] or ""), "code": f["code"],
                             "severity": f["severity"], "claim_or_phrase": _claim(f), "message": f["message"], "source": "doctor"})
-            verify = _memtui(["--memory-dir", str(memory_dir), "--project", str(project), "verify", "--json"], state)
+            verify = _memtui(["--memory-dir", str(memory_dir), "--project", str(project), "verify", "--json"], state)  # the same claims, through verify
             doctor_claims = {(f["file"], f["line"], f["code"], f["claim_or_phrase"]) for f in out if f["run"] == run and f["repo"] == repo and f["code"].startswith("stale-")}
             for mv in verify.get("memories", []):
                 for c in mv["claims"]:
@@ -102,6 +106,14 @@ def run_corpus(corpus: Path, opensa: Path | None) -> tuple[list[dict], dict[str,
                     if key not in doctor_claims:
                         out.append({"run": run, "repo": repo, "file": key[0], "line": key[1], "code": c["code"], "severity": "?",
                                     "claim_or_phrase": c["text"], "message": c["message"], "source": "verify only"})
+        for repo in sorted({r for r, _ in MEMORY_DIRS} | {p.name for p in corpus.iterdir() if p.is_dir()}):
+            report = _memtui(["--project", str(corpus / repo), "doctor", "--json"], state)
+            for f in report["findings"]:
+                if f["code"] in PROJECT_CODES:
+                    folder = Path(f["data"].get("folder", "")).relative_to(corpus / repo).as_posix()
+                    out.append({"run": "project", "repo": repo, "file": folder, "line": "", "code": f["code"], "severity": f["severity"],
+                                "claim_or_phrase": "", "message": f["message"], "source": "doctor"})
+            files["project"] += 1
     return out, dict(files)
 
 
@@ -130,6 +142,9 @@ def table(findings: list[dict], labels: dict, files: dict[str, int]) -> tuple[li
         lines.append(f"| {run} | `{code}` | {sev} | {n} | {c['TP']} | {c['FP']} | {c['?']} | {precision} |")
     lines.append("")
     for run, n in sorted(files.items()):
+        if run == "project":
+            lines.append(f"- project: {n} repositories as projects (project-level checks only)")
+            continue
         warn = sum(1 for f in findings if f["run"] == run and f["severity"] in ("warning", "error"))
         lines.append(f"- {run}: {n} memory files, {warn} warnings and errors: **{warn / n:.2f} per memory file**" if n else f"- {run}: no memory files")
     return lines, unlabelled

@@ -158,7 +158,7 @@ class DoctorScreen(PaneScreen):
             (f"{counted(report.memories, 'memory', 'memories')}  ", "bold"),
             (f"{counted(counts['error'], 'error')}  ", severity_style("error") if counts["error"] else muted),
             (f"{counted(counts['warning'], 'warning')}  ", severity_style("warning") if counts["warning"] else muted),
-            (f"{counted(counts['info'], 'note')}{'' if self.show_info else ' (counted below, i lists)'}  ", severity_style("info")),
+            (f"{counted(counts['info'], 'note')}{'' if self.show_info else ' (i lists)'}  ", severity_style("info")),
             (fixes, tone("$success") if certain else muted),
         )
         self.query_one("#doctor-summary", Static).update(summary)

@@ -2,9 +2,10 @@
 
 - ``unread-memory-folder``: a memory folder committed to the repository (``.claude/memory/``
   with Markdown files in it) that is not the memory dir the agent resolves. Claude Code reads
-  its memories from ``~/.claude/projects/<slug>/memory/`` (or ``autoMemoryDirectory`` from the
-  policy, user or local settings — never from the checked-in project settings): a folder of
-  memories in the repository is loaded by no session, however current it looks.
+  its memories from ``~/.claude/projects/<slug>/memory/`` unless ``autoMemoryDirectory`` (an
+  absolute path, from the settings layers its release reads: ``memtui where`` names them) points
+  elsewhere: a folder of memories in the repository that the resolution does not reach is loaded
+  by no session, however current it looks.
 """
 
 from __future__ import annotations
@@ -65,7 +66,7 @@ def project_findings(locations: Locations) -> list[Finding]:
                     None,
                     None,
                     f"{folder} holds {files} memory file{'s' if files != 1 else ''} Claude Code never reads: it reads its memory from {locations.memory_dir}. "
-                    "To use this folder, set `autoMemoryDirectory` to it in your user or local settings (the checked-in project settings cannot), or copy what still holds there",
+                    "To use this folder, set `autoMemoryDirectory` to its absolute path in your settings (`memtui where` shows which layers count), or copy what still holds into the memory dir",
                     folder=str(folder),
                     files=files,
                     memory_dir=str(locations.memory_dir),
