@@ -18,6 +18,11 @@ Three runs, as the labels name them:
   resolves it (``~/.claude/projects/<slug>/memory/``, empty here): the project-level findings
   (``PROJECT_CODES``: a memory folder committed to the repository that the agent never reads).
 
+``--heldback DIR`` adds the ``heldback`` run: every checkout below DIR with a ``.claude/memory/``
+(other repositories than the corpus's, listed with their commits in benchmarks/README.md),
+each against its own code and history; only its warnings and errors are labelled
+(``benchmarks/precision/heldback.tsv``).
+
 A finding with no label is listed as ``unlabelled``: read its file and label it in labels.tsv
 (a finding you cannot defend is ``FP``). ``--write-readme`` puts the table into benchmarks/README.md.
 
@@ -39,6 +44,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 LABELS = HERE / "precision" / "labels.tsv"
+HELDBACK_LABELS = HERE / "precision" / "heldback.tsv"
 
 # (repo folder, memory dir inside it): every memory folder of the corpus
 MEMORY_DIRS = (
@@ -74,7 +80,7 @@ def _claim(f: dict) -> str:
     return str(data.get("claim") or data.get("phrase") or (data.get("other") if f["code"] == "possible-conflict" else "") or "")
 
 
-def run_corpus(corpus: Path, opensa: Path | None) -> tuple[list[dict], dict[str, int]]:
+def run_corpus(corpus: Path, opensa: Path | None, heldback: Path | None = None) -> tuple[list[dict], dict[str, int]]:
     """Every finding of every run as ``{run, repo, file, line, code, severity, claim_or_phrase, message}``,
     and the number of memory files per run."""
     out: list[dict] = []
@@ -87,12 +93,16 @@ def run_corpus(corpus: Path, opensa: Path | None) -> tuple[list[dict], dict[str,
         runs = [("no-tree", repo, corpus / repo / mdir, mdir, empty) for repo, mdir in MEMORY_DIRS]
         if opensa is not None:
             runs.append((OPENSA_RUN, "AlexSergey__opensa", opensa / ".claude/memory", ".claude/memory", opensa))
+        if heldback is not None:
+            runs.extend(("heldback", d.name, d / ".claude/memory", ".claude/memory", d) for d in sorted(heldback.iterdir()) if (d / ".claude/memory").is_dir())
         for run, repo, memory_dir, mdir, project in runs:
             report = _memtui(["--memory-dir", str(memory_dir), "--project", str(project), "doctor", "--json"], state)
             files[run] += report["memories"]
             for f in report["findings"]:
-                if run != "no-tree" and not f["code"].startswith("stale-"):
+                if run == OPENSA_RUN and not f["code"].startswith("stale-"):
                     continue  # the real-tree run is labelled for the claims about the code only
+                if run == "heldback" and f["severity"] == "info":
+                    continue  # the held-back runs are labelled for their warnings and errors
                 path = f"{mdir}/{f['path']}" if f["path"] else mdir
                 out.append({"run": run, "repo": repo, "file": path, "line": str(f["line"] or ""), "code": f["code"],
                             "severity": f["severity"], "claim_or_phrase": _claim(f), "message": f["message"], "source": "doctor"})
@@ -154,12 +164,16 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--corpus", type=Path, default=REPO.parent / "shared" / "corpus")
     ap.add_argument("--opensa", type=Path, help="a checkout of github.com/AlexSergey/opensa at 578c3487")
+    ap.add_argument("--heldback", type=Path, help="a folder of checkouts of other repositories with a .claude/memory/")
     ap.add_argument("--labels", type=Path, default=LABELS)
     ap.add_argument("--unlabelled", type=Path, help="write the unlabelled findings here (TSV, labels.tsv's columns, label left empty)")
     ap.add_argument("--write-readme", action="store_true")
     args = ap.parse_args(argv)
-    findings, files = run_corpus(args.corpus.resolve(), args.opensa.resolve() if args.opensa else None)
-    lines, unlabelled = table(findings, load_labels(args.labels), files)
+    findings, files = run_corpus(args.corpus.resolve(), args.opensa.resolve() if args.opensa else None, args.heldback.resolve() if args.heldback else None)
+    labels = load_labels(args.labels)
+    if HELDBACK_LABELS.exists():
+        labels.update(load_labels(HELDBACK_LABELS))
+    lines, unlabelled = table(findings, labels, files)
     print("\n".join(lines))
     if unlabelled:
         print(f"\n{len(unlabelled)} unlabelled findings:")

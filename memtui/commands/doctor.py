@@ -73,7 +73,7 @@ def _selected(report: DoctorReport, code: str) -> list[Finding]:
 
 def _say_finding(f: Finding, times: int = 1) -> None:
     where = f"{f.line:>5}" if f.line else "     "
-    fix = [(f"  [fix: {f.fix}]", {"dim": True})] if f.fix else []
+    fix = [(f"  [⚒ --fix {f.fix}]", {"dim": True})] if f.fix else []
     again = [(f"  (×{times})", {"dim": True})] if times > 1 else []
     say_parts(f"  {where}  ", (f"{f.severity:<7}", {"fg": _SEVERITY_COLOR[f.severity]}), f" {f.code:<24} {visible(f.message)}", *again, *fix)
 

@@ -46,7 +46,7 @@ def test_warnings_exit_0_errors_exit_1(tmp_path: Path) -> None:
     group = lines[at + 1 : lines.index("", at)]
     assert len(group) == 1 and all(line.startswith("  ") for line in group)  # its notes are counted at the end
     [bom] = [line for line in group if "frontmatter-after-bom" in line]
-    assert bom.split()[:2] == ["1", "error"] and bom.endswith("[fix: remove-bom]")
+    assert bom.split()[:2] == ["1", "error"] and bom.endswith("[⚒ --fix remove-bom]")
     data = json.loads(run(memory_dir, "doctor", "--json").stdout)
     assert {"code", "severity", "path", "line", "message", "fix"} <= set(data["findings"][0])
     assert data["counts"]["error"] == 1
@@ -94,3 +94,46 @@ def test_fix_json_and_unknown_code(tmp_path: Path) -> None:
 def test_missing_memory_dir(tmp_path: Path) -> None:
     result = run(tmp_path / "nope", "doctor")
     assert result.exit_code == 1 and "no memory dir" in result.output
+
+
+def test_the_report_reads_worst_first_with_notes_counted(tmp_path: Path) -> None:
+    memory_dir = clean_dir(tmp_path)
+    write(memory_dir, "user_y.md", "\ufeff---\nname: Y\ndescription: d\ntype: user\n---\n\ny\n")  # an error
+    for n in range(3):  # three memories without a labelled reason: notes, not warnings
+        write(memory_dir, f"feedback_{n}.md", f"---\nname: F{n}\ndescription: d\ntype: feedback\n---\n\nRule {n}.\n")
+    lines = run(memory_dir, "doctor").output.splitlines()
+    # the summary right under the dir line, before any file
+    assert lines[1].startswith("1 error, ") and "notes" in lines[1]
+    assert "user_y.md" in lines and "feedback_0.md" not in lines  # notes are not listed file by file
+    [count] = [line for line in lines if "missing-why" in line]
+    assert count.split()[0] == "3" and "3 files" in count
+    assert len(lines) == len(set(line for line in lines if line.strip())) + lines.count("")  # no line twice
+    verbose = run(memory_dir, "doctor", "--verbose").output.splitlines()
+    assert "feedback_0.md" in verbose and any("missing-why" in line and "info" in line for line in verbose)
+
+
+def test_fix_all_applies_only_the_certain_fixes(tmp_path: Path) -> None:
+    memory_dir = clean_dir(tmp_path)
+    write(memory_dir, "feedback_case.md", "---\nname: C\ndescription: d\ntype: Feedback\n---\n\nRule.\n\n**Why:** w\n\n**How to apply:** h\n")
+    write(memory_dir, "MEMORY.md", "- [Squash merges](feedback_squash.md) — one commit per PR\n- [Gone](project_gone.md) — a dead link\n")
+    preview = json.loads(run(memory_dir, "doctor", "--fix", "all", "--json").stdout)
+    assert [f["path"] for f in preview["plan"]["files"]] == ["feedback_case.md"]  # not the index's dead link
+    offered = json.loads(run(memory_dir, "doctor", "--fix", "index-dangling", "--json").stdout)
+    assert [f["path"] for f in offered["plan"]["files"]] == ["MEMORY.md"]
+
+
+def test_a_committed_memory_folder_the_agent_never_reads(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    (project / ".claude" / "memory").mkdir(parents=True)
+    (project / ".claude" / "memory" / "project_a.md").write_text("---\nname: a\ndescription: d\ntype: project\n---\n\na\n")
+    (project / "CLAUDE.md").write_text("# rules\n")
+    home = tmp_path / "home"
+    home.mkdir()
+    result = CliRunner().invoke(main, ["--flavor", "claude", "--project", str(project), "doctor", "--json"], env={"MEMTUI_NOW": NOW, "HOME": str(home)})
+    data = json.loads(result.stdout)
+    [f] = [f for f in data["findings"] if f["code"] == "unread-memory-folder"]
+    assert (f["severity"], f["path"], f["data"]["files"]) == ("warning", None, 1)
+    assert f["data"]["folder"] == str(project / ".claude" / "memory")
+    # pointed at with --memory-dir, the same folder is the memory dir: nothing to say
+    result = CliRunner().invoke(main, ["--flavor", "claude", "--project", str(project), "--memory-dir", str(project / ".claude" / "memory"), "doctor", "--json"], env={"MEMTUI_NOW": NOW, "HOME": str(home)})
+    assert not [f for f in json.loads(result.stdout)["findings"] if f["code"] == "unread-memory-folder"]

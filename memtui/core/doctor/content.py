@@ -166,8 +166,8 @@ def second_block_findings(memories: Iterable[Memory]) -> list[Finding]:
     out: list[Finding] = []
     for mem in memories:
         body = mem.body
-        if "---" not in body:
-            continue
+        if "---" not in body or mem.body_line <= 1:
+            continue  # no first block (none at all, or one hidden by a BOM or blank lines: its own finding)
         lines = body.split("\n")
         for i, line in enumerate(lines):
             if not _FENCE_LINE.match(line) or (i > 0 and lines[i - 1].strip()):

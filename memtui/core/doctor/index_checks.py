@@ -62,7 +62,7 @@ _SUPERSEDED_CAPS = re.compile(r"\b(?:SUPERSEDED|OBSOLETE|OUTDATED|DEPRECATED|RET
 def superseded_marker(line: str) -> str | None:
     """The words by which an index ``line`` calls its memory superseded or obsolete, or ``None``."""
     m = _SUPERSEDED.search(line) or _SUPERSEDED_CAPS.search(line)
-    return None if m is None else m.group(0).strip()
+    return None if m is None else m.group(0).strip().rstrip(":;—–").strip()
 
 
 def _leaves_memory_dir(target: str) -> bool:
@@ -143,7 +143,7 @@ def index_findings(memory_dir: Path, report: IndexReport, memory_relpaths: set[s
                         "index-superseded",
                         rel,
                         entry.line,
-                        f"the index calls [{entry.title}]({entry.target}) “{marker}”, yet the agent loads this line every session and recall still reads {entry.relpath}: delete it or fold what still holds into the memory that replaced it",
+                        f"marked “{marker}” here, yet recall still reads {entry.relpath} and may pick it: delete it, or fold what holds into its replacement",
                         target=entry.target,
                         relpath=entry.relpath,
                         marker=marker,

@@ -65,8 +65,7 @@ def project_findings(locations: Locations) -> list[Finding]:
                     "unread-memory-folder",
                     None,
                     None,
-                    f"{folder} holds {files} memory file{'s' if files != 1 else ''} Claude Code never reads: it reads its memory from {locations.memory_dir}. "
-                    "To use this folder, set `autoMemoryDirectory` to its absolute path in your settings (`memtui where` shows which layers count), or copy what still holds into the memory dir",
+                    f"{folder}: {files} memor{'ies' if files != 1 else 'y'} Claude Code never reads (it reads {locations.memory_dir}; `memtui where` says why)",
                     folder=str(folder),
                     files=files,
                     memory_dir=str(locations.memory_dir),

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import cast
 
@@ -130,14 +131,35 @@ def _parser_findings(memory: Memory) -> list[Finding]:
     return out
 
 
+_WEEK_PHRASE = re.compile(r"\bweek(?:end)?\b|周|週|주", re.IGNORECASE)
+_MONTH_PHRASE = re.compile(r"\bmonth\b|月|달", re.IGNORECASE)
+_YEAR_PHRASE = re.compile(r"\byear\b|年", re.IGNORECASE)
+_QUARTER_PHRASE = re.compile(r"\bquarter\b", re.IGNORECASE)
+_DAY_IN_WEEK = re.compile(r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|[一二三四五六日天]$|曜日|요일", re.IGNORECASE)
+
+
+def _meant(phrase: str, resolved: date | None) -> str:
+    """What a relative phrase meant, as precisely as it says: a day, the week of a Monday, a
+    month, a year ("next week" names no day)."""
+    if resolved is None:
+        return "cannot be resolved to a date"
+    if _DAY_IN_WEEK.search(phrase):
+        return f"meant {resolved.isoformat()}"
+    if _WEEK_PHRASE.search(phrase):
+        monday = resolved - timedelta(days=resolved.weekday())
+        return f"meant the week of {monday.isoformat()}"
+    if _MONTH_PHRASE.search(phrase) or _QUARTER_PHRASE.search(phrase):
+        return f"meant {resolved.strftime('%Y-%m')}"
+    if _YEAR_PHRASE.search(phrase):
+        return f"meant {resolved.year}"
+    return f"meant {resolved.isoformat()}"
+
+
 def _date_findings(memory: Memory) -> list[Finding]:
     out: list[Finding] = []
     base = memory_date_base(memory)
     for dp in relative_dates(memory):
-        if dp.resolved is None:
-            meant = "cannot be resolved to a date"
-        else:
-            meant = f"meant {dp.resolved.isoformat()}"
+        meant = _meant(dp.phrase, dp.resolved)
         where = " in the description" if dp.where == "description" else ""
         message = f"relative date “{dp.phrase}”{where} {meant} (from {base.describe()}); write the absolute date"
         out.append(

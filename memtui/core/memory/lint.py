@@ -54,6 +54,9 @@ _EN_KEYWORDS = ("day", "tomorrow", "week", "month", "year", "quarter")
 # A phrase after one of these is a recurring rule or a duration, not a relative date ("every
 # next Monday", "each Monday", "per week", "for the last week").
 _RECURRING = re.compile(r"(?:\bevery(?:\s+other)?|\beach|\bon\s+an?|\bany|\bper|\bfor\s+the|\bover\s+the|\bduring\s+the|\bwithin\s+the|\bin\s+the)\s+$", re.IGNORECASE)
+# A phrase after a negation or "of" is an idiom, not a day: "none pay tomorrow" (not at once),
+# "the jobs of tomorrow".
+_IDIOM_BEFORE = re.compile(r"(?:\b(?:none|not|no|never|nobody|nothing|neither|nor)\b|n't|n’t)(?:\s+\S+){0,3}\s+$|\bof\s+$", re.IGNORECASE)
 # A weekday followed by one of these is a range of days in a schedule ("Monday to Friday").
 _WEEKDAY_RANGE = re.compile(rf"^\s*(?:-|–|—|to|through|thru|and|or|,)\s*(?:{_WEEKDAYS_EN})", re.IGNORECASE)
 # Quoted text: what someone said or wrote (a script, a chat, a title), not the memory's own claim
@@ -138,7 +141,8 @@ def find_relative_dates(text: str, base: datetime, *, first_line: int = 1) -> li
     ``first_line`` is the file line number of ``text``'s first line. Not relative dates: phrases
     in fenced code blocks, block quotes (``> …``) and quoted text or code spans (a script, a chat
     line, a title: someone else's words), recurring rules and durations ("every Monday", "per
-    week", "for the past week"), ranges of weekdays ("Monday to Friday"), and the words that
+    week", "for the past week"), ranges of weekdays ("Monday to Friday"), idioms ("none pay
+    tomorrow", "the jobs of tomorrow"), and the words that
     mostly mean "currently" (today, tonight, this week, 今天, 오늘).
     """
     found: list[RelativeDate] = []
@@ -171,7 +175,7 @@ def find_relative_dates(text: str, base: datetime, *, first_line: int = 1) -> li
             for m in pattern.finditer(line):
                 if any(start <= m.start() < start + len(rd.phrase) for start, rd in spans):
                     continue
-                if _RECURRING.search(line[: m.start()]) or _WEEKDAY_RANGE.match(line[m.end() :]):
+                if _RECURRING.search(line[: m.start()]) or _WEEKDAY_RANGE.match(line[m.end() :]) or (pattern is _RELATIVE_EN and _IDIOM_BEFORE.search(line[max(0, m.start() - 60) : m.start()])):
                     continue  # "every Friday", "on a Friday", "Monday to Friday": a rule, not a date
                 spans.append((m.start(), RelativeDate(m.group(0), first_line + offset, _dateparser_resolve(m.group(0), base), m.start())))
         found.extend(rd for start, rd in sorted(spans, key=lambda s: s[0]) if not any(a <= start < b for a, b in quoted))

@@ -39,7 +39,7 @@ from memtui.core.base.diagnostics import Severity
 from memtui.core.base.safe_read import read_regular
 from memtui.core.memory.memories import Memory
 from memtui.core.verify.claims import Claim, memory_claims
-from memtui.core.verify.history import CODE_EXTENSIONS, HISTORY_TIMEOUT_S, has_commits, history_paths, removed_words
+from memtui.core.verify.history import CODE_EXTENSIONS, HISTORY_TIMEOUT_S, has_commits, history_paths, history_renames, removed_words
 from memtui.core.verify.grep import DEFAULT_TIMEOUT_S, close_identifiers, find_words, read_vocabulary, word_parts
 from memtui.core.verify.tree import ProjectTree, list_tree
 
@@ -422,6 +422,20 @@ def _suffixes(paths: Iterable[str]) -> set[str]:
     return out
 
 
+def _renamed(path: str, renames: dict[str, str], tree: ProjectTree) -> str | None:
+    """Where git's rename detection says ``path`` (or the one old path ending in it) went,
+    following renames of the new name too, when that path exists now; else ``None``."""
+    olds = [old for old in renames if old == path or old.endswith("/" + path)]
+    if len(olds) != 1:
+        return None
+    new = renames[olds[0]]
+    for _ in range(32):  # a chain of renames, bounded
+        if new not in renames:
+            break
+        new = renames[new]
+    return new if tree.find(new) else None
+
+
 def _specific(path: str) -> bool:
     """Whether a path the history had speaks of this project: one with a folder, or a bare
     name of a source file (``debug2-styles.ts``). A bare data or document name (``handling.cfg``,
@@ -444,10 +458,12 @@ def _confirm(out: dict[str, MemoryVerification], tree: ProjectTree, notes: list[
         return tree.source == "git"
     paths: set[str] | None = None
     words: frozenset[str] | None = None
+    renames: dict[str, str] = {}
     if tree.source == "git" and has_commits(tree.root, timeout=timeout):
         if any(r.code == "stale-path" for _, _, r in stale):
             found = history_paths(tree.root, timeout=timeout)
             paths = _suffixes(found.found) if found.complete else None
+            renames = history_renames(tree.root, timeout=timeout) if paths is not None else {}
             if not found.complete:
                 notes.append(f"the git history could not be read whole ({found.error}): stale paths are not confirmed")
         absent = {w for _, _, r in stale if r.code == "stale-symbol" for w in r.claim.words if w not in present}
@@ -460,8 +476,15 @@ def _confirm(out: dict[str, MemoryVerification], tree: ProjectTree, notes: list[
     for rel, i, r in stale:
         if r.code == "stale-path":
             assert r.claim.path is not None
-            once = None if paths is None else r.claim.path in paths and _specific(r.claim.path)
+            once = None if paths is None else r.claim.path in paths
+            if once and not (r.claim.directory or _specific(r.claim.path)):
+                results[rel][i] = ClaimResult(r.claim, "unchecked", None, "not in the project; a file of that name was in its history, but a bare data or document name is as often another program's file: not checked")
+                continue
             what = "path"
+            became = _renamed(r.claim.path, renames, tree) if once else None
+            if became is not None:
+                results[rel][i] = replace(r, instead=became, message=f"`{r.claim.text}`: no such {'directory' if r.claim.directory else 'file'} in the project; git recorded its rename to `{became}`")
+                continue
         else:
             once = None if words is None else any(w in words for w in r.claim.words if w not in present)
             what = "name"

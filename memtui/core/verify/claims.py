@@ -119,17 +119,17 @@ class Claim:
 
 
 # A clause ends at these: a name's clause is the text between the two around it on its line.
-_CLAUSE_END = re.compile(r"[;；。!?！？|]|\.(?:\s|$)|\s[—–]\s|,\s(?:but|while|and then)\b")
+_CLAUSE_END = re.compile(r"[;；。，!?！？|]|\.(?:\s|$)|\s[—–]\s|,\s(?:but|while|and then)\b")
 # Words saying the name in the clause is gone, renamed, or never was.
 _GONE_BEFORE = re.compile(
     r"(?i)(?:\b(?:removed?|removing|deleted?|deleting|dropped|retired?|killed|got rid of|ripped out|rename[ds]?|moved|replaced|"
-    r"replacing|instead of|in place of|no longer|no|without|obsolete|deprecated|formerly|previously|legacy)\b"
-    r"|删除|删掉|移除|去掉|已删|不再|没有|不存在|废弃|廢棄|取代了|代替了|削除|廃止|存在しない|삭제|없음|eliminad[oa]|borrad[oa]|ya no|no existe)"
+    r"replacing|instead of|in place of|no longer|no|without|obsolete|deprecated|formerly|previously|originally|legacy|old|used to|recreate|re-create|resurrect|revive|bring back|before the (?:refactor|rewrite|migration|move|rename|split|restructure))\b"
+    r"|删|刪|移除|去掉|不再|没有|沒有|不存在|废弃|廢棄|废除|廢除|退役|下线|下線|弃用|棄用|淘汰|取代了|代替了|削除|廃止|存在しない|삭제|없음|eliminad[oa]|borrad[oa]|ya no|no existe)"
 )
 _GONE_AFTER = re.compile(
     r"(?i)(?:\b(?:removed|deleted|dropped|retired|gone|renamed|moved|replaced|superseded|obsolete|deprecated|no longer|"
-    r"does not exist|doesn't exist|did not exist|didn't exist|never existed|was never|still on disk|killed|ripped out)\b"
-    r"|^\s*(?:→|->|=>|⇒)|删除|删掉|移除|已删|不再|不存在|废弃|廢棄|被取代|被替换|削除|廃止|삭제|eliminad[oa]|borrad[oa])"
+    r"does not exist|doesn't exist|did not exist|didn't exist|never existed|was never|still on disk|killed|ripped out|anymore|any more|any longer|used to|back|pre-\w+)\b"
+    r"|^\s*(?:→|->|=>|⇒)|删|刪|移除|不再|不存在|废弃|廢棄|退役|下线|下線|弃用|棄用|被取代|被替换|被替換|削除|廃止|삭제|eliminad[oa]|borrad[oa])"
 )
 _EXAMPLE_BEFORE = re.compile(r"(?i)(?:\be\.\s?g\.|\bi\.\s?e\.|for example|for instance|such as|example|例如|比如|譬如|例えば|예를 들어|por ejemplo|p\.\s?ej\.)\W{0,4}$")
 _CODE_SPAN = re.compile(r"`[^`\n]*`")
@@ -144,6 +144,8 @@ def retracted(text: str, start: int, end: int) -> bool:
     line_end = text.find("\n", end)
     line_end = len(text) if line_end < 0 else line_end
     before_line = text[line_start:start]
+    if before_line.count("~~") % 2:
+        return True  # struck through (`~~…~~`): the author took it back
     if _EXAMPLE_BEFORE.search(before_line.rstrip("`*_ ([")):
         return True
     name = text[start:end].strip("`")
@@ -341,7 +343,8 @@ def _description_line(memory: Memory) -> int | None:
 
 def memory_claims(memory: Memory) -> list[Claim]:
     """Every claim of ``memory``: its description's, then its body's; one claim per distinct
-    ``(kind, text)`` (the first occurrence's line)."""
+    kind, path (or text), line and anchor (the first occurrence's line): `x.ts` and `x.ts:120`
+    are two claims."""
     out: list[Claim] = []
     seen: set[tuple[str, str]] = set()
     sources: list[tuple[str, int]] = []
@@ -352,7 +355,7 @@ def memory_claims(memory: Memory) -> list[Claim]:
         if "`" not in text and "." not in text:
             continue
         for claim in claims_in_text(text, first):
-            key = (claim.kind, claim.path or claim.text)
+            key = (claim.kind, claim.path or claim.text, claim.line_no, claim.anchor)
             if key not in seen:
                 seen.add(key)
                 out.append(claim)

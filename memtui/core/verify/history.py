@@ -140,6 +140,22 @@ def history_paths(root: Path, *, timeout: float = HISTORY_TIMEOUT_S, max_bytes: 
     return History(frozenset(paths), complete, error)
 
 
+def history_renames(root: Path, *, timeout: float = HISTORY_TIMEOUT_S, max_bytes: int = MAX_HISTORY_BYTES) -> dict[str, str]:
+    """Old path → the path git's rename detection says it became (``git log --all -M
+    --diff-filter=R --name-status``; the newest rename of a path wins). ``{}`` when the history
+    cannot be read whole."""
+    renames: dict[str, str] = {}
+
+    def take(line: bytes) -> bool:
+        parts = line.decode("utf-8", errors="surrogateescape").split("\t")
+        if len(parts) == 3 and parts[0].startswith("R") and parts[1] not in renames:
+            renames[parts[1]] = parts[2]  # newest first: an older rename of the same path does not win
+        return False
+
+    complete, _ = _stream(root, ["-c", "core.quotepath=off", "log", "--all", "--format=", "-M", "--diff-filter=R", "--name-status"], timeout, max_bytes, take)
+    return renames if complete else {}
+
+
 def removed_words(root: Path, words: Iterable[str], *, timeout: float = HISTORY_TIMEOUT_S, max_bytes: int = MAX_HISTORY_BYTES) -> History:
     """Which of ``words`` (identifiers) a line some commit removed defined (``defined_names``):
     ``git log --all -p -U0 -G(word|…) -- *.py *.ts …`` shows only the changes to source files

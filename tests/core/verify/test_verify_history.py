@@ -123,3 +123,40 @@ def test_no_project_tree_gives_one_notice_instead_of_a_finding_per_claim(tmp_pat
     assert [(f.code, f.relpath, f.severity) for f in findings] == [("claims-not-checked", None, "info")]
     assert f"project not found at {root}" in findings[0].message
     assert "3 claims about the code in 1 memory not checked" in findings[0].message
+
+
+def test_more_ways_a_sentence_takes_a_name_back(tmp_path: Path) -> None:
+    body = (
+        "Don't import from `src/core.ts` anymore.\n"
+        "Don't recreate `src/legacy.ts`.\n"
+        "Before the refactor, `src/all.ts` held everything.\n"
+        "- ~~Migration tool `tools/migrate.py`: moved the rows once~~\n"
+        "删 `cli/resubmit.py`，不留别名。\n"
+        "2026-07 退役 `query.py` 的旧查询。\n"
+        "Never edit `src/vendor/client.ts` by hand.\n"  # a rule about a file that exists
+    )
+    claims = [c.text for c in memory_claims(read_memory(_memory(tmp_path / "mem", body), tmp_path / "mem"))]
+    assert claims == ["src/vendor/client.ts"]
+
+
+def test_a_file_and_a_line_of_it_are_two_claims(tmp_path: Path) -> None:
+    root = _repo(tmp_path)
+    (root / "src" / "app.ts").write_text("export const app = 1;\n")
+    got, _ = _results(root, tmp_path / "mem", "Start in `src/app.ts`.\nThe handler is at `src/app.ts:120`.\n")
+    assert got["src/app.ts"][0] == "verified"
+    assert got["src/app.ts:120"][:2] == ("stale", "stale-line")
+
+
+def test_a_rename_git_recorded_is_named_and_a_folder_it_had_is_stale(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    subprocess.run([*GIT, "init", "-q", str(root)], check=True)
+    _commit(root, {"pkg/core.py": "def run_job():\n    return 1\n" * 5, "config/dev.yaml": "a: 1\n"}, "first")
+    subprocess.run([*GIT, "-C", str(root), "mv", "pkg/core.py", "pkg/engine.py"], check=True)
+    _commit(root, {"config/dev.yaml": None}, "rename the core, drop the config")
+    (root / "config").rmdir()  # as a fresh clone has it: git keeps no empty folder
+    got, report = _results(root, tmp_path / "mem", "The work happens in `pkg/core.py`; settings live in `config/`.\n")
+    assert got["pkg/core.py"] == ("stale", "stale-path", True)
+    assert got["config/"] == ("stale", "stale-path", True)
+    [core] = [r for r in report.memories["project_notes.md"].results if r.claim.text == "pkg/core.py"]
+    assert core.instead == "pkg/engine.py" and "git recorded its rename to `pkg/engine.py`" in core.message
