@@ -346,7 +346,7 @@ def verify_memories(
     excluded = [Path(os.path.abspath(p)) for p in exclude]
     for mem in memories if excluded else ():
         claims_of[mem.relpath] = [c for c in claims_of[mem.relpath] if not _links_a_memory(mem, c, excluded)]
-    if not _has_code(tree):
+    if tree.complete and not _has_code(tree):
         unchecked = {rel: MemoryVerification(rel, tuple(ClaimResult(c, "unchecked", None, "the project's code is not there") for c in claims)) for rel, claims in claims_of.items()}
         return VerifyReport(tree.root, unchecked, tree.source, len(tree.files), (f"project not found at {tree.root}: claims about the code not checked",), True, time.monotonic() - started, missing=True)
     symbols = dict.fromkeys(w for claims in claims_of.values() for c in claims if c.kind == "symbol" for w in c.words)
@@ -386,7 +386,7 @@ def verify_memories(
             else:
                 results.append(item)
         out[rel] = MemoryVerification(rel, tuple(results))
-    history = _confirm(out, tree, notes, search.found, timeout=max(timeout, HISTORY_TIMEOUT_S))
+    history = _confirm(out, tree, notes, search.found, timeout=HISTORY_TIMEOUT_S)
     return VerifyReport(tree.root, out, tree.source, len(tree.files), tuple(notes), search.complete and tree.complete, time.monotonic() - started, history=history)
 
 
@@ -405,21 +405,30 @@ def _has_code(tree: ProjectTree) -> bool:
     return False
 
 
-def _suffixes(paths: Iterable[str]) -> set[str]:
-    """Every path of ``paths`` and every directory in it, and each of their tails by segments
-    (``src/a/b.ts`` → ``src/a/b.ts``, ``a/b.ts``, ``b.ts``, ``src/a``, ``a``, ``src``): what a
-    memory may write for a path the project once had."""
-    out: set[str] = set()
-    for path in paths:
-        parts = path.split("/")
-        for end in range(len(parts), 0, -1):
-            head = parts[:end]
-            for start in range(len(head)):
-                tail = "/".join(head[start:])
-                if tail in out and start == 0:
-                    break
-                out.add(tail)
-    return out
+class _PathIndex:
+    """The paths a history had, looked up by what a memory may write for one of them: the path,
+    a tail of it by segments (``a/b.ts`` for ``src/a/b.ts``), or a folder in it (``src/a``,
+    ``a``). Built in one pass, a list per last segment and per folder name (linear in the
+    history's paths)."""
+
+    def __init__(self, paths: Iterable[str]) -> None:
+        self.by_name: dict[str, list[str]] = {}
+        self.by_dir: dict[str, list[str]] = {}
+        for path in paths:
+            parts = path.split("/")
+            self.by_name.setdefault(parts[-1], []).append(path)
+            for name in dict.fromkeys(parts[:-1]):
+                self.by_dir.setdefault(name, []).append(path)
+
+    def __contains__(self, claim: object) -> bool:
+        if not isinstance(claim, str) or not claim:
+            return False
+        last = claim.rsplit("/", 1)[-1]
+        tail = "/" + claim
+        if any(p == claim or p.endswith(tail) for p in self.by_name.get(last, ())):
+            return True
+        inner = tail + "/"
+        return any(p.startswith(claim + "/") or inner in p for p in self.by_dir.get(last, ()))
 
 
 def _renamed(path: str, renames: dict[str, str], tree: ProjectTree) -> str | None:
@@ -452,23 +461,28 @@ def _confirm(out: dict[str, MemoryVerification], tree: ProjectTree, notes: list[
     history never had is no claim about this project (``unchecked``); ``present``: the names the
     project has now (a stale symbol's other parts). Without a readable
     history every stale claim stays, unconfirmed (``UNCONFIRMED_SEVERITY``). Returns whether
-    the history was read whole."""
+    the history was read whole. The reads of the history share ``timeout`` seconds."""
     stale = [(rel, i, r) for rel, mv in out.items() for i, r in enumerate(mv.results) if r.code in ("stale-path", "stale-symbol")]
     if not stale:
         return tree.source == "git"
-    paths: set[str] | None = None
+    paths: _PathIndex | None = None
     words: frozenset[str] | None = None
     renames: dict[str, str] = {}
-    if tree.source == "git" and has_commits(tree.root, timeout=timeout):
+    deadline = time.monotonic() + timeout
+
+    def left() -> float:
+        return max(0.1, deadline - time.monotonic())
+
+    if tree.source == "git" and has_commits(tree.root, timeout=left()):
         if any(r.code == "stale-path" for _, _, r in stale):
-            found = history_paths(tree.root, timeout=timeout)
-            paths = _suffixes(found.found) if found.complete else None
-            renames = history_renames(tree.root, timeout=timeout) if paths is not None else {}
+            found = history_paths(tree.root, timeout=left())
+            paths = _PathIndex(found.found) if found.complete else None
+            renames = history_renames(tree.root, timeout=left()) if paths is not None else {}
             if not found.complete:
                 notes.append(f"the git history could not be read whole ({found.error}): stale paths are not confirmed")
         absent = {w for _, _, r in stale if r.code == "stale-symbol" for w in r.claim.words if w not in present}
         if absent:
-            removed = removed_words(tree.root, absent, timeout=timeout)
+            removed = removed_words(tree.root, absent, timeout=left())
             words = removed.found if removed.complete else None
             if not removed.complete:
                 notes.append(f"the git history could not be read whole ({removed.error}): stale names are not confirmed")

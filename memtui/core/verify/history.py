@@ -24,9 +24,10 @@ from pathlib import Path
 
 from memtui.core.verify.tree import git_env
 
-# memtui's bounds on one read of the history: seconds, bytes of git's output.
-HISTORY_TIMEOUT_S = 20.0
-MAX_HISTORY_BYTES = 256 * 1024 * 1024
+# memtui's bounds on reading the history: seconds for all the reads of one check together,
+# bytes of git's output per read.
+HISTORY_TIMEOUT_S = 10.0
+MAX_HISTORY_BYTES = 64 * 1024 * 1024
 # At most this many identifiers go into one ``git log -G`` pattern (git compiles it once).
 MAX_PATTERN_WORDS = 500
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
