@@ -37,7 +37,7 @@ from memtui.core.doctor import (
     instruction_texts,
     run_doctor,
 )
-from memtui.core.doctor.model import FileGroup, file_groups, note_kinds
+from memtui.core.doctor.model import FileGroup, file_groups, folder_moves, move_of, note_kinds
 from memtui.core.doctor.project_checks import add_project_findings
 from memtui.core.doctor.usage_checks import project_usage
 from memtui.core.writes.edits import ApplyError, ConflictError, Plan, apply_plan
@@ -97,6 +97,16 @@ def _print_report(report: DoctorReport, *, verbose: bool = False) -> None:
     say(f"{visible(str(report.memory_dir))}  ({counted(report.memories, 'memory', 'memories')})")
     say(summary, bold=True)
     shown = report.findings if verbose else [f for f in report.findings if f.severity != "info" or f.path is None]
+    moves = [] if verbose else folder_moves(f for f in shown if f.severity == "warning")
+    if moves:  # one line per folder the code moved out of, instead of a line per stale path in it
+        explained = {id(f) for f in shown if move_of(f, moves) is not None}
+        say("")
+        say("The code moved; these memories still name the old folders (`--verbose` lists each path):", bold=True)
+        for move in moves:
+            where = sorted({f.path or "" for f in shown if move_of(f, moves) is move})
+            names = ", ".join(visible(w) for w in where[:4]) + (f", {len(where) - 4} more" if len(where) > 4 else "")
+            say(f"  `{visible(move.old)}/` → `{visible(move.new) or '.'}/`: {counted(move.count, 'path')} in {names}")
+        shown = [f for f in shown if id(f) not in explained]
     for group in file_groups(shown):
         _say_group(group)
     kinds = [] if verbose else note_kinds(report.findings)

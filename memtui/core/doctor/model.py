@@ -253,6 +253,58 @@ def note_kinds(findings: Iterable[Finding]) -> list[NoteKind]:
     return sorted(kinds, key=lambda k: (-k.count, k.code))
 
 
+@dataclass(frozen=True, slots=True)
+class Move:
+    """A folder the project's code moved out of: ``old`` → ``new`` (POSIX folder paths, ``""``
+    for the root), read off ``count`` stale paths in ``files`` memories whose same-named file
+    now lives under ``new``."""
+
+    old: str
+    new: str
+    count: int
+    files: int
+
+
+MIN_MOVE_CLAIMS = 3  # stale paths that must agree before a folder move is named (memtui's choice)
+
+
+def _move_of(f: Finding) -> tuple[str, str] | None:
+    """``(old folder, new folder)`` of a ``stale-path`` finding whose claim and what was found
+    instead share their last segments (``game/a/b.ts`` → ``packages/game/src/a/b.ts``: ``game``
+    → ``packages/game/src``), else ``None``."""
+    if f.code != "stale-path":
+        return None
+    claim, instead = f.data.get("claim"), f.data.get("instead")
+    if not isinstance(claim, str) or not isinstance(instead, str):
+        return None
+    a, b = claim.strip("`").rstrip("/").split("/"), instead.rstrip("/").split("/")
+    same = 0
+    while same < min(len(a), len(b)) and a[-1 - same] == b[-1 - same]:
+        same += 1
+    if same == 0 or same == len(a):
+        return None  # nothing in common, or a bare name: no folder moved
+    return "/".join(a[: len(a) - same]), "/".join(b[: len(b) - same])
+
+
+def folder_moves(findings: Iterable[Finding]) -> list[Move]:
+    """The folder moves at least ``MIN_MOVE_CLAIMS`` stale paths agree on, most claims first:
+    "the code moved from `game/` to `packages/game/src/`" says in one line what dozens of
+    stale paths say one by one."""
+    found: dict[tuple[str, str], list[Finding]] = {}
+    for f in findings:
+        move = _move_of(f)
+        if move is not None:
+            found.setdefault(move, []).append(f)
+    moves = [Move(old, new, len(fs), len({f.path for f in fs})) for (old, new), fs in found.items() if len(fs) >= MIN_MOVE_CLAIMS]
+    return sorted(moves, key=lambda m: (-m.count, m.old))
+
+
+def move_of(f: Finding, moves: Sequence[Move]) -> Move | None:
+    """The one of ``moves`` that explains ``f`` (a stale path under its old folder), or ``None``."""
+    pair = _move_of(f)
+    return next((m for m in moves if (m.old, m.new) == pair), None) if pair is not None else None
+
+
 def findings_json(findings: Iterable[Finding]) -> bytes:
     """The text ``orjson.dumps(..., option=OPT_INDENT_2)`` writes for the ``findings`` of
     ``DoctorReport.to_json`` (a list one level deep in the report's object), each finding's

@@ -111,3 +111,22 @@ def test_no_second_block_without_a_first(tmp_path: Path) -> None:
     write(memory_dir, "user_blank.md", "\n---\nname: U\ndescription: d\ntype: user\n---\n\nbody\n")
     codes = {f.code for f in doctor(memory_dir).findings if f.path == "user_blank.md"}
     assert "frontmatter-after-blank" in codes and "frontmatter-second-block" not in codes
+
+
+def test_stale_paths_that_agree_name_the_folder_the_code_moved_out_of() -> None:
+    from memtui.core.doctor.model import Finding, folder_moves, move_of
+
+    def stale(path: str, claim: str, instead: str | None) -> Finding:
+        return Finding("stale-path", "warning", path, 1, "m", None, {"claim": claim, "instead": instead})
+
+    findings = [
+        stale("a.md", "game/physics/rapier.ts", "packages/game/src/physics/rapier.ts"),
+        stale("a.md", "game/ecs/", "packages/game/src/ecs"),
+        stale("b.md", "game/core/camera.ts", "packages/game/src/core/camera.ts"),
+        stale("b.md", "src/x/one.ts", "lib/x/one.ts"),  # one move of its own: not named
+        stale("c.md", "load-player.ts", None),  # deleted: no move
+        stale("c.md", "engine.ts", "packages/engine.ts"),  # a bare name: no folder moved
+    ]
+    [move] = folder_moves(findings)
+    assert (move.old, move.new, move.count, move.files) == ("game", "packages/game/src", 3, 2)
+    assert [move_of(f, [move]) is move for f in findings] == [True, True, True, False, False, False]
