@@ -6,12 +6,14 @@ heading-style entries, a frontmatter block.
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from memtui.core.base.safe_read import read_text_regular
 from memtui.core.doctor.model import Finding, finding
 from memtui.core.memory.frontmatter import FRONTMATTER_RE
+from memtui.core.memory.lint import find_relative_dates
 from memtui.core.memory.index import (
     INDEX_NAME,
     MAX_INDEX_FILE_BYTES,
@@ -49,10 +51,15 @@ def shorten_line(line: str) -> str | None:
 # What an index line says of a memory it no longer stands by: "SUPERSEDED by plan 018",
 # "(obsolete)", "[DEPRECATED]", "已废弃". The English words in lower case only in brackets or
 # right before "by"/":" — "deprecated APIs" is a memory about deprecated things, not a retired one.
+_HOOK = re.compile(r"^[ \t]*(?:[-*+][ \t]+|#{1,6}[ \t]+)?\[[^\]\n]*\]\([^)\s]*\)")
+# In the hook (the text after the link), the lower-case words count only where they speak of
+# the memory itself: at the hook's start, after a separator (— – ; : or an opening bracket), or in
+# brackets, and not before a colon; "v1 endpoints superseded by v2" and "retired: db1, db2" speak
+# of the code.
+_LEAD = r"(?:^|[—–;:(\[]\s*|\s-\s+)"
 _SUPERSEDED = re.compile(
-    r"\bsuperseded\s*(?:by\b|[:;—–)\]]|$)|[(\[]superseded"
-    r"|[(\[](?:obsolete|outdated|deprecated|retired|old|stale)[)\]]"
-    r"|\b(?:obsolete|outdated|deprecated|retired)\s*(?:[:;—–]|\bby\b|$)"
+    rf"{_LEAD}\s*(?:superseded(?:\s+by\b|\s*[:;—–)\]]|\s*$)|(?:obsolete|outdated|deprecated|retired)(?:\s+by\b|\s*[;—–)\]]|\s*$))"
+    r"|\((?:obsolete|outdated|deprecated|retired|old|stale|superseded)\)|\[(?:obsolete|outdated|deprecated|retired|old|stale|superseded)\](?!\()"
     r"|已废弃|已作废|已過時|已过时|已廢棄|（废弃）|（作废）|\(废弃\)|已被\S{1,20}取代|已被\S{1,20}替代|廃止済|（旧）|\(旧\)|폐기됨",
     re.IGNORECASE,
 )
@@ -60,9 +67,13 @@ _SUPERSEDED_CAPS = re.compile(r"\b(?:SUPERSEDED|OBSOLETE|OUTDATED|DEPRECATED|RET
 
 
 def superseded_marker(line: str) -> str | None:
-    """The words by which an index ``line`` calls its memory superseded or obsolete, or ``None``."""
-    m = _SUPERSEDED.search(line) or _SUPERSEDED_CAPS.search(line)
-    return None if m is None else m.group(0).strip().rstrip(":;—–").strip()
+    """The words by which an index ``line`` calls its memory superseded or obsolete, or ``None``
+    (only the hook after the link is read: a title "[Old]" is a name)."""
+    head = _HOOK.match(line)
+    hook = line[head.end() :] if head else line
+    hook = hook.lstrip(" \t—–:-")
+    m = _SUPERSEDED.search(hook) or _SUPERSEDED_CAPS.search(hook)
+    return None if m is None else m.group(0).strip(" \t—–;:").rstrip(":;—–").strip()
 
 
 def _leaves_memory_dir(target: str) -> bool:
@@ -162,6 +173,21 @@ def index_findings(memory_dir: Path, report: IndexReport, memory_relpaths: set[s
                     target=entry.target,
                 )
             )
+    # a relative date in an index line: the agent loads the line in every later session
+    epoch = datetime(2000, 1, 1, tzinfo=UTC)  # only the phrases are used: no date is claimed
+    for rd in find_relative_dates(raw, epoch):
+        out.append(
+            finding(
+                "relative-date",
+                rel,
+                rd.line,
+                f"relative date “{rd.phrase}” in the index: the agent loads this line in every later session, when it names another day; write the date",
+                phrase=rd.phrase,
+                column=rd.column,
+                resolved=None,
+                where="index",
+            )
+        )
     for number, line in enumerate(lines, start=1):
         text = line.rstrip("\r")
         if len(text) <= MAX_ENTRY_CHARS:

@@ -55,8 +55,11 @@ def project_findings(locations: Locations) -> list[Finding]:
     for root in roots:
         for rel in COMMITTED_MEMORY_FOLDERS:
             folder = root / rel
-            if folder.is_symlink() or not folder.is_dir() or _same_or_inside(folder, locations.memory_dir):
-                continue
+            try:
+                if folder.is_symlink() or not folder.is_dir() or _same_or_inside(folder, locations.memory_dir):
+                    continue
+            except OSError:
+                continue  # a folder that cannot be looked at (no permission): nothing to say
             files = _markdown_count(folder)
             if not files:
                 continue

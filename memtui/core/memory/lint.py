@@ -65,6 +65,11 @@ _QUOTED = re.compile(r'"[^"\n]*"|“[^”\n]*”|「[^」\n]*」|『[^』\n]*』
 # Only the start of a body is searched for relative dates: ~0.1 ms per phrase (dateparser) would
 # make a pathological 20,000-line file take a minute. Recall reads the first 4,096 bytes anyway.
 MAX_SCAN_CHARS = 64 * 1024
+# At most this many relative dates are reported per text (memtui's bound: each costs a dateparser
+# call; a memory with more has one problem, said often enough).
+MAX_DATES = 50
+# The characters before a phrase that decide whether it is a rule or an idiom ("every", "none").
+_CONTEXT_CHARS = 60
 # The labels that give a memory's reason and its instruction, in the languages memories are
 # written in: ``**Why:**``, ``Why：`` (a full-width colon), ``## Why``, ``Reason:``, ``**原因**``…
 _WHY_WORDS = (
@@ -76,7 +81,8 @@ _HOW_WORDS = (
     r"|如何应用|如何應用|怎么用|怎麼用|应用|應用|做法|用法|适用|適用|规则|規則|执行|執行|适用方法|適用方法|使い方|対応|運用|적용|적용\s*방법|사용법"
     r"|c[óo]mo aplicar|c[óo]mo usar|aplicaci[óo]n|aplicar|regla"
 )
-_LABEL = r"(?im)^[ \t>*_\-\d.)]*(?:#{{1,6}}[ \t]*)?(?:\*\*|__)?[ \t]*(?:{words})[ \t]*(?:\*\*|__)?[ \t]*(?:[:：]|$)|(?:\*\*|__)(?:{words})[ \t]*[:：]?[ \t]*(?:\*\*|__)"
+# Possessive runs (``*+``): a line of 30,000 spaces is read once, not tried at every split.
+_LABEL = r"(?im)^[ \t>*_\-\d.)]*+(?:#{{1,6}}+[ \t]*+)?(?:{words})[ \t]*+(?:\*\*|__)?+[ \t]*+(?:[:：]|$)|(?:\*\*|__)(?:{words})[ \t]*+[:：]?[ \t]*+(?:\*\*|__)"
 _WHY = re.compile(_LABEL.format(words=_WHY_WORDS))
 _HOW = re.compile(_LABEL.format(words=_HOW_WORDS))
 
@@ -165,20 +171,32 @@ def find_relative_dates(text: str, base: datetime, *, first_line: int = 1) -> li
             continue
         if line.lstrip().startswith(">"):
             continue
-        quoted = [(q.start(), q.end()) for q in _QUOTED.finditer(line)] if any(c in line for c in '"“「『`') else []
+        # positions inside quotes or a week phrase: each marked once (linear in the line)
+        quoted: set[int] = set()
+        if any(c in line for c in '"“「『`'):
+            for q in _QUOTED.finditer(line):
+                quoted.update(range(q.start(), q.end()))
+        taken: set[int] = set()
         spans: list[tuple[int, RelativeDate]] = []
         for m in _RELATIVE_ZH_WEEK.finditer(line):
             spans.append((m.start(), RelativeDate(m.group(0), first_line + offset, _resolve_zh_week(m, base.date()), m.start())))
+            taken.update(range(m.start(), m.end()))
         for m in (*_RELATIVE_JA_WEEK.finditer(line), *_RELATIVE_KO_WEEK.finditer(line)):
             spans.append((m.start(), RelativeDate(m.group(0), first_line + offset, _resolve_ja_ko_week(m, base.date()), m.start())))
+            taken.update(range(m.start(), m.end()))
         for pattern in (_RELATIVE_EN, _RELATIVE_CJK):
             for m in pattern.finditer(line):
-                if any(start <= m.start() < start + len(rd.phrase) for start, rd in spans):
+                if len(found) + len(spans) >= MAX_DATES:
+                    break
+                if m.start() in taken or m.start() in quoted:
                     continue
-                if _RECURRING.search(line[: m.start()]) or _WEEKDAY_RANGE.match(line[m.end() :]) or (pattern is _RELATIVE_EN and _IDIOM_BEFORE.search(line[max(0, m.start() - 60) : m.start()])):
+                before = line[max(0, m.start() - _CONTEXT_CHARS) : m.start()]
+                if _RECURRING.search(before) or _WEEKDAY_RANGE.match(line, m.end()) or (pattern is _RELATIVE_EN and _IDIOM_BEFORE.search(before)):
                     continue  # "every Friday", "on a Friday", "Monday to Friday": a rule, not a date
                 spans.append((m.start(), RelativeDate(m.group(0), first_line + offset, _dateparser_resolve(m.group(0), base), m.start())))
-        found.extend(rd for start, rd in sorted(spans, key=lambda s: s[0]) if not any(a <= start < b for a, b in quoted))
+        found.extend(rd for start, rd in sorted(spans, key=lambda s: s[0]) if start not in quoted)
+        if len(found) >= MAX_DATES:
+            return found[:MAX_DATES]
     return found
 
 

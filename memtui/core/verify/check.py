@@ -39,7 +39,7 @@ from memtui.core.base.diagnostics import Severity
 from memtui.core.base.safe_read import read_regular
 from memtui.core.memory.memories import Memory
 from memtui.core.verify.claims import Claim, memory_claims
-from memtui.core.verify.history import CODE_EXTENSIONS, HISTORY_TIMEOUT_S, has_commits, history_paths, history_renames, removed_words
+from memtui.core.verify.history import CODE_EXTENSIONS, HISTORY_TIMEOUT_S, history_paths, history_problem, history_renames, removed_words
 from memtui.core.verify.grep import DEFAULT_TIMEOUT_S, close_identifiers, find_words, read_vocabulary, word_parts
 from memtui.core.verify.tree import ProjectTree, list_tree
 
@@ -473,7 +473,10 @@ def _confirm(out: dict[str, MemoryVerification], tree: ProjectTree, notes: list[
     def left() -> float:
         return max(0.1, deadline - time.monotonic())
 
-    if tree.source == "git" and has_commits(tree.root, timeout=left()):
+    problem = history_problem(tree.root, timeout=left()) if tree.source == "git" else "no git history"
+    if problem is not None and tree.source == "git":
+        notes.append(f"the git history cannot confirm stale claims ({problem}): they are reported as notes")
+    if problem is None:
         if any(r.code == "stale-path" for _, _, r in stale):
             found = history_paths(tree.root, timeout=left())
             paths = _PathIndex(found.found) if found.complete else None

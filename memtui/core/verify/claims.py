@@ -120,45 +120,74 @@ class Claim:
 
 # A clause ends at these: a name's clause is the text between the two around it on its line.
 _CLAUSE_END = re.compile(r"[;；。，!?！？|]|\.(?:\s|$)|\s[—–]\s|,\s(?:but|while|and then)\b")
-# Words saying the name in the clause is gone, renamed, or never was.
+# A dash right after a name followed by one of these words still speaks of the name ("`x.ts` — removed").
+_DASH_GONE = re.compile(r"(?i)^\W{0,3}\s[—–]\s+(?:removed|deleted|gone|dropped|retired|obsolete|deprecated|renamed|moved)\b")
+# Words right before a name saying it is gone, renamed, or never was ("removed `x`", "no `x`").
 _GONE_BEFORE = re.compile(
-    r"(?i)(?:\b(?:removed?|removing|deleted?|deleting|dropped|retired?|killed|got rid of|ripped out|rename[ds]?|moved|replaced|"
-    r"replacing|instead of|in place of|no longer|no|without|obsolete|deprecated|formerly|previously|originally|legacy|old|used to|recreate|re-create|resurrect|revive|bring back|before the (?:refactor|rewrite|migration|move|rename|split|restructure))\b"
+    r"(?i)(?:\b(?:removed|deleted|dropped|retired|killed|got rid of|ripped out|renamed|moved|replaced|"
+    r"instead of|in place of|no longer|no(?!-)|without|obsolete|deprecated|formerly|previously|originally|old|used to|"
+    r"recreate|re-create|resurrect|revive|bring back|before the (?:refactor|rewrite|migration|move|rename|split|restructure))\b"
     r"|删|刪|移除|去掉|不再|没有|沒有|不存在|废弃|廢棄|废除|廢除|退役|下线|下線|弃用|棄用|淘汰|取代了|代替了|削除|廃止|存在しない|삭제|없음|eliminad[oa]|borrad[oa]|ya no|no existe)"
 )
+# Words that put a whole clause in the past ("the old enum had `a` / `b`", "before the refactor,
+# … `x`"): every name in it, not only the next.
+_PAST_CLAUSE = re.compile(r"(?i)\b(?:old|formerly|previously|originally|used to|before the (?:refactor|rewrite|migration|move|rename|split|restructure))\b|以前|原来的|原來的|旧的|舊的")
+# Words after a name saying the same ("`x` was deleted", "`x` → `y`").
 _GONE_AFTER = re.compile(
     r"(?i)(?:\b(?:removed|deleted|dropped|retired|gone|renamed|moved|replaced|superseded|obsolete|deprecated|no longer|"
     r"does not exist|doesn't exist|did not exist|didn't exist|never existed|was never|still on disk|killed|ripped out|anymore|any more|any longer|used to|back|pre-\w+)\b"
     r"|^\s*(?:→|->|=>|⇒)|删|刪|移除|不再|不存在|废弃|廢棄|退役|下线|下線|弃用|棄用|被取代|被替换|被替換|削除|廃止|삭제|eliminad[oa]|borrad[oa])"
 )
+# A name right after these is where something went ("moved the cache to `x`", "→ `x`",
+# "in favour of `x`"): it exists.
+_DESTINATION = re.compile(r"(?i)(?:\b(?:to|into|onto|with|by|as|in favou?r of)|→|->|=>|⇒|改为|改成|换成|換成|迁到|遷到|移到)\s*[*_(\[]*$")
+# A removal said not to happen ("do not remove `x`", "never delete `x`"): the name exists.
+_KEPT = re.compile(r"(?i)\b(?:not|never|don't|do not|mustn't|must not|shouldn't|should not|avoid|before you)\s+(?:\w+\s+){0,2}?(?:remove|delete|drop|rename|move|touch|edit|change)\w*\b")
+# Only separators between two names: a list ("removed `a`, `b` and `c`") shares its lead words.
+_LIST_GAP = re.compile(r"(?i)^[\s,/+&*_()]*(?:and|or|und|et|y|和|与|及)?[\s,/+&*_()、]*$")
 _EXAMPLE_BEFORE = re.compile(r"(?i)(?:\be\.\s?g\.|\bi\.\s?e\.|for example|for instance|such as|example|例如|比如|譬如|例えば|예를 들어|por ejemplo|p\.\s?ej\.)\W{0,4}$")
 _CODE_SPAN = re.compile(r"`[^`\n]*`")
 _PLACEHOLDER = re.compile(r"(?i)(?:^|[/._-])(?:foo|bar|baz|qux|example|examples|sample|xxx+|yyy+|placeholder|your[-_]?\w*|my[-_]\w+|some[-_]\w+|path/to|to/\w+)(?:$|[/._-])")
+# The characters on each side of a name that decide whether it is taken back (memtui's bound:
+# a line of thousands of names is read in windows, not once per name).
+CONTEXT_CHARS = 300
 
 
 def retracted(text: str, start: int, end: int) -> bool:
-    """Whether the name at ``text[start:end]`` is not a claim that it exists: its clause says
-    it is gone, renamed or never was, it is given as an example, or it is a placeholder path
-    (``path/to/x.py``, ``foo/bar.ts``, ``your-app/``)."""
-    line_start = text.rfind("\n", 0, start) + 1
-    line_end = text.find("\n", end)
-    line_end = len(text) if line_end < 0 else line_end
+    """Whether the name at ``text[start:end]`` is not a claim that it exists: the words right
+    before it or after it in its clause say it is gone, renamed or never was (a name after
+    "moved … to" or "→" is where it went, and "do not remove" keeps it), it is struck through,
+    given as an example, or a placeholder path (``path/to/x.py``, ``foo/bar.ts``)."""
+    line_start = max(text.rfind("\n", 0, start) + 1, start - CONTEXT_CHARS)
+    line_end = text.find("\n", end, end + CONTEXT_CHARS)
+    line_end = min(len(text), end + CONTEXT_CHARS) if line_end < 0 else line_end
     before_line = text[line_start:start]
     if before_line.count("~~") % 2:
         return True  # struck through (`~~…~~`): the author took it back
-    if _EXAMPLE_BEFORE.search(before_line.rstrip("`*_ ([")):
+    if _EXAMPLE_BEFORE.search(before_line.rstrip("`*_ (["), max(0, len(before_line) - 40)):
         return True
     name = text[start:end].strip("`")
     if ("/" in name or (_extension(name) or "").lower() in SOURCE_EXTENSIONS) and _PLACEHOLDER.search(name):
         return True
     ends = list(_CLAUSE_END.finditer(before_line))
-    before = before_line[ends[-1].end() :] if ends else before_line
+    clause = before_line[ends[-1].end() :] if ends else before_line
+    # the words since the name before this one (a list's names share the words that lead it)
+    gaps = _CODE_SPAN.split(clause)
+    near = gaps[-1]
+    for gap in reversed(gaps[:-1]):
+        if not _LIST_GAP.match(near):
+            break
+        near = gap + " " + near
+    if _DESTINATION.search(near) or _KEPT.search(near):
+        return False
+    if _PAST_CLAUSE.search(_CODE_SPAN.sub(" ", clause)):
+        return True
     after_line = text[end:line_end]
+    if _DASH_GONE.match(after_line):
+        return True
     stop = _CLAUSE_END.search(after_line)
-    after = after_line[: stop.start()] if stop else after_line
-    # the words around, not the other names in the clause (`src/old-parser.ts` says nothing)
-    before, after = _CODE_SPAN.sub(" ", before), _CODE_SPAN.sub(" ", after)
-    return bool(_GONE_BEFORE.search(before) or _GONE_AFTER.search(after))
+    after = _CODE_SPAN.sub(" ", after_line[: stop.start()] if stop else after_line)
+    return bool(_GONE_BEFORE.search(near) or _GONE_AFTER.search(after))
 
 
 def _mask_fences(text: str) -> str:
@@ -341,10 +370,15 @@ def _description_line(memory: Memory) -> int | None:
     return None
 
 
+# At most this many claims are read from one memory (memtui's bound: a memory naming more is a
+# listing of files, and each claim costs a look at the words around it).
+MAX_CLAIMS = 1000
+
+
 def memory_claims(memory: Memory) -> list[Claim]:
-    """Every claim of ``memory``: its description's, then its body's; one claim per distinct
-    kind, path (or text), line and anchor (the first occurrence's line): `x.ts` and `x.ts:120`
-    are two claims."""
+    """Every claim of ``memory`` (at most ``MAX_CLAIMS``): its description's, then its body's;
+    one claim per distinct kind, path (or text), line and anchor (the first occurrence's line):
+    `x.ts` and `x.ts:120` are two claims."""
     out: list[Claim] = []
     seen: set[tuple[str, str]] = set()
     sources: list[tuple[str, int]] = []
@@ -354,11 +388,15 @@ def memory_claims(memory: Memory) -> list[Claim]:
     for text, first in sources:
         if "`" not in text and "." not in text:
             continue
-        for claim in claims_in_text(text, first):
+        for looked, claim in enumerate(claims_in_text(text, first)):
+            if looked >= 10 * MAX_CLAIMS:
+                return out  # the same names over and over: enough read
             key = (claim.kind, claim.path or claim.text, claim.line_no, claim.anchor)
             if key not in seen:
                 seen.add(key)
                 out.append(claim)
+                if len(out) >= MAX_CLAIMS:
+                    return out
     return out
 
 

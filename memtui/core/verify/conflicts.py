@@ -155,6 +155,7 @@ def _stating_sentences(text: str, first_line: int) -> list[tuple[str, int]]:
     out: list[tuple[str, int]] = []
     at = 0  # the first mark not yet behind the current sentence
     pos = 0
+    counted, line = 0, first_line  # the line of offset ``counted``, counted forward once
     for m in [*_SENTENCE.finditer(text), None]:
         end = m.start() if m else len(text)
         while at < len(marks) and marks[at] < pos:
@@ -162,7 +163,9 @@ def _stating_sentences(text: str, first_line: int) -> list[tuple[str, int]]:
         if at < len(marks) and marks[at] < end:
             chunk = text[pos:end]
             if chunk.strip():
-                out.append((chunk, first_line + text.count("\n", 0, pos)))
+                line += text.count("\n", counted, pos)
+                counted = pos
+                out.append((chunk, line))
         if m is None or at >= len(marks):
             break
         pos = m.end()

@@ -30,6 +30,9 @@ HISTORY_TIMEOUT_S = 10.0
 MAX_HISTORY_BYTES = 64 * 1024 * 1024
 # At most this many identifiers go into one ``git log -G`` pattern (git compiles it once).
 MAX_PATTERN_WORDS = 500
+# A removed line longer than this is not read for definitions (a definition is one short line;
+# a minified or generated line is none, and reading it would cost the most).
+MAX_DEFINITION_CHARS = 2000
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # A line that defines a name (after the diff's ``-``): a function, class, type, method, constant
 # or top-level binding in the languages memories speak of. A name the project only used (an
@@ -80,7 +83,8 @@ def _stream(root: Path, args: list[str], timeout: float, max_bytes: int, on_line
     until it returns ``True`` (enough), the output ends, ``timeout`` seconds pass or
     ``max_bytes`` were read. Returns ``(complete, error)``."""
     try:
-        proc = subprocess.Popen(["git", "-C", str(root), *args], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=git_env())
+        proc = subprocess.Popen(["git", "-C", str(root), *args], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                env={**git_env(), "GIT_NO_LAZY_FETCH": "1"})
     except OSError as exc:
         return False, f"git could not run ({exc.strerror or exc})"
     timer = threading.Timer(timeout, proc.kill)
@@ -90,11 +94,14 @@ def _stream(root: Path, args: list[str], timeout: float, max_bytes: int, on_line
     done = False
     try:
         assert proc.stdout is not None
-        for raw in proc.stdout:
+        for n, raw in enumerate(proc.stdout):
             read += len(raw)
             if read > max_bytes:
                 proc.kill()
                 return False, f"the history is over {max_bytes // (1024 * 1024)} MB"
+            if n % 256 == 0 and time.monotonic() - started >= timeout:
+                proc.kill()  # the timer kills git; this stops the reading of what it wrote
+                return False, f"reading the history took over {timeout:.0f} s"
             if on_line(raw.rstrip(b"\n")):
                 done = True
                 proc.kill()
@@ -113,17 +120,31 @@ def _stream(root: Path, args: list[str], timeout: float, max_bytes: int, on_line
     return True, None
 
 
-def has_commits(root: Path, *, timeout: float = HISTORY_TIMEOUT_S) -> bool:
-    """Whether the repository at ``root`` has a commit on any ref (a fresh ``git init`` has none:
-    its history can confirm nothing)."""
-    seen: list[bytes] = []
+def history_problem(root: Path, *, timeout: float = HISTORY_TIMEOUT_S) -> str | None:
+    """Why the repository at ``root`` has no whole history to read, or ``None`` when it has one:
+    no commit yet (a fresh ``git init``), a shallow clone (its older commits are not there: a
+    path it lacks may still have existed), a partial clone (reading old file contents would
+    fetch them from its remote), or git failing."""
+    lines: list[bytes] = []
 
     def take(line: bytes) -> bool:
-        seen.append(line)
-        return True
+        lines.append(line)
+        return False
 
-    complete, _ = _stream(root, ["rev-list", "--all", "--max-count=1"], timeout, 1024, take)
-    return complete and bool(seen)
+    ok, error = _stream(root, ["rev-parse", "--is-shallow-repository"], timeout, 1024, take)
+    if not ok:
+        return error or "git could not read the repository"
+    if lines and lines[0].strip() == b"true":
+        return "a shallow clone: its older commits are not here"
+    lines.clear()
+    _stream(root, ["config", "--get-regexp", r"^(remote\..*\.promisor|extensions\.partialclone)$"], timeout, 64 * 1024, take)
+    if any(line.strip().endswith(b"true") or line.startswith(b"extensions.partialclone") for line in lines):
+        return "a partial clone: reading its history would fetch from its remote"
+    lines.clear()
+    ok, _ = _stream(root, ["rev-list", "--all", "--max-count=1"], timeout, 1024, take)
+    if not ok or not lines:
+        return "no commits yet"
+    return None
 
 
 def history_paths(root: Path, *, timeout: float = HISTORY_TIMEOUT_S, max_bytes: int = MAX_HISTORY_BYTES) -> History:
@@ -158,7 +179,8 @@ def history_renames(root: Path, *, timeout: float = HISTORY_TIMEOUT_S, max_bytes
 
 
 def removed_words(root: Path, words: Iterable[str], *, timeout: float = HISTORY_TIMEOUT_S, max_bytes: int = MAX_HISTORY_BYTES) -> History:
-    """Which of ``words`` (identifiers) a line some commit removed defined (``defined_names``):
+    """Which of ``words`` (identifiers) a line some commit removed defined (``defined_names``),
+    all the reads together within ``timeout`` seconds:
     ``git log --all -p -U0 -G(word|…) -- *.py *.ts …`` shows only the changes to source files
     (``CODE_EXTENSIONS``) that add or remove a line holding one of them; the removed lines
     (``-…``) are searched. Words that are not plain identifiers are left out."""
@@ -168,20 +190,24 @@ def removed_words(root: Path, words: Iterable[str], *, timeout: float = HISTORY_
         return History(frozenset(), True)
     complete = True
     error: str | None = None
+    deadline = time.monotonic() + timeout
     for at in range(0, len(wanted), MAX_PATTERN_WORDS):
+        budget = deadline - time.monotonic()
+        if budget <= 0:
+            return History(frozenset(found), False, f"reading the history took over {timeout:.0f} s")
         chunk = wanted[at : at + MAX_PATTERN_WORDS]
         chunk_set = set(chunk)
         left = set(chunk)
 
         def take(line: bytes) -> bool:
-            if line.startswith(b"-") and not line.startswith(b"---"):
+            if line.startswith(b"-") and not line.startswith(b"---") and len(line) <= MAX_DEFINITION_CHARS:
                 for word in defined_names(line[1:].decode("utf-8", errors="replace")) & chunk_set:
                     found.add(word)
                     left.discard(word)
             return not left
 
         pattern = "(" + "|".join(chunk) + ")"
-        ok, why = _stream(root, ["log", "--all", "--format=", "-p", "-U0", "--no-renames", "--no-ext-diff", "--no-color", "--no-textconv", f"-G{pattern}", "--", *(f"*.{ext}" for ext in CODE_EXTENSIONS)], timeout, max_bytes, take)
+        ok, why = _stream(root, ["log", "--all", "--format=", "-p", "-U0", "--no-renames", "--no-ext-diff", "--no-color", "--no-textconv", f"-G{pattern}", "--", *(f"*.{ext}" for ext in CODE_EXTENSIONS)], budget, max_bytes, take)
         if not ok:
             complete, error = False, why
     return History(frozenset(found), complete, error)

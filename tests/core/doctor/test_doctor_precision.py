@@ -32,6 +32,10 @@ def _memory(kind: str, body: str, description: str = "d") -> str:
         ("- [Pipeline](pipeline.md) — the new pipeline, which superseded the cron jobs", None),
         ("- [Caches](caches.md) — Outdated caches cause the flaky test", None),
         ("- [Glass](glass.md) — windows no longer vanish at angles", None),
+        ("- [Old](old-build.md) — how the build is wired", None),  # a title, not a mark
+        ("- [Stale](stale-cache.md) — when the cache goes stale", None),
+        ("- [API](api.md) — v1 endpoints superseded by v2 in March", None),  # about the code
+        ("- [DB](db.md) — retired: db1, db2; live: db3", None),
     ],
 )
 def test_an_index_line_retires_its_memory_only_with_an_explicit_mark(line: str, marker: str | None) -> None:

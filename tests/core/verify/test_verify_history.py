@@ -160,3 +160,57 @@ def test_a_rename_git_recorded_is_named_and_a_folder_it_had_is_stale(tmp_path: P
     assert got["config/"] == ("stale", "stale-path", True)
     [core] = [r for r in report.memories["project_notes.md"].results if r.claim.text == "pkg/core.py"]
     assert core.instead == "pkg/engine.py" and "git recorded its rename to `pkg/engine.py`" in core.message
+
+
+def test_a_shallow_or_partial_clone_confirms_nothing(tmp_path: Path) -> None:
+    origin = _repo(tmp_path)
+    shallow = tmp_path / "shallow"
+    subprocess.run([*GIT, "clone", "-q", "--depth", "1", f"file://{origin}", str(shallow)], check=True)
+    got, report = _results(shallow, tmp_path / "mem", "The player loads in `src/game/load-player.ts`.\n")
+    # the deleting commit's parent is not in a depth-1 clone: the path may well have existed
+    assert got["src/game/load-player.ts"] == ("stale", "stale-path", False)
+    assert any("shallow clone" in note for note in report.notes)
+    partial = tmp_path / "partial"
+    subprocess.run([*GIT, "clone", "-q", str(origin), str(partial)], check=True)
+    subprocess.run([*GIT, "-C", str(partial), "config", "remote.origin.promisor", "true"], check=True)
+    got, report = _results(partial, tmp_path / "mem2", "The player loads in `src/game/load-player.ts`.\n")
+    assert got["src/game/load-player.ts"] == ("stale", "stale-path", False)  # never a fetch to find out
+    assert any("partial clone" in note for note in report.notes)
+
+
+def test_a_huge_removed_line_is_not_read_for_definitions(tmp_path: Path) -> None:
+    from memtui.core.verify.history import MAX_DEFINITION_CHARS, removed_words
+
+    root = tmp_path / "repo"
+    root.mkdir()
+    subprocess.run([*GIT, "init", "-q", str(root)], check=True)
+    _commit(root, {"gen.ts": "  ghostFunc(" + "):" * (MAX_DEFINITION_CHARS * 50) + "\n", "keep.ts": "export function kept() {}\n"}, "first")
+    _commit(root, {"gen.ts": None}, "drop the generated file")
+    found = removed_words(root, ["ghostFunc"], timeout=5)
+    assert found.complete and found.found == frozenset()  # a 200 KB line is no definition
+
+
+def test_names_a_sentence_says_exist_are_kept(tmp_path: Path) -> None:
+    body = (
+        "Do not remove `src/config.ts`.\n"
+        "Removing `src/flags.ts` breaks the build.\n"
+        "Moved the cache to `src/cache.ts`.\n"
+        "Replaced Redis with `src/store.ts`.\n"
+        "The no-op handler is `src/noop.ts`.\n"
+        "`src/a.ts` is deprecated in favour of `src/b.ts`.\n"
+        "Renamed `oldName` → `newName` in `src/x.ts`.\n"
+        "Legacy: `src/api.ts` handles v1 clients.\n"
+        "Use `src/old.ts` — removed.\n"
+    )
+    claims = [c.text for c in memory_claims(read_memory(_memory(tmp_path / "mem", body), tmp_path / "mem"))]
+    assert claims == ["src/config.ts", "src/flags.ts", "src/cache.ts", "src/store.ts", "src/noop.ts", "src/b.ts", "newName", "src/x.ts", "src/api.ts"]
+
+
+def test_a_long_line_of_names_keeps_every_name(tmp_path: Path) -> None:
+    from memtui.core.verify.claims import CONTEXT_CHARS, claims_in_text
+
+    names = 4000
+    body = "Files: " + " ".join(f"`src/f{i}.ts`" for i in range(names))
+    claims = list(claims_in_text(body, 1))
+    assert len(claims) == names  # each read within CONTEXT_CHARS of its name, not the whole line
+    assert CONTEXT_CHARS < len(body)
