@@ -30,7 +30,7 @@ from memtui.core.doctor import (
     instruction_texts,
     run_doctor,
 )
-from memtui.core.doctor.model import file_groups, note_kinds
+from memtui.core.doctor.model import file_groups, folder_moves, note_kinds
 from memtui.core.doctor.project_checks import add_project_findings
 from memtui.core.doctor.usage_checks import project_usage
 from memtui.core.memory.catalogdb import CatalogDB
@@ -166,6 +166,13 @@ class DoctorScreen(PaneScreen):
         tree.clear()
         first: TreeNode[Finding | None] | None = None
         shown = [f for f in report.findings if self.show_info or f.severity != "info" or f.path is None]
+        moves = folder_moves(f for f in shown if f.severity == "warning")
+        if moves:  # what dozens of stale paths say one by one, said once
+            node = tree.root.add(Text.assemble((f"{SEVERITY_ICON['warning']} ", severity_style("warning")), ("the code moved", "bold"), (f"  {len(moves)}", muted)), data=None, expand=True)
+            for move in moves:
+                said = Finding("stale-path", "warning", None, None, f"the code moved from `{move.old}/` to `{move.new or '.'}/`: {counted(move.count, 'path')} in {counted(move.files, 'memory', 'memories')} still name the old folder (each is listed under its memory)")
+                leaf = node.add_leaf(Text.assemble(_icon(said), f"{move.old}/ → {move.new or '.'}/", (f" ×{move.count}", muted)), data=said)
+                first = first or leaf
         for group in file_groups(shown):
             total = sum(n for _, n in group.lines)
             label = Text.assemble((f"{SEVERITY_ICON[group.worst]} ", severity_style(group.worst)), (visible(group.path) if group.path else "(memory dir)", "bold"), (f"  {total}", muted))

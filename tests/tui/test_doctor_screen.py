@@ -47,3 +47,39 @@ async def test_doctor_groups_findings_by_file_and_applies_a_safe_fix(make_app: C
         await pilot.pause()
         await settle(pilot)
         assert not isinstance(app.screen, DoctorScreen)
+
+
+async def test_the_doctor_says_once_where_the_code_moved(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import subprocess
+
+    from support.pilot import wait_until
+
+    from memtui.core.places.flavor import AGENT
+
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=main", "-c", "commit.gpgsign=false"]
+    project = tmp_path / "project"
+    (project / "game").mkdir(parents=True)
+    subprocess.run([*git, "init", "-q", str(project)], check=True)
+    for name in ("a", "b", "c"):
+        (project / "game" / f"{name}.ts").write_text(f"export const {name} = 1;\n")
+    subprocess.run([*git, "-C", str(project), "add", "-A"], check=True)
+    subprocess.run([*git, "-C", str(project), "commit", "-q", "-m", "game"], check=True)
+    subprocess.run([*git, "-C", str(project), "mv", "game", "engine"], check=True)
+    subprocess.run([*git, "-C", str(project), "commit", "-q", "-m", "move"], check=True)
+    memory_dir = tmp_path / "memory"
+    memory_dir.mkdir()
+    (memory_dir / "project_game.md").write_text("---\nname: g\ndescription: d\ntype: project\n---\n\nThe loop is `game/a.ts`, input `game/b.ts`, audio `game/c.ts`.\n\n**Why:** w\n\n**How to apply:** h\n")
+    (memory_dir / "MEMORY.md").write_text("- [g](project_game.md) — the game loop\n")
+    monkeypatch.setenv("MEMTUI_NOW", "2026-03-10T12:00:00+00:00")
+    app = MemtuiApp.for_project(AGENT, project, memory_dir=memory_dir, watch=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("D")
+        await wait_until(pilot, lambda: isinstance(app.screen, DoctorScreen) and app.screen.report is not None, what="the doctor's report")
+        await settle(pilot)
+        tree = app.screen.query_one("#doctor-tree", Tree)
+        [moved] = [n for n in tree.root.children if "the code moved" in str(n.label)]
+        [leaf] = moved.children
+        assert "game/ → engine/" in str(leaf.label) and "×3" in str(leaf.label)
+        [memory] = [n for n in tree.root.children if "project_game.md" in str(n.label)]
+        assert len(memory.children) == 3  # each stale path still listed under its memory

@@ -45,7 +45,7 @@ CJK_DAY_OFFSETS = {
 }
 _RELATIVE_CJK = re.compile(
     r"前天|昨天|明天|后天|後天|上个月|下个月|下個月|上個月|去年|明年"  # Chinese
-    r"|一昨日|昨日|明日|明後日|先週|来週|先月|来月|昨年|来年"  # Japanese
+    r"|一昨日|昨日|明日|明後日|先週|再来週|来週|先月|来月|昨年|来年"  # Japanese
     r"|그저께|어제|내일|모레|지난\s?주|다음\s?주|지난\s?달|다음\s?달"  # Korean
 )
 # Every phrase `_RELATIVE_EN` matches contains one of these (lower-cased; weekdays end in "day").
@@ -61,7 +61,15 @@ _IDIOM_BEFORE = re.compile(r"(?:\b(?:none|not|no|never|nobody|nothing|neither|no
 _WEEKDAY_RANGE = re.compile(rf"^\s*(?:-|–|—|to|through|thru|and|or|,)\s*(?:{_WEEKDAYS_EN})", re.IGNORECASE)
 # Quoted text: what someone said or wrote (a script, a chat, a title), not the memory's own claim
 # about when something happens. Pairs of straight, curly and CJK quotes within one line.
-_QUOTED = re.compile(r'"[^"\n]*"|“[^”\n]*”|「[^」\n]*」|『[^』\n]*』|`[^`\n]*`')
+_QUOTED = re.compile(r'"[^"\n]*"|“[^”\n]*”|‘[^’\n]*’|「[^」\n]*」|『[^』\n]*』|`[^`\n]*`|(?<!\w)\'(?:[^\'\n]|(?<=\w)\'(?=\w)){1,160}\'(?!\w)')
+# A written date next to a phrase already says the day ("next Tuesday (2024-03-12)"), and a line
+# or heading that opens with one dates what follows ("## 2024-03-04", "- 2024-03-04: …").
+_ABSOLUTE_DATE = re.compile(r"(?<!\d)(?:19|20)\d{2}[-/.年](?:0?[1-9]|1[0-2])(?:[-/.月](?:0?[1-9]|[12]\d|3[01])日?)?(?!\d)")
+_DATED_LINE = re.compile(r"^\s*(?:#{1,6}\s+|[-*+]\s+|\*\*|\|\s*)?\**\[?(?:19|20)\d{2}[-/.年](?:0?[1-9]|1[0-2])[-/.月](?:0?[1-9]|[12]\d|3[01])")
+_CLAUSE_SPLIT = re.compile(r"[;.!?,:。；！？，：]")
+_HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
+# Names that begin with a day word: 明日香 (a given name).
+_CJK_NAMES = re.compile(r"明日[香美奈菜花]")
 # Only the start of a body is searched for relative dates: ~0.1 ms per phrase (dateparser) would
 # make a pathological 20,000-line file take a minute. Recall reads the first 4,096 bytes anyway.
 MAX_SCAN_CHARS = 64 * 1024
@@ -141,6 +149,24 @@ def _dateparser_cached(cleaned: str, base: date) -> date | None:
     return parsed.date() if parsed else None
 
 
+_SENTENCE_START = re.compile(r"(?:^|[.!?。！？]\s+|^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?)[*_(\"“]*$")
+
+
+def _named(line: str, m: re.Match[str], before: str) -> bool:
+    """Whether an English phrase is part of a name or a title rather than prose: capitalised
+    where a sentence does not start ("Tomorrow Labs", "The Day After Tomorrow"), in a heading,
+    glued to a name (``Yesterday.js``), or a label (``Yesterday:`` in a template)."""
+    phrase = m.group(0)
+    after = line[m.end() : m.end() + 3]
+    if after[:1] in (".", "-", "_") and after[1:2].isalnum():
+        return True  # Yesterday.js, Tomorrow.io, tomorrow-labs
+    if not phrase[:1].isupper() or phrase.isupper():
+        return False  # lower case, or capitals for emphasis ("ship it NEXT THURSDAY")
+    if _HEADING.match(line) or after.lstrip()[:1] == ":":
+        return True
+    return not _SENTENCE_START.search(before)
+
+
 def find_relative_dates(text: str, base: datetime, *, first_line: int = 1) -> list[RelativeDate]:
     """Relative date phrases in ``text`` with the date each meant at ``base`` (the file's mtime).
 
@@ -160,6 +186,7 @@ def find_relative_dates(text: str, base: datetime, *, first_line: int = 1) -> li
     if not any(p.search(scan) for p in (_RELATIVE_EN, _RELATIVE_CJK, _RELATIVE_ZH_WEEK, _RELATIVE_JA_WEEK, _RELATIVE_KO_WEEK)):
         return found
     fence: str | None = None
+    dated = False  # under a heading or line that opens with a written date
     for offset, line in enumerate(scan.split("\n")):
         opened = _FENCE.match(line)
         if fence is not None:
@@ -171,9 +198,15 @@ def find_relative_dates(text: str, base: datetime, *, first_line: int = 1) -> li
             continue
         if line.lstrip().startswith(">"):
             continue
+        if _DATED_LINE.match(line):
+            dated = True
+        elif _HEADING.match(line):
+            dated = False
+        if dated or line.lstrip().startswith("|"):
+            continue  # a dated entry says its day; a table cell is a label ("| Yesterday | … |")
         # positions inside quotes or a week phrase: each marked once (linear in the line)
         quoted: set[int] = set()
-        if any(c in line for c in '"“「『`'):
+        if any(c in line for c in '"“‘「『`\''):
             for q in _QUOTED.finditer(line):
                 quoted.update(range(q.start(), q.end()))
         taken: set[int] = set()
@@ -191,7 +224,13 @@ def find_relative_dates(text: str, base: datetime, *, first_line: int = 1) -> li
                 if m.start() in taken or m.start() in quoted:
                     continue
                 before = line[max(0, m.start() - _CONTEXT_CHARS) : m.start()]
-                if _RECURRING.search(before) or _WEEKDAY_RANGE.match(line, m.end()) or (pattern is _RELATIVE_EN and _IDIOM_BEFORE.search(before)):
+                if pattern is _RELATIVE_EN and _named(line, m, before):
+                    continue  # "Tomorrow Labs", "Yesterday.js", "# Today vs Tomorrow": a name or a title
+                if _ABSOLUTE_DATE.search(line, max(0, m.start() - 30), m.end() + 30):
+                    continue  # "next Tuesday (2024-03-12)": the day is written
+                if pattern is _RELATIVE_CJK and _CJK_NAMES.match(line, m.start()):
+                    continue
+                if _RECURRING.search(before) or _WEEKDAY_RANGE.match(line, m.end()) or (pattern is _RELATIVE_EN and _IDIOM_BEFORE.search(_CLAUSE_SPLIT.split(before)[-1])):
                     continue  # "every Friday", "on a Friday", "Monday to Friday": a rule, not a date
                 spans.append((m.start(), RelativeDate(m.group(0), first_line + offset, _dateparser_resolve(m.group(0), base), m.start())))
         found.extend(rd for start, rd in sorted(spans, key=lambda s: s[0]) if start not in quoted)
