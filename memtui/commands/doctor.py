@@ -71,18 +71,19 @@ def _selected(report: DoctorReport, code: str) -> list[Finding]:
     return report.certain() if code == "all" else report.fixable({code})
 
 
-def _say_finding(f: Finding, times: int = 1) -> None:
+def _say_finding(f: Finding, times: int = 1, at: tuple[int, ...] = ()) -> None:
     where = f"{f.line:>5}" if f.line else "     "
     fix = [(f"  [⚒ --fix {f.fix}]", {"dim": True})] if f.fix else []
-    again = [(f"  (×{times})", {"dim": True})] if times > 1 else []
+    lines = f": lines {', '.join(str(n) for n in at)}" if len(at) > 1 else ""
+    again = [(f"  (×{times}{lines})", {"dim": True})] if times > 1 else []
     say_parts(f"  {where}  ", (f"{f.severity:<7}", {"fg": _SEVERITY_COLOR[f.severity]}), f" {f.code:<24} {visible(f.message)}", *again, *fix)
 
 
 def _say_group(group: FileGroup) -> None:
     say("")
     say(visible(group.path) if group.path else "(memory dir)", bold=True)
-    for f, times in group.lines:
-        _say_finding(f, times)
+    for (f, times), at in zip(group.lines, group.at or [()] * len(group.lines), strict=True):
+        _say_finding(f, times, at)
 
 
 def _print_report(report: DoctorReport, *, verbose: bool = False) -> None:

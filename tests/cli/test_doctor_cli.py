@@ -134,6 +134,12 @@ def test_a_committed_memory_folder_the_agent_never_reads(tmp_path: Path) -> None
     [f] = [f for f in data["findings"] if f["code"] == "unread-memory-folder"]
     assert (f["severity"], f["path"], f["data"]["files"]) == ("warning", None, 1)
     assert f["data"]["folder"] == str(project / ".claude" / "memory")
+    # a folder of notes (a README only) is no memory folder
+    notes = tmp_path / "notes-project"
+    (notes / ".claude" / "memory").mkdir(parents=True)
+    (notes / ".claude" / "memory" / "README.md").write_text("# Export target (empty)\n")
+    result = CliRunner().invoke(main, ["--flavor", "claude", "--project", str(notes), "doctor", "--json"], env={"MEMTUI_NOW": NOW, "HOME": str(home)})
+    assert not [f for f in json.loads(result.stdout)["findings"] if f["code"] == "unread-memory-folder"]
     # pointed at with --memory-dir, the same folder is the memory dir: nothing to say
     result = CliRunner().invoke(main, ["--flavor", "claude", "--project", str(project), "--memory-dir", str(project / ".claude" / "memory"), "doctor", "--json"], env={"MEMTUI_NOW": NOW, "HOME": str(home)})
     assert not [f for f in json.loads(result.stdout)["findings"] if f["code"] == "unread-memory-folder"]

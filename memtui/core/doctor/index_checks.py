@@ -52,18 +52,23 @@ def shorten_line(line: str) -> str | None:
 # "(obsolete)", "[DEPRECATED]", "已废弃". The English words in lower case only in brackets or
 # right before "by"/":" — "deprecated APIs" is a memory about deprecated things, not a retired one.
 _HOOK = re.compile(r"^[ \t]*(?:[-*+][ \t]+|#{1,6}[ \t]+)?\[[^\]\n]*\]\([^)\s]*\)")
-# In the hook (the text after the link), the lower-case words count only where they speak of
-# the memory itself: at the hook's start, after a separator (— – ; : or an opening bracket), or in
-# brackets, and not before a colon; "v1 endpoints superseded by v2" and "retired: db1, db2" speak
-# of the code.
-_LEAD = r"(?:^|[—–;:(\[]\s*|\s-\s+)"
-_SUPERSEDED = re.compile(
-    rf"{_LEAD}\s*(?:superseded(?:\s+by\b|\s*[:;—–)\]]|\s*$)|(?:obsolete|outdated|deprecated|retired)(?:\s+by\b|\s*[;—–)\]]|\s*$))"
-    r"|\((?:obsolete|outdated|deprecated|retired|old|stale|superseded)\)|\[(?:obsolete|outdated|deprecated|retired|old|stale|superseded)\](?!\()"
-    r"|已废弃|已作废|已過時|已过时|已廢棄|（废弃）|（作废）|\(废弃\)|已被\S{1,20}取代|已被\S{1,20}替代|廃止済|（旧）|\(旧\)|폐기됨",
+# The hook's parts: a mark speaks of the memory only where a part starts or ends with it
+# ("— SUPERSEDED by plan 18", "obsolete since 2024-05; kept for audit", "notes (obsolete)"); in the
+# middle of a sentence it speaks of something else ("flags marked SUPERSEDED in flags.yaml",
+# "ADR-7 (superseded by ADR-12) still matters", "已废弃的接口列表").
+_PARTS = re.compile(r"\s+[—–-]\s+|[—–;；|，]|,\s")
+_MARK_WORDS = (
+    r"superseded|obsolete|outdated|deprecated|retired|stale|no longer (?:valid|used|true|current|relevant|accurate|applies)"
+    r"|obsolet[oa]|desactualizad[oa]|veraltet|已废弃|已作废|已过时|已過時|已廢棄|废弃|作废|過時|过时|廃止済み?|古い情報|폐기됨?"
+)
+# at a part's start: the mark, then the part's end, a comma, "by"/"since"/"see"/"in favour of",
+# or a colon that points on ("DEPRECATED: see auth-v2"; not "retired: db1, db2", a list)
+_MARK_START = re.compile(
+    rf"^[(\[]?\s*(?:{_MARK_WORDS})\s*[)\]]?(?=\s*$|\s*[.。(（]|\s+(?:by|since|as of|in favou?r of|see|use|kept|por|seit)\b|\s*[:：]\s*(?:see|use|replaced|superseded|→|->|見て|参见|参考|见))",
     re.IGNORECASE,
 )
-_SUPERSEDED_CAPS = re.compile(r"\b(?:SUPERSEDED|OBSOLETE|OUTDATED|DEPRECATED|RETIRED|STALE)\b")
+# in brackets at a part's start or end: "(obsolete) the Heroku steps", "notes (obsolete)"
+_MARK_END = re.compile(rf"^[(\[（]\s*(?:{_MARK_WORDS}|old)\s*[)\]）](?!\()|[(\[（]\s*(?:{_MARK_WORDS}|old)\s*[)\]）]\s*$", re.IGNORECASE)
 
 
 def superseded_marker(line: str) -> str | None:
@@ -71,9 +76,12 @@ def superseded_marker(line: str) -> str | None:
     (only the hook after the link is read: a title "[Old]" is a name)."""
     head = _HOOK.match(line)
     hook = line[head.end() :] if head else line
-    hook = hook.lstrip(" \t—–:-")
-    m = _SUPERSEDED.search(hook) or _SUPERSEDED_CAPS.search(hook)
-    return None if m is None else m.group(0).strip(" \t—–;:").rstrip(":;—–").strip()
+    for part in _PARTS.split(hook):
+        part = part.strip(" \t:")
+        m = _MARK_START.match(part) or _MARK_END.search(part)
+        if m is not None:
+            return m.group(0).strip()
+    return None
 
 
 def _leaves_memory_dir(target: str) -> bool:

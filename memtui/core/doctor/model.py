@@ -196,11 +196,13 @@ class DoctorReport:
 class FileGroup:
     """The findings of one file as a person reads them: ``path`` (``None``: the memory dir as a
     whole), ``worst`` severity, and ``lines``: each distinct finding (severity, code, message)
-    once, most severe first, then by line, with how many times it occurs (``(finding, times)``)."""
+    once, most severe first, then by line, with how many times it occurs (``(finding, times)``);
+    ``at``: the lines of each repeated one, in ``lines``' order."""
 
     path: str | None
     worst: Severity
     lines: tuple[tuple[Finding, int], ...]
+    at: tuple[tuple[int, ...], ...] = ()
 
 
 def file_groups(findings: Iterable[Finding]) -> list[FileGroup]:
@@ -217,11 +219,13 @@ def file_groups(findings: Iterable[Finding]) -> list[FileGroup]:
             key = (f.severity, f.code, f.message)
             if key in counts:
                 counts[key][1] += 1
+                counts[key][2].append(f.line)
             else:
-                counts[key] = [f, 1]
-        lines = tuple((f, n) for f, n in counts.values())
+                counts[key] = [f, 1, [f.line]]
+        lines = tuple((f, n) for f, n, _ in counts.values())
+        at = tuple(tuple(sorted({x for x in where if x})) for _, _, where in counts.values())
         worst = lines[0][0].severity
-        out.append(FileGroup(path, worst, lines))
+        out.append(FileGroup(path, worst, lines, at))
     rank = _SEVERITY_ORDER
 
     def order(g: FileGroup) -> tuple[int, int, int, str]:
@@ -287,7 +291,7 @@ def _move_of(f: Finding) -> tuple[str, str] | None:
 
 
 def folder_moves(findings: Iterable[Finding]) -> list[Move]:
-    """The folder moves at least ``MIN_MOVE_CLAIMS`` stale paths agree on, most claims first:
+    """The folder moves at least ``MIN_MOVE_CLAIMS`` distinct stale paths agree on, most claims first:
     "the code moved from `game/` to `packages/game/src/`" says in one line what dozens of
     stale paths say one by one."""
     found: dict[tuple[str, str], list[Finding]] = {}
@@ -295,7 +299,11 @@ def folder_moves(findings: Iterable[Finding]) -> list[Move]:
         move = _move_of(f)
         if move is not None:
             found.setdefault(move, []).append(f)
-    moves = [Move(old, new, len(fs), len({f.path for f in fs})) for (old, new), fs in found.items() if len(fs) >= MIN_MOVE_CLAIMS]
+    moves = []
+    for (old, new), fs in found.items():
+        paths = {str(f.data.get("claim")) for f in fs}  # distinct paths: one named in 3 memories is one
+        if len(paths) >= MIN_MOVE_CLAIMS:
+            moves.append(Move(old, new, len(fs), len({f.path for f in fs})))
     return sorted(moves, key=lambda m: (-m.count, m.old))
 
 

@@ -23,18 +23,37 @@ COMMITTED_MEMORY_FOLDERS = (".claude/memory",)
 MAX_LISTED = 10_000
 
 
-def _markdown_count(folder: Path) -> int:
+def _memory_count(folder: Path) -> int:
+    """The memory files in ``folder``: ``.md`` files other than a README, counted only when the
+    folder has an index (``MEMORY.md``) or one of them opens with a frontmatter block (a folder of
+    notes or an empty export target is no memory folder)."""
     count = 0
+    looks_like_memory = False
     try:
         with os.scandir(folder) as entries:
             for n, entry in enumerate(entries):
                 if n >= MAX_LISTED:
                     break
-                if entry.name.endswith(".md") and entry.is_file(follow_symlinks=False):
-                    count += 1
+                name = entry.name
+                if not name.endswith(".md") or name.upper().startswith("README") or not entry.is_file(follow_symlinks=False):
+                    continue
+                if name == "MEMORY.md":
+                    looks_like_memory = True
+                    continue
+                count += 1
+                if not looks_like_memory:
+                    looks_like_memory = _opens_with_frontmatter(Path(entry.path))
     except OSError:
         return 0
-    return count
+    return count if looks_like_memory else 0
+
+
+def _opens_with_frontmatter(path: Path) -> bool:
+    try:
+        with path.open("rb") as fh:
+            return fh.read(8).lstrip(b"\xef\xbb\xbf").startswith(b"---")
+    except OSError:
+        return False
 
 
 def _same_or_inside(a: Path, b: Path) -> bool:
@@ -60,7 +79,7 @@ def project_findings(locations: Locations) -> list[Finding]:
                     continue
             except OSError:
                 continue  # a folder that cannot be looked at (no permission): nothing to say
-            files = _markdown_count(folder)
+            files = _memory_count(folder)
             if not files:
                 continue
             out.append(

@@ -126,8 +126,11 @@ _DASH_GONE = re.compile(r"(?i)^\W{0,3}\s[—–]\s+(?:removed|deleted|gone|dropp
 _GONE_BEFORE = re.compile(
     r"(?i)(?:\b(?:removed|deleted|dropped|retired|killed|got rid of|ripped out|renamed|moved|replaced|"
     r"instead of|in place of|no longer|no(?!-)|without|obsolete|deprecated|formerly|previously|originally|old|used to|"
-    r"recreate|re-create|resurrect|revive|bring back|before the (?:refactor|rewrite|migration|move|rename|split|restructure))\b"
-    r"|删|刪|移除|去掉|不再|没有|沒有|不存在|废弃|廢棄|废除|廢除|退役|下线|下線|弃用|棄用|淘汰|取代了|代替了|削除|廃止|存在しない|삭제|없음|eliminad[oa]|borrad[oa]|ya no|no existe)"
+    r"recreate|re-create|resurrect|revive|bring back|before the (?:refactor|rewrite|migration|move|rename|split|restructure)|"
+    r"(?:never|don't|do not|stop|avoid)\s+(?:use|using|call|calling|import|importing|rely on|depend on)|"
+    r"eliminamos|eliminé|borramos|quitamos|movimos|renombramos)\b"
+    r"|\[[xX]\]\s*(?:delete|remove|drop|rename|move|retire|kill)\b|\bRIP\b"
+    r"|删|刪|移除|去掉|不再|不要再|别再|別再|禁止使用|没有|沒有|不存在|废弃|廢棄|废除|廢除|退役|下线|下線|弃用|棄用|淘汰|取代了|代替了|削除|廃止|存在しない|삭제|없음|eliminad[oa]|borrad[oa]|ya no|no existe)"
 )
 # Words that put a whole clause in the past ("the old enum had `a` / `b`", "before the refactor,
 # … `x`"): every name in it, not only the next.
@@ -135,12 +138,12 @@ _PAST_CLAUSE = re.compile(r"(?i)\b(?:old|formerly|previously|originally|used to|
 # Words after a name saying the same ("`x` was deleted", "`x` → `y`").
 _GONE_AFTER = re.compile(
     r"(?i)(?:\b(?:removed|deleted|dropped|retired|gone|renamed|moved|replaced|superseded|obsolete|deprecated|no longer|"
-    r"does not exist|doesn't exist|did not exist|didn't exist|never existed|was never|still on disk|killed|ripped out|anymore|any more|any longer|used to|back|pre-\w+)\b"
-    r"|^\s*(?:→|->|=>|⇒)|删|刪|移除|不再|不存在|废弃|廢棄|退役|下线|下線|弃用|棄用|被取代|被替换|被替換|削除|廃止|삭제|eliminad[oa]|borrad[oa])"
+    r"does not exist|doesn't exist|did not exist|didn't exist|never existed|was never|still on disk|killed|ripped out|anymore|any more|any longer|again|used to|back|pre-\w+)\b"
+    r"|^\s*(?:→|->|=>|⇒)|删|刪|移除|不再|不存在|废弃|廢棄|退役|下线|下線|弃用|棄用|被取代|被替换|被替換|迁移|遷移|迁到|遷到|移到|搬到|改名|重命名|リネーム|移動|移行|改为|改成|使わない|削除|廃止|삭제|eliminad[oa]|borrad[oa])"
 )
 # A name right after these is where something went ("moved the cache to `x`", "→ `x`",
 # "in favour of `x`"): it exists.
-_DESTINATION = re.compile(r"(?i)(?:\b(?:to|into|onto|with|by|as|in favou?r of)|→|->|=>|⇒|改为|改成|换成|換成|迁到|遷到|移到)\s*[*_(\[]*$")
+_DESTINATION = re.compile(r"(?i)(?:\b(?:to|into|onto|with|by|as|in favou?r of|a|hacia|en)|→|->|=>|⇒|改为|改成|换成|換成|迁到|遷到|移到)\s*[*_(\[]*$")
 # A removal said not to happen ("do not remove `x`", "never delete `x`"): the name exists.
 _KEPT = re.compile(r"(?i)\b(?:not|never|don't|do not|mustn't|must not|shouldn't|should not|avoid|before you)\s+(?:\w+\s+){0,2}?(?:remove|delete|drop|rename|move|touch|edit|change)\w*\b")
 # Only separators between two names: a list ("removed `a`, `b` and `c`") shares its lead words.
@@ -185,6 +188,8 @@ def retracted(text: str, start: int, end: int) -> bool:
     after_line = text[end:line_end]
     if _DASH_GONE.match(after_line):
         return True
+    if after_line.lstrip().startswith(("に", "へ")):
+        return False  # Japanese "… `y` にリネームした": `y` is where it went
     stop = _CLAUSE_END.search(after_line)
     after = _CODE_SPAN.sub(" ", after_line[: stop.start()] if stop else after_line)
     return bool(_GONE_BEFORE.search(near) or _GONE_AFTER.search(after))

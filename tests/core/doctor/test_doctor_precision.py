@@ -23,8 +23,11 @@ def _memory(kind: str, body: str, description: str = "d") -> str:
 @pytest.mark.parametrize(
     ("line", "marker"),
     [
-        ("- [Driving plan](plan.md) — plan 17; arcade steering — SUPERSEDED by plan 18 (real physics)", "SUPERSEDED by"),
-        ("- [Letters](letters.md) — superseded by the unified rules below", "superseded by"),
+        ("- [Driving plan](plan.md) — plan 17; arcade steering — SUPERSEDED by plan 18 (real physics)", "SUPERSEDED"),
+        ("- [Letters](letters.md) — superseded by the unified rules below", "superseded"),
+        ("- [Pins](pins.md) — obsolete since 2024-05; kept for audit", "obsolete"),
+        ("- [Vault](vault.md) — no longer valid; see vault-v2.md", "no longer valid"),
+        ("- [Notes](notes.md) — the Heroku notes (obsolete)", "(obsolete)"),
         ("- [Old deploy](deploy.md) — (obsolete) the Heroku steps", "(obsolete)"),
         ("- [Auth v1](auth.md) — DEPRECATED: see auth-v2", "DEPRECATED"),
         ("- [旧方案](old.md) — 旧的同步方案，已废弃", "已废弃"),
@@ -36,6 +39,9 @@ def _memory(kind: str, body: str, description: str = "d") -> str:
         ("- [Stale](stale-cache.md) — when the cache goes stale", None),
         ("- [API](api.md) — v1 endpoints superseded by v2 in March", None),  # about the code
         ("- [DB](db.md) — retired: db1, db2; live: db3", None),
+        ("- [ADR](adr.md) — ADR-7 (superseded by ADR-12) still matters for the migration", None),
+        ("- [Flags](flags.md) — flags marked SUPERSEDED in flags.yaml are safe to remove", None),
+        ("- [接口](api.md) — 已废弃的接口列表及下线时间", None),  # a list of deprecated interfaces
     ],
 )
 def test_an_index_line_retires_its_memory_only_with_an_explicit_mark(line: str, marker: str | None) -> None:
@@ -66,6 +72,13 @@ def test_a_retired_memory_still_in_the_index_is_a_warning(tmp_path: Path) -> Non
         "```\nHOST: See you tomorrow!\n```",
         "The job takes a week; it sped up over the past week.",
         "We deploy on Friday.",  # this Friday, or every one?
+        "Analytics is handled by Tomorrow Labs; charts use Yesterday.js.",  # names
+        "# Today vs Tomorrow",  # a title
+        "| Yesterday | errors for the previous UTC day |",  # a table's label
+        "Cutover scheduled for next Tuesday (2024-03-12).",  # the day is written
+        "## 2024-03-04\nWill finish the index rebuild tomorrow.",  # a dated entry
+        "Test case: parse 'the day after tomorrow' as +2 days.",  # single-quoted
+        "担当は明日香さん。",  # a given name
     ],
 )
 def test_phrases_that_are_no_relative_date(tmp_path: Path, body: str) -> None:
