@@ -34,7 +34,7 @@ _DOCTOR_ONLY: dict[str, tuple[Severity, str]] = {
     "index-missing": ("info", "no MEMORY.md: the agent loads no index, every memory is unindexed"),
     "index-unreadable": ("error", "MEMORY.md exists but cannot be read"),
     "index-frontmatter": ("warning", "MEMORY.md starts with a frontmatter block; the index has none (docs/behaviour.md §4.4) and the agent loads it as text"),
-    "index-truncated": ("warning", "MEMORY.md is over 200 lines or 25,000 UTF-16 units: the agent loads only part of it"),
+    "index-truncated": ("warning", "MEMORY.md is over 200 lines or 25,000 characters (UTF-16): the agent loads only part of it"),
     "index-past-cap": ("warning", "an index entry past the 200-line / 25,000-unit cap: the agent never sees it"),
     "index-dangling": ("warning", "an index link to a file that does not exist"),
     "index-heading-entry": ("info", "an index entry written as a heading (`### [..](..)`) instead of a `- ` list line"),
