@@ -124,6 +124,8 @@ def _print_report(report: DoctorReport, *, verbose: bool = False) -> None:
         v = report.verification.counts()
         say("")
         say(f"claims about the code: {v['verified']} verified, {v['stale']} stale, {v['unchecked']} not checked ({report.verification.source}, {visible(str(report.verification.root))})")
+        for note in report.verification.notes:
+            say(f"note: {visible(note)}", dim=True)
 
 
 def _counts(counts: dict[str, int]) -> str:

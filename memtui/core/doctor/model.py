@@ -260,8 +260,8 @@ def note_kinds(findings: Iterable[Finding]) -> list[NoteKind]:
 @dataclass(frozen=True, slots=True)
 class Move:
     """A folder the project's code moved out of: ``old`` → ``new`` (POSIX folder paths, ``""``
-    for the root), read off ``count`` stale paths in ``files`` memories whose same-named file
-    now lives under ``new``."""
+    for the root), read off ``count`` distinct stale paths, named in ``files`` memories, whose
+    same-named file now lives under ``new``."""
 
     old: str
     new: str
@@ -303,7 +303,7 @@ def folder_moves(findings: Iterable[Finding]) -> list[Move]:
     for (old, new), fs in found.items():
         paths = {str(f.data.get("claim")) for f in fs}  # distinct paths: one named in 3 memories is one
         if len(paths) >= MIN_MOVE_CLAIMS:
-            moves.append(Move(old, new, len(fs), len({f.path for f in fs})))
+            moves.append(Move(old, new, len(paths), len({f.path for f in fs})))
     return sorted(moves, key=lambda m: (-m.count, m.old))
 
 

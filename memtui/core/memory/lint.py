@@ -186,7 +186,7 @@ def find_relative_dates(text: str, base: datetime, *, first_line: int = 1) -> li
     if not any(p.search(scan) for p in (_RELATIVE_EN, _RELATIVE_CJK, _RELATIVE_ZH_WEEK, _RELATIVE_JA_WEEK, _RELATIVE_KO_WEEK)):
         return found
     fence: str | None = None
-    dated = False  # under a heading or line that opens with a written date
+    dated = False  # under a heading that opens with a written date
     for offset, line in enumerate(scan.split("\n")):
         opened = _FENCE.match(line)
         if fence is not None:
@@ -198,11 +198,9 @@ def find_relative_dates(text: str, base: datetime, *, first_line: int = 1) -> li
             continue
         if line.lstrip().startswith(">"):
             continue
-        if _DATED_LINE.match(line):
-            dated = True
-        elif _HEADING.match(line):
-            dated = False
-        if dated or line.lstrip().startswith("|"):
+        if _HEADING.match(line):
+            dated = bool(_DATED_LINE.match(line))  # a dated heading dates its section
+        if dated or _DATED_LINE.match(line) or line.lstrip().startswith("|"):
             continue  # a dated entry says its day; a table cell is a label ("| Yesterday | … |")
         # positions inside quotes or a week phrase: each marked once (linear in the line)
         quoted: set[int] = set()

@@ -1,5 +1,5 @@
-"""What a project's git history says once existed: every path any commit had, and which of a
-set of identifiers occur in a line some commit removed.
+"""What a project's git history says once existed: every path any commit had, the renames git
+recorded, and which of a set of identifiers a line some commit removed defined.
 
 A claim about the code that the project does not hold now is only *stale* when the project once
 held it: a path a commit added and a later one deleted or renamed, a function whose lines a commit
@@ -7,9 +7,13 @@ removed. A name the history never had — a library's class, a game's data file,
 repository, a word in backticks — is no claim about this project, and saying it "went stale"
 would be a false alarm.
 
-Both reads are one ``git log`` each over every ref (``--all``), bounded by ``HISTORY_TIMEOUT_S``
-seconds and ``MAX_HISTORY_BYTES`` bytes of output (memtui's bounds); a read cut short is
-``complete=False`` and its caller treats what it did not see as unknown. Nothing is written.
+Each read is one ``git log`` over every ref (``--all``), bounded by the seconds its caller gives
+(the claims check shares ``HISTORY_TIMEOUT_S`` among them) and ``MAX_HISTORY_BYTES`` bytes of
+output (memtui's bounds); a read cut short is ``complete=False`` and its caller treats what it did
+not see as unknown. A repository whose history is not all here — a shallow or a partial clone, or
+one with no commit yet — is read not at all (``history_problem``): its history confirms nothing,
+and reading a partial clone's old files would fetch them. Nothing is written; git runs with no
+standard input and ``GIT_NO_LAZY_FETCH=1``.
 """
 
 from __future__ import annotations
