@@ -60,10 +60,12 @@ _IDIOM_BEFORE = re.compile(r"(?:\b(?:none|not|no|never|nobody|nothing|neither|no
 # A weekday followed by one of these is a range of days in a schedule ("Monday to Friday").
 _WEEKDAY_RANGE = re.compile(rf"^\s*(?:-|–|—|to|through|thru|and|or|,)\s*(?:{_WEEKDAYS_EN})", re.IGNORECASE)
 # Quoted text: what someone said or wrote (a script, a chat, a title), not the memory's own claim
-# about when something happens. Pairs of straight, curly and CJK quotes within one line.
+# about when something happens. Pairs of straight, curly, single (not an apostrophe) and CJK quotes
+# within one line.
 _QUOTED = re.compile(r'"[^"\n]*"|“[^”\n]*”|‘[^’\n]*’|「[^」\n]*」|『[^』\n]*』|`[^`\n]*`|(?<!\w)\'(?:[^\'\n]|(?<=\w)\'(?=\w)){1,160}\'(?!\w)')
-# A written date next to a phrase already says the day ("next Tuesday (2024-03-12)"), and a line
-# or heading that opens with one dates what follows ("## 2024-03-04", "- 2024-03-04: …").
+# A written date next to a phrase already says the day ("next Tuesday (2024-03-12)"); a heading
+# that opens with one dates its section ("## 2024-03-04"), a line that opens with one itself
+# ("- 2024-03-04: …").
 _ABSOLUTE_DATE = re.compile(r"(?<!\d)(?:19|20)\d{2}[-/.年](?:0?[1-9]|1[0-2])(?:[-/.月](?:0?[1-9]|[12]\d|3[01])日?)?(?!\d)")
 _DATED_LINE = re.compile(r"^\s*(?:#{1,6}\s+|[-*+]\s+|\*\*|\|\s*)?\**\[?(?:19|20)\d{2}[-/.年](?:0?[1-9]|1[0-2])[-/.月](?:0?[1-9]|[12]\d|3[01])")
 _CLAUSE_SPLIT = re.compile(r"[;.!?,:。；！？，：]")
