@@ -8,6 +8,7 @@ usable as a pre-commit hook or CI step. 2 for a usage error.
 from __future__ import annotations
 
 import os
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -92,9 +93,9 @@ def _print_report(report: DoctorReport, *, verbose: bool = False) -> None:
     offered = len(report.fixable())
     summary = _counts(counts) if report.findings else "no findings"
     if certain:
-        summary += f"; {certain} certain fix{'es' if certain != 1 else ''}: `memtui doctor --fix all` previews them"
-    elif offered:
-        summary += f"; {offered} fix{'es' if offered != 1 else ''} to choose one code at a time: `memtui doctor --fix CODE`"
+        summary += f"; {certain} certain fix{'es' if certain != 1 else ''} (`--fix all` previews them)"
+    if offered > certain:
+        summary += f"; {offered - certain} more offered, one code at a time (`--fix CODE`, ⚒ below)"
     say(f"{visible(str(report.memory_dir))}  ({counted(report.memories, 'memory', 'memories')})")
     say(summary, bold=True)
     shown = report.findings if verbose else [f for f in report.findings if f.severity != "info" or f.path is None]
@@ -248,7 +249,8 @@ def doctor(obj: CliContext, as_json: bool, fix_codes: tuple[str, ...], yes: bool
             for note in plan.notes:
                 say(f"fixed: {visible(note)}")
             counts = report.counts()
-            say(f"applied as {entry_id} (undo: `memtui undo`)")
+            where = f" --memory-dir {shlex.quote(str(memory_dir))}" if obj.memory_dir is not None else ""
+            say(f"applied as {entry_id} (undo: `memtui{visible(where)} undo`)")
             say(f"remaining: {_counts(counts)}")
         elif plan is not None:
             say("\nnothing applied: add --yes to apply these changes (undo with `memtui undo`)")

@@ -74,7 +74,7 @@ def test_fix_yes_applies_then_undo_reverts(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert (memory_dir / "user_y.md").read_bytes() == b"---\nname: Y\ndescription: d\ntype: user\n---\n\ny\n"
     assert (memory_dir / "MEMORY.md").read_text() == "# Memory index\n\n- [Squash merges](feedback_squash.md) — one commit per PR\n- [Y](user_y.md) — d\n"
-    assert "memtui undo" in result.output
+    assert f"memtui --memory-dir {memory_dir} undo" in result.output  # the same dir the fix went to
     # one plan for every selected fix: one undo reverts it
     assert run(memory_dir, "undo").exit_code == 0
     assert snapshot(memory_dir) == before

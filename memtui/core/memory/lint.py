@@ -29,6 +29,17 @@ _RELATIVE_EN = re.compile(
     r"|(?:\d+|a|an|one|two|three)\s+(?:days?|weeks?|months?)\s+ago)\b",
     re.IGNORECASE,
 )
+_WEEKDAYS_DE = "montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag"
+_WEEKDAYS_ES = "lunes|martes|miércoles|miercoles|jueves|viernes|sábado|sabado|domingo"
+# German and Spanish: the unambiguous phrases ("morgen" and "mañana" also mean "morning": left out
+# unless fixed as "übermorgen" / "pasado mañana").
+_RELATIVE_DE_ES = re.compile(
+    rf"\b(?:gestern|vorgestern|übermorgen|(?:nächste[nrs]?|kommende[nrs]?|letzte[nrs]?|vergangene[nrs]?)\s+(?:woche|monat|jahr|{_WEEKDAYS_DE})"
+    r"|vor\s+(?:\d+|zwei|drei|vier)\s+(?:tagen|wochen|monaten)"
+    rf"|ayer|anteayer|pasado\s+mañana|la\s+semana\s+(?:que\s+viene|pasada|próxima)|el\s+(?:mes|año)\s+(?:que\s+viene|pasado|próximo)"
+    rf"|el\s+próximo\s+(?:{_WEEKDAYS_ES})|el\s+(?:{_WEEKDAYS_ES})\s+pasado|hace\s+(?:\d+|dos|tres|cuatro)\s+(?:días|semanas|meses))\b",
+    re.IGNORECASE,
+)
 _ZH_WEEKDAY = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
 _RELATIVE_ZH_WEEK = re.compile(r"(?<![每逢])(上|下)(?:个|個)?(?:周|週|星期|礼拜|禮拜)([一二三四五六日天])?")
 # Japanese / Korean week + weekday ("先週の金曜日", "다음 주 목요일"): computed here, like 上周四.
@@ -50,7 +61,7 @@ _RELATIVE_CJK = re.compile(
 )
 # Every phrase `_RELATIVE_EN` matches contains one of these (lower-cased; weekdays end in "day").
 # An ASCII text without any of them has no relative date: the search is skipped (most memories).
-_EN_KEYWORDS = ("day", "tomorrow", "week", "month", "year", "quarter")
+_EN_KEYWORDS = ("day", "tomorrow", "week", "month", "year", "quarter", "gestern", "woche", "monat", "jahr", "vor ", "ayer", "semana", "hace ", "pasado")
 # A phrase after one of these is a recurring rule or a duration, not a relative date ("every
 # next Monday", "each Monday", "per week", "for the last week").
 _RECURRING = re.compile(r"(?:\bevery(?:\s+other)?|\beach|\bon\s+an?|\bany|\bper|\bfor\s+the|\bover\s+the|\bduring\s+the|\bwithin\s+the|\bin\s+the)\s+$", re.IGNORECASE)
@@ -85,11 +96,13 @@ _CONTEXT_CHARS = 60
 _WHY_WORDS = (
     r"why|reason|reasons|rationale|because|motivation|background|context"
     r"|原因|理由|为什么|為什麼|背景|缘由|緣由|动机|動機|なぜ|根拠|이유|배경|왜|por\s*qu[ée]|raz[óo]n|motivo|contexto"
+    r"|warum|grund|begründung|hintergrund|pourquoi|raison|contexte"
 )
 _HOW_WORDS = (
     r"how to apply|how to use|how to|apply|application|usage|action|what to do|when to apply|rule|rules"
     r"|如何应用|如何應用|怎么用|怎麼用|应用|應用|做法|用法|适用|適用|规则|規則|执行|執行|适用方法|適用方法|使い方|対応|運用|적용|적용\s*방법|사용법"
     r"|c[óo]mo aplicar|c[óo]mo usar|aplicaci[óo]n|aplicar|regla"
+    r"|wie anwenden|anwendung|vorgehen|umsetzung|comment appliquer|application|règle"
 )
 # Possessive runs (``*+``): a line of 30,000 spaces is read once, not tried at every split.
 _LABEL = r"(?im)^[ \t>*_\-\d.)]*+(?:#{{1,6}}+[ \t]*+)?(?:{words})[ \t]*+(?:\*\*|__)?+[ \t]*+(?:[:：]|$)|(?:\*\*|__)(?:{words})[ \t]*+[:：]?[ \t]*+(?:\*\*|__)"
@@ -147,7 +160,7 @@ def _dateparser_cached(cleaned: str, base: date) -> date | None:
     import dateparser  # lazy: ~0.1 s import
 
     settings: Any = {"RELATIVE_BASE": datetime(base.year, base.month, base.day, 12), "PREFER_DATES_FROM": "future"}
-    parsed = dateparser.parse(cleaned, languages=["en", "zh", "ja", "ko"], settings=settings)
+    parsed = dateparser.parse(cleaned, languages=["en", "zh", "ja", "ko", "de", "es"], settings=settings)
     return parsed.date() if parsed else None
 
 
@@ -185,7 +198,7 @@ def find_relative_dates(text: str, base: datetime, *, first_line: int = 1) -> li
         return found  # no pattern can match: the CJK ones need CJK, every English phrase has a key word
     # A match within a line is a match in the whole text (no pattern is anchored): one search
     # each over the text rules out most bodies before the line-by-line pass.
-    if not any(p.search(scan) for p in (_RELATIVE_EN, _RELATIVE_CJK, _RELATIVE_ZH_WEEK, _RELATIVE_JA_WEEK, _RELATIVE_KO_WEEK)):
+    if not any(p.search(scan) for p in (_RELATIVE_EN, _RELATIVE_DE_ES, _RELATIVE_CJK, _RELATIVE_ZH_WEEK, _RELATIVE_JA_WEEK, _RELATIVE_KO_WEEK)):
         return found
     fence: str | None = None
     dated = False  # under a heading that opens with a written date
@@ -217,7 +230,7 @@ def find_relative_dates(text: str, base: datetime, *, first_line: int = 1) -> li
         for m in (*_RELATIVE_JA_WEEK.finditer(line), *_RELATIVE_KO_WEEK.finditer(line)):
             spans.append((m.start(), RelativeDate(m.group(0), first_line + offset, _resolve_ja_ko_week(m, base.date()), m.start())))
             taken.update(range(m.start(), m.end()))
-        for pattern in (_RELATIVE_EN, _RELATIVE_CJK):
+        for pattern in (_RELATIVE_EN, _RELATIVE_DE_ES, _RELATIVE_CJK):
             for m in pattern.finditer(line):
                 if len(found) + len(spans) >= MAX_DATES:
                     break

@@ -125,7 +125,9 @@ _DASH_GONE = re.compile(r"(?i)^\W{0,3}\s[—–]\s+(?:removed|deleted|gone|dropp
 # Words right before a name saying it is gone, renamed, or never was ("removed `x`", "no `x`").
 _GONE_BEFORE = re.compile(
     r"(?i)(?:\b(?:removed|deleted|dropped|retired|killed|got rid of|ripped out|renamed|moved|replaced|"
-    r"instead of|in place of|no longer|no(?!-)|without|obsolete|deprecated|formerly|previously|originally|old|used to|"
+    r"instead of|in place of|no longer|no(?!-)|without|obsolete|deprecated|formerly|previously|originally|used to|"
+    r"old(?:\s+\w+)?\s+(?:layout|structure|paths?|locations?|names?|files?|folders?|dirs?|directory|version|modules?|code|api|endpoints?|scripts?|setup)\s*[:：]?\s*[*_(\[]*$|"
+    r"entfernt|gelöscht|umbenannt|verschoben|ersetzt|nicht mehr|supprimé|renommé|déplacé|"
     r"recreate|re-create|resurrect|revive|bring back|before the (?:refactor|rewrite|migration|move|rename|split|restructure)|"
     r"(?:never|don't|do not|stop|avoid)\s+(?:use|using|call|calling|import|importing|rely on|depend on)|"
     r"eliminamos|eliminé|borramos|quitamos|movimos|renombramos)\b"
@@ -134,11 +136,16 @@ _GONE_BEFORE = re.compile(
 )
 # Words that put a whole clause in the past ("the old enum had `a` / `b`", "before the refactor,
 # … `x`"): every name in it, not only the next.
-_PAST_CLAUSE = re.compile(r"(?i)\b(?:old|formerly|previously|originally|used to|before the (?:refactor|rewrite|migration|move|rename|split|restructure))\b|以前|原来的|原來的|旧的|舊的")
+_PAST_CLAUSE = re.compile(r"(?i)\b(?:formerly|previously|originally|used to|before the (?:refactor|rewrite|migration|move|rename|split|restructure))\b|以前|原来的|原來的|旧的|舊的")
+# "old" puts a clause in the past only with a past verb and no present one ("the old enum had `a`",
+# not "the old exporter is `x` — still used").
+_OLD_PAST = re.compile(r"(?i)\bold\b.*\b(?:had|was|were|did)\b")
+_PRESENT = re.compile(r"(?i)\b(?:is|are|still|now)\b")
 # Words after a name saying the same ("`x` was deleted", "`x` → `y`").
 _GONE_AFTER = re.compile(
     r"(?i)(?:\b(?:removed|deleted|dropped|retired|gone|renamed|moved|replaced|superseded|obsolete|deprecated|no longer|"
-    r"does not exist|doesn't exist|did not exist|didn't exist|never existed|was never|still on disk|killed|ripped out|anymore|any more|any longer|again|used to|back|pre-\w+)\b"
+    r"does not exist|doesn't exist|did not exist|didn't exist|never existed|was never|still on disk|killed|ripped out|anymore|any more|any longer|again|used to|back|pre-\w+|"
+    r"entfernt|gelöscht|umbenannt|verschoben|ersetzt|nicht mehr|supprimé|renommé|déplacé)\b"
     r"|^\s*(?:→|->|=>|⇒)|删|刪|移除|不再|不存在|废弃|廢棄|退役|下线|下線|弃用|棄用|被取代|被替换|被替換|迁移|遷移|迁到|遷到|移到|搬到|改名|重命名|リネーム|移動|移行|改为|改成|使わない|削除|廃止|삭제|eliminad[oa]|borrad[oa])"
 )
 # A name right after these is where something went ("moved the cache to `x`", "→ `x`",
@@ -183,7 +190,8 @@ def retracted(text: str, start: int, end: int) -> bool:
         near = gap + " " + near
     if _DESTINATION.search(near) or _KEPT.search(near):
         return False
-    if _PAST_CLAUSE.search(_CODE_SPAN.sub(" ", clause)):
+    words = _CODE_SPAN.sub(" ", clause)
+    if _PAST_CLAUSE.search(words) or (_OLD_PAST.search(words) and not _PRESENT.search(words)):
         return True
     after_line = text[end:line_end]
     if _DASH_GONE.match(after_line):

@@ -79,12 +79,28 @@ def test_a_retired_memory_still_in_the_index_is_a_warning(tmp_path: Path) -> Non
         "## 2024-03-04\nWill finish the index rebuild tomorrow.",  # a dated entry
         "Test case: parse 'the day after tomorrow' as +2 days.",  # single-quoted
         "担当は明日香さん。",  # a given name
+        "Wir treffen uns jeden Montag; por la mañana hay standup.",  # a rule, "in the morning"
     ],
 )
 def test_phrases_that_are_no_relative_date(tmp_path: Path, body: str) -> None:
     memory_dir = clean_dir(tmp_path)
     write(memory_dir, "feedback_f.md", _memory("feedback", body))
     assert only(doctor(memory_dir), "relative-date") == []
+
+
+@pytest.mark.parametrize(
+    ("body", "phrase"),
+    [
+        ("Die Abgabe ist nächsten Freitag.", "nächsten Freitag"),
+        ("Das Deployment lief gestern schief.", "gestern"),
+        ("Ayer se cayó el servidor de pagos.", "Ayer"),
+        ("Hace tres semanas cambiamos el proveedor.", "Hace tres semanas"),
+    ],
+)
+def test_relative_dates_in_german_and_spanish(tmp_path: Path, body: str, phrase: str) -> None:
+    memory_dir = clean_dir(tmp_path)
+    write(memory_dir, "project_p.md", _memory("project", body))
+    assert [f.data["phrase"] for f in only(doctor(memory_dir), "relative-date")] == [phrase]
 
 
 def test_a_relative_date_is_reported_in_every_type_with_the_precision_it_has(tmp_path: Path) -> None:
@@ -110,6 +126,7 @@ def test_a_relative_date_is_reported_in_every_type_with_the_precision_it_has(tmp
         "Rule.\n\n## Why\n\nBecause.\n\n## How to apply\n\nDo it.",
         "Rule.\n\nReason: the tests are slow.\nUsage: run it first.",
         "规则。\n\n## 背景\n\n原因。\n\n## 做法\n\n照做。",
+        "Regel.\n\n**Warum:** weil.\n\n**Wie anwenden:** so.",
     ],
 )
 def test_a_reason_and_an_instruction_in_any_labelled_form_count(body: str) -> None:
