@@ -2,7 +2,8 @@
 human-readable output of the CLI and of the app writes control characters, escape sequences and
 bidi overrides from file names and contents as visible escapes (``\\x1b``, ``\\u202e``); no name
 (a file name, a frontmatter field, a team key — single-line fields) can forge an output line; no
-text is read as markup; ``--json`` stays exact and valid UTF-8. (A multi-line content — a body,
+text is read as markup; ``--json`` stays exact and valid UTF-8, with C1 and bidi controls written
+as JSON escapes. (A multi-line content — a body,
 the rendered context, a diff — keeps its own line breaks.)
 """
 
@@ -142,6 +143,8 @@ def test_json_stays_exact_and_valid_utf8(tmp_path: Path, monkeypatch: pytest.Mon
         assert result.exit_code in (0, 1), (args, result.stderr)
         text = result.stdout_bytes.decode("utf-8")  # strict: valid UTF-8
         json.loads(text)
+        # piped to a terminal, a raw C1 (U+009B is a one-byte CSI) or bidi control would act: escaped
+        assert not re.search("[\x80-\x9f\u202a-\u202e\u2066-\u2069]", text), args
     listed = json.loads(CliRunner().invoke(main, ["--memory-dir", str(mem), "ls", "--json"]).stdout_bytes.decode("utf-8"))
     paths = {e["path"] for e in listed}
     # exact: the names as they are on disk; the non-UTF-8 byte as its surrogate escape
