@@ -48,7 +48,7 @@ def verify_cmd(obj: CliContext, as_json: bool, timeout: float, judge: str) -> No
     counts = report.counts()
     say(f"{visible(str(root))}  ({counted(report.files, 'file')} via {report.source}; {counted(counts['memories'], 'memory', 'memories')}, {counts['with_claims']} naming something in it)")
     for mv in report.memories.values():
-        if not mv.results:
+        if not mv.results or report.missing:  # no project: one note below, not a line per claim
             continue
         style = {"fg": "yellow"} if mv.stale else {}
         say(f"{visible(mv.relpath)}  {mv.summary()}", **style)

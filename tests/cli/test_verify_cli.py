@@ -69,3 +69,16 @@ def test_judge_claude_without_a_key_says_so(ws: DemoWorkspace) -> None:
     data = json.loads(out)
     assert len(data["conflicts"]) == 1  # the offline rule's stand
     assert data["conflict_note"].startswith("Claude's judgement is not available")
+
+
+def test_verify_without_project_code_says_so_once(tmp_path: Path) -> None:
+    project = tmp_path / "empty"
+    project.mkdir()
+    memory_dir = tmp_path / "memory"
+    memory_dir.mkdir()
+    (memory_dir / "project_a.md").write_text("---\nname: a\ndescription: d\ntype: project\n---\n\n`src/a.ts`, `src/b.ts` and `chargeCustomer()`.\n")
+    result = CliRunner().invoke(main, ["--project", str(project), "--memory-dir", str(memory_dir), "verify"], env={"MEMTUI_NOW": NOW.isoformat()})
+    assert result.exit_code == 0, result.output
+    assert "src/a.ts" not in result.output  # no line per claim
+    assert f"project not found at {project}" in result.output
+    assert "3 unchecked" in result.output

@@ -156,8 +156,6 @@ class VerifyReport:
     seconds: float = 0.0
     # the project holds no file besides the agent's own (CLAUDE.md, .claude/…): nothing checked
     missing: bool = False
-    # the git history was read whole: a stale claim is one it confirms
-    history: bool = False
 
     def findings(self) -> list[VerifyFinding]:
         """One finding per stale claim (``UNCONFIRMED_SEVERITY`` when no git history confirms
@@ -386,8 +384,8 @@ def verify_memories(
             else:
                 results.append(item)
         out[rel] = MemoryVerification(rel, tuple(results))
-    history = _confirm(out, tree, notes, search.found, timeout=HISTORY_TIMEOUT_S)
-    return VerifyReport(tree.root, out, tree.source, len(tree.files), tuple(notes), search.complete and tree.complete, time.monotonic() - started, history=history)
+    _confirm(out, tree, notes, search.found, timeout=HISTORY_TIMEOUT_S)
+    return VerifyReport(tree.root, out, tree.source, len(tree.files), tuple(notes), search.complete and tree.complete, time.monotonic() - started)
 
 
 # Files of the agent's own in a project (its instructions and settings): a project holding
@@ -431,10 +429,11 @@ class _PathIndex:
         return any(p.startswith(claim + "/") or inner in p for p in self.by_dir.get(last, ()))
 
 
-def _renamed(path: str, renames: dict[str, str], tree: ProjectTree) -> str | None:
+def _renamed(path: str, renames: dict[str, str], olds_by_name: dict[str, list[str]], tree: ProjectTree) -> str | None:
     """Where git's rename detection says ``path`` (or the one old path ending in it) went,
-    following renames of the new name too, when that path exists now; else ``None``."""
-    olds = [old for old in renames if old == path or old.endswith("/" + path)]
+    following renames of the new name too, when that path exists now; else ``None``.
+    ``olds_by_name``: the renamed paths by last segment (one lookup per claim, not a scan)."""
+    olds = [old for old in olds_by_name.get(path.rsplit("/", 1)[-1], ()) if old == path or old.endswith("/" + path)]
     if len(olds) != 1:
         return None
     new = renames[olds[0]]
@@ -455,19 +454,20 @@ def _specific(path: str) -> bool:
     return ext in CODE_EXTENSIONS
 
 
-def _confirm(out: dict[str, MemoryVerification], tree: ProjectTree, notes: list[str], present: frozenset[str], *, timeout: float) -> bool:
+def _confirm(out: dict[str, MemoryVerification], tree: ProjectTree, notes: list[str], present: frozenset[str], *, timeout: float) -> None:
     """Keep a stale path or symbol stale only when the git history shows the project once had
     it (a path some commit touched; an identifier in a line some commit removed); one the
     history never had is no claim about this project (``unchecked``); ``present``: the names the
     project has now (a stale symbol's other parts). Without a readable
-    history every stale claim stays, unconfirmed (``UNCONFIRMED_SEVERITY``). Returns whether
-    the history was read whole. The reads of the history share ``timeout`` seconds."""
+    history every stale claim stays, unconfirmed (``UNCONFIRMED_SEVERITY``); a note in
+    ``notes`` says why. The reads of the history share ``timeout`` seconds."""
     stale = [(rel, i, r) for rel, mv in out.items() for i, r in enumerate(mv.results) if r.code in ("stale-path", "stale-symbol")]
     if not stale:
-        return tree.source == "git"
+        return
     paths: _PathIndex | None = None
     words: frozenset[str] | None = None
     renames: dict[str, str] = {}
+    olds_by_name: dict[str, list[str]] = {}
     deadline = time.monotonic() + timeout
 
     def left() -> float:
@@ -481,6 +481,8 @@ def _confirm(out: dict[str, MemoryVerification], tree: ProjectTree, notes: list[
             found = history_paths(tree.root, timeout=left())
             paths = _PathIndex(found.found) if found.complete else None
             renames = history_renames(tree.root, timeout=left()) if paths is not None else {}
+            for old in renames:
+                olds_by_name.setdefault(old.rsplit("/", 1)[-1], []).append(old)
             if not found.complete:
                 notes.append(f"the git history could not be read whole ({found.error}): stale paths are not confirmed")
         absent = {w for _, _, r in stale if r.code == "stale-symbol" for w in r.claim.words if w not in present}
@@ -498,7 +500,7 @@ def _confirm(out: dict[str, MemoryVerification], tree: ProjectTree, notes: list[
                 results[rel][i] = ClaimResult(r.claim, "unchecked", None, "not in the project; a file of that name was in its history, but a bare data or document name is as often another program's file: not checked")
                 continue
             what = "path"
-            became = _renamed(r.claim.path, renames, tree) if once else None
+            became = _renamed(r.claim.path, renames, olds_by_name, tree) if once else None
             if became is not None:
                 results[rel][i] = replace(r, instead=became, message=f"`{r.claim.text}`: no such {'directory' if r.claim.directory else 'file'} in the project; git recorded its rename to `{became}`")
                 continue
@@ -511,7 +513,6 @@ def _confirm(out: dict[str, MemoryVerification], tree: ProjectTree, notes: list[
             results[rel][i] = ClaimResult(r.claim, "unchecked", None, f"not in the project, and never in its git history: not a {what} of this project")
     for rel, items in results.items():
         out[rel] = MemoryVerification(rel, tuple(items))
-    return paths is not None or words is not None
 
 
 def _links_a_memory(memory: Memory, claim: Claim, excluded: Sequence[Path]) -> bool:
