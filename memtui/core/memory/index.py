@@ -214,7 +214,8 @@ def parse_entries(text: str, index_dir_rel: str = "") -> list[IndexEntry]:
                     continue
                 href = str(child.attrGet("href") or "")
                 title_parts: list[str] = []
-                for sub in children[i + 1 :]:
+                for j in range(i + 1, len(children)):  # indices, not a slice: a slice copies the rest of the line's tokens per link
+                    sub = children[j]
                     if sub.type == "link_close":
                         break
                     title_parts.append(sub.content)
