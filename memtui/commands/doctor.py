@@ -140,6 +140,7 @@ def _plan_json(plan: Plan) -> dict[str, Any]:
         "files": [{"path": c.relpath, "kind": c.kind} for c in plan.changes],
         "diff": plan.diff(),
         "notes": list(plan.notes),
+        "skipped": list(plan.skipped),
         "index_overflow": [{"line": e.line, "title": e.title, "target": e.target} for e in plan.index_overflow],
     }
 
@@ -214,6 +215,8 @@ def doctor(obj: CliContext, as_json: bool, fix_codes: tuple[str, ...], yes: bool
         say(plan.diff(), nl=False)
         for entry in plan.index_overflow:
             say(f"warning: pushes [{visible(entry.title)}]({visible(entry.target)}) past the index cap", fg="yellow")
+        for why in plan.skipped:
+            say(f"not fixed: {visible(why)}", fg="yellow")
     if plan is not None and yes:
         try:
             entry_id = apply_plan(memory_dir, plan, journal, obj.now()).id
@@ -252,6 +255,6 @@ def doctor(obj: CliContext, as_json: bool, fix_codes: tuple[str, ...], yes: bool
             where = f" --memory-dir {shlex.quote(str(memory_dir))}" if obj.memory_dir is not None else ""
             say(f"applied as {entry_id} (undo: `memtui{visible(where)} undo`)")
             say(f"remaining: {_counts(counts)}")
-        elif plan is not None:
+        elif plan is not None and not yes:
             say("\nnothing applied: add --yes to apply these changes (undo with `memtui undo`)")
     raise SystemExit(1 if report.has_errors or error else 0)

@@ -79,10 +79,12 @@ class PlanPreview(ModalScreen[bool]):
                     classes="dialog-warning",
                     id="plan-losses",
                 )
-            if plan.notes:
+            if plan.notes or plan.skipped:
                 with VerticalScroll(classes="dialog-notes"):
                     for note in plan.notes:
                         yield Static(plain(f"• {note}", style="$soft"))
+                    for why in plan.skipped:
+                        yield Static(plain(f"• not fixed: {why}", style="$warning"))
             with VerticalScroll(classes="dialog-diff", id="plan-diff"):
                 yield Static(Syntax(visible_block(plan.diff()) or "(no textual change)", "diff", theme="ansi_dark", word_wrap=True))
             with Horizontal(classes="dialog-buttons"):

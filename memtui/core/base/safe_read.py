@@ -28,15 +28,16 @@ class FileTooLargeError(OSError):
     """The file is bigger than the cap the caller set."""
 
 
-def read_regular(path: str | os.PathLike[str], max_bytes: int) -> tuple[bytes, os.stat_result]:
+def read_regular(path: str | os.PathLike[str], max_bytes: int, *, dir_fd: int | None = None) -> tuple[bytes, os.stat_result]:
     """The bytes of the regular file at ``path`` and its ``stat`` result.
 
     Opens with ``O_NONBLOCK`` so that a FIFO cannot block, then checks the file type on the
-    open descriptor (no race with a swap between check and open). Raises
-    ``NotRegularFileError``, ``FileTooLargeError`` (size over ``max_bytes``), or ``OSError``.
+    open descriptor (no race with a swap between check and open). ``dir_fd``: an open folder
+    ``path`` is relative to. Raises ``NotRegularFileError``, ``FileTooLargeError`` (size over
+    ``max_bytes``), or ``OSError``.
     """
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
-    fd = os.open(path, flags)
+    fd = os.open(path, flags, dir_fd=dir_fd)
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):

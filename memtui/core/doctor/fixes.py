@@ -21,6 +21,7 @@ from memtui.core.writes.edits import EditError, FileChange, Plan
 from memtui.core.memory.frontmatter import parse_frontmatter
 from memtui.core.memory.index import IndexEntry, parse_entries
 from memtui.core.writes.index_edit import add_entry, entry_line, memory_type_of, newly_dropped
+from memtui.core.writes.contained import ContainmentError, check_target
 from memtui.core.writes.journal import read_or_none
 from memtui.core.memory.memories import MEMORY_TYPES, TEAM_DIR, declared_type_of
 from memtui.core.writes.rewrite import set_top_level_key
@@ -30,6 +31,10 @@ _LEADING_TRAP = re.compile(r"^(?:\ufeff|[ \t]*\r?\n)+(?=---)")
 
 class FixError(EditError):
     """A finding has no safe fix, or the file no longer looks as the finding describes."""
+
+
+class _NotWritable(FixError):
+    """The file a fix would change is a link leading outside the memory dir."""
 
 
 def _mtime(path: Path) -> float | None:
@@ -62,6 +67,12 @@ class _Files:
         return text
 
     def set(self, relpath: str, text: str) -> None:
+        """Change the text of ``relpath``. Raises ``_NotWritable`` when its name leads outside
+        the memory dir (a link): the doctor never writes through such a link."""
+        try:
+            check_target(self.memory_dir, relpath)
+        except ContainmentError as exc:
+            raise _NotWritable(f"{relpath}: {exc.reason}") from exc
         self.get(relpath)
         self.text[relpath] = text
 
@@ -207,20 +218,25 @@ def combined_fix_plan(memory_dir: Path, findings: Sequence[Finding], *, title: s
     """One plan fixing every finding of ``findings`` (each must have a ``fix``).
 
     Raises ``FixError`` when a finding has no fix, when a file no longer matches its finding,
-    or when nothing would change. The plan's ``index_overflow`` lists index entries the change
+    or when nothing would change. A finding whose file is a link leading outside the memory
+    dir is left out, with why, in the plan's ``skipped`` (``FixError`` when that leaves nothing). The plan's ``index_overflow`` lists index entries the change
     would push past the agent's cap (ask before applying).
     """
     if not findings:
         raise FixError("no findings to fix")
     files = _Files(memory_dir)
     notes: list[str] = []
+    skipped: dict[str, None] = {}
     for f in sorted(findings, key=_order):
         if f.fix is None or f.fix not in _FIXERS:
             raise FixError(f"{f.code} on {f.path} has no safe fix")
-        notes.append(_FIXERS[f.fix](files, f))
+        try:
+            notes.append(_FIXERS[f.fix](files, f))
+        except _NotWritable as exc:
+            skipped[str(exc)] = None
     changes = files.changes()
     if not changes:
-        raise FixError("the fixes change nothing")
+        raise FixError("; ".join(f"not fixed: {why}" for why in skipped) if skipped else "the fixes change nothing")
     overflow: list[IndexEntry] = []
     for change in changes:
         if change.relpath.endswith("MEMORY.md") and change.after is not None:
@@ -230,7 +246,7 @@ def combined_fix_plan(memory_dir: Path, findings: Sequence[Finding], *, title: s
     if title is None:
         fixes = sorted({f.fix for f in findings if f.fix})
         title = f"Doctor fix: {', '.join(fixes)} ({len(findings)} finding{'s' if len(findings) != 1 else ''})"
-    return Plan(title, tuple(changes), tuple(overflow), tuple(notes), action="fix")
+    return Plan(title, tuple(changes), tuple(overflow), tuple(notes), action="fix", skipped=tuple(skipped))
 
 
 def fix_plan(memory_dir: Path, finding: Finding) -> Plan:

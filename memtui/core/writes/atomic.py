@@ -36,7 +36,12 @@ def default_mode(path: Path) -> int:
     try:
         return os.stat(path).st_mode & 0o777
     except OSError:
-        return 0o666 & ~_umask()
+        return new_file_mode()
+
+
+def new_file_mode() -> int:
+    """The permission bits a plain ``open`` gives a new file: 0o666 less the umask."""
+    return 0o666 & ~_umask()
 
 
 def atomic_write_bytes(path: Path, data: bytes, *, mode: int | None = None, mtime: float | None = None, mtime_ns: int | None = None) -> None:

@@ -47,6 +47,7 @@ from memtui.core.memory.frontmatter import parse_frontmatter
 from memtui.core.memory.memories import MEMORY_TYPES, SEED_FORMAT, TEAM_DIR, Memory, MemoryType, lost_fields, parse_memory_bytes, type_value
 from memtui.core.places.behaviour import MemoryFormat
 from memtui.core.writes.rewrite import set_nested_key, set_top_level_key
+from memtui.core.writes.contained import ContainmentError, check_target
 from memtui.core.writes.transaction import OutsideWriteError, WriteStep, missing_dirs, rollback, rollback_note, write_step
 
 ChangeKind = Literal["create", "modify", "delete"]
@@ -90,6 +91,9 @@ class ApplyError(OSError):
 
     relpath: str | None = None
 
+    def __str__(self) -> str:
+        return self.strerror or super().__str__()
+
 
 @dataclass(frozen=True, slots=True)
 class FileChange:
@@ -122,7 +126,8 @@ class Plan:
     """A change set to preview, then apply. ``index_overflow``: entries the change would push
     past the index cap (ask before applying); ``losses``: what the agent would no longer see
     in the file (a name, a description, a type: ask before applying); ``notes``: other things
-    the change does."""
+    the change does; ``skipped``: what was asked for but is left out of the change, with why
+    (a memory that is a link leading outside the memory dir)."""
 
     title: str
     changes: tuple[FileChange, ...]
@@ -132,6 +137,7 @@ class Plan:
     undoes: str | None = None  # the journal entry an undo reverts
     restores: str | None = None  # the delete entry a restore brings back
     losses: tuple[str, ...] = ()
+    skipped: tuple[str, ...] = ()
 
     def diff(self) -> str:
         """All file diffs, concatenated."""
@@ -152,10 +158,12 @@ def _index_path_rel(index_dir_rel: str) -> str:
 
 def _current(memory_dir: Path, memory: Memory) -> bytes:
     """The bytes on disk, checked against what memtui loaded (``ConflictError`` if they differ).
-    A symlinked memory is refused (``EditError``): an atomic replace would turn the link into a
-    copy and leave the file it pointed at behind."""
-    if memory.path.is_symlink():
-        raise EditError(f"{memory.relpath} is a symlink; edit the file it points to")
+    A memory that is a symlink is written at its target, which must be inside the memory dir
+    (the link stays a link); a name leading outside through a link is refused (``EditError``)."""
+    try:
+        check_target(memory_dir, memory.relpath)
+    except ContainmentError as exc:
+        raise EditError(f"{memory.relpath}: {exc.reason}") from exc
     if memory.sha256 == "":
         raise EditError(f"{memory.relpath} could not be read, so memtui will not rewrite it")
     data = read_or_none(memory.path)
@@ -445,7 +453,8 @@ def apply_plan(memory_dir: Path, plan: Plan, journal: Journal, now: datetime, *,
 
     Raises ``ConflictError`` (a file is not as planned, or another process wrote it while
     memtui was writing: nothing written, the other version kept in place), ``ApplyError`` (a
-    write failed or the run was interrupted: every file was restored — or the message names
+    file's name leads outside the memory dir through a link — ``memtui.core.writes.contained``
+    — so nothing was written; or a write failed or the run was interrupted: every file was restored — or the message names
     those that could not be, which the next memtui start retries), ``OSError`` (the journal
     could not be written; nothing was touched).
     """
@@ -454,6 +463,7 @@ def apply_plan(memory_dir: Path, plan: Plan, journal: Journal, now: datetime, *,
     ordered = sorted(plan.changes, key=lambda c: c.kind == "delete")  # deletes last
     with journal.write_lock():
         _check(memory_dir, plan.changes)
+        ordered = _contained(memory_dir, plan.title, ordered)
         records = [
             JournalChange(c.relpath, c.kind, sha256_hex(c.before), sha256_hex(c.after), *_mtimes(memory_dir / c.relpath)) for c in ordered
         ]
@@ -499,6 +509,31 @@ def apply_plan(memory_dir: Path, plan: Plan, journal: Journal, now: datetime, *,
         journal.settle(entry)
         journal.prune()
     return entry
+
+
+def _contained(memory_dir: Path, title: str, ordered: list[FileChange]) -> list[FileChange]:
+    """``ordered`` with each change checked to land inside the memory dir
+    (``memtui.core.writes.contained``), and a change that lands on the same file as an earlier
+    one with the same bytes (a memory and a link to it) dropped. Raises ``ApplyError`` (nothing
+    written) when a name leads outside, or two changes land on one file differently."""
+    seen: dict[str, FileChange] = {}
+    out: list[FileChange] = []
+    for change in ordered:
+        try:
+            lands = check_target(memory_dir, change.relpath, follow_final=change.after is not None)
+        except ContainmentError as exc:
+            error = ApplyError(exc.errno, f"{title} refused: {exc.strerror}")
+            error.relpath = change.relpath
+            raise error from exc
+        first = seen.get(lands)
+        if first is None:
+            seen[lands] = change
+            out.append(change)
+        elif (first.before, first.after) != (change.before, change.after):
+            error = ApplyError(0, f"{title} refused: {change.relpath} and {first.relpath} are one file (a link), changed in two ways; nothing was written")
+            error.relpath = change.relpath
+            raise error
+    return out
 
 
 def _discard_intent(journal: Journal) -> None:

@@ -10,6 +10,12 @@ k-th write, for every k) or act between two steps (another writer racing memtui)
 glibc 2.28+; ext4, xfs, btrfs, tmpfs…) and ``renamex_np(RENAME_SWAP)`` on macOS. Called
 through ``ctypes`` (the standard library has no binding); where the system or the file system
 lacks it, ``swap`` raises :class:`SwapUnsupported` and callers fall back.
+
+Every step that acts on a name takes an optional ``dir_fd``: an open descriptor of the folder
+the name is in. Then only the last component of the path is used, relative to that folder
+(``openat``, ``renameat``, ``linkat``, ``unlinkat``…), and the full path is what the fault hook
+is told. A write that resolved and checked its folder once (``memtui.core.writes.contained``)
+thus lands in that folder even if a name on the way to it is swapped for a symlink afterwards.
 """
 
 from __future__ import annotations
@@ -60,13 +66,21 @@ class SwapUnsupported(OSError):
     """The system or the file system cannot exchange two names atomically."""
 
 
-def create_file(path: str | os.PathLike[str], data: bytes, *, mode: int, mtime: float | None = None, mtime_ns: int | None = None) -> None:
-    """Create ``path`` (it must not exist: ``FileExistsError``), write ``data``, set permission
-    bits ``mode`` and, when given, the mtime (``mtime`` epoch s, or exactly: ``mtime_ns``
-    epoch ns), then fsync. Steps: ``write``,
+def _name(path: str | os.PathLike[str], dir_fd: int | None) -> str | os.PathLike[str]:
+    """What a system call is given: ``path`` itself, or its last component when relative to
+    ``dir_fd``."""
+    return path if dir_fd is None else os.path.basename(os.fspath(path))
+
+
+def create_file(
+    path: str | os.PathLike[str], data: bytes, *, mode: int, mtime: float | None = None, mtime_ns: int | None = None, dir_fd: int | None = None
+) -> None:
+    """Create ``path`` (it must not exist: ``FileExistsError``; never through a symlink),
+    write ``data``, set permission bits ``mode`` and, when given, the mtime (``mtime`` epoch s,
+    or exactly: ``mtime_ns`` epoch ns), then fsync. Steps: ``write``,
     ``fsync``. On an error the partial file is removed and the error raised."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0)
-    fd = os.open(path, flags, 0o600)
+    fd = os.open(_name(path, dir_fd), flags, 0o600, dir_fd=dir_fd)
     try:
         view = memoryview(data)
         while view:
@@ -82,7 +96,7 @@ def create_file(path: str | os.PathLike[str], data: bytes, *, mode: int, mtime: 
     except BaseException:
         os.close(fd)
         try:
-            os.unlink(path)
+            os.unlink(_name(path, dir_fd), dir_fd=dir_fd)
         except OSError:
             pass
         raise
@@ -90,31 +104,39 @@ def create_file(path: str | os.PathLike[str], data: bytes, *, mode: int, mtime: 
     _after("fsync", path)
 
 
-def rename(src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> None:
-    """``os.replace(src, dst)``. Step ``rename``."""
-    os.replace(src, dst)
+def rename(src: str | os.PathLike[str], dst: str | os.PathLike[str], *, dir_fd: int | None = None) -> None:
+    """``os.replace(src, dst)`` (both in the folder ``dir_fd`` when given). Step ``rename``."""
+    os.replace(_name(src, dir_fd), _name(dst, dir_fd), src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
     _after("rename", dst)
 
 
-def link(src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> None:
-    """A hard link ``dst`` to ``src``; ``FileExistsError`` when ``dst`` exists (an atomic
-    "create unless present"). Step ``link``."""
-    os.link(src, dst, follow_symlinks=False)
+def link(src: str | os.PathLike[str], dst: str | os.PathLike[str], *, dir_fd: int | None = None) -> None:
+    """A hard link ``dst`` to ``src`` (both in the folder ``dir_fd`` when given);
+    ``FileExistsError`` when ``dst`` exists (an atomic "create unless present"). Step ``link``."""
+    os.link(_name(src, dir_fd), _name(dst, dir_fd), src_dir_fd=dir_fd, dst_dir_fd=dir_fd, follow_symlinks=False)
     _after("link", dst)
 
 
-def unlink(path: str | os.PathLike[str]) -> None:
+def unlink(path: str | os.PathLike[str], *, dir_fd: int | None = None) -> None:
     """Remove ``path`` (absent is fine). Step ``unlink`` (only when something was removed)."""
     try:
-        os.unlink(path)
+        os.unlink(_name(path, dir_fd), dir_fd=dir_fd)
     except FileNotFoundError:
         return
     _after("unlink", path)
 
 
-def fsync_dir(directory: str | os.PathLike[str]) -> None:
+def fsync_dir(directory: str | os.PathLike[str], *, dir_fd: int | None = None) -> None:
     """Make the renames, links and unlinks in ``directory`` durable (POSIX); a no-op where a
-    directory cannot be opened or synced. Step ``fsync-dir``."""
+    directory cannot be opened or synced. ``dir_fd``: that folder's open descriptor (then
+    ``directory`` only names it for the fault hook). Step ``fsync-dir``."""
+    if dir_fd is not None:
+        try:
+            os.fsync(dir_fd)
+        except OSError:
+            pass
+        _after("fsync-dir", directory)
+        return
     try:
         fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
     except OSError:
@@ -168,7 +190,9 @@ _AT_FDCWD = -100
 _UNSUPPORTED_ERRNOS = {errno.EINVAL, errno.ENOSYS, getattr(errno, "ENOTSUP", errno.EINVAL), getattr(errno, "EOPNOTSUPP", errno.EINVAL)}
 
 
-def _libc_swap() -> Callable[[bytes, bytes], int] | None:
+def _libc_swap() -> Callable[[int, bytes, bytes], int] | None:
+    """``(dir_fd, a, b) -> status``: exchange two names of the folder ``dir_fd``
+    (``_AT_FDCWD``: relative to the working directory)."""
     try:
         libc = ctypes.CDLL(None, use_errno=True)
     except OSError:  # pragma: no cover - no C library to load
@@ -177,25 +201,26 @@ def _libc_swap() -> Callable[[bytes, bytes], int] | None:
         fn = libc.renameat2
         fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
         fn.restype = ctypes.c_int
-        return lambda a, b: int(fn(_AT_FDCWD, a, _AT_FDCWD, b, _RENAME_EXCHANGE))
-    if sys.platform == "darwin" and hasattr(libc, "renamex_np"):  # pragma: no cover - macOS
-        fn = libc.renamex_np
-        fn.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_uint]
+        return lambda d, a, b: int(fn(d, a, d, b, _RENAME_EXCHANGE))
+    if sys.platform == "darwin" and hasattr(libc, "renameatx_np"):  # pragma: no cover - macOS 10.12+
+        fn = libc.renameatx_np
+        fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
         fn.restype = ctypes.c_int
-        return lambda a, b: int(fn(a, b, _RENAME_SWAP))
+        return lambda d, a, b: int(fn(d, a, d, b, _RENAME_SWAP))
     return None  # pragma: no cover - other systems
 
 
 _SWAP = _libc_swap()
 
 
-def swap(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> None:
-    """Exchange the names ``a`` and ``b`` atomically (both must exist): after it, ``a`` holds
-    what ``b`` held and the reverse, with no moment where either name is missing. Raises
-    :class:`SwapUnsupported` where that cannot be done, else ``OSError``. Step ``swap``."""
+def swap(a: str | os.PathLike[str], b: str | os.PathLike[str], *, dir_fd: int | None = None) -> None:
+    """Exchange the names ``a`` and ``b`` atomically (both must exist; both in the folder
+    ``dir_fd`` when given): after it, ``a`` holds what ``b`` held and the reverse, with no
+    moment where either name is missing. Raises :class:`SwapUnsupported` where that cannot be
+    done, else ``OSError``. Step ``swap``."""
     if _SWAP is None:
         raise SwapUnsupported(errno.ENOSYS, "atomic exchange is not available on this system", os.fspath(b))
-    if _SWAP(os.fsencode(a), os.fsencode(b)) != 0:
+    if _SWAP(_AT_FDCWD if dir_fd is None else dir_fd, os.fsencode(_name(a, dir_fd)), os.fsencode(_name(b, dir_fd))) != 0:
         code = ctypes.get_errno()
         if code in _UNSUPPORTED_ERRNOS:
             raise SwapUnsupported(code, "this file system cannot exchange two names atomically", os.fspath(b))

@@ -53,7 +53,8 @@ from pathlib import Path
 from memtui.core.base.safe_read import read_regular
 from memtui.core.places.statedir import StateDirInsideMemoryDirError
 from memtui.core.writes import steps
-from memtui.core.writes.atomic import TEMP_PREFIX, TEMP_SUFFIX, default_mode, stale_temp
+from memtui.core.writes.atomic import TEMP_PREFIX, TEMP_SUFFIX, default_mode, new_file_mode, stale_temp
+from memtui.core.writes.contained import ContainmentError, open_target
 from memtui.core.writes.journal import FORMAT, MAX_IMAGE_BYTES, Journal, JournalChange, JournalEntry, read_or_none, sha256_hex
 
 __all__ = [
@@ -155,9 +156,28 @@ class _Version:
     mtime: float | None = None  # epoch s, when no ns value is known (entries of memtui 0.1)
 
 
-def _read_version(path: Path) -> _Version:
-    data, st = read_regular(path, MAX_IMAGE_BYTES)
+def _read_version(path: Path, dir_fd: int | None = None) -> _Version:
+    data, st = read_regular(os.path.basename(path) if dir_fd is not None else path, MAX_IMAGE_BYTES, dir_fd=dir_fd)
     return _Version(data, st.st_mtime_ns)
+
+
+def _lexists(path: Path, dir_fd: int | None) -> bool:
+    """Whether the name exists (a dangling link counts), in the folder ``dir_fd`` when given."""
+    try:
+        os.stat(os.path.basename(path) if dir_fd is not None else path, dir_fd=dir_fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return False
+    return True
+
+
+def _mode(path: Path, dir_fd: int | None) -> int:
+    """``default_mode`` of the name in the folder ``dir_fd``."""
+    if dir_fd is None:
+        return default_mode(path)
+    try:
+        return os.stat(path.name, dir_fd=dir_fd).st_mode & 0o777
+    except OSError:
+        return new_file_mode()
 
 
 def _put(
@@ -170,96 +190,101 @@ def _put(
     create: bool,
     mtime: float | None = None,
     mtime_ns: int | None = None,
+    dir_fd: int | None = None,
 ) -> _Version:
     """Put ``data`` at ``path`` (``None``: remove it), moving away what was there; returns the
     version moved away (``data`` ``None``: nothing was there). When nothing is there and not
-    ``create``, nothing is written. Temp names are left clean. Raises ``OSError`` (``path``
+    ``create``, nothing is written. Temp names are left clean. ``dir_fd``: the open folder of
+    ``path`` and both temp names (every step acts relative to it). Raises ``OSError`` (``path``
     untouched, unless the error came after the swap: then the displaced version is still
     under a temp name, where ``rollback`` finds it)."""
     parent = path.parent
     if data is None:
         try:
-            steps.rename(path, old_tmp)
+            steps.rename(path, old_tmp, dir_fd=dir_fd)
         except FileNotFoundError:
             return _Version(None, None)
-        steps.fsync_dir(parent)
-        return _take(old_tmp)
-    if not os.path.lexists(path) and not create:
+        steps.fsync_dir(parent, dir_fd=dir_fd)
+        return _take(old_tmp, dir_fd)
+    if not _lexists(path, dir_fd) and not create:
         return _Version(None, None)
-    steps.unlink(new_tmp)
-    steps.create_file(new_tmp, data, mode=mode, mtime=mtime, mtime_ns=mtime_ns)
+    steps.unlink(new_tmp, dir_fd=dir_fd)
+    steps.create_file(new_tmp, data, mode=mode, mtime=mtime, mtime_ns=mtime_ns, dir_fd=dir_fd)
     try:
-        if not os.path.lexists(path) and _link_new(new_tmp, path):
+        if not _lexists(path, dir_fd) and _link_new(new_tmp, path, dir_fd):
             return _Version(None, None)
         try:
-            steps.swap(new_tmp, path)
+            steps.swap(new_tmp, path, dir_fd=dir_fd)
             displaced_at = new_tmp
         except steps.SwapUnsupported:
-            steps.unlink(old_tmp)
-            steps.link(path, old_tmp)  # the file's inode stays reachable: writes into it are kept
-            steps.rename(new_tmp, path)
+            steps.unlink(old_tmp, dir_fd=dir_fd)
+            steps.link(path, old_tmp, dir_fd=dir_fd)  # the file's inode stays reachable: writes into it are kept
+            steps.rename(new_tmp, path, dir_fd=dir_fd)
             displaced_at = old_tmp
         except FileNotFoundError:  # removed between the look and the swap
-            if create and _link_new(new_tmp, path):
+            if create and _link_new(new_tmp, path, dir_fd):
                 return _Version(None, None)
-            steps.unlink(new_tmp)
+            steps.unlink(new_tmp, dir_fd=dir_fd)
             return _Version(None, None)
     except BaseException:
-        if os.path.lexists(new_tmp) and _is_ours(new_tmp, data):
-            steps.unlink(new_tmp)
+        if _lexists(new_tmp, dir_fd) and _is_ours(new_tmp, data, dir_fd):
+            steps.unlink(new_tmp, dir_fd=dir_fd)
         raise
-    steps.fsync_dir(parent)
-    return _take(displaced_at)
+    steps.fsync_dir(parent, dir_fd=dir_fd)
+    return _take(displaced_at, dir_fd)
 
 
-def _link_new(new_tmp: Path, path: Path) -> bool:
+def _link_new(new_tmp: Path, path: Path, dir_fd: int | None = None) -> bool:
     """Give the temp file ``new_tmp`` the name ``path`` unless that name exists (``False``)."""
     try:
-        steps.link(new_tmp, path)
+        steps.link(new_tmp, path, dir_fd=dir_fd)
     except FileExistsError:
         return False
-    steps.unlink(new_tmp)
-    steps.fsync_dir(path.parent)
+    steps.unlink(new_tmp, dir_fd=dir_fd)
+    steps.fsync_dir(path.parent, dir_fd=dir_fd)
     return True
 
 
-def _is_ours(path: Path, data: bytes) -> bool:
+def _is_ours(path: Path, data: bytes, dir_fd: int | None = None) -> bool:
     try:
-        return read_regular(path, MAX_IMAGE_BYTES)[0] == data
+        return _read_version(path, dir_fd).data == data
     except OSError:
         return False
 
 
-def _take(path: Path) -> _Version:
+def _take(path: Path, dir_fd: int | None = None) -> _Version:
     """Read the version moved to the temp name ``path``, then remove the name. Raises
     ``OSError`` (the name kept) when it cannot be read — e.g. not a regular file."""
-    version = _read_version(path)
-    steps.unlink(path)
+    version = _read_version(path, dir_fd)
+    steps.unlink(path, dir_fd=dir_fd)
     return version
 
 
 def write_step(memory_dir: Path, journal: Journal, entry: JournalEntry, index: int, step: WriteStep) -> None:
-    """Write change ``index`` of ``entry`` (its intent already journaled). Raises
-    ``OutsideWriteError`` when the version it displaced is not the expected before-image (that
-    version is kept in the journal first), ``OSError``."""
-    path = memory_dir / step.relpath
-    if step.after is not None and not path.parent.is_dir():
-        steps.make_dirs(path.parent)
-    new_tmp = path.parent / temp_name(entry.id, index, "a")
-    old_tmp = path.parent / temp_name(entry.id, index, "b")
-    mode = default_mode(path)
-    if step.before is None and step.after is not None:
-        steps.unlink(new_tmp)
-        steps.create_file(new_tmp, step.after, mode=mode, mtime=step.after_mtime)
-        try:
-            steps.link(new_tmp, path)
-        except FileExistsError:
-            steps.unlink(new_tmp)
-            raise OutsideWriteError(step.relpath, None, None, "?") from None
-        steps.unlink(new_tmp)
-        steps.fsync_dir(path.parent)
-        return
-    displaced = _put(path, step.after, mode=mode, mtime=step.after_mtime, new_tmp=new_tmp, old_tmp=old_tmp, create=False)
+    """Write change ``index`` of ``entry`` (its intent already journaled), into the folder
+    ``open_target`` opened and checked (a memory that is a link inside the memory dir gets
+    the bytes at its target; a delete removes the link itself). Raises ``ContainmentError``
+    (the name leads outside the memory dir: nothing written), ``OutsideWriteError`` when the
+    version it displaced is not the expected before-image (that version is kept in the journal
+    first), ``OSError``."""
+    with open_target(memory_dir, step.relpath, follow_final=step.after is not None, create_dirs=step.after is not None) as target:
+        fd = target.dir_fd
+        path = target.path
+        new_tmp = target.folder / temp_name(entry.id, index, "a")
+        old_tmp = target.folder / temp_name(entry.id, index, "b")
+        mode = _mode(path, fd)
+        if step.before is None and step.after is not None:
+            steps.unlink(new_tmp, dir_fd=fd)
+            steps.create_file(new_tmp, step.after, mode=mode, mtime=step.after_mtime, dir_fd=fd)
+            try:
+                steps.link(new_tmp, path, dir_fd=fd)
+            except FileExistsError:
+                steps.unlink(new_tmp, dir_fd=fd)
+                raise OutsideWriteError(step.relpath, None, None, "?") from None
+            steps.unlink(new_tmp, dir_fd=fd)
+            steps.fsync_dir(target.folder, dir_fd=fd)
+            return
+        displaced = _put(path, step.after, mode=mode, mtime=step.after_mtime, new_tmp=new_tmp, old_tmp=old_tmp, create=False, dir_fd=fd)
     if displaced.data != step.before:
         kept = journal.keep(entry.id, index, displaced.data, displaced.mtime_ns) if displaced.data is not None else None
         raise OutsideWriteError(step.relpath, kept, sha256_hex(step.before), sha256_hex(displaced.data))
@@ -287,21 +312,35 @@ def rollback(memory_dir: Path, journal: Journal, entry: JournalEntry) -> Rollbac
 
 
 def _rollback_one(memory_dir: Path, journal: Journal, entry: JournalEntry, index: int, jc: JournalChange, result: Rollback) -> None:
-    path = memory_dir / jc.relpath
+    """Settle change ``index`` of ``entry`` in the folder ``open_target`` opens for it (the
+    same one the write used: a link inside the memory dir leads to its target). Raises
+    ``OSError`` (``ContainmentError`` when the name now leads outside the memory dir)."""
+    try:
+        where = open_target(memory_dir, jc.relpath, create_dirs=jc.before_sha is not None)
+    except FileNotFoundError:  # the folder of a created file was never made: nothing to undo
+        return
+    with where:
+        _rollback_in(where.dir_fd, where.path, journal, entry, index, jc, result)
+
+
+def _rollback_in(fd: int, path: Path, journal: Journal, entry: JournalEntry, index: int, jc: JournalChange, result: Rollback) -> None:
     parent = path.parent
-    current = read_or_none(path)
+    try:
+        current: bytes | None = _read_version(path, fd).data
+    except FileNotFoundError:
+        current = None
     ours = current is None if jc.after_sha is None else sha256_hex(current) == jc.after_sha
     for tag in ("a", "b"):  # temp files first: an outside version may wait under one
         tmp = parent / temp_name(entry.id, index, tag)
-        if not os.path.lexists(tmp):
+        if not _lexists(tmp, fd):
             continue
-        version = _read_version(tmp)
+        version = _read_version(tmp, fd)
         # before the swap, "a" holds memtui's own new bytes — empty when the crash came between
         # creating it and writing it: nothing anyone wrote
         partial = tag == "a" and not ours and not version.data
         if not partial and sha256_hex(version.data) not in (jc.after_sha, jc.before_sha) and version.data is not None:
             result.kept.append(_keep_once(journal, entry.id, index, version))
-        steps.unlink(tmp)
+        steps.unlink(tmp, dir_fd=fd)
     if not ours:
         if sha256_hex(current) != jc.before_sha:
             result.left.append(jc.relpath)
@@ -320,7 +359,15 @@ def _rollback_one(memory_dir: Path, journal: Journal, entry: JournalEntry, index
     old_tmp = parent / temp_name(entry.id, index, "b")
     for _ in range(_MAX_PUT_BACK):
         displaced = _put(
-            path, target.data, mode=default_mode(path), mtime=target.mtime, mtime_ns=target.mtime_ns, new_tmp=new_tmp, old_tmp=old_tmp, create=True
+            path,
+            target.data,
+            mode=_mode(path, fd),
+            mtime=target.mtime,
+            mtime_ns=target.mtime_ns,
+            new_tmp=new_tmp,
+            old_tmp=old_tmp,
+            create=True,
+            dir_fd=fd,
         )
         if sha256_hex(displaced.data) == expected:
             break

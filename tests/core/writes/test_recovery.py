@@ -116,7 +116,7 @@ def test_an_outside_write_between_the_check_and_the_swap_is_put_back_and_kept(me
 
 
 def test_without_an_atomic_swap_the_displaced_version_is_still_checked(mem: Path, journal: Journal, monkeypatch: pytest.MonkeyPatch) -> None:
-    def no_swap(a: object, b: object) -> None:
+    def no_swap(a: object, b: object, **_: object) -> None:
         raise steps.SwapUnsupported(38, "not here", str(b))
 
     monkeypatch.setattr(steps, "swap", no_swap)
