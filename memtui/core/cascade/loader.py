@@ -233,8 +233,12 @@ class Loader:
                 continue
             seen.add(str(target))
             sub_origin = _Origin(entry, ref, chain)
-            if not is_inside(target, self.env.cwd) and not include_external:
-                result.append(self._external(target, layer, depth + 1, sub_origin))
+            # Claude Code 2.1.332 (oracle): an import is external when its path or the real path
+            # it leads to is outside the working directory — a link out of the project waits for
+            # approval like any external import, and a path out that links back in does too.
+            real_target = self.realpath(str(target))
+            if not include_external and not (is_inside(target, self.env.cwd) and is_inside(real_target, self.env.cwd)):
+                result.append(self._external(target, layer, depth + 1, sub_origin, real_target))
                 continue
             result.extend(
                 self.process_file(target, layer, "import", include_external, in_rules=in_rules, depth=depth + 1, origin=sub_origin)
@@ -310,9 +314,11 @@ class Loader:
         self._note_on_importer(origin, code, "warning", f"`@{origin.ref.raw}`: {reason}")
         return self._skipped(path, layer, kind, depth, origin, "missing", reason)
 
-    def _external(self, target: Path, layer: Layer, depth: int, origin: _Origin) -> CascadeFile:
+    def _external(self, target: Path, layer: Layer, depth: int, origin: _Origin, real_target: str | None = None) -> CascadeFile:
         assert origin.parent is not None and origin.ref is not None
         where = f"outside the working directory {self.env.cwd}"
+        if real_target is not None and is_inside(target, self.env.cwd) and real_target != os.path.normpath(target):
+            where = f"{target} is a link to {real_target}, {where}"
         status: Status
         severity: Severity
         if self.lazy:
