@@ -30,7 +30,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memtui.core.base.safe_read import read_regular
+from memtui.core.base.safe_read import FileTooLargeError, read_regular
 from memtui.core.memory.catalog import iso_utc
 from memtui.core.dream.events import (
     PHASES,
@@ -52,7 +52,7 @@ from memtui.core.dream.gates import DreamContext, sessions_since
 from memtui.core.dream.lock import LOCK_NAME, read_lock
 from memtui.core.dream.plan import DEFAULT_MAX_DELETIONS, DreamPlan, Workspace
 from memtui.core.dream.prompt import DreamRequest, build_dream_request, instructions_block
-from memtui.core.memory.index import MAX_INDEX_LINES, MAX_INDEX_UNITS
+from memtui.core.memory.index import MAX_INDEX_LINES, MAX_INDEX_UNITS, format_file_size
 from memtui.core.writes.index_edit import MAX_ENTRY_CHARS
 from memtui.core.memory.memories import MAX_MEMORY_BYTES, TEAM_DIR
 from memtui.core.places.release import dir_text, release_of
@@ -106,11 +106,61 @@ def _user_message(ctx: DreamContext, staging: Path, now: datetime, sessions: lis
     )
 
 
-def _snapshot(memory_dir: Path, staging: Path) -> dict[str, bytes]:
-    """Copy the memory dir into ``staging`` (mtimes kept, symlinks copied as links, the lock
-    left out) and return every regular file's bytes as read, by relpath."""
-    shutil.copytree(memory_dir, staging, symlinks=True, ignore=shutil.ignore_patterns(LOCK_NAME))
-    return _files(staging)
+# The staging copy's caps. Claude Code's Read tool takes a file of at most 256 KB whole, so a
+# memory over 1 MiB is one the agent cannot work with; 64 MiB in all bounds the copy's disk use
+# (a sparse 20 GB file, or one that grows while it is copied, never fills the disk).
+MAX_STAGED_FILE_BYTES = 1024 * 1024
+MAX_STAGED_BYTES = 64 * 1024 * 1024
+
+
+def _snapshot(memory_dir: Path, staging: Path) -> tuple[dict[str, bytes], list[tuple[str, str]]]:
+    """Copy the memory dir into ``staging`` and return every copied regular file's bytes by
+    relpath, and what was left out as ``(relpath, why)``.
+
+    Copied: folders, symlinks (as links, never followed), regular files of at most
+    ``MAX_STAGED_FILE_BYTES`` each while the total stays within ``MAX_STAGED_BYTES``, with
+    their mode and mtime. Left out: the lock, FIFOs, devices and sockets, files over a cap,
+    unreadable files — the agent never sees them and the plan never changes them.
+    Raises ``OSError`` when the copy itself cannot be written.
+    """
+    staged: dict[str, bytes] = {}
+    left: list[tuple[str, str]] = []
+    total = 0
+    staging.mkdir(parents=True)
+    for dirpath, dirnames, filenames in os.walk(memory_dir):  # a linked folder is listed, not walked
+        dirnames.sort()
+        here = Path(dirpath)
+        into = staging / here.relative_to(memory_dir)
+        for name in [*dirnames, *sorted(filenames)]:
+            src, dst = here / name, into / name
+            rel = src.relative_to(memory_dir).as_posix()
+            if src.is_symlink():
+                os.symlink(os.readlink(src), dst)
+                continue
+            if name in dirnames:
+                dst.mkdir()
+                continue
+            if rel == LOCK_NAME:
+                continue
+            try:
+                data, st = read_regular(src, MAX_STAGED_FILE_BYTES)
+            except FileTooLargeError:
+                size = src.stat().st_size if src.exists() else 0
+                left.append((rel, f"{format_file_size(size)}, over the {format_file_size(MAX_STAGED_FILE_BYTES)} cap of the dream's copy"))
+                continue
+            except OSError as exc:  # a FIFO, a device, a socket, no permission
+                left.append((rel, exc.strerror or str(exc)))
+                continue
+            if total + len(data) > MAX_STAGED_BYTES:
+                left.append((rel, f"the dream's copy reached its {format_file_size(MAX_STAGED_BYTES)} cap"))
+                continue
+            fd = os.open(dst, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0), st.st_mode & 0o777)
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+            os.utime(dst, ns=(st.st_atime_ns, st.st_mtime_ns))
+            staged[rel] = data
+            total += len(data)
+    return staged, left
 
 
 def _files(root: Path) -> dict[str, bytes]:
@@ -193,7 +243,10 @@ class ClaudeConsolidator:
         staging = root / "memory"
         release = release_of(ctx.flavor)
         try:
-            before = _snapshot(ctx.memory_dir, staging)
+            before, left_out = _snapshot(ctx.memory_dir, staging)
+            not_staged = [Finding("orient", "file-unreadable", rel, f"left out of the dream's copy ({why}): the agent does not see it and it stays as it is") for rel, why in left_out]
+            for finding in not_staged:
+                log(finding)
             tracker = _PhaseTracker(log, self.max_turns, transcripts_dir=ctx.sessions_dir if release is not None else None)
             tracker.start("orient")
             if release is not None:
@@ -229,7 +282,7 @@ class ClaudeConsolidator:
             if run.error is not None:
                 log(Finding(tracker.phase, "agent-error", None, run.error))
                 raise DreamError(f"the claude consolidator failed: {run.error}")
-            findings = list(tracker.findings)
+            findings = [*not_staged, *tracker.findings]
             if run.stop_reason == "max_turns":
                 findings.append(Finding(tracker.phase, "agent-error", None, f"the agent stopped at the turn limit ({self.max_turns}); the plan holds what it wrote until then"))
             after = _files(staging)
