@@ -25,7 +25,7 @@ from memtui.core.base.gcpause import gc_paused
 from memtui.core.memory.frontmatter import Frontmatter, parse_frontmatter
 from memtui.core.memory.index import INDEX_NAME
 from memtui.core.memory.lint import date_base, find_relative_dates, missing_sections
-from memtui.core.base.safe_read import read_regular
+from memtui.core.base.safe_read import FileTooLargeError, read_head_regular, read_regular
 from memtui.core.memory.catalogdb import CatalogDB, jsonable, key_text, stat_key
 from memtui.core.places.behaviour import MemoryFormat
 from memtui.core.places.releases.seed import SEED
@@ -44,9 +44,12 @@ HEADER_LINES = 30
 RECALL_MAX_BYTES = 4096
 RECALL_MAX_LINES = 200
 LOCK_FILE = ".consolidate-lock"
-# memtui's own cap on reading one memory file (a real memory is a few KB; this bounds a
-# pathological file's cost). Larger files are listed, unparsed, with ``unreadable``.
-MAX_MEMORY_BYTES = 32 * 1024 * 1024
+# memtui's cap on reading one memory file. A real memory is a few KB, recall injects at most
+# its first 4,096 bytes, and the agent's Read tool takes 256 KB of a file at once: a memory over
+# 1 MiB is one the agent cannot use whole. A larger file is listed from its first 1 MiB (its
+# frontmatter and the start of its body) with ``too-large``, and never rewritten; this bounds
+# every check's cost on a pathological file.
+MAX_MEMORY_BYTES = 1024 * 1024
 
 # code -> (severity, meaning). The meaning is the one-line explanation shown in help/notes.
 DIAGNOSTIC_CODES: dict[str, tuple[Severity, str]] = {
@@ -72,6 +75,7 @@ DIAGNOSTIC_CODES: dict[str, tuple[Severity, str]] = {
     "missing-why": ("info", "a feedback or project memory that labels no reason (`**Why:**`, `## Why`, `Reason:`, `原因：`…): the reason lets a later session judge the edge cases"),
     "missing-how-to-apply": ("info", "a feedback or project memory that labels no instruction (`**How to apply:**`, `## How to apply`, `做法：`…): it says when the memory matters"),
     "relative-date": ("warning", "a relative date (tomorrow, next Monday, 明天): read months later it points at the wrong day; shown with the date it meant"),
+    "too-large": ("warning", "over memtui's 1 MiB read cap: listed and checked from its first 1 MiB, never rewritten by memtui"),
     "over-recall-limit": ("info", "over 4,096 bytes / 200 lines: recall injects only the first part"),
     "not-indexed": ("info", "not linked from the index MEMORY.md"),
 }
@@ -530,6 +534,8 @@ def _read_memory(path: StrPath, relpath: str, cache: CatalogDB | None, fmt: Memo
             return mem
     try:
         data, st = read_regular(path, MAX_MEMORY_BYTES)
+    except FileTooLargeError:
+        return _too_large_memory(path, relpath, fmt)
     except OSError as exc:
         return unreadable_memory(path, relpath, exc)
     mem = parse_memory_bytes(path, relpath, data, st.st_mtime) if fmt is SEED_FORMAT else parse_memory_bytes(path, relpath, data, st.st_mtime, fmt)
@@ -540,10 +546,41 @@ def _read_memory(path: StrPath, relpath: str, cache: CatalogDB | None, fmt: Memo
     return mem
 
 
+def _too_large_memory(path: StrPath, relpath: str, fmt: MemoryFormat) -> Memory:
+    """A memory over ``MAX_MEMORY_BYTES``, parsed from its first ``MAX_MEMORY_BYTES`` (less a
+    UTF-8 character the cap cuts) with ``too-large``; its ``sha256`` is empty, so no edit
+    rewrites it."""
+    try:
+        head, st = read_head_regular(path, MAX_MEMORY_BYTES)
+    except OSError as exc:
+        return unreadable_memory(path, relpath, exc)
+    for drop in range(4):  # a UTF-8 character cut by the cap is left out whole
+        try:
+            head[: len(head) - drop].decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+        head = head[: len(head) - drop]
+        break
+    mem = parse_memory_bytes(path, relpath, head, st.st_mtime, fmt)
+    message = (
+        f"skipped: {_size_text(st.st_size)}, over the {_size_text(MAX_MEMORY_BYTES)} cap — memtui read its first "
+        f"{_size_text(len(head))} (the frontmatter and the start of the body) and will not rewrite it"
+    )
+    return replace(mem, sha256="", size=st.st_size, diagnostics=(*mem.diagnostics, _diag("too-large", message, path)))
+
+
+def _size_text(size: int) -> str:
+    """``5.0 MB``, ``1.0 MB``, ``812 KB``: a size for a sentence (decimal point kept)."""
+    for unit, scale in (("GB", 1024**3), ("MB", 1024**2), ("KB", 1024)):
+        if size >= scale:
+            return f"{size / scale:.1f} {unit}"
+    return f"{size} bytes"
+
+
 def read_memory(path: Path, memory_dir: Path, fmt: MemoryFormat = SEED_FORMAT) -> Memory:
     """Read and parse the memory at ``path`` (below ``memory_dir``) in memory format ``fmt``.
-    Never raises: a FIFO, a device, a file over ``MAX_MEMORY_BYTES`` or an unreadable file is
-    listed with a diagnostic."""
+    Never raises: a FIFO, a device or an unreadable file is listed with a diagnostic, a file
+    over ``MAX_MEMORY_BYTES`` from its first part (``too-large``)."""
     return _read_memory(path, Path(os.path.relpath(path, memory_dir)).as_posix(), None, fmt)
 
 

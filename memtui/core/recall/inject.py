@@ -33,7 +33,7 @@ from pathlib import Path
 
 from string import Template
 
-from memtui.core.base.safe_read import read_regular
+from memtui.core.base.safe_read import read_head_regular, read_regular
 from memtui.core.memory.age import age_days, age_label, stale_caveat
 from memtui.core.memory.headers import MemoryHeader
 from memtui.core.memory.memories import MAX_MEMORY_BYTES, RECALL_MAX_BYTES, RECALL_MAX_LINES
@@ -74,7 +74,7 @@ def read_for_injection(
     """Steps 1–2 for one file: ``(content, truncated_by)``. 200 lines / 4,096 bytes: the
     reference's ``MAX_MEMORY_LINES`` / ``MAX_MEMORY_BYTES``; ``sanitize``: the kept text goes
     through ``agent_sanitize`` before the truncation note. Raises ``OSError``."""
-    text = read_regular(path, MAX_MEMORY_BYTES)[0].decode("utf-8", errors="replace")
+    text = read_head_regular(path, MAX_MEMORY_BYTES)[0].decode("utf-8", errors="replace")  # far past 4,096 bytes / 200 lines
     text = text.removeprefix("\ufeff")
     lines = text.replace("\r", "").split("\n")
     selected: list[str] = []

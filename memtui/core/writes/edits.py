@@ -165,6 +165,8 @@ def _current(memory_dir: Path, memory: Memory) -> bytes:
     except ContainmentError as exc:
         raise EditError(f"{memory.relpath}: {exc.reason}") from exc
     if memory.sha256 == "":
+        if any(d.code == "too-large" for d in memory.diagnostics):
+            raise EditError(f"{memory.relpath} is over memtui's read cap: memtui read only its start, so it will not rewrite it")
         raise EditError(f"{memory.relpath} could not be read, so memtui will not rewrite it")
     data = read_or_none(memory.path)
     if sha256_hex(data) != memory.sha256:
