@@ -29,6 +29,7 @@ LAZY_COMMANDS: dict[str, str] = {
     "imports": "memtui.commands.cascade:imports",
     "recall": "memtui.commands.recall:recall_cmd",
     "team": "memtui.commands.team:team",
+    "links": "memtui.commands.links:links",
     "doctor": "memtui.commands.doctor:doctor",
     "verify": "memtui.commands.verify:verify_cmd",
     "undo": "memtui.commands.history:undo_cmd",

@@ -43,6 +43,7 @@ from memtui.core.doctor.project_checks import add_project_findings
 from memtui.core.doctor.usage_checks import project_usage
 from memtui.core.writes.edits import ApplyError, ConflictError, Plan, apply_plan
 from memtui.core.writes.journal import Journal
+from memtui.core.writes.links import confirmed_links
 from memtui.core.memory.catalogdb import CatalogDB
 from memtui.core.verify import verify_root
 from memtui.core.verify.judge import auto_judge
@@ -207,7 +208,7 @@ def doctor(obj: CliContext, as_json: bool, fix_codes: tuple[str, ...], yes: bool
         try:
             # One plan for every selected finding: the preview is exactly what --yes applies,
             # and one `memtui undo` reverts it.
-            plan = combined_fix_plan(memory_dir, selected)
+            plan = combined_fix_plan(memory_dir, selected, confirmed_links=confirmed_links(journal.base))
         except FixError as exc:
             error = str(exc)
     if plan is not None and not as_json:

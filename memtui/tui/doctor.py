@@ -37,6 +37,7 @@ from memtui.core.memory.catalogdb import CatalogDB
 from memtui.core.places.locations import Locations
 from memtui.core.writes.edits import ApplyError, ConflictError, EditError, Plan, apply_plan
 from memtui.core.writes.journal import Journal, JournalEntry
+from memtui.core.writes.links import confirmed_links
 from memtui.core.verify import verify_root
 from memtui.core.verify.judge import auto_judge
 from memtui.tui.dialogs import PlanPreview
@@ -262,13 +263,21 @@ class DoctorScreen(PaneScreen):
         self.notify(f"{message.entry.title}  ·  esc, then u in the Memories list undoes it", title="Fixed")
         self.action_rerun()
 
+    def _confirmed_links(self) -> dict[str, str]:
+        """The memory links the user confirmed memtui may write through (none when the state
+        dir cannot hold memtui's state)."""
+        try:
+            return confirmed_links(Journal(self.locations.state_dir, self.locations.memory_dir).base)
+        except OSError:
+            return {}
+
     def action_fix(self) -> None:
         f = self._selected()
         if f is None or not f.fix:
             self.notify("The selected finding has no safe fix.", severity="warning")
             return
         try:
-            self._apply(fix_plan(self.locations.memory_dir, f))
+            self._apply(fix_plan(self.locations.memory_dir, f, confirmed_links=self._confirmed_links()))
         except (FixError, EditError, OSError) as exc:
             self.notify(f"{exc} — re-running the doctor.", severity="warning")
             self.action_rerun()
@@ -282,7 +291,7 @@ class DoctorScreen(PaneScreen):
             self.notify(f"No certain fix. {offered} offered: select one and press f." if offered else "No finding has a fix.", severity="warning")
             return
         try:
-            self._apply(combined_fix_plan(self.locations.memory_dir, certain, title=f"Doctor: {len(certain)} certain fixes"))
+            self._apply(combined_fix_plan(self.locations.memory_dir, certain, title=f"Doctor: {len(certain)} certain fixes", confirmed_links=self._confirmed_links()))
         except (FixError, EditError, OSError) as exc:
             self.notify(f"{exc} — re-running the doctor.", severity="warning")
             self.action_rerun()

@@ -37,6 +37,7 @@ from memtui.core.extract.inbox import Inbox
 from memtui.core.memory.catalog import Catalog, MemoryEntry, catalog_changes, load_catalog
 from memtui.core.memory.filters import TYPE_FILTERS, MemoryFilter, TypeFilter
 from memtui.core.memory.memories import MAX_MEMORY_BYTES, Memory, MemoryType, read_memory
+from memtui.core.writes.links import write_refusal
 from memtui.core.memory.catalogdb import CatalogDB
 from memtui.core.memory.search import CatalogSearch
 from memtui.core.places.autoflavor import OtherFlavorHint, other_flavor_hint
@@ -887,11 +888,28 @@ class MemoriesPane(Pane):
     def watch_applying(self) -> None:
         self.refresh_bindings()
 
+    def _write_refused(self, mem: Memory) -> bool:
+        """Say why memtui will not write ``mem`` (a link out of the memory dir not confirmed,
+        a file it read only the start of), before any typing is lost; ``False``: it may."""
+        if mem.sha256 == "":
+            why = next((d.message for d in mem.diagnostics if d.code in ("too-large", "unreadable")), "memtui could not read it whole")
+        else:
+            try:
+                why = write_refusal(self.locations.memory_dir, self.journal.base, mem.relpath)
+            except OSError:
+                why = None
+        if why is None:
+            return False
+        self.notify(visible(f"{mem.relpath}: {why}"), title="Not editable here", severity="warning", markup=False)
+        return True
+
     def action_edit(self) -> None:
         entry = self._need_selection()
         if entry is None:
             return
         mem = entry.memory
+        if self._write_refused(mem):
+            return
 
         def saved(text: str | None) -> None:
             if text is not None:
@@ -974,6 +992,8 @@ class MemoriesPane(Pane):
         if entry is None:
             return
         mem = entry.memory
+        if self._write_refused(mem):
+            return
         editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
         scratch_dir = self.locations.state_dir / "editing"
         scratch_dir.mkdir(parents=True, exist_ok=True)

@@ -196,3 +196,29 @@ def test_a_folder_linked_inside_the_dir_is_followed(setup: tuple[Path, Path, Pat
     with open_target(mem, "alias/user_x.md") as target:
         assert target.folder == (mem / "real").resolve()
         assert target.relpath == "real/user_x.md"
+
+
+def test_a_link_out_is_written_only_once_the_user_confirms_that_link_to_that_target(setup: tuple[Path, Path, Path]) -> None:
+    project, mem, outside = setup
+    (outside / "dotfile.md").write_text("---\nname: dot\ndescription: kept in dotfiles\ntype: Feedback\n---\n\nbody\n")
+    (outside / "other.md").write_text("---\nname: other\ndescription: another file\ntype: Feedback\n---\n\nbody\n")
+    (mem / "feedback_dot.md").symlink_to(outside / "dotfile.md")
+    code, out = run(project, mem, "links", "--json")
+    (listed,) = json.loads(out)["links"]
+    assert listed == {"relpath": "feedback_dot.md", "target": str(outside / "dotfile.md"), "inside": False, "exists": True, "confirmed": False, "writable": False}
+    code, out = run(project, mem, "links", "confirm", "feedback_dot.md")
+    assert code == 0, out
+    code, out = run(project, mem, "doctor", "--fix", "lower-case-type", "--yes")
+    assert "Traceback" not in out
+    assert (mem / "feedback_dot.md").is_symlink()
+    assert (outside / "dotfile.md").read_text() == "---\nname: dot\ndescription: kept in dotfiles\ntype: feedback\n---\n\nbody\n"
+    code, out = run(project, mem, "undo")
+    assert code == 0, out
+    assert (outside / "dotfile.md").read_text() == "---\nname: dot\ndescription: kept in dotfiles\ntype: Feedback\n---\n\nbody\n"
+    # the link re-pointed: the confirmation was for the old target
+    (mem / "feedback_dot.md").unlink()
+    (mem / "feedback_dot.md").symlink_to(outside / "other.md")
+    before = tree(outside)
+    code, out = run(project, mem, "doctor", "--fix", "lower-case-type", "--yes")
+    assert tree(outside) == before
+    assert "memtui links confirm feedback_dot.md" in out

@@ -12,7 +12,7 @@ plan — one undo — with edits applied bottom-up so line numbers stay valid.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from memtui.core.doctor.index_checks import HEADING_ENTRY
@@ -48,8 +48,9 @@ class _Files:
     """The files a plan touches: loaded from disk once, edited as text (surrogateescape keeps
     non-UTF-8 bytes), turned into ``FileChange``s at the end."""
 
-    def __init__(self, memory_dir: Path) -> None:
+    def __init__(self, memory_dir: Path, confirmed: Mapping[str, str] | None = None) -> None:
         self.memory_dir = memory_dir
+        self.confirmed = confirmed
         self.before: dict[str, bytes | None] = {}
         self.text: dict[str, str | None] = {}
 
@@ -70,7 +71,7 @@ class _Files:
         """Change the text of ``relpath``. Raises ``_NotWritable`` when its name leads outside
         the memory dir (a link): the doctor never writes through such a link."""
         try:
-            check_target(self.memory_dir, relpath)
+            check_target(self.memory_dir, relpath, confirmed=self.confirmed)
         except ContainmentError as exc:
             raise _NotWritable(f"{relpath}: {exc.reason}") from exc
         self.get(relpath)
@@ -214,17 +215,18 @@ def _order(f: Finding) -> tuple[int, str, int, int]:
     return (1 if f.fix in _APPEND_FIXES else 0, f.path or "", -(f.line or 0), -(column if isinstance(column, int) else 0))
 
 
-def combined_fix_plan(memory_dir: Path, findings: Sequence[Finding], *, title: str | None = None) -> Plan:
+def combined_fix_plan(memory_dir: Path, findings: Sequence[Finding], *, title: str | None = None, confirmed_links: Mapping[str, str] | None = None) -> Plan:
     """One plan fixing every finding of ``findings`` (each must have a ``fix``).
 
     Raises ``FixError`` when a finding has no fix, when a file no longer matches its finding,
     or when nothing would change. A finding whose file is a link leading outside the memory
-    dir is left out, with why, in the plan's ``skipped`` (``FixError`` when that leaves nothing). The plan's ``index_overflow`` lists index entries the change
+    dir is left out, with why, in the plan's ``skipped`` (``FixError`` when that leaves nothing),
+    unless ``confirmed_links`` (``memtui.core.writes.links.confirmed_links``) holds that link. The plan's ``index_overflow`` lists index entries the change
     would push past the agent's cap (ask before applying).
     """
     if not findings:
         raise FixError("no findings to fix")
-    files = _Files(memory_dir)
+    files = _Files(memory_dir, confirmed_links)
     notes: list[str] = []
     skipped: dict[str, None] = {}
     for f in sorted(findings, key=_order):
@@ -249,7 +251,7 @@ def combined_fix_plan(memory_dir: Path, findings: Sequence[Finding], *, title: s
     return Plan(title, tuple(changes), tuple(overflow), tuple(notes), action="fix", skipped=tuple(skipped))
 
 
-def fix_plan(memory_dir: Path, finding: Finding) -> Plan:
+def fix_plan(memory_dir: Path, finding: Finding, *, confirmed_links: Mapping[str, str] | None = None) -> Plan:
     """The plan fixing one finding (see ``combined_fix_plan``). Raises ``FixError``."""
     where = f"{finding.path}:{finding.line}" if finding.line else str(finding.path)
-    return combined_fix_plan(memory_dir, [finding], title=f"Doctor fix: {finding.fix} — {where}")
+    return combined_fix_plan(memory_dir, [finding], title=f"Doctor fix: {finding.fix} — {where}", confirmed_links=confirmed_links)

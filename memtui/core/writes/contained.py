@@ -27,6 +27,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -89,14 +90,19 @@ class Target:
         self.close()
 
 
-def open_target(memory_dir: Path, relpath: str, *, follow_final: bool = True, create_dirs: bool = False) -> Target:
+def open_target(
+    memory_dir: Path, relpath: str, *, follow_final: bool = True, create_dirs: bool = False, confirmed: Mapping[str, str] | None = None
+) -> Target:
     """Open the folder of ``relpath`` (POSIX, relative to ``memory_dir``) and return it with
     the name to write, following only links that stay inside ``realpath(memory_dir)``.
 
     ``follow_final``: a last component that is a symlink leads to its target (which must be a
     file inside the memory dir); else the link itself is the name. ``create_dirs``: missing
     folders are made (``mkdir`` relative to their open parent, fsynced; step ``mkdir``), else
-    ``FileNotFoundError``. Raises :class:`ContainmentError`, ``FileNotFoundError``, ``OSError``.
+    ``FileNotFoundError``. ``confirmed``: memory links the user confirmed
+    (``memtui.core.writes.links``: relpath → real target): such a link leading outside is
+    followed while it still leads to that target, its folder opened from ``/`` refusing every
+    link on the way. Raises :class:`ContainmentError`, ``FileNotFoundError``, ``OSError``.
     """
     parts = relpath.split("/")
     if any(p in ("", ".", "..") for p in parts):
@@ -123,6 +129,10 @@ def open_target(memory_dir: Path, relpath: str, *, follow_final: bool = True, cr
         if not stat.S_ISLNK(st.st_mode) or not follow_final:
             return Target(fd, folder, name, "/".join(parts), created)
         try:
+            real = confirmed.get("/".join(parts)) if confirmed else None
+            if real is not None and os.path.realpath(folder / name) == real and os.path.isfile(real):
+                outside_fd = _open_real_folder(Path(real).parent, relpath)
+                return Target(outside_fd, Path(real).parent, Path(real).name, "/".join(parts), created)
             target = _resolve_link(root, folder, name, fd, relpath, "memory")
         finally:
             os.close(fd)
@@ -180,6 +190,26 @@ def _open_folder(root: Path, parts: list[str], relpath: str, created: list[str],
         parts = restart
 
 
+def _open_real_folder(folder: Path, relpath: str) -> int:
+    """Open the absolute, link-free ``folder`` from ``/`` one component at a time, refusing
+    any link met on the way (it was resolved a moment ago: a link now means it changed)."""
+    fd = os.open("/", _DIR_FLAGS)
+    try:
+        for part in folder.parts[1:]:
+            try:
+                child = os.open(part, _DIR_FLAGS, dir_fd=fd)
+            except OSError as exc:
+                if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
+                    raise ContainmentError(relpath, "symlink-escape", f"the confirmed link's folder {folder} changed while it was being opened") from exc
+                raise
+            os.close(fd)
+            fd = child
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
 def _resolve_link(root: Path, folder: Path, name: str, fd: int, relpath: str, kind: str) -> list[str]:
     """The parts, relative to ``root``, of where the link ``folder/name`` leads; refuses a
     dangling link, a loop, and a target outside ``root`` (or ``root`` itself)."""
@@ -202,19 +232,20 @@ def _resolve_link(root: Path, folder: Path, name: str, fd: int, relpath: str, ki
         raise ContainmentError(
             relpath,
             "symlink-escape",
-            f"the {kind} {link} is a link to {real}, outside the memory dir {root}: memtui does not write through it",
+            f"the {kind} {link} is a link to {real}, outside the memory dir {root}: memtui does not write through it"
+            + (f" (unless you confirm this link: `memtui links confirm {relpath}`)" if kind == "memory" else ""),
         )
     return list(real.relative_to(root).parts)
 
 
-def check_target(memory_dir: Path, relpath: str, *, follow_final: bool = True) -> str:
+def check_target(memory_dir: Path, relpath: str, *, follow_final: bool = True, confirmed: Mapping[str, str] | None = None) -> str:
     """Raise :class:`ContainmentError` when a write of ``relpath`` would be refused by
     :func:`open_target`; a folder that does not exist yet is fine (it will be made inside a
-    checked one). Makes nothing. Returns the path relative to the real memory dir the write
-    would land on (``relpath`` itself when a folder is still missing). For refusing a whole
-    change before its first write."""
+    checked one). Makes nothing. Returns the real path the write would land on (``relpath``
+    itself when a folder is still missing), to tell two names of one file apart. For refusing
+    a whole change before its first write."""
     try:
-        with open_target(memory_dir, relpath, follow_final=follow_final) as target:
-            return target.relpath
+        with open_target(memory_dir, relpath, follow_final=follow_final, confirmed=confirmed) as target:
+            return target.path.as_posix()
     except FileNotFoundError:
         return relpath

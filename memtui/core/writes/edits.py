@@ -48,6 +48,7 @@ from memtui.core.memory.memories import MEMORY_TYPES, SEED_FORMAT, TEAM_DIR, Mem
 from memtui.core.places.behaviour import MemoryFormat
 from memtui.core.writes.rewrite import set_nested_key, set_top_level_key
 from memtui.core.writes.contained import ContainmentError, check_target
+from memtui.core.writes.links import confirmed_links
 from memtui.core.writes.transaction import OutsideWriteError, WriteStep, missing_dirs, rollback, rollback_note, write_step
 
 ChangeKind = Literal["create", "modify", "delete"]
@@ -158,12 +159,14 @@ def _index_path_rel(index_dir_rel: str) -> str:
 
 def _current(memory_dir: Path, memory: Memory) -> bytes:
     """The bytes on disk, checked against what memtui loaded (``ConflictError`` if they differ).
-    A memory that is a symlink is written at its target, which must be inside the memory dir
-    (the link stays a link); a name leading outside through a link is refused (``EditError``)."""
-    try:
-        check_target(memory_dir, memory.relpath)
-    except ContainmentError as exc:
-        raise EditError(f"{memory.relpath}: {exc.reason}") from exc
+    A name leading outside through a linked folder is refused (``EditError``); a memory that is
+    itself a link is written at its target by ``apply_plan``, which refuses a target outside
+    the memory dir unless the user confirmed that link (``memtui.core.writes.links``)."""
+    if not os.path.islink(memory.path):  # a memory linked out waits for apply_plan, which knows the confirmed links
+        try:
+            check_target(memory_dir, memory.relpath)
+        except ContainmentError as exc:
+            raise EditError(f"{memory.relpath}: {exc.reason}") from exc
     if memory.sha256 == "":
         if any(d.code == "too-large" for d in memory.diagnostics):
             raise EditError(f"{memory.relpath} is over memtui's read cap: memtui read only its start, so it will not rewrite it")
@@ -465,7 +468,7 @@ def apply_plan(memory_dir: Path, plan: Plan, journal: Journal, now: datetime, *,
     ordered = sorted(plan.changes, key=lambda c: c.kind == "delete")  # deletes last
     with journal.write_lock():
         _check(memory_dir, plan.changes)
-        ordered = _contained(memory_dir, plan.title, ordered)
+        ordered = _contained(memory_dir, plan.title, ordered, confirmed_links(journal.base))
         records = [
             JournalChange(c.relpath, c.kind, sha256_hex(c.before), sha256_hex(c.after), *_mtimes(memory_dir / c.relpath)) for c in ordered
         ]
@@ -513,7 +516,7 @@ def apply_plan(memory_dir: Path, plan: Plan, journal: Journal, now: datetime, *,
     return entry
 
 
-def _contained(memory_dir: Path, title: str, ordered: list[FileChange]) -> list[FileChange]:
+def _contained(memory_dir: Path, title: str, ordered: list[FileChange], confirmed: Mapping[str, str]) -> list[FileChange]:
     """``ordered`` with each change checked to land inside the memory dir
     (``memtui.core.writes.contained``), and a change that lands on the same file as an earlier
     one with the same bytes (a memory and a link to it) dropped. Raises ``ApplyError`` (nothing
@@ -522,7 +525,7 @@ def _contained(memory_dir: Path, title: str, ordered: list[FileChange]) -> list[
     out: list[FileChange] = []
     for change in ordered:
         try:
-            lands = check_target(memory_dir, change.relpath, follow_final=change.after is not None)
+            lands = check_target(memory_dir, change.relpath, follow_final=change.after is not None, confirmed=confirmed)
         except ContainmentError as exc:
             error = ApplyError(exc.errno, f"{title} refused: {exc.strerror}")
             error.relpath = change.relpath

@@ -55,6 +55,7 @@ from memtui.core.places.statedir import StateDirInsideMemoryDirError
 from memtui.core.writes import steps
 from memtui.core.writes.atomic import TEMP_PREFIX, TEMP_SUFFIX, default_mode, new_file_mode, stale_temp
 from memtui.core.writes.contained import ContainmentError, open_target
+from memtui.core.writes.links import confirmed_links
 from memtui.core.writes.journal import FORMAT, MAX_IMAGE_BYTES, Journal, JournalChange, JournalEntry, read_or_none, sha256_hex
 
 __all__ = [
@@ -267,7 +268,8 @@ def write_step(memory_dir: Path, journal: Journal, entry: JournalEntry, index: i
     (the name leads outside the memory dir: nothing written), ``OutsideWriteError`` when the
     version it displaced is not the expected before-image (that version is kept in the journal
     first), ``OSError``."""
-    with open_target(memory_dir, step.relpath, follow_final=step.after is not None, create_dirs=step.after is not None) as target:
+    confirmed = confirmed_links(journal.base)
+    with open_target(memory_dir, step.relpath, follow_final=step.after is not None, create_dirs=step.after is not None, confirmed=confirmed) as target:
         fd = target.dir_fd
         path = target.path
         new_tmp = target.folder / temp_name(entry.id, index, "a")
@@ -316,7 +318,7 @@ def _rollback_one(memory_dir: Path, journal: Journal, entry: JournalEntry, index
     same one the write used: a link inside the memory dir leads to its target). Raises
     ``OSError`` (``ContainmentError`` when the name now leads outside the memory dir)."""
     try:
-        where = open_target(memory_dir, jc.relpath, create_dirs=jc.before_sha is not None)
+        where = open_target(memory_dir, jc.relpath, create_dirs=jc.before_sha is not None, confirmed=confirmed_links(journal.base))
     except FileNotFoundError:  # the folder of a created file was never made: nothing to undo
         return
     with where:

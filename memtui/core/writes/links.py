@@ -1,0 +1,132 @@
+"""Memories that are symlinks, and the links a user confirmed memtui may write through.
+
+People keep memory files in a dotfiles repository and link them into the memory dir. memtui
+writes a memory that is a link at the link's target: always when the target is inside the
+memory dir (the link stays a link), and when it leads outside only after the user confirmed
+*that* link to *that* target (``memtui links confirm RELPATH``). A confirmation is stored in the
+memory dir's state folder (``links.json``: relpath → the target's real path at confirmation);
+a link re-pointed since is refused again until confirmed anew.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from memtui.core.base.safe_read import read_regular
+from memtui.core.writes.atomic import atomic_write_bytes
+
+__all__ = ["LinkedMemory", "confirm_link", "confirmed_links", "forget_link", "linked_memories", "write_refusal"]
+
+LINKS_FILE = "links.json"
+# links.json holds one entry per confirmed link: far below this.
+_MAX_LINKS_BYTES = 4 * 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class LinkedMemory:
+    """A memory file that is a symlink: ``relpath`` (POSIX, in the memory dir), ``target`` (its
+    real path, or what the link says when it leads nowhere), ``inside`` (the target is in the
+    memory dir), ``exists`` (the target is there), ``confirmed`` (the user confirmed writing
+    through it to this very target)."""
+
+    relpath: str
+    target: str
+    inside: bool
+    exists: bool
+    confirmed: bool
+
+    @property
+    def writable(self) -> bool:
+        """memtui writes through it: the target exists, inside the memory dir or confirmed."""
+        return self.exists and (self.inside or self.confirmed)
+
+    def to_json(self) -> dict[str, object]:
+        """The CLI's ``--json`` shape."""
+        return {"relpath": self.relpath, "target": self.target, "inside": self.inside, "exists": self.exists, "confirmed": self.confirmed, "writable": self.writable}
+
+
+def confirmed_links(state: Path) -> dict[str, str]:
+    """The confirmed links of one memory dir (``state``: its state folder, ``Journal.base``):
+    relpath → real target path. A missing or damaged file is no confirmation."""
+    try:
+        data = json.loads(read_regular(state / LINKS_FILE, _MAX_LINKS_BYTES)[0])
+    except (OSError, ValueError, RecursionError):
+        return {}
+    links = data.get("links") if isinstance(data, dict) else None
+    if not isinstance(links, dict):
+        return {}
+    return {k: v for k, v in links.items() if isinstance(k, str) and isinstance(v, str)}
+
+
+def _iter_links(memory_dir: Path) -> Iterator[tuple[str, Path]]:
+    from memtui.core.memory.memories import iter_memory_files
+
+    for path, rel in iter_memory_files(memory_dir):
+        if os.path.islink(path):
+            yield rel, Path(path)
+
+
+def linked_memories(memory_dir: Path, state: Path) -> list[LinkedMemory]:
+    """Every memory file of ``memory_dir`` that is a symlink, in the scan's order."""
+    root = Path(os.path.realpath(memory_dir))
+    confirmed = confirmed_links(state)
+    out: list[LinkedMemory] = []
+    for rel, path in _iter_links(memory_dir):
+        try:
+            target = os.path.realpath(path, strict=True)
+            exists = True
+        except OSError:
+            target = os.readlink(path) if os.path.islink(path) else str(path)
+            exists = False
+        inside = exists and root in Path(target).parents
+        out.append(LinkedMemory(rel, target, inside, exists, confirmed.get(rel) == target))
+    return out
+
+
+def _save(state: Path, links: dict[str, str]) -> None:
+    body = json.dumps({"links": dict(sorted(links.items()))}, ensure_ascii=False, indent=1).encode("utf-8")
+    atomic_write_bytes(state / LINKS_FILE, body, mode=0o600)
+
+
+def confirm_link(memory_dir: Path, state: Path, relpath: str) -> LinkedMemory:
+    """Record that memtui may write the memory ``relpath`` (a link) at its current target.
+    Raises ``ValueError`` when ``relpath`` is not a memory that is a link to an existing file,
+    ``OSError`` when the state folder cannot be written."""
+    found = next((m for m in linked_memories(memory_dir, state) if m.relpath == relpath), None)
+    if found is None:
+        raise ValueError(f"{relpath} is not a memory file that is a symlink")
+    if not found.exists:
+        raise ValueError(f"{relpath} is a link to {found.target}, which does not exist")
+    if not os.path.isfile(found.target):
+        raise ValueError(f"{relpath} is a link to {found.target}, which is not a file")
+    links = confirmed_links(state)
+    links[relpath] = found.target
+    _save(state, links)
+    return LinkedMemory(found.relpath, found.target, found.inside, True, True)
+
+
+def forget_link(state: Path, relpath: str) -> bool:
+    """Withdraw the confirmation of ``relpath``; ``False`` when there was none. Raises
+    ``OSError``."""
+    links = confirmed_links(state)
+    if links.pop(relpath, None) is None:
+        return False
+    _save(state, links)
+    return True
+
+
+def write_refusal(memory_dir: Path, state: Path, relpath: str) -> str | None:
+    """Why a write of the memory ``relpath`` would be refused now (a link or a linked folder
+    leading outside the memory dir, not confirmed; a link to nothing), or ``None``: for saying
+    so before the user starts an edit."""
+    from memtui.core.writes.contained import ContainmentError, check_target
+
+    try:
+        check_target(memory_dir, relpath, confirmed=confirmed_links(state))
+    except ContainmentError as exc:
+        return exc.reason
+    return None
