@@ -5,6 +5,7 @@ Claude consolidator (docs/behaviour.md §8) — with one tool policy and one loo
   Glob, read-only Bash, Write/Edit inside one root) and every refusal as a tool error.
 - :func:`tool_definitions`: the ``tools`` request parameter for a policy.
 - :func:`run_agent` → :class:`AgentRun`: the tool-use loop with a turn limit, a cancel event,
+  a time budget for all its Bash commands (:class:`ShellBudget`), a deadline for the whole run,
   a live :class:`AgentEvent` stream and API errors as sentences.
 
 Codes of a :class:`ToolOutcome` with ``is_error=True``:
@@ -15,7 +16,9 @@ Codes of a :class:`ToolOutcome` with ``is_error=True``:
   ``too-large``, ``binary-file``, ``unreadable``, ``bad-regex``, ``bad-pattern``;
 - Bash: ``bash-empty``, ``bash-syntax``, ``bash-substitution``, ``bash-redirection``,
   ``bash-chaining``, ``bash-not-allowed``, ``bash-forbidden-option``, ``bash-denied-path``,
-  ``bash-timeout``, ``bash-exit`` (ran, non-zero status), ``bash-failed`` (could not start);
+  ``bash-timeout``, ``bash-limit`` (stopped at its memory or CPU-time limit), ``bash-budget``
+  (the run's Bash time budget is used up), ``bash-exit`` (ran, non-zero status or killed by a
+  signal), ``bash-failed`` (could not start);
 - Write/Edit: :class:`memtui.core.writes.safepath.UnsafePathError` codes (``outside-dir``,
   ``symlink-escape``, ``dangling-symlink``, ``symlink-loop``, ``dir-itself``, ``nul-byte``,
   ``unresolvable``), ``is-directory``, ``too-large``, ``write-failed``; Edit also
@@ -24,8 +27,13 @@ Codes of a :class:`ToolOutcome` with ``is_error=True``:
 
 from __future__ import annotations
 
+from memtui.core.agent.bash import ShellBudget
 from memtui.core.agent.policy import (
     ALL_TOOLS,
+    BASH_BUDGET_S,
+    BASH_CPU_S,
+    BASH_MEMORY_BYTES,
+    BASH_TIMEOUT_S,
     DEFAULT_BASH_ALLOW,
     ToolCall,
     ToolOutcome,
@@ -34,6 +42,7 @@ from memtui.core.agent.policy import (
 from memtui.core.agent.runner import (
     DEFAULT_MAX_TOKENS,
     REQUEST_TIMEOUT_S,
+    RUN_DEADLINE_S,
     AgentEvent,
     AgentRun,
     describe_api_error,
@@ -43,11 +52,17 @@ from memtui.core.agent.tools import execute, summarize, tool_definitions
 
 __all__ = [
     "ALL_TOOLS",
+    "BASH_BUDGET_S",
+    "BASH_CPU_S",
+    "BASH_MEMORY_BYTES",
+    "BASH_TIMEOUT_S",
     "DEFAULT_BASH_ALLOW",
     "DEFAULT_MAX_TOKENS",
     "REQUEST_TIMEOUT_S",
+    "RUN_DEADLINE_S",
     "AgentEvent",
     "AgentRun",
+    "ShellBudget",
     "ToolCall",
     "ToolOutcome",
     "ToolPolicy",

@@ -12,21 +12,28 @@ leave the read-only sandbox (``find -exec/-delete/-fprint…``, ``tail -f/--foll
 ``file -C/-p/-s/-S``, ``grep -R``); every file it names (operands, ``grep -f``, ``file -m``,
 ``wc --files0-from``, ``find -files0-from``) must not be what the tools never read
 (``memtui.core.agent.deny``), and ``grep -r`` may not walk ``/`` or ``/proc``. The stages run
-with ``subprocess.Popen`` (``shell=False``) joined by OS pipes, with a timeout and a cap on the
-output kept; nothing expands ``*`` or ``$VAR``.
+with ``subprocess.Popen`` (``shell=False``) joined by OS pipes, each in a session of its own
+under memory, CPU-time and file-size limits (``setrlimit`` between fork and exec), with a
+wall-clock limit for the pipeline and a cap on the output kept; a run's commands share one time
+budget (:class:`ShellBudget`). Nothing expands ``*`` or ``$VAR``.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import os
 import re
+import resource
 import shlex
 import shutil
+import signal
 import subprocess
 import tempfile
 import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import IO
 
@@ -34,7 +41,7 @@ from memtui.core.agent.deny import denied, tree_holds_denied
 from memtui.core.agent.options import Arg, CommandSpec, OptionError, parse_options
 from memtui.core.agent.policy import ToolOutcome, ToolPolicy
 
-__all__ = ["RULES", "BashRefusal", "CommandRule", "cap_text", "parse_command", "run_bash"]
+__all__ = ["RULES", "BashRefusal", "CommandRule", "ShellBudget", "cap_text", "parse_command", "run_bash"]
 
 # `find` primaries that run a program, delete, or write a file (GNU findutils manual).
 _FIND_FORBIDDEN = ("-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls")
@@ -360,15 +367,66 @@ def _check_paths(paths: list[str], cwd: str) -> BashRefusal | None:
     return None
 
 
-def run_bash(policy: ToolPolicy, command: str) -> ToolOutcome:
+@dataclass(slots=True)
+class ShellBudget:
+    """The wall time left to the Bash commands of one agent run, all of them together.
+
+    ``total_s``: the budget in seconds (``ToolPolicy.bash_budget_s``, default
+    :data:`~memtui.core.agent.policy.BASH_BUDGET_S`, 60 s); ``clock``: seconds from any origin,
+    read before and after each command (``time.monotonic``; tests pass a fake one).
+    ``spent_s``: seconds charged so far; ``calls``: commands started. A command is given at
+    most what is left (:meth:`remaining`); once nothing is left, :func:`run_bash` refuses every
+    further command (code ``bash-budget``) and :func:`memtui.core.agent.runner.run_agent` ends
+    the run after the tool calls of that reply.
+    """
+
+    total_s: float
+    clock: Callable[[], float] = time.monotonic
+    spent_s: float = 0.0
+    calls: int = 0
+
+    def remaining(self) -> float:
+        """Seconds left (never below 0)."""
+        return max(0.0, self.total_s - self.spent_s)
+
+    @property
+    def exhausted(self) -> bool:
+        """True when nothing is left."""
+        return self.spent_s >= self.total_s
+
+    def describe(self) -> str:
+        """``"the Bash commands of this run used up their time budget (60 s for all of them
+        together, 7 commands)"``."""
+        return (
+            f"the Bash commands of this run used up their time budget ({self.total_s:g} s for all of them together, "
+            f"{self.calls} command{'s' if self.calls != 1 else ''})"
+        )
+
+
+def run_bash(policy: ToolPolicy, command: str, budget: ShellBudget | None = None) -> ToolOutcome:
     """Check ``command`` against ``policy.bash_allow`` and run it in ``policy.cwd``.
 
+    Each stage runs in a session of its own under ``RLIMIT_AS`` = ``policy.bash_memory_bytes``,
+    ``RLIMIT_CPU`` = ``policy.bash_cpu_s`` (``SIGXCPU``; ``SIGKILL`` a second later),
+    ``RLIMIT_FSIZE`` = the output cap in bytes (its stderr goes to a temporary file) and
+    ``RLIMIT_CORE`` = 0 (a crash writes no core file into ``cwd``); the whole pipeline gets
+    ``policy.bash_timeout_s`` of wall time, or what is left of ``budget`` when that is less, and
+    is then stopped by killing each stage's process group.
+
     Result: stdout (UTF-8, bad bytes replaced), then any stderr under ``[stderr]``, cut at
-    ``policy.max_output_chars``; ``is_error`` when the last stage exits non-zero (code
-    ``bash-exit``; ``grep`` finding nothing exits 1), on a refusal (see :func:`parse_command`),
-    on ``bash-timeout`` (``policy.bash_timeout_s``) and ``bash-failed`` (the command could not
-    start). Never raises.
+    ``policy.max_output_chars`` (the command stopped when its stdout passes 4 bytes a
+    character); then, when a limit stopped it, a line naming the limit. ``is_error`` with code
+    ``bash-exit`` when the last stage exits non-zero (``grep`` finding nothing exits 1) or a stage
+    is killed by a signal memtui did not send, ``bash-limit`` when a stage ran out of memory (it
+    exited non-zero with a last stderr line ending in ``memory exhausted`` or ``Cannot allocate
+    memory``, which the allowed commands print under ``LC_ALL=C.UTF-8`` when an allocation
+    fails) or of CPU time (killed by ``SIGXCPU``, or by ``SIGKILL`` memtui did not send after
+    using the whole CPU limit), ``bash-timeout`` at the wall-clock limit, ``bash-budget`` when
+    ``budget`` ran out during the command or before it (then nothing runs), a refusal (see
+    :func:`parse_command`), ``bash-failed`` (the command could not start). Never raises.
     """
+    if budget is not None and budget.exhausted:
+        return ToolOutcome(f"Refused: {budget.describe()}; no more Bash commands run in this run.", is_error=True, code="bash-budget")
     parsed = parse_command(command, policy.bash_allow, policy.cwd)
     if isinstance(parsed, BashRefusal):
         return ToolOutcome(f"Refused: {parsed.reason}.", is_error=True, code=parsed.code)
@@ -380,34 +438,122 @@ def run_bash(policy: ToolPolicy, command: str) -> ToolOutcome:
         if exe is None:
             return ToolOutcome(f"Command not found: {argv[0]}.", is_error=True, code="bash-failed")
         resolved.append([exe, *argv[1:]])
+    limit = policy.bash_timeout_s
+    started = 0.0
+    if budget is not None:
+        limit = min(limit, budget.remaining())
+        started = budget.clock()
+        budget.calls += 1
     try:
-        return _run_pipeline(resolved, policy, env)
-    except OSError as exc:
+        return _run_pipeline(resolved, policy, env, limit, budget if budget is not None and limit < policy.bash_timeout_s else None)
+    except (OSError, subprocess.SubprocessError) as exc:
         return ToolOutcome(f"The command could not run: {exc}.", is_error=True, code="bash-failed")
+    finally:
+        if budget is not None:
+            budget.spent_s += max(0.0, budget.clock() - started)
 
 
-def _run_pipeline(stages: list[list[str]], policy: ToolPolicy, env: dict[str, str]) -> ToolOutcome:
-    """Start the stages joined by pipes, keep at most ``max_output_chars`` * 4 bytes of the last
-    stage's stdout (then stop everything), kill everything at the timeout."""
+@dataclass(slots=True)
+class _Stage:
+    """One running stage: its process, its stderr file, and once reaped its status and usage."""
+
+    proc: subprocess.Popen[bytes]
+    errfile: IO[bytes]
+    usage: resource.struct_rusage | None = None
+    reaped: bool = False
+    stderr: bytes = b""
+
+    @property
+    def name(self) -> str:
+        return os.path.basename(str(self.proc.args[0]))  # type: ignore[index]
+
+    def settle(self, status: int, usage: resource.struct_rusage | None) -> None:
+        self.proc.returncode = os.waitstatus_to_exitcode(status)
+        self.usage = usage
+        self.reaped = True
+
+    def poll(self) -> bool:
+        """Reap the stage if it has ended (no wait); True once it is reaped."""
+        if not self.reaped:
+            try:
+                pid, status, usage = os.wait4(self.proc.pid, os.WNOHANG)
+            except ChildProcessError:  # reaped elsewhere: its status is lost
+                self.reaped = True
+                return True
+            if pid:
+                self.settle(status, usage)
+        return self.reaped
+
+    def kill(self) -> None:
+        """SIGKILL the stage's process group (its session: the command and anything it forked).
+        Only before the stage is reaped: until then its process ID cannot be reused."""
+        if not self.reaped:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.proc.pid, signal.SIGKILL)
+
+    def reap(self) -> None:
+        """Wait for the stage to end (after :meth:`kill`, at once)."""
+        if not self.reaped:
+            try:
+                _, status, usage = os.wait4(self.proc.pid, 0)
+            except ChildProcessError:
+                self.poll()
+                return
+            self.settle(status, usage)
+
+
+def _rlimits(policy: ToolPolicy, file_cap: int) -> tuple[tuple[int, int, int], ...]:
+    """``(resource, soft, hard)`` for each limit a stage gets, each hard limit no higher than
+    memtui's own (a process may always lower its limits, so the child's ``setrlimit`` cannot
+    fail)."""
+    wanted = (
+        (resource.RLIMIT_AS, policy.bash_memory_bytes, policy.bash_memory_bytes),
+        (resource.RLIMIT_CPU, policy.bash_cpu_s, policy.bash_cpu_s + 1),
+        (resource.RLIMIT_FSIZE, file_cap, file_cap),
+        (resource.RLIMIT_CORE, 0, 0),
+    )
+    result = []
+    for which, soft, hard in wanted:
+        _, own_hard = resource.getrlimit(which)
+        if own_hard != resource.RLIM_INFINITY:
+            hard = min(hard, own_hard)
+        result.append((which, min(soft, hard), hard))
+    return tuple(result)
+
+
+def _set_rlimits(limits: tuple[tuple[int, int, int], ...]) -> None:
+    """Run in the child between fork and exec (``preexec_fn``): set each limit. It takes no
+    lock another thread could hold at the fork (no import, no I/O, no logging), the case for
+    which the ``subprocess`` docs call ``preexec_fn`` unsafe with threads."""
+    for which, soft, hard in limits:
+        resource.setrlimit(which, (soft, hard))
+
+
+def _run_pipeline(stages: list[list[str]], policy: ToolPolicy, env: dict[str, str], limit: float, budget: ShellBudget | None) -> ToolOutcome:
+    """Start the stages joined by pipes under the limits of :func:`_rlimits`; keep at most
+    ``max_output_chars`` * 4 bytes of the last stage's stdout (then stop everything); stop
+    everything ``limit`` seconds after the start. ``budget``: the run's budget when ``limit``
+    is what was left of it (the messages name it then)."""
     cap = policy.max_output_chars * 4  # UTF-8: at most 4 bytes a character
-    procs: list[subprocess.Popen[bytes]] = []
-    errs: list[IO[bytes]] = []
+    preexec = functools.partial(_set_rlimits, _rlimits(policy, cap))
+    started = time.monotonic()
+    deadline = started + limit
+    running: list[_Stage] = []
     stdin: IO[bytes] | int = subprocess.DEVNULL
     with contextlib.ExitStack() as stack:
-        stack.callback(_kill_all, procs)
+        stack.callback(_stop, running)
         for argv in stages:
             errfile = stack.enter_context(tempfile.TemporaryFile())
-            errs.append(errfile)
             proc = subprocess.Popen(
                 argv, stdin=stdin, stdout=subprocess.PIPE, stderr=errfile, cwd=policy.cwd, env=env, shell=False,
-                start_new_session=True,
+                start_new_session=True, preexec_fn=preexec,
             )
-            if procs and procs[-1].stdout is not None:
-                procs[-1].stdout.close()  # the next stage owns it now: SIGPIPE reaches the writer
-            procs.append(proc)
+            if running and running[-1].proc.stdout is not None:
+                running[-1].proc.stdout.close()  # the next stage owns it now: SIGPIPE reaches the writer
+            running.append(_Stage(proc, errfile))
             assert proc.stdout is not None
             stdin = proc.stdout
-        out = procs[-1].stdout
+        out = running[-1].proc.stdout
         assert isinstance(out, io.BufferedReader)
         stack.callback(out.close)
         buf = bytearray()
@@ -421,43 +567,116 @@ def _run_pipeline(stages: list[list[str]], policy: ToolPolicy, env: dict[str, st
 
         reader = threading.Thread(target=read, name="memtui-agent-bash", daemon=True)
         reader.start()
-        reader.join(policy.bash_timeout_s)
+        reader.join(max(0.0, deadline - time.monotonic()))
         timed_out = reader.is_alive()
         truncated = len(buf) > cap
+        if not (timed_out or truncated):
+            timed_out = not _wait_all(running, deadline)  # a stage still running after the last one ended
         if timed_out or truncated:
-            _kill_all(procs)
-        for proc in procs:
-            try:
-                proc.wait(timeout=max(0.5, policy.bash_timeout_s))
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+            for stage in reversed(running):  # the last first: no stage sees EOF and prints once stopped
+                stage.kill()
+        _stop(running)
+        elapsed = time.monotonic() - started
         reader.join(1.0)
-        stderr = b""
-        for captured in errs:
-            captured.seek(0)
-            stderr += captured.read(cap)
+        for stage in running:
+            stage.errfile.seek(0)
+            stage.stderr = stage.errfile.read(cap)
+    text = _text(bytes(buf), b"".join(stage.stderr for stage in running), policy.max_output_chars)
+    return _outcome(text, running, policy, timed_out=timed_out, truncated=truncated, killed=timed_out or truncated,
+                    elapsed=elapsed, budget=budget)
+
+
+def _wait_all(stages: list[_Stage], deadline: float) -> bool:
+    """Reap every stage by ``deadline`` (monotonic seconds); False when one still runs then.
+    Polls as ``subprocess.Popen.wait`` does with a timeout: sleeps doubling up to 50 ms."""
+    delay = 0.0005
+    while not all(stage.poll() for stage in stages):
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return False
+        time.sleep(min(delay, left))
+        delay = min(delay * 2, 0.05)
+    return True
+
+
+def _stop(stages: list[_Stage]) -> None:
+    """Kill every stage still running, the last first, and reap them all (a no-op for those
+    reaped)."""
+    for stage in reversed(stages):
+        if not stage.poll():
+            stage.kill()
+    for stage in stages:
+        stage.reap()
+
+
+def _outcome(text: str, stages: list[_Stage], policy: ToolPolicy, *, timed_out: bool, truncated: bool, killed: bool,
+             elapsed: float, budget: ShellBudget | None) -> ToolOutcome:
+    """The result of a pipeline that ran: the first limit a stage hit, else the time limit,
+    else the output cap, else the last stage's status."""
+    for stage in stages:
+        why = _limit_hit(stage, policy, killed=killed)
+        if why is not None:
+            return ToolOutcome(f"{text}\n[stopped: {why}]".lstrip("\n"), is_error=True, code="bash-limit")
+    if timed_out and budget is not None:
+        return ToolOutcome(
+            f"{text}\n[stopped after {elapsed:.1f} s: {budget.describe()}; no more Bash commands run in this run]".lstrip("\n"),
+            is_error=True,
+            code="bash-budget",
+        )
     if timed_out:
-        text = _text(bytes(buf), stderr, policy.max_output_chars)
         return ToolOutcome(
             f"{text}\n[timed out after {policy.bash_timeout_s:g} s; the command was stopped]".lstrip("\n"),
             is_error=True,
             code="bash-timeout",
         )
-    text = _text(bytes(buf), stderr, policy.max_output_chars)
-    code = procs[-1].returncode
+    cut = [stage for stage in stages if stage.proc.returncode == -signal.SIGXFSZ]
+    if cut:
+        return ToolOutcome(f"{text}\n[stderr cut at {_size(policy.max_output_chars * 4)}; {cut[0].name} was stopped]".lstrip("\n"))
     if truncated:
         return ToolOutcome(text)
-    if code != 0:
+    code = stages[-1].proc.returncode
+    if code is not None and code < 0:
+        return ToolOutcome(f"{text}\n[killed by signal {_signal_name(-code)}]".lstrip("\n"), is_error=True, code="bash-exit")
+    if code:
         return ToolOutcome(f"{text}\n[exit code {code}]".lstrip("\n"), is_error=True, code="bash-exit")
     return ToolOutcome(text or "(no output)")
 
 
-def _kill_all(procs: list[subprocess.Popen[bytes]]) -> None:
-    """Kill every stage still running (a no-op for those that ended)."""
-    for proc in procs:
-        if proc.poll() is None:
-            proc.kill()
+# What the allowed commands print when an allocation fails: gnulib's xalloc_die ("tail: memory
+# exhausted"), and strerror(ENOMEM) after a file name ("grep: x: Cannot allocate memory"), in
+# the C locale every stage runs under.
+_OUT_OF_MEMORY = (b": memory exhausted", b": Cannot allocate memory")
+
+
+def _limit_hit(stage: _Stage, policy: ToolPolicy, *, killed: bool) -> str | None:
+    """Which of its limits ``stage`` ran into, in words; ``None`` when none did. ``killed``:
+    memtui sent SIGKILL to the pipeline (a SIGKILL is then not the CPU limit's)."""
+    code = stage.proc.returncode
+    if not code:
+        return None
+    usage = stage.usage
+    cpu = (usage.ru_utime + usage.ru_stime) if usage is not None else 0.0
+    if code == -signal.SIGXCPU or (code == -signal.SIGKILL and not killed and cpu >= policy.bash_cpu_s):
+        return f"{stage.name} used more than {policy.bash_cpu_s} s of CPU time (the limit of one command)"
+    last = stage.stderr.rstrip(b"\n").rpartition(b"\n")[2]
+    if code > 0 and last.endswith(_OUT_OF_MEMORY):
+        return f"{stage.name} used more than {_size(policy.bash_memory_bytes)} of memory (the limit of one command)"
+    return None
+
+
+def _size(n: int) -> str:
+    """``512 MiB``, ``64 KiB``, ``300 bytes``."""
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= size:
+            return f"{n / size:.4g} {unit}"
+    return f"{n} bytes"
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return str(number)
 
 
 def _text(stdout: bytes, stderr: bytes, max_chars: int) -> str:

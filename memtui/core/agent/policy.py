@@ -16,6 +16,10 @@ from pathlib import Path
 
 __all__ = [
     "ALL_TOOLS",
+    "BASH_BUDGET_S",
+    "BASH_CPU_S",
+    "BASH_MEMORY_BYTES",
+    "BASH_TIMEOUT_S",
     "DEFAULT_BASH_ALLOW",
     "ToolCall",
     "ToolOutcome",
@@ -30,6 +34,24 @@ ALL_TOOLS: tuple[str, ...] = ("Read", "Grep", "Glob", "Bash", "Write", "Edit")
 DEFAULT_BASH_ALLOW: frozenset[str] = frozenset(
     {"ls", "find", "grep", "cat", "head", "tail", "wc", "stat", "file", "pwd", "echo"}
 )
+
+# Limits of one Bash command, each stage of a pipeline on its own (memtui's choices).
+# Memory: RLIMIT_AS, address space rather than resident memory, so it also counts what a command
+# maps without touching (its libraries; `file` needs some 20 MiB for its compiled magic database).
+# 512 MiB leaves the read-only commands room for a file with lines of hundreds of MB (grep and
+# tail keep a line whole) and stops one that buffers without end (`tail -n 1 /dev/zero` holds a
+# line that never ends) at a fraction of a laptop's memory.
+BASH_MEMORY_BYTES = 512 * 1024 * 1024
+# Wall clock: docs/behaviour.md §11 "never a hang".
+BASH_TIMEOUT_S = 10.0
+# CPU time (RLIMIT_CPU, whole seconds): the same as the wall clock, so inside memtui the wall
+# clock stops a command first; this one ends a command still running after memtui itself was
+# killed (each stage runs in a session of its own, out of reach of the terminal's signals).
+BASH_CPU_S = 10
+# All the Bash commands of one agent run together, in wall-clock seconds: six commands at the
+# per-command limit. The agent reads mostly through Read/Grep/Glob; a run that spends a minute
+# in shell commands is looping, and a dozen slow calls would otherwise add up to two minutes.
+BASH_BUDGET_S = 60.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +79,12 @@ class ToolPolicy:
     - ``grep_max_matches`` 200 lines, ``grep_max_file_bytes`` 1 MiB (larger files skipped),
       ``glob_max_results`` 100 (the reference agent's Glob returns at most 100 paths),
       ``search_timeout_s`` 10 s of wall time for one ``Grep``/``Glob``.
-    - ``bash_timeout_s`` 10 s per command (pipeline) — docs/behaviour.md §11 "never a hang".
+    - ``bash_timeout_s`` 10 s of wall time per command (pipeline) — docs/behaviour.md §11 "never
+      a hang"; ``bash_memory_bytes`` 512 MiB of address space (``RLIMIT_AS``) and ``bash_cpu_s``
+      10 s of CPU time (``RLIMIT_CPU``) for each stage; ``bash_budget_s`` 60 s of wall time for
+      all the Bash commands of one agent run together (:class:`memtui.core.agent.bash.ShellBudget`).
+      The reasons are beside the constants :data:`BASH_MEMORY_BYTES`, :data:`BASH_TIMEOUT_S`,
+      :data:`BASH_CPU_S` and :data:`BASH_BUDGET_S`.
     - ``write_max_bytes`` 250,000: the same limit as a team-memory entry (``memtui team
       import``).
 
@@ -85,7 +112,10 @@ class ToolPolicy:
     grep_max_file_bytes: int = 1_048_576
     glob_max_results: int = 100
     search_timeout_s: float = 10.0
-    bash_timeout_s: float = 10.0
+    bash_timeout_s: float = BASH_TIMEOUT_S
+    bash_memory_bytes: int = BASH_MEMORY_BYTES
+    bash_cpu_s: int = BASH_CPU_S
+    bash_budget_s: float = BASH_BUDGET_S
     write_max_bytes: int = 250_000
     write_suffixes: tuple[str, ...] | None = None
     remove_md: bool = False

@@ -12,18 +12,29 @@ no sampling parameters, no assistant prefill: current Sonnet models reject them.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from memtui.core.agent.bash import ShellBudget
 from memtui.core.agent.policy import ToolCall, ToolPolicy
 from memtui.core.agent.tools import execute, tool_definitions
 
 if TYPE_CHECKING:
     import anthropic
 
-__all__ = ["CONNECT_TIMEOUT_S", "DEFAULT_MAX_TOKENS", "REQUEST_TIMEOUT_S", "AgentEvent", "AgentRun", "describe_api_error", "run_agent"]
+__all__ = [
+    "CONNECT_TIMEOUT_S",
+    "DEFAULT_MAX_TOKENS",
+    "REQUEST_TIMEOUT_S",
+    "RUN_DEADLINE_S",
+    "AgentEvent",
+    "AgentRun",
+    "describe_api_error",
+    "run_agent",
+]
 
 # memtui's choices: room for a few memory files in one reply, and a per-request ceiling that
 # applies whatever the client's own timeout (docs/behaviour.md §11 "never a hang"); an agent turn writing
@@ -31,6 +42,11 @@ __all__ = ["CONNECT_TIMEOUT_S", "DEFAULT_MAX_TOKENS", "REQUEST_TIMEOUT_S", "Agen
 DEFAULT_MAX_TOKENS = 8_192
 REQUEST_TIMEOUT_S = 120.0
 CONNECT_TIMEOUT_S = 5.0
+# memtui's choice: the wall time of one whole run. A dream of 30 turns whose replies take
+# 10–40 s each ends well within it; without it, a run of slow replies and tools could take
+# turns × (120 s + tools). Checked before each request and before each tool call; each
+# request's timeout is cut to what is left.
+RUN_DEADLINE_S = 1_800.0
 
 EventKind = Literal["turn", "text", "tool", "done"]
 
@@ -58,9 +74,12 @@ class AgentRun:
     - ``tool_calls``: every tool call in order, refusals included.
     - ``writes``: distinct real paths written by ``Write``/``Edit``, in first-write order.
     - ``stop_reason``: the last reply's ``stop_reason`` (``end_turn``, ``max_tokens``,
-      ``stop_sequence``, ``refusal``, …) or memtui's ``max_turns``, ``cancelled``, ``error``.
+      ``stop_sequence``, ``refusal``, …) or memtui's ``max_turns``, ``cancelled``, ``error``,
+      ``bash-budget`` (the run's Bash commands used up their time budget), ``deadline`` (the
+      run reached its wall-clock limit); the last two set ``error`` too.
     - ``final_text``: the text blocks of the last reply, joined by blank lines.
-    - ``error``: a sentence when the run failed (API error, refusal); ``None`` otherwise.
+    - ``error``: a sentence when the run failed (API error, refusal, a budget or deadline
+      stop); ``None`` otherwise. memtui's dream and extractor raise on it and apply nothing.
     - ``messages``: the conversation as sent, plus the last reply (API param dicts).
     - ``input_tokens``/``output_tokens``: summed ``usage`` of every reply.
     """
@@ -78,7 +97,7 @@ class AgentRun:
     @property
     def ok(self) -> bool:
         """True when the model finished on its own (no error, not cut by turns or cancel)."""
-        return self.error is None and self.stop_reason not in ("max_turns", "cancelled", "error")
+        return self.error is None and self.stop_reason not in ("max_turns", "cancelled", "error", "bash-budget", "deadline")
 
 
 def run_agent(
@@ -93,6 +112,9 @@ def run_agent(
     request_timeout: float = REQUEST_TIMEOUT_S,
     on_event: Callable[[AgentEvent], None] | None = None,
     cancel: threading.Event | None = None,
+    shell_budget: ShellBudget | None = None,
+    deadline_s: float | None = RUN_DEADLINE_S,
+    clock: Callable[[], float] = time.monotonic,
 ) -> AgentRun:
     """Run the tool-use loop until the model stops, ``max_turns`` requests were made, ``cancel``
     is set, or the API fails.
@@ -108,13 +130,24 @@ def run_agent(
     :class:`AgentEvent`. ``cancel``: checked before each request and before the tools of a
     reply run; when set, the run stops with ``stop_reason="cancelled"``.
 
+    ``shell_budget``: the wall time all the run's Bash commands share (default: a fresh
+    :class:`ShellBudget` of ``policy.bash_budget_s``, 60 s). Once it is used up, later Bash
+    calls of the same reply are refused (``bash-budget``), the other tools of that reply still
+    run, their results are added to ``messages``, and the run stops with
+    ``stop_reason="bash-budget"`` and ``error`` saying so. ``deadline_s``: seconds for the whole
+    run, read on ``clock`` (default :data:`RUN_DEADLINE_S`, 30 min; ``None``: no limit); checked
+    before each request and before each tool call, and each request's timeout is cut
+    to what is left (the client's own retries may each take that long again); at the deadline
+    the run stops with ``stop_reason="deadline"`` and ``error`` saying so.
+
     Never raises for API, network or model behaviour: a failure sets ``error`` and
     ``stop_reason="error"``. (An exception raised by ``on_event`` propagates.)
     """
     import anthropic
     import httpx2
 
-    timeout = httpx2.Timeout(request_timeout, connect=min(CONNECT_TIMEOUT_S, request_timeout))
+    budget = shell_budget if shell_budget is not None else ShellBudget(policy.bash_budget_s)
+    ends_at = None if deadline_s is None else clock() + deadline_s
     run = AgentRun(messages=[dict(m) for m in messages])
     tools = tool_definitions(policy)
 
@@ -128,13 +161,23 @@ def run_agent(
         emit(AgentEvent("done", run.turns, error or stop_reason))
         return run
 
+    def left() -> float:
+        return float("inf") if ends_at is None else ends_at - clock()
+
+    def past_deadline() -> AgentRun:
+        return finish("deadline", f"the run was stopped at its time limit ({deadline_s:g} s for the whole run) after {run.turns} request(s)")
+
     if max_turns < 1:
         return finish("max_turns")
     while True:
         if cancel is not None and cancel.is_set():
             return finish("cancelled")
+        if left() <= 0:
+            return past_deadline()
         turn = run.turns + 1
         emit(AgentEvent("turn", turn))
+        wait = min(request_timeout, left())
+        timeout = httpx2.Timeout(wait, connect=min(CONNECT_TIMEOUT_S, wait))
         try:
             reply = client.messages.create(
                 model=model,
@@ -145,6 +188,8 @@ def run_agent(
                 timeout=timeout,
             )
         except anthropic.AnthropicError as exc:
+            if wait < request_timeout and isinstance(exc, anthropic.APITimeoutError):
+                return past_deadline()
             return finish("error", describe_api_error(exc, request_timeout))
         run.turns = turn
         usage = getattr(reply, "usage", None)
@@ -166,7 +211,9 @@ def run_agent(
             return finish("cancelled")
         results: list[dict[str, Any]] = []
         for use in uses:
-            outcome = execute(policy, use.name, use.input, log=run.tool_calls, tool_use_id=use.id, turn=turn)
+            if left() <= 0:
+                return past_deadline()
+            outcome = execute(policy, use.name, use.input, log=run.tool_calls, tool_use_id=use.id, turn=turn, budget=budget)
             if outcome.wrote is not None and outcome.wrote not in run.writes:
                 run.writes.append(outcome.wrote)
             results.append(
@@ -174,6 +221,8 @@ def run_agent(
             )
             emit(AgentEvent("tool", turn, outcome.content, run.tool_calls[-1]))
         run.messages.append({"role": "user", "content": results})
+        if budget.exhausted:
+            return finish("bash-budget", f"the run was stopped: {budget.describe()}")
         if turn >= max_turns:
             return finish("max_turns")
 

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from memtui.core.agent.args import error
-from memtui.core.agent.bash import run_bash
+from memtui.core.agent.bash import ShellBudget, run_bash
 from memtui.core.agent.policy import ALL_TOOLS, ToolCall, ToolOutcome, ToolPolicy
 from memtui.core.agent.read import glob_tool, grep_tool, read_tool
 from memtui.core.agent.remove import is_rm, remove_tool
@@ -75,7 +75,9 @@ _DEFINITIONS: dict[str, dict[str, Any]] = {
             "shell: no redirection, no ';', '&&', '||' or '&', no $(...), ${...} or backticks, no "
             "globbing or variables (use the Glob tool for patterns). Options are checked as each "
             "command parses them: find -exec/-delete, tail -f, file -C, grep -R and the like are "
-            "refused, and so is any file under /proc/<pid>, /proc/self or /proc/kcore."
+            "refused, and so is any file under /proc/<pid>, /proc/self or /proc/kcore. Each command is "
+            "stopped after {bash_s} s or {bash_mem} of memory, and the output kept is cut at {out_chars} "
+            "characters; all the commands of this run together get {budget_s} s, then the run ends."
         ),
         "input_schema": {
             "type": "object",
@@ -130,6 +132,10 @@ def tool_definitions(policy: ToolPolicy) -> list[dict[str, Any]]:
         "read_lines": str(policy.read_default_lines),
         "grep_max": str(policy.grep_max_matches),
         "glob_max": str(policy.glob_max_results),
+        "bash_s": f"{policy.bash_timeout_s:g}",
+        "bash_mem": f"{policy.bash_memory_bytes / (1 << 20):g} MiB",
+        "out_chars": f"{policy.max_output_chars:,}",
+        "budget_s": f"{policy.bash_budget_s:g}",
     }
     result = []
     for name in policy.offered():
@@ -167,8 +173,12 @@ def execute(
     log: list[ToolCall] | None = None,
     tool_use_id: str = "",
     turn: int = 0,
+    budget: ShellBudget | None = None,
 ) -> ToolOutcome:
     """Run the tool ``name`` with the model's ``tool_input`` (a JSON object) under ``policy``.
+
+    ``budget``: the run's time budget for Bash commands, shared by its calls (``None``: each
+    command has only its own limits).
 
     Returns a :class:`ToolOutcome`; a refusal or failure has ``is_error=True``, a ``code`` and
     a reason in ``content`` — this function never raises for anything the model sends (an
@@ -176,7 +186,7 @@ def execute(
     given, a :class:`ToolCall` (with ``tool_use_id`` and ``turn``) is appended to it.
     """
     try:
-        outcome = _dispatch(policy, name, tool_input)
+        outcome = _dispatch(policy, name, tool_input, budget)
     except Exception as exc:  # noqa: BLE001 - the model must get an answer; the log keeps it
         outcome = ToolOutcome(f"Internal error in {name}: {type(exc).__name__}: {exc}", is_error=True, code="internal-error")
     if policy.denials is not None and outcome.is_error:
@@ -219,7 +229,7 @@ def summarize(name: str, tool_input: object) -> str:
     return line if len(line) <= 200 else line[:199] + "…"
 
 
-def _dispatch(policy: ToolPolicy, name: str, tool_input: object) -> ToolOutcome:
+def _dispatch(policy: ToolPolicy, name: str, tool_input: object, budget: ShellBudget | None) -> ToolOutcome:
     if name not in ALL_TOOLS:
         offered = ", ".join(policy.offered())
         return error("unknown-tool", f"Refused: there is no tool {name!r}. The tools are: {offered}.")
@@ -246,7 +256,7 @@ def _dispatch(policy: ToolPolicy, name: str, tool_input: object) -> ToolOutcome:
             return error("bad-input", "Refused: Bash needs 'command' (a string).")
         if policy.remove_md and policy.write_root is not None and is_rm(command):
             return remove_tool(policy, command)
-        return run_bash(policy, command)
+        return run_bash(policy, command, budget)
     if name == "Write":
         return write_tool(policy, args)
     return edit_tool(policy, args)
