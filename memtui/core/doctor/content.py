@@ -102,12 +102,21 @@ def content_findings(memory: Memory) -> list[Finding]:
 
 
 def secret_findings(memory: Memory) -> list[Finding]:
-    """``likely-secret`` findings: detect-secrets' credential-format plugins (via
-    ``memtui.core.memory.secretscan``) over the whole file. The secret itself is never reported."""
+    """``likely-secret`` findings: detect-secrets' credential-format plugins and gitleaks' rules
+    (via ``memtui.core.memory.secretscan``) over the whole file, each naming its rule (data
+    ``kind``, ``rule``, ``masked``). The secret itself is never reported, only its mask."""
     from memtui.core.memory.secretscan import find_secrets
 
     return [
-        finding("likely-secret", memory.relpath, s.line, f"a likely {s.kind}: remove it (memory is read by a model, team memory by everyone)", kind=s.kind)
+        finding(
+            "likely-secret",
+            memory.relpath,
+            s.line,
+            f"a likely {s.kind} ({s.detail()}): remove it (memory is read by a model, team memory by everyone)",
+            kind=s.kind,
+            rule=s.rule,
+            masked=s.masked,
+        )
         for s in find_secrets(memory.text)
     ]
 
