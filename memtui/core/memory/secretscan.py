@@ -72,14 +72,13 @@ over the whole plugin set (``tests/core/memory/test_secretscan_prefilter.py``). 
 keywords go into the same automaton (lower-cased, as gitleaks matches them): the pass that marks
 the lines also says which gitleaks rules run.
 
-Time is linear in the length of the text: lines (detect-secrets) and the whole text (gitleaks)
-are scanned in overlapping windows of bounded size, so no pattern's backtracking grows with the
-input; a match up to ``_OVERLAP`` (1,024) characters long lies wholly inside some window. The
-``regex`` module backtracks where Go's RE2 does not: the lazy ``[\\w.-]{0,50}?`` that starts
-gitleaks' 99 service-name rules costs up to 2,500 tries per character of a long word (18 s for
-200 KB of base64 in a text saying "coherent"), so they are searched without it
-(``_search_form``: it moves only where a match starts, on the same line). The costliest text
-left is a line of ``curl -u …`` repeated (the two curl rules' ``.*``): about 30 µs a character.
+Time is linear in the length of the text. gitleaks' rules are Go RE2 patterns and run on RE2
+itself (``google-re2``), one search of the whole text per rule, as gitleaks runs them: no
+backtracking, whatever the text. detect-secrets' patterns (Python ``re``) scan lines in
+overlapping windows of bounded size, so no pattern's backtracking grows with the input; a match
+up to ``_OVERLAP`` (1,024) characters long lies wholly inside some window.
+``benchmarks/secrets_bench.py`` measures the hostile shapes (a base64 blob beside a rule's
+keyword, a line of ``curl -u`` repeated…) at three sizes.
 """
 
 from __future__ import annotations
@@ -457,7 +456,7 @@ class _Allowlist:
 @dataclass(frozen=True, slots=True)
 class GitleaksRule:
     """One rule of the vendored gitleaks config: ``id``, ``pattern`` (RE2 syntax; ``regex`` is
-    it compiled by the ``regex`` module, ``VERSION1 | ASCII``, on first use), ``keywords``
+    it compiled by RE2 on first use, ``_compile``), ``keywords``
     (lower-cased), ``secret_group`` (0: the first non-empty group), ``entropy`` (bits per
     character; 0: none), ``allowlists``."""
 
@@ -475,8 +474,8 @@ class GitleaksRule:
 
     @property
     def search(self) -> Any:
-        """``pattern`` without gitleaks' identifier prefix, compiled: what the scan searches
-        with (``_search_form``)."""
+        """``pattern`` without gitleaks' identifier prefix, compiled: what a pattern RE2 refused
+        searches windows with on the backtracking ``regex`` module (``_search_form``)."""
         return _compile(_search_form(self.pattern))
 
     def secret_of(self, match: str) -> str:
@@ -562,10 +561,17 @@ def _search_form(pattern: str) -> str:
 
 @lru_cache(maxsize=None)
 def _compile(pattern: str) -> Any:
-    """A gitleaks (Go RE2) pattern compiled with Go's flag scoping and ASCII classes."""
-    import regex
+    """A gitleaks (Go RE2) pattern compiled by RE2 itself (``google-re2``): Go's syntax and
+    semantics, and time linear in the text whatever the pattern (no backtracking). A pattern
+    RE2 refuses falls back to the ``regex`` module with Go's flag scoping and ASCII classes."""
+    import re2
 
-    return regex.compile(pattern, regex.VERSION1 | regex.ASCII)
+    try:
+        return re2.compile(pattern)
+    except re2.error:
+        import regex
+
+        return regex.compile(pattern, regex.VERSION1 | regex.ASCII)
 
 
 def _allowlist(spec: dict[str, Any]) -> _Allowlist:
@@ -658,42 +664,55 @@ def _text_windows(size: int) -> Iterator[tuple[int, int]]:
         yield start, min(size, start + _WINDOW)
 
 
+def _rule_matches(rule: GitleaksRule, text: str) -> Iterator[Any]:
+    """The matches of ``rule`` in ``text``, as one search over the whole text finds them. RE2
+    (every vendored rule) searches the whole text in linear time; a pattern only the ``regex``
+    module compiles searches windows (``pos``/``endpos``, so ``\\b`` and lookbehinds see the
+    text before the window): a match ending at a window's end that is not the text's end is
+    left to the next window, and one starting inside an earlier match is dropped."""
+    if _is_re2(rule.regex):
+        yield from rule.regex.finditer(text)
+        return
+    size = len(text)
+    last_end = -1
+    for start, end in _text_windows(size):
+        for m in rule.search.finditer(text, start, end):
+            if m.end() == end and end < size:
+                continue
+            if m.start() < last_end:
+                continue
+            last_end = m.end()
+            yield m
+
+
+def _is_re2(compiled: Any) -> bool:
+    return type(compiled).__module__.startswith("re2")
+
+
 def _gitleaks_hits(text: str, starts: list[int], rules: list[GitleaksRule]) -> list[_Hit]:
     """The findings of ``rules`` over the whole ``text``, with gitleaks' semantics (module
-    docstring). Each rule searches each window (``pos``/``endpos``, so ``\\b`` and lookbehinds
-    see the text before the window); a match ending at a window's end that is not the text's
-    end is left to the next window (its end may be the window's, not the text's), and a match
-    starting inside an earlier match of the same rule is dropped (as one search over the whole
-    text would not find it)."""
+    docstring): each rule's matches (``_rule_matches``), its secret, entropy and allowlists."""
     if not rules:
         return []
     config = _gitleaks()
-    size = len(text)
     hits: list[_Hit] = []
     for rule in rules:
         if _compile_error(rule) is not None:
             continue
-        last_end = -1
-        for start, end in _text_windows(size):
-            for m in rule.search.finditer(text, start, end):
-                if m.end() == end and end < size:
-                    continue
-                if m.start() < last_end:
-                    continue
-                last_end = m.end()
-                match = m.group().strip("\n")
-                if not match:
-                    continue
-                begin = m.start() + (len(m.group()) - len(m.group().lstrip("\n")))
-                secret = rule.secret_of(match)
-                if rule.entropy and shannon_entropy(secret) <= rule.entropy:
-                    continue
-                number = bisect_right(starts, begin)
-                line_end = starts[min(bisect_right(starts, begin + len(match) - 1), len(starts) - 1)]
-                line = text[starts[number - 1] : line_end].rstrip("\r\n")
-                if any(a.allows(secret, match, line) for a in config.allowlists + rule.allowlists):
-                    continue
-                hits.append(_Hit(number, begin, begin + len(match), rule.id, rule.id, secret))
+        for m in _rule_matches(rule, text):
+            match = m.group().strip("\n")
+            if not match:
+                continue
+            begin = m.start() + (len(m.group()) - len(m.group().lstrip("\n")))
+            secret = rule.secret_of(match)
+            if rule.entropy and shannon_entropy(secret) <= rule.entropy:
+                continue
+            number = bisect_right(starts, begin)
+            line_end = starts[min(bisect_right(starts, begin + len(match) - 1), len(starts) - 1)]
+            line = text[starts[number - 1] : line_end].rstrip("\r\n")
+            if any(a.allows(secret, match, line) for a in config.allowlists + rule.allowlists):
+                continue
+            hits.append(_Hit(number, begin, begin + len(match), rule.id, rule.id, secret))
     return hits
 
 
