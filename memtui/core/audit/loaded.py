@@ -173,7 +173,7 @@ def find_session(locations: Locations, session: str) -> TranscriptFile:
 def _mtime(path: str) -> float | None:
     try:
         return os.stat(path).st_mtime
-    except OSError:
+    except (OSError, ValueError):  # ValueError: a NUL byte in a transcript's path names no file
         return None
 
 

@@ -12,6 +12,12 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 
 
+# The epoch seconds a ``datetime`` can hold, 0001-01-01T00:00:00Z … 9999-12-31T23:59:59Z: a time
+# read from a file is checked against these before anything converts it.
+EPOCH_MIN = -62_135_596_800
+EPOCH_MAX = 253_402_300_799
+
+
 class ClockError(ValueError):
     """``MEMTUI_NOW`` is set but is not an ISO-8601 timestamp."""
 

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from memtui.core.base.replace_file import replace_file
+from memtui.core.base.jsontext import loads_checked
 from memtui.core.base.safe_read import MAX_STATE_BYTES, read_text_regular
 from memtui.core.base.diagnostics import Diagnostic
 from memtui.core.places.claude_json import global_config_path, read_global_config
@@ -83,10 +84,10 @@ def approvals_path(state_dir: Path) -> Path:
 
 def _load(path: Path) -> tuple[dict[str, Any], Diagnostic | None]:
     try:
-        data = json.loads(read_text_regular(path, MAX_STATE_BYTES, errors="strict"))
+        data = loads_checked(read_text_regular(path, MAX_STATE_BYTES, errors="strict"))
     except FileNotFoundError:
         return {}, None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (OSError, ValueError) as exc:  # ValueError: not UTF-8, not JSON, nested past MAX_JSON_DEPTH
         return {}, Diagnostic("approvals-unreadable", "warning", f"memtui's approvals file cannot be read ({exc}); treated as empty", str(path))
     if not isinstance(data, dict):
         return {}, Diagnostic("approvals-unreadable", "warning", "memtui's approvals file is not a JSON object; treated as empty", str(path))

@@ -38,6 +38,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from memtui.core.base.jsontext import json_number
+from memtui.core.base.process import MAX_PID
 from memtui.core.base.wording import counted
 from memtui.core.base.diagnostics import Diagnostic
 from memtui.core.dream.gates import DreamContext
@@ -166,9 +168,8 @@ def shorten(path: Path | str) -> str:
 
 def _positive(value: Any) -> float | None:
     """The CLI's override rule: a finite number greater than 0 (a bool is not a number)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    return float(value) if math.isfinite(value) and value > 0 else None
+    number = json_number(value)  # an integer too big for a float is no number here
+    return number if number is not None and number > 0 else None
 
 
 def _when(epoch: float, now: datetime) -> str:
@@ -181,8 +182,9 @@ def _span(seconds: float) -> str:
 
 
 def pid_alive_cli(pid: int | None) -> bool:
-    """The CLI's liveness test of a lock holder: ``kill(pid, 0)`` succeeds; PID ≤ 1 is dead."""
-    if pid is None or pid <= 1:
+    """The CLI's liveness test of a lock holder: ``kill(pid, 0)`` succeeds; PID ≤ 1 is dead, and
+    so is one over ``MAX_PID`` (no process has it). Never raises."""
+    if pid is None or pid <= 1 or pid > MAX_PID:
         return False
     try:
         os.kill(pid, 0)
@@ -190,7 +192,7 @@ def pid_alive_cli(pid: int | None) -> bool:
         return False
     except PermissionError:
         return True
-    except OSError:
+    except (OSError, OverflowError):
         return False
     return True
 

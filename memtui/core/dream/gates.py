@@ -21,6 +21,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from memtui.core.base.clock import EPOCH_MAX, EPOCH_MIN
+from memtui.core.base.jsontext import json_number, loads_checked
 from memtui.core.base.safe_read import MAX_STATE_BYTES, read_text_regular
 from memtui.core.writes.atomic import atomic_write_bytes
 from memtui.core.memory.catalog import iso_utc
@@ -106,7 +108,8 @@ def read_dream_settings(ctx: DreamContext) -> DreamSettings:
         return value
 
     enabled = bool(get("autoDreamEnabled", bool, True))
-    min_hours = float(get("minHours", (int, float), DEFAULT_MIN_HOURS, lambda v: v >= 0))
+    # a finite number ≥ 0: 1e999 (infinite) or a 400-digit integer (no float) is not an hour count
+    min_hours = float(get("minHours", (int, float), DEFAULT_MIN_HOURS, lambda v: json_number(v, 0) is not None))
     min_sessions = int(get("minSessions", int, DEFAULT_MIN_SESSIONS, lambda v: v >= 0))
     if not ctx.auto_memory_enabled:
         enabled = False
@@ -197,12 +200,14 @@ def _scan_file(ctx: DreamContext) -> Path:
 
 
 def last_scan_at(ctx: DreamContext) -> float | None:
-    """When the sessions were last scanned by a gated dream (epoch s), or ``None``."""
+    """When the sessions were last scanned by a gated dream (epoch s), or ``None``: never, or
+    a file that is unreadable, not a JSON object, or whose ``at`` is not a number of seconds a
+    ``datetime`` can hold (``EPOCH_MIN … EPOCH_MAX``)."""
     try:
-        value = json.loads(read_text_regular(_scan_file(ctx), MAX_STATE_BYTES, errors="strict")).get("at")
-    except (OSError, ValueError, AttributeError):
+        data = loads_checked(read_text_regular(_scan_file(ctx), MAX_STATE_BYTES, errors="strict"))
+    except (OSError, ValueError):
         return None
-    return float(value) if isinstance(value, (int, float)) else None
+    return json_number(data.get("at"), EPOCH_MIN, EPOCH_MAX) if isinstance(data, dict) else None
 
 
 def record_scan(ctx: DreamContext, now: datetime) -> None:

@@ -16,11 +16,14 @@ import difflib
 import hashlib
 import json
 import os
+import re
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from memtui.core.base.clock import EPOCH_MAX, EPOCH_MIN
+from memtui.core.base.jsontext import json_number, loads_checked
 from memtui.core.base.safe_read import MAX_STATE_BYTES, read_regular, read_text_regular
 from memtui.core.dream.gates import DreamContext
 from memtui.core.memory.catalog import iso_utc
@@ -33,6 +36,7 @@ from memtui.core.writes.journal import MAX_IMAGE_BYTES, Journal, read_or_none
 SEEN_PER_FILE = 5
 SEEN_MAX_BYTES = 256 * 1024
 SEEN_MAX_FILES = 2_000
+_HEX = re.compile(r"[0-9a-f]{64}")
 
 Who = Literal["memtui", "agent"]
 
@@ -157,11 +161,29 @@ def _seen_dir(ctx: DreamContext) -> Path:
 
 
 def _seen_index(ctx: DreamContext) -> dict[str, list[dict[str, Any]]]:
+    """``seen/index.json``: relpath → its kept versions, oldest first, each ``{sha: str, mtime,
+    size, seen_at}`` (numbers). An unreadable or damaged file is an empty index; an entry that
+    is not a list of such objects is dropped (its copies are no longer offered as diffs)."""
     try:
-        data = json.loads(read_text_regular(_seen_dir(ctx) / "index.json", MAX_STATE_BYTES, errors="strict"))
+        data = loads_checked(read_text_regular(_seen_dir(ctx) / "index.json", MAX_STATE_BYTES, errors="strict"))
     except (OSError, ValueError):
         return {}
-    return data if isinstance(data, dict) else {}
+    if not isinstance(data, dict):
+        return {}
+    return {rel: versions for rel, versions in data.items() if isinstance(versions, list) and all(_seen_version(v) for v in versions)}
+
+
+def _seen_version(value: object) -> bool:
+    """One kept version as ``remember_files`` writes it: a hex ``sha``, an ``mtime`` in
+    ``EPOCH_MIN … EPOCH_MAX``, an integer ``size`` ≥ 0."""
+    if not isinstance(value, dict):
+        return False
+    sha, size = value.get("sha"), value.get("size")
+    return (
+        isinstance(sha, str) and _HEX.fullmatch(sha) is not None
+        and json_number(value.get("mtime"), EPOCH_MIN, EPOCH_MAX) is not None
+        and isinstance(size, int) and not isinstance(size, bool) and size >= 0
+    )
 
 
 def remember_files(ctx: DreamContext, now: datetime) -> int:
@@ -215,10 +237,10 @@ def before_image(ctx: DreamContext, relpath: str, before: float) -> tuple[bytes,
     — with where it came from."""
     best: tuple[float, bytes, str] | None = None
     for v in _seen_index(ctx).get(relpath, []):
-        mtime = v.get("mtime")
-        if isinstance(mtime, (int, float)) and mtime < before - 1.0:
+        mtime = v["mtime"]
+        if mtime < before - 1.0:
             try:
-                data = read_regular(_seen_dir(ctx) / "objects" / str(v.get("sha")), MAX_IMAGE_BYTES)[0]
+                data = read_regular(_seen_dir(ctx) / "objects" / v["sha"], MAX_IMAGE_BYTES)[0]
             except OSError:
                 continue
             if best is None or mtime > best[0]:

@@ -34,7 +34,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from memtui.core.base.process import pid_alive
+from memtui.core.base.clock import EPOCH_MAX
+from memtui.core.base.process import parse_pid, pid_alive
 from memtui.core.base.safe_read import read_regular
 from memtui.core.writes.atomic import atomic_write_bytes
 from memtui.core.memory.memories import LOCK_FILE
@@ -45,8 +46,8 @@ LOCK_NAME = LOCK_FILE
 STALE_AFTER_S = 60 * 60
 # A lock body is a PID and two notes; a bigger file (or a FIFO, a device) is read as empty.
 _MAX_LOCK_BYTES = 64 * 1024
-_PID = re.compile(r"^\s*(\d+)")
-_PRIOR = re.compile(r"^prior-mtime:\s*([0-9.]+)\s*$", re.MULTILINE)
+_PID = re.compile(r"^\s*([0-9]+)")
+_PRIOR = re.compile(r"^prior-mtime:\s*([0-9.]{1,32})\s*$", re.MULTILINE)
 _RUN = re.compile(r"^run:\s*(\S+)\s*$", re.MULTILINE)
 
 
@@ -71,8 +72,10 @@ class LockLostError(LockError):
 @dataclass(frozen=True, slots=True)
 class LockInfo:
     """The lock file as found. ``mtime``: epoch s or ``None`` (absent); ``holder_pid``: the
-    body's leading integer or ``None``; ``prior_mtime``: memtui's note (``0.0`` = there was no
-    file before the run) or ``None`` (no note); ``run``: the run token or ``None``."""
+    body's leading integer, or ``None`` when there is none or it cannot name a process (``0``,
+    over ``MAX_PID``: a 26-digit number is no holder); ``prior_mtime``: memtui's note (epoch s,
+    ``0.0`` = there was no file before the run) or ``None`` (no note, or one that is not a
+    time a ``datetime`` can hold); ``run``: the run token or ``None``."""
 
     path: Path
     exists: bool
@@ -118,8 +121,8 @@ def lock_path(memory_dir: Path) -> Path:
 
 
 def read_lock(memory_dir: Path) -> LockInfo:
-    """Read the lock. An absent file is ``exists=False``; an unreadable body counts as empty.
-    Never raises."""
+    """Read the lock. An absent file is ``exists=False``; an unreadable body counts as empty, a
+    PID or note that cannot be used as absent (see ``LockInfo``). Never raises."""
     path = lock_path(memory_dir)
     try:
         mtime = path.stat().st_mtime
@@ -132,7 +135,17 @@ def read_lock(memory_dir: Path) -> LockInfo:
     m = _PID.match(body)
     prior = _PRIOR.search(body)
     run = _RUN.search(body)
-    return LockInfo(path, True, mtime, body, int(m.group(1)) if m else None, float(prior.group(1)) if prior else None, run.group(1) if run else None)
+    return LockInfo(path, True, mtime, body, parse_pid(m.group(1)) if m else None, _prior_mtime(prior.group(1)) if prior else None, run.group(1) if run else None)
+
+
+def _prior_mtime(text: str) -> float | None:
+    """The ``prior-mtime`` note's value (epoch s in ``0 … EPOCH_MAX``), or ``None`` when it is
+    not one (``1.2.3``, a year past 9999): such a note is ignored, as if absent."""
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if 0 <= value <= EPOCH_MAX else None
 
 
 @contextlib.contextmanager

@@ -27,6 +27,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal, Protocol, Self
 
+from memtui.core.base.clock import EPOCH_MAX, EPOCH_MIN
+from memtui.core.base.jsontext import json_number, loads_checked
 from memtui.core.base.wording import counted
 from memtui.core.base.safe_read import read_regular
 from memtui.core.writes.atomic import atomic_write_bytes
@@ -285,23 +287,27 @@ def undo_last_dream(ctx: DreamContext, now: datetime) -> JournalEntry:
 
 def _restore_lock(ctx: DreamContext, target: JournalEntry) -> None:
     try:
-        record = json.loads(read_regular(_runs_dir(ctx) / f"{target.id}.json", 1 << 20)[0].decode("utf-8"))
+        record = loads_checked(read_regular(_runs_dir(ctx) / f"{target.id}.json", 1 << 20)[0])
     except (OSError, ValueError):
         record = target.meta.get("dream") if isinstance(target.meta, dict) else None
     if not isinstance(record, dict):
         return
-    before, acquired = record.get("lock_before") or {}, record.get("lock_acquired_at")
+    # a record edited by hand (a list for the lock, a string for a time) restores nothing
+    before, acquired = record.get("lock_before") or {}, json_number(record.get("lock_acquired_at"), EPOCH_MIN, EPOCH_MAX)
+    if not isinstance(before, dict):
+        return
     info = read_lock(ctx.memory_dir)
-    if not info.exists or info.body != "" or info.mtime is None or acquired is None or abs(info.mtime - float(acquired)) > 1e-3:
+    if not info.exists or info.body != "" or info.mtime is None or acquired is None or abs(info.mtime - acquired) > 1e-3:
         return  # another consolidation (or a run in progress) since: leave the lock alone
     path = lock_path(ctx.memory_dir)
     if not before.get("exists"):
         path.unlink(missing_ok=True)
         return
-    atomic_write_bytes(path, str(before.get("body", "")).encode("utf-8"))
-    mtime = before.get("mtime")
-    if isinstance(mtime, (int, float)):
-        os.utime(path, (mtime, mtime))
+    body, mtime = before.get("body", ""), json_number(before.get("mtime"), EPOCH_MIN, EPOCH_MAX)
+    if mtime is None:
+        return  # a lock that was there at an unusable time: a body alone would date it now, so leave it
+    atomic_write_bytes(path, (body if isinstance(body, str) else "").encode("utf-8", "replace"))
+    os.utime(path, (mtime, mtime))
 
 
 __all__ = [

@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Self
 
+from memtui.core.base.jsontext import loads_checked
 from memtui.core.base.process import pid_alive
 from memtui.core.base.safe_read import MAX_STATE_BYTES, read_text_regular
 from memtui.core.writes.atomic import atomic_write_bytes
@@ -59,6 +60,23 @@ class Cursor:
         return 0, "the cursor points past the end of the transcript; read it all again"
 
 
+def _cursor(raw: object) -> Cursor:
+    """A stored cursor's fields as a ``Cursor``. Raises ``ValueError`` unless ``raw`` is an
+    object whose ``session_id`` and ``updated`` are text, ``message_uuid`` and
+    ``transcript_path`` text or ``null``, and ``entry_index`` an integer ≥ 0; ``TypeError``
+    for an unknown field."""
+    if not isinstance(raw, dict):
+        raise ValueError("a cursor is a JSON object")
+    index = raw.get("entry_index")
+    if isinstance(index, bool) or not isinstance(index, int) or index < 0:
+        raise ValueError("entry_index is not an index")
+    if not isinstance(raw.get("session_id"), str) or not isinstance(raw.get("updated"), str):
+        raise ValueError("a cursor's session_id and updated are text")
+    if not all(raw.get(k) is None or isinstance(raw.get(k), str) for k in ("message_uuid", "transcript_path")):
+        raise ValueError("a cursor's message_uuid and transcript_path are text or null")
+    return Cursor(**raw)
+
+
 class CursorStore:
     """The cursors (and locks) of one memory dir."""
 
@@ -69,10 +87,10 @@ class CursorStore:
         return self.root / "cursors" / f"{slugify(session_id)}.json"
 
     def get(self, session_id: str) -> Cursor | None:
-        """The cursor of ``session_id``, or ``None`` (never read, or an unreadable file)."""
+        """The cursor of ``session_id``, or ``None`` (never read, or a file that is unreadable,
+        not JSON, or not a cursor: see ``_cursor``)."""
         try:
-            raw = json.loads(read_text_regular(self._path(session_id), MAX_STATE_BYTES, errors="strict"))
-            return Cursor(**raw)
+            return _cursor(loads_checked(read_text_regular(self._path(session_id), MAX_STATE_BYTES, errors="strict")))
         except (OSError, ValueError, TypeError):
             return None
 
@@ -122,7 +140,7 @@ class SessionLock:
             pid = int(pid_text)
         except ValueError:
             return age < 5  # being written right now
-        return age < LOCK_STALE_S and pid_alive(pid)
+        return age < LOCK_STALE_S and pid_alive(pid)  # pid_alive: 0, negative or 26 digits is no holder
 
     def release(self) -> None:
         """Drop the lock if this object holds it."""

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from memtui.core.base.clock import system_now_or_wall
+from memtui.core.base.jsontext import loads_checked
 from memtui.core.writes.transaction import recover_at_start
 from memtui.core.places.flavor import Flavor
 
@@ -46,13 +47,14 @@ class HookInput:
 
 
 def parse_hook_input(data: bytes | str) -> HookInput:
-    """Parse the hook's stdin. Raises ``HookInputError``: not UTF-8 JSON, not an object,
-    ``session_id``/``transcript_path``/``cwd`` missing, not non-empty strings, or relative paths."""
+    """Parse the hook's stdin. Raises ``HookInputError``: not UTF-8 JSON (or nested past
+    ``MAX_JSON_DEPTH``), not an object, ``session_id``/``transcript_path``/``cwd`` missing, not
+    non-empty strings, or relative paths."""
     if len(data) > MAX_INPUT_BYTES:
         raise HookInputError(f"input is {len(data):,} bytes; a hook payload is a small JSON object")
     try:
-        obj = json.loads(data)
-    except (ValueError, UnicodeDecodeError) as exc:
+        obj = loads_checked(data)  # NaN or nesting past MAX_JSON_DEPTH: JSONInputError, never RecursionError
+    except ValueError as exc:
         raise HookInputError(f"input is not JSON ({exc})") from None
     if not isinstance(obj, dict):
         raise HookInputError(f"input is a JSON {type(obj).__name__}, not an object")

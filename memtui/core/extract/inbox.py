@@ -23,16 +23,15 @@ by the next reader from the journal.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from memtui.core.base.jsontext import dumps_exact
+from memtui.core.base.jsontext import dumps_exact, loads_checked
 from memtui.core.base.safe_read import MAX_STATE_BYTES, read_text_regular
-from memtui.core.base.process import pid_alive
+from memtui.core.base.process import MAX_PID, pid_alive
 from memtui.core.writes.atomic import atomic_write_bytes
 from memtui.core.writes.edits import (
     ConflictError,
@@ -143,10 +142,23 @@ class Proposal:
 
     @classmethod
     def from_json(cls, raw: dict[str, Any]) -> Proposal:
-        """Inverse of ``to_json``. Raises ``KeyError``/``TypeError``/``ValueError`` on a bad file."""
+        """Inverse of ``to_json``. Raises ``KeyError``/``TypeError``/``ValueError`` on a bad file:
+        not an object, an unknown type, kind or status, or a field of the wrong JSON type (the
+        optional texts must be text or ``null``, ``notes`` a list of texts). ``accepting`` that
+        is not a PID (``MAX_PID``) reads as ``None``."""
+        if not isinstance(raw, dict):
+            raise ValueError("a proposal is a JSON object")
         src = raw.get("source") or {}
-        if raw["type"] not in MEMORY_TYPES or raw.get("kind", "create") not in ("create", "update"):
-            raise ValueError("bad proposal type or kind")
+        if not isinstance(src, dict) or not all(_text_or_none(src.get(k)) for k in ("session_id", "message_uuid", "transcript_path", "quote")):
+            raise ValueError("bad proposal source")
+        if raw["type"] not in MEMORY_TYPES or raw.get("kind", "create") not in ("create", "update") or raw.get("status", "pending") not in ("pending", "accepted", "rejected"):
+            raise ValueError("bad proposal type, kind or status")
+        if not all(_text_or_none(raw.get(k)) for k in ("decided", "written", "text", "before_sha256", "entry")):
+            raise ValueError("bad proposal field")
+        notes = raw.get("notes") or []
+        if not isinstance(notes, list) or not all(isinstance(n, str) for n in notes):
+            raise ValueError("bad proposal notes")
+        accepting = raw.get("accepting")
         return cls(
             id=str(raw["id"]),
             kind=raw.get("kind", "create"),
@@ -165,10 +177,14 @@ class Proposal:
             edited=bool(raw.get("edited", False)),
             text=raw.get("text"),
             before_sha256=raw.get("before_sha256"),
-            notes=tuple(raw.get("notes") or ()),
+            notes=tuple(notes),
             entry=raw.get("entry"),
-            accepting=raw.get("accepting") if isinstance(raw.get("accepting"), int) else None,
+            accepting=accepting if isinstance(accepting, int) and not isinstance(accepting, bool) and 0 < accepting <= MAX_PID else None,
         )
+
+
+def _text_or_none(value: object) -> bool:
+    return value is None or isinstance(value, str)
 
 
 def proposal_id(session_id: str | None, message_uuid: str | None, kind: str, content: str) -> str:
@@ -244,7 +260,7 @@ class Inbox:
         found: list[Proposal] = []
         for child in self.root.glob("*.json"):
             try:
-                found.append(Proposal.from_json(json.loads(read_text_regular(child, MAX_STATE_BYTES, errors="strict"))))
+                found.append(Proposal.from_json(loads_checked(read_text_regular(child, MAX_STATE_BYTES, errors="strict"))))
             except (OSError, ValueError, KeyError, TypeError):
                 continue
         found.sort(key=lambda p: (p.created, p.id))

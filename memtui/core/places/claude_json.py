@@ -9,7 +9,6 @@ through ``safe_read`` (a FIFO or a device there is refused, never a hang), at mo
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -17,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from memtui.core.base.diagnostics import Diagnostic
+from memtui.core.base.jsontext import loads_checked
 from memtui.core.base.safe_read import read_regular
 from memtui.core.places.flavor import home_dir
 
@@ -78,8 +78,8 @@ def read_global_config(environ: Mapping[str, str] | None = None) -> GlobalConfig
         return hit[1]
     try:
         raw, _ = read_regular(path, MAX_CONFIG_BYTES)
-        data = json.loads(raw.decode("utf-8-sig"))
-    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+        data = loads_checked(raw.decode("utf-8-sig"))  # NaN, or nesting past MAX_JSON_DEPTH: JSONInputError
+    except (OSError, ValueError) as exc:  # ValueError: JSONInputError, UnicodeDecodeError
         reason = getattr(exc, "strerror", None) or str(exc)[:200]
         config = GlobalConfig(path, True, {}, st.st_mtime, Diagnostic("claude-json-unreadable", "warning", f"cannot read Claude Code's config ({reason}): its trust records, approval flags and cached feature flags are unknown", str(path)))
     else:

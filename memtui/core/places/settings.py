@@ -2,12 +2,13 @@
 
 policy ``<managed>/managed-settings.json``, user ``<base>/settings.json``, project
 ``<project>/.agent/settings.json`` (checked in), local ``<project>/.agent/settings.local.json``.
-A file that is missing is simply absent; one that is not a JSON object is reported and ignored.
+A file that is missing is simply absent; one that is not a JSON object (or not UTF-8, or nested
+deeper than ``MAX_JSON_DEPTH``) is reported and ignored. Values keep their JSON types: each
+reader of a key checks the type and range it needs.
 """
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from memtui.core.base.diagnostics import Diagnostic
+from memtui.core.base.jsontext import JSONInputError, loads_checked
 from memtui.core.places.flavor import Flavor
 from memtui.core.base.safe_read import read_regular
 
@@ -57,10 +59,6 @@ def settings_paths(flavor: Flavor, project_root: Path, environ: Mapping[str, str
 MAX_SETTINGS_BYTES = 4 * 1024 * 1024
 
 
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")  # JavaScript's JSON.parse rejects NaN/Infinity
-
-
 def _load_one(path: Path) -> tuple[dict[str, Any], Diagnostic | None]:
     if not os.path.lexists(path):
         return {}, None
@@ -71,11 +69,12 @@ def _load_one(path: Path) -> tuple[dict[str, Any], Diagnostic | None]:
     except OSError as exc:
         return {}, Diagnostic("settings-unreadable", "warning", f"cannot read settings: {exc.strerror or exc}; ignored", str(path))
     try:
-        data = json.loads(raw.decode("utf-8-sig"), parse_constant=_reject_constant)
-    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        # NaN/Infinity (JavaScript's JSON.parse rejects them) and nesting past MAX_JSON_DEPTH
+        # are invalid too
+        data = loads_checked(raw.decode("utf-8-sig"))
+    except ValueError as exc:  # JSONInputError, UnicodeDecodeError
         line = getattr(exc, "lineno", None)
-        reason = str(exc) if not isinstance(exc, RecursionError) else "nested too deeply"
-        return {}, Diagnostic("settings-invalid-json", "warning", f"not valid JSON ({reason[:200]}); file ignored", str(path), line)
+        return {}, Diagnostic("settings-invalid-json", "warning", f"not valid JSON ({str(exc)[:200]}); file ignored", str(path), line)
     if not isinstance(data, dict):
         return {}, Diagnostic("settings-invalid-json", "warning", "settings must be a JSON object; file ignored", str(path))
     return data, None
@@ -85,8 +84,8 @@ def _load_flag(value: str) -> tuple[dict[str, Any], Path | None, Diagnostic | No
     """The agent's ``--settings`` value: a JSON object given inline, else a file's path."""
     if value.lstrip().startswith("{"):
         try:
-            data = json.loads(value, parse_constant=_reject_constant)
-        except (ValueError, RecursionError) as exc:
+            data = loads_checked(value)
+        except JSONInputError as exc:
             return {}, None, Diagnostic("settings-invalid-json", "warning", f"--settings is not valid JSON ({str(exc)[:200]}); ignored")
         if not isinstance(data, dict):
             return {}, None, Diagnostic("settings-invalid-json", "warning", "--settings must be a JSON object; ignored")

@@ -23,12 +23,12 @@ Chinese and Japanese, a third of each language held out from calibration).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from memtui.core.base.jsontext import JSONInputError, loads_checked
 from memtui.core.base.safe_read import read_regular
 from memtui.core.memory.memories import SEED_FORMAT
 from memtui.core.places.behaviour import MemoryFormat
@@ -90,9 +90,9 @@ def load_set(source: Path, memory_dir: Path | None = None) -> EvalSet:
         if not line.strip():
             continue
         try:
-            item = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise EvalSetError(f"{source}:{number}: not JSON ({exc.msg})") from exc
+            item = loads_checked(line)
+        except JSONInputError as exc:  # NaN and nesting past MAX_JSON_DEPTH included
+            raise EvalSetError(f"{source}:{number}: not JSON ({exc})") from exc
         if not isinstance(item, dict) or not isinstance(item.get("query"), str):
             raise EvalSetError(f"{source}:{number}: expected an object with a \"query\" string")
         relevant = item.get("relevant", [])

@@ -25,7 +25,6 @@ last read stopped. Reading never fails on content; an unreadable file gives no r
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import threading
@@ -34,6 +33,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from memtui.core.base.clock import EPOCH_MAX, EPOCH_MIN
+from memtui.core.base.jsontext import JSONInputError, loads_checked
 from memtui.core.base.safe_read import open_regular
 from memtui.core.places.release import Release
 
@@ -130,13 +131,16 @@ class SessionActivity:
 
 
 def parse_time(value: object) -> float | None:
-    """An ISO-8601 ``timestamp`` (``2026-12-01T20:11:06.702Z``) as epoch s, or ``None``."""
+    """An ISO-8601 ``timestamp`` (``2026-12-01T20:11:06.702Z``) as epoch s, or ``None`` when it
+    is not one or names an instant outside ``EPOCH_MIN … EPOCH_MAX`` (``0001-01-01T00:00+14:00``
+    is in year 0 in UTC: no ``datetime`` can show it)."""
     if not isinstance(value, str) or not value:
         return None
     try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
-    except ValueError:
+        when = datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+    except (ValueError, OverflowError):
         return None
+    return when if EPOCH_MIN <= when <= EPOCH_MAX else None
 
 
 def _strs(value: object) -> tuple[str, ...]:
@@ -248,8 +252,8 @@ def _read_from(path: Path, progress: _Progress) -> None:
             if b'"memory_' not in raw or not any(marker in raw for marker in _MARKERS):
                 continue
             try:
-                obj = json.loads(raw)
-            except ValueError:
+                obj = loads_checked(raw)
+            except JSONInputError:  # not JSON (or not UTF-8, or nested too deep): no record
                 continue
             if isinstance(obj, dict):
                 rec = _record(obj, path, progress.lines)

@@ -15,8 +15,9 @@ counts with the types a release writes, for one summary at most. ``attachment`` 
 kinds are registered in ``ATTACHMENT_READERS`` (``instructions``, ``nested_memory``,
 ``relevant_memories`` here; a new kind is one more entry).
 
-Reading never fails on content: a line that is not JSON, not an object, or cut short (a
-session still being written ends mid-line) is skipped and counted; unknown block types are
+Reading never fails on content: a line that is not JSON, not an object, nested deeper than
+``MAX_JSON_DEPTH`` (``memtui.core.base.jsontext``), or cut short (a session still being written
+ends mid-line) is skipped and counted; unknown block types are
 kept with their raw ``type``. Only an unreadable *file* raises ``OSError``.
 
 Used by recall (recently used tools, already surfaced memories) and by extraction (did the
@@ -25,7 +26,6 @@ agent write inside the memory dir since the cursor).
 
 from __future__ import annotations
 
-import json
 import os
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from memtui.core.base.jsontext import JSONInputError, json_number, loads_checked
 from memtui.core.base.safe_read import FileTooLargeError, open_regular
 from memtui.core.base.units import utf16_len
 
@@ -288,8 +289,8 @@ def parse_lines(lines: Iterable[bytes | str], path: Path | None = None) -> Trans
             last_bad_unterminated = False
             continue
         try:
-            obj = json.loads(text)
-        except ValueError:
+            obj = loads_checked(text)
+        except JSONInputError:  # not JSON, NaN, or nested past MAX_JSON_DEPTH: skipped like any bad line
             obj = None
         if not isinstance(obj, dict):
             skipped.append(number)
@@ -530,7 +531,8 @@ def read_nested_memory(att: Attachment) -> NestedMemory | None:
 
 
 def read_relevant_memories(att: Attachment) -> tuple[SurfacedMemory, ...]:
-    """The memories of a ``relevant_memories`` attachment."""
+    """The memories of a ``relevant_memories`` attachment (``mtime_ms`` ``None`` unless a
+    finite number)."""
     mems = att.data.get("memories")
     out: list[SurfacedMemory] = []
     for m in mems if isinstance(mems, list) else []:
@@ -542,7 +544,7 @@ def read_relevant_memories(att: Attachment) -> tuple[SurfacedMemory, ...]:
             SurfacedMemory(
                 m["path"],
                 _str_field(m, "content"),
-                float(mtime) if isinstance(mtime, (int, float)) and not isinstance(mtime, bool) else None,
+                json_number(mtime),
                 header if isinstance(header, str) else None,
             )
         )

@@ -7,7 +7,6 @@ message line), else asked of the agent's command (``claude --version``) when it 
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
@@ -16,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from memtui.core.base.jsontext import JSONInputError, loads_checked
 from memtui.core.base.safe_read import open_regular
 from memtui.core.places.locations import Locations
 
@@ -72,8 +72,8 @@ def _tail_version(path: Path) -> str | None:
         if b'"version"' not in line:
             continue
         try:
-            obj = json.loads(line)
-        except ValueError:
+            obj = loads_checked(line)
+        except JSONInputError:  # not JSON, not UTF-8, nested too deep: the line says nothing
             continue
         value = obj.get("version") if isinstance(obj, dict) else None
         if isinstance(value, str) and _VERSION.fullmatch(value):

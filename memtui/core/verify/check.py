@@ -23,7 +23,6 @@ Nothing is written anywhere.
 
 from __future__ import annotations
 
-import json
 import os
 import posixpath
 import re
@@ -36,6 +35,7 @@ from typing import Any, Literal
 from rapidfuzz import fuzz, process
 
 from memtui.core.base.diagnostics import Severity
+from memtui.core.base.jsontext import loads_checked
 from memtui.core.base.safe_read import read_regular
 from memtui.core.memory.memories import Memory
 from memtui.core.verify.claims import Claim, memory_claims
@@ -232,8 +232,8 @@ def _runner_targets(root: Path, runner: str) -> tuple[str, set[str]] | None:
         if runner == "make":
             return name, {t for m in _MAKE_TARGET.findall(text) for t in m.split()}
         try:
-            scripts = json.loads(text).get("scripts") or {}
-        except (ValueError, AttributeError):
+            scripts = loads_checked(text).get("scripts") or {}
+        except (ValueError, AttributeError):  # not JSON (or nested past MAX_JSON_DEPTH), not an object
             return None
         return name, {str(k) for k in scripts} if isinstance(scripts, dict) else set()
     return None

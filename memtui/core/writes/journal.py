@@ -25,7 +25,6 @@ The newest ``KEEP_ENTRIES`` entries are kept (memtui's choice: enough for a long
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 from collections.abc import Iterator
@@ -35,7 +34,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from memtui.core.base.jsontext import dumps_exact
+from memtui.core.base.clock import EPOCH_MAX, EPOCH_MIN
+from memtui.core.base.jsontext import dumps_exact, json_number, loads_checked
 from memtui.core.base.safe_read import read_regular
 from memtui.core.places.statedir import memdir_state
 from memtui.core.writes import steps
@@ -201,20 +201,22 @@ class Journal:
 
     def load(self, entry_id: str) -> JournalEntry:
         """Entry ``entry_id`` as on disk. Raises ``OSError`` (absent, unreadable) or
-        ``ValueError`` (not an entry, or naming a path outside the memory dir)."""
+        ``ValueError`` (not an entry: not UTF-8 JSON, nested too deep, a field of the wrong type
+        or out of range — see ``_check_entry`` — or naming a path outside the memory dir)."""
         child = self._dir(entry_id)
         try:
-            raw = json.loads(read_regular(child / "entry.json", MAX_IMAGE_BYTES)[0].decode("utf-8"))
+            raw = loads_checked(read_regular(child / "entry.json", MAX_IMAGE_BYTES)[0])
             if not isinstance(raw, dict) or not isinstance(raw.get("changes", []), list):
                 raise ValueError("not an entry")
             raw["changes"] = [JournalChange(**c) for c in raw.get("changes", [])]
             entry = JournalEntry(**raw)
-        except (TypeError, AttributeError, RecursionError, UnicodeDecodeError) as exc:
+        except (TypeError, AttributeError) as exc:  # a change that is not an object; an unknown field
             raise ValueError(f"not an entry: {exc}") from exc
         if entry.id != child.name or not all(_safe_relpath(c.relpath) for c in entry.changes):
             raise ValueError("inconsistent entry")
         if not isinstance(entry.meta, dict) or not isinstance(entry.dirs, list) or not all(_safe_relpath(d) for d in entry.dirs):
             raise ValueError("inconsistent entry")
+        _check_entry(entry)
         return entry
 
     def before_image(self, entry_id: str, relpath: str) -> bytes | None:
@@ -302,6 +304,43 @@ def read_or_none(path: Path) -> bytes | None:
         return read_regular(path, MAX_IMAGE_BYTES)[0]
     except FileNotFoundError:
         return None
+
+
+_STATUSES = ("pending", "applied", "failed", "undone")
+_KINDS = ("create", "modify", "delete")
+# The mtimes ``os.utime`` can set: seconds a ``datetime`` holds; nanoseconds a signed 64-bit
+# integer holds (to 2262).
+_MTIME_NS_MIN, _MTIME_NS_MAX = -(2**63), 2**63 - 1
+
+
+def _optional(value: object, kind: type) -> bool:
+    return value is None or (isinstance(value, kind) and not isinstance(value, bool))
+
+
+def _check_entry(entry: JournalEntry) -> None:
+    """Raise ``ValueError`` unless every field of ``entry`` has the type and range the journal
+    writes: text fields ``str`` (``undoes``/``restores``/``note`` optional), ``time`` an ISO-8601
+    time with a timestamp, ``status`` and each change's ``kind`` known words, ``format`` an int,
+    SHA fields text or ``None``, ``before_mtime`` seconds in ``EPOCH_MIN … EPOCH_MAX`` and
+    ``before_mtime_ns`` an int ``os.utime`` takes (or ``None``)."""
+    if not all(isinstance(v, str) for v in (entry.id, entry.title, entry.time, entry.action)):
+        raise ValueError("not an entry: a text field is not text")
+    if entry.status not in _STATUSES or not all(_optional(v, str) for v in (entry.undoes, entry.restores, entry.note)):
+        raise ValueError("not an entry: bad status or link")
+    if isinstance(entry.format, bool) or not isinstance(entry.format, int):
+        raise ValueError("not an entry: bad format")
+    try:
+        datetime.fromisoformat(entry.time).timestamp()
+    except (ValueError, OverflowError) as exc:
+        raise ValueError(f"not an entry: bad time {entry.time[:40]!r}") from exc
+    for c in entry.changes:
+        if c.kind not in _KINDS or not _optional(c.before_sha, str) or not _optional(c.after_sha, str):
+            raise ValueError("not an entry: bad change")
+        if c.before_mtime is not None and json_number(c.before_mtime, EPOCH_MIN, EPOCH_MAX) is None:
+            raise ValueError("not an entry: bad before_mtime")
+        ns = c.before_mtime_ns
+        if ns is not None and (not _optional(ns, int) or not _MTIME_NS_MIN <= ns <= _MTIME_NS_MAX):
+            raise ValueError("not an entry: bad before_mtime_ns")
 
 
 def _safe_relpath(relpath: object) -> bool:
