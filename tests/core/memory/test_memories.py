@@ -87,6 +87,8 @@ CASES: dict[str, tuple[str | bytes | None, set[str]]] = {
     ),
     "over-recall-limit": (fm("name: Big", "description: d", "type: user", body="\n" + "x" * 5000 + "\n"), {"over-recall-limit"}),
     "not-indexed": (CLEAN["user_role.md"], {"not-indexed"}),  # checked through the catalog
+    # 1.1 MB: over memtui's 1 MiB read cap, and so over recall's 4,096 bytes too
+    "too-large": (fm("name: Big", "description: d", "type: user", body="\n" + "x" * 1_100_000 + "\n"), {"too-large", "over-recall-limit"}),
 }
 
 
