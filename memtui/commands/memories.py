@@ -147,6 +147,8 @@ def index(obj: CliContext, team: bool, as_json: bool) -> None:
         console.print(f"lines {data['lines']}/{MAX_INDEX_LINES}   units {data['units']:,}/{MAX_INDEX_UNITS:,}")
         if data["warning"]:
             console.print(f"[red]{_cell(data['warning'])}[/]")
+        if data["skipped"]:
+            console.print(f"[yellow]{_cell(data['skipped']['note'])}[/]")
         console.print("[dim](memtui index --json has the loaded text)[/]")
     for e in data["dropped_entries"]:
         console.print(f"[red]dropped[/]  line {e['line']}: " + _cell(f"[{e['title']}]({e['target']})"))

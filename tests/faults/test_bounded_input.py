@@ -180,3 +180,30 @@ def test_the_claude_extractor_never_reads_a_fifo_or_dev_zero(tmp_path: Path, kin
     result = _within(HANG_S, lambda: extract(talk, mem, tmp_path / "state", datetime(2026, 3, 10, 12, tzinfo=UTC), extractor="claude", client=client(api)))
     assert result is not None
     assert len(api.bodies) == 1  # the agent ran
+
+
+@pytest.mark.parametrize("sep", ["\n", " "], ids=["lines", "one-line"])
+def test_a_20_mb_index_is_audited_in_its_first_mb_by_every_reader(tmp_path: Path, sep: str) -> None:
+    """A ``MEMORY.md`` of 700,000 links (20,300,000 bytes), one a line or all on one line: each
+    command that reads it ends with the over-cap note where it reports on the index, and none
+    reads it whole into its audit (it took 57 s and 2 GB before)."""
+    project, mem = workspace(tmp_path)
+    with (mem / "MEMORY.md").open("w", encoding="ascii") as fh:
+        for start in range(0, 700_000, 10_000):
+            fh.write("".join(f"- [Entry {i:06d}](e{i:06d}.md){sep}" for i in range(start, start + 10_000)))
+    note = "only the first 1.0 MB of MEMORY.md (19.4 MB) was audited (skipped: 18.4 MB, over the 1.0 MB cap): entries past it are not listed"
+    base = ["--project", str(project), "--memory-dir", str(mem)]
+    proc, _, peak = memtui(tmp_path, *base, "index", "--json")
+    data = json.loads(proc.stdout)
+    assert data["skipped"]["note"] == note and data["skipped"]["size_bytes"] == 20_300_000
+    assert (data["lines"], data["units"]) == ((700_000, 20_299_999) if sep == "\n" else (1, 20_299_999))
+    assert peak < MAX_RSS_MB
+    proc, _, peak = memtui(tmp_path, *base, "doctor", "--json")
+    [truncated] = [f for f in json.loads(proc.stdout)["findings"] if f["code"] == "index-truncated"]
+    assert truncated["message"].endswith(f"; {note})")
+    assert peak < MAX_RSS_MB
+    for command in (["ls"], ["dream", "plan"], ["recall", "ordinary tabs memory"], ["cascade"]):
+        proc, seconds, peak = memtui(tmp_path, *base, *command)
+        assert proc.returncode in (0, 1), (command, proc.stderr.decode(errors="replace"))
+        assert b"Traceback" not in proc.stderr and peak < MAX_RSS_MB, (command, peak)
+        print(f"faults: 20 MB index ({'one line' if sep == ' ' else 'lines'}): memtui {' '.join(command)} ended in {seconds:.1f} s, {peak:.0f} MB")

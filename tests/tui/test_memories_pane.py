@@ -54,6 +54,23 @@ async def test_index_gauge_counts(make_app: Callable[[], MemtuiApp]) -> None:
         assert "0 dropped" in gauge
 
 
+async def test_index_gauge_says_how_much_of_an_index_over_the_cap_was_audited(
+    make_app: Callable[[], MemtuiApp], isolated_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memtui.core.memory import index as index_mod
+
+    monkeypatch.setattr(index_mod, "MAX_INDEX_FILE_BYTES", 4_096)
+    index = isolated_env / "memory" / "MEMORY.md"
+    # 1,000 lines of 21 bytes: whole lines of the first 4,096 bytes are 195 (4,095 bytes)
+    index.write_text("".join(f"- [E{i:04d}](e{i:05d}.md)\n" for i in range(1_000)))
+    app = make_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        gauge = plain(app, "#memories-gauge")
+        assert "1000/200 lines" in gauge
+        assert "audited 4.0 KB of 20.5 KB" in gauge
+
+
 async def test_type_filter_by_key_and_select(make_app: Callable[[], MemtuiApp]) -> None:
     app = make_app()
     async with app.run_test(size=(120, 36)) as pilot:

@@ -10,17 +10,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from memtui.core.base.safe_read import read_text_regular
 from memtui.core.doctor.model import Finding, finding
 from memtui.core.memory.frontmatter import FRONTMATTER_RE
 from memtui.core.memory.lint import find_relative_dates
 from memtui.core.memory.index import (
     INDEX_NAME,
-    MAX_INDEX_FILE_BYTES,
     MAX_INDEX_LINES,
     MAX_INDEX_UNITS,
     IndexReport,
-    parse_entries,
+    read_index,
 )
 from memtui.core.writes.index_edit import MAX_ENTRY_CHARS
 
@@ -94,7 +92,9 @@ def _leaves_memory_dir(target: str) -> bool:
 def index_findings(memory_dir: Path, report: IndexReport, memory_relpaths: set[str], index_dir_rel: str = "") -> list[Finding]:
     """Findings about one index (``index_dir_rel`` ``""`` for the main, ``"team"`` for the team
     index). ``memory_relpaths``: every memory below the memory dir. The index's text and links
-    are the ones ``report`` read (the file is read again only for a report that holds no text)."""
+    are the ones ``report`` read (the file is read again only for a report that holds no text).
+    Of an index over ``MAX_INDEX_FILE_BYTES`` only the part ``report`` audited is checked; the
+    ``index-truncated`` finding says so (``IndexReport.skip``)."""
     rel = index_relpath(index_dir_rel)
     out: list[Finding] = []
     if not report.exists:
@@ -110,24 +110,32 @@ def index_findings(memory_dir: Path, report: IndexReport, memory_relpaths: set[s
     if report.text is not None:
         raw = report.text
         entries = list(report.entries)
+        skip = report.skip
     else:
-        try:
-            raw = read_text_regular(report.path, MAX_INDEX_FILE_BYTES)
-        except OSError as exc:  # replaced by a FIFO or a device since the scan
-            out.append(finding("index-unreadable", rel, None, f"{rel} cannot be read: {exc.strerror or exc}"))
+        again = read_index(memory_dir, [], index_dir_rel=index_dir_rel, check_links=False)
+        if again.error is not None or again.text is None:  # replaced by a FIFO or a device since the scan
+            out.append(finding("index-unreadable", rel, None, f"{rel} cannot be read: {again.error or 'it is gone'}"))
             return out
-        entries = parse_entries(raw, index_dir_rel)
+        raw = again.text
+        entries = list(again.entries)
+        skip = again.skip
     lines = raw.split("\n")
     if FRONTMATTER_RE.match(raw):
         out.append(finding("index-frontmatter", rel, 1, f"{rel} starts with a frontmatter block: the index has none; the agent loads those lines as index text"))
     trunc = report.truncation
     if trunc is not None and trunc.warning:
-        out.append(finding("index-truncated", rel, None, f"{trunc.warning.removeprefix('> WARNING: ')} ({trunc.lines} lines, {trunc.units:,} characters; the agent loads at most {MAX_INDEX_LINES} lines / {MAX_INDEX_UNITS:,} characters)"))
+        note = f"; {skip.note(rel)}" if skip is not None else ""
+        out.append(finding("index-truncated", rel, None, f"{trunc.warning.removeprefix('> WARNING: ')} ({trunc.lines} lines, {trunc.units:,} characters; the agent loads at most {MAX_INDEX_LINES} lines / {MAX_INDEX_UNITS:,} characters{note})",
+                           **({"audited_bytes": skip.audited, "size_bytes": skip.size} if skip is not None else {})))
     for entry in report.dropped:
         out.append(finding("index-past-cap", rel, entry.line, f"[{entry.title}]({entry.target}) is past the cap: the agent never loads this entry", target=entry.target))
     by_line: dict[int, list[str | None]] = {}
     for entry in entries:
         by_line.setdefault(entry.line, []).append(entry.relpath)
+    # per line: the one relpath all its links point at (``None`` for none or several), and the
+    # superseded mark of its hook — once per line, not per link (a one-line index holds thousands)
+    sole: dict[int, str | None] = {n: rels[0] if len(set(rels)) == 1 else None for n, rels in by_line.items()}
+    markers: dict[int, str | None] = {}
     dangling = set(report.dangling)
     for entry in entries:
         if entry.relpath is None and _leaves_memory_dir(entry.target):
@@ -142,7 +150,7 @@ def index_findings(memory_dir: Path, report: IndexReport, memory_relpaths: set[s
                 )
             )
         if entry.target in dangling:
-            only_this = all(r == entry.relpath for r in by_line[entry.line])
+            only_this = entry.relpath is not None and sole[entry.line] == entry.relpath
             out.append(
                 finding(
                     "index-dangling",
@@ -155,7 +163,9 @@ def index_findings(memory_dir: Path, report: IndexReport, memory_relpaths: set[s
                 )
             )
         if entry.relpath is not None and entry.target not in dangling and entry.relpath in memory_relpaths:
-            marker = superseded_marker(lines[entry.line - 1])
+            if entry.line not in markers:
+                markers[entry.line] = superseded_marker(lines[entry.line - 1])
+            marker = markers[entry.line]
             if marker is not None:
                 out.append(
                     finding(

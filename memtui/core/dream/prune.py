@@ -25,6 +25,7 @@ import os
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from memtui.core.base.wording import counted
 from memtui.core.doctor.content import normalize_prose
@@ -37,6 +38,7 @@ from memtui.core.memory.index import (
     INDEX_NAME,
     MAX_INDEX_LINES,
     MAX_INDEX_UNITS,
+    markdown_chars,
     parse_entries,
     truncate_index,
 )
@@ -53,6 +55,11 @@ from memtui.core.writes.rewrite import newline_of
 HUB_PREFIX = "index-"
 HUB_MARK = "generated-by: memtui dream"
 PHASE: Phase = "prune"
+MAX_MARKDOWN_CHARS = 2 * 1024 * 1024
+"""The most characters of index lines (``MEMORY.md`` and the hubs) that are not plain
+``- [Title](file.md) — hook`` entries the Prune phase parses (2 Mi, memtui's choice: about 3 s
+of markdown-it; see ``markdown_chars``). Past it the phase leaves the index and the hubs as they
+are, with an ``index-over-cap`` finding: a one-line index of 20 MB took 15 s to parse."""
 
 
 def hub_relpath(block: str) -> str:
@@ -100,6 +107,22 @@ class _IndexLinks:
     def __init__(self) -> None:
         self._lines: dict[str, tuple[tuple[str, str | None], ...]] = {}
         self._texts: dict[int, tuple[str, dict[int, tuple[tuple[str, str | None], ...]]]] = {}
+        self._names: dict[str, frozenset[str] | None] = {}  # folder (relative) -> the names in it, None: not listable
+
+    def may_exist(self, memory_dir: Path, rel: str) -> bool:
+        """Whether a name ``rel`` (below ``memory_dir``) is in its folder's listing (each
+        folder listed once): ``False`` means it does not exist; ``True`` that it may (a link
+        may lead nowhere). An index of 300,000 dead links took a ``stat`` each."""
+        folder, _, name = rel.rpartition("/")
+        if folder not in self._names:
+            try:
+                self._names[folder] = frozenset(os.listdir(memory_dir / folder if folder else memory_dir))
+            except FileNotFoundError:
+                self._names[folder] = frozenset()
+            except OSError:  # not a folder, not readable: the stat tells
+                self._names[folder] = None
+        names = self._names[folder]
+        return names is None or name in names
 
     def by_line(self, text: str) -> dict[int, tuple[tuple[str, str | None], ...]]:
         """Line number (1-based) → ``(target, relpath)`` of each link on it, for lines that
@@ -128,10 +151,14 @@ def _title_hook(ws: Workspace, rel: str) -> tuple[str, str | None]:
     return title, (str(desc) if isinstance(desc, (str, int, float)) else None)
 
 
-def _exists(ws: Workspace, rel: str) -> bool:
+def _exists(ws: Workspace, rel: str, memo: _IndexLinks | None = None) -> bool:
     if ws.known(rel):
         return ws.get(rel) is not None
-    return ws.found(rel) or os.path.exists(ws.memory_dir / rel)
+    if ws.found(rel):
+        return True
+    if memo is not None and not memo.may_exist(ws.memory_dir, rel):
+        return False
+    return os.path.exists(ws.memory_dir / rel)
 
 
 def _fix_links(ws: Workspace, rel: str, pi: PruneInput, linked: set[str], emit: Emit, memo: _IndexLinks) -> None:
@@ -143,9 +170,10 @@ def _fix_links(ws: Workspace, rel: str, pi: PruneInput, linked: set[str], emit: 
     lines = text.split("\n")
     dropped: list[str] = []
     moved: list[str] = []
+    gone: set[int] = set()  # line numbers dropped
     for number in sorted(by_line, reverse=True):
         links = by_line[number]
-        if any(r is None for _, r in links) or any(_exists(ws, r) for _, r in links if r is not None):
+        if any(r is None for _, r in links) or any(_exists(ws, r, memo) for _, r in links if r is not None):
             continue
         targets = {pi.merged_into.get(r or "") for _, r in links}
         target = next(iter(targets)) if len(targets) == 1 else None
@@ -157,8 +185,10 @@ def _fix_links(ws: Workspace, rel: str, pi: PruneInput, linked: set[str], emit: 
             linked.add(target)
             moved.append(f"{links[0][0]} → {target}")
         else:
-            del lines[number - 1]
+            gone.add(number)
             dropped.append(links[0][0])
+    if gone:  # one pass: a `del` per line moved the rest of the list each time
+        lines = [line for number, line in enumerate(lines, start=1) if number not in gone]
     if dropped or moved:
         parts = []
         if dropped:
@@ -187,9 +217,17 @@ def _append_lines(text: str, new_lines: list[str]) -> str:
 
 
 def prune_index(ws: Workspace, pi: PruneInput, emit: Emit, findings: list[Finding], progress: Callable[[int, int], None]) -> None:
-    """Run steps 1–4 (module doc) on ``MEMORY.md`` and the hubs, editing ``ws``."""
+    """Run steps 1–4 (module doc) on ``MEMORY.md`` and the hubs, editing ``ws``; none when their
+    lines that are not plain entries are over ``MAX_MARKDOWN_CHARS``."""
     index = INDEX_NAME
     hubs = sorted(pi.hubs)
+    heavy = sum(markdown_chars(text) for text in (ws.get(rel) for rel in (index, *hubs)) if text is not None)
+    if heavy > MAX_MARKDOWN_CHARS:
+        findings.append(Finding(PHASE, "index-over-cap", index, (
+            f"{INDEX_NAME} and its hubs hold {heavy:,} characters of lines that are not `- [Title](file.md) — hook` entries, over the "
+            f"{MAX_MARKDOWN_CHARS:,} the dream parses: left as they are; edit {INDEX_NAME} by hand (one short line per memory)")))
+        progress(4, 4)
+        return
     memo = _IndexLinks()
     if ws.get(index) is None and pi.memories:
         findings.append(Finding(PHASE, "index-missing", index, "there is no MEMORY.md: the dream writes one"))
@@ -235,7 +273,7 @@ def _shorten_lines(ws: Workspace, index: str, emit: Emit, findings: list[Finding
         short = shorten_line(line)
         m = ENTRY_LINE.match(line)
         target = rels[0] if len(rels) == 1 else None
-        if short is None or m is None or target is None or not _exists(ws, target) or not target.endswith(".md"):
+        if short is None or m is None or target is None or not _exists(ws, target, memo) or not target.endswith(".md"):
             findings.append(Finding(PHASE, "index-line-long-kept", index, f"line {number} has {len(line)} characters but is not a `- [..](..) — hook` entry of one memory: left as written", number))
             continue
         hook = m.group("hook")

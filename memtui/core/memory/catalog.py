@@ -154,8 +154,10 @@ def entry_to_json(entry: MemoryEntry) -> dict[str, Any]:
 
 
 def index_to_json(report: IndexReport) -> dict[str, Any]:
-    """The ``memtui index --json`` shape."""
+    """The ``memtui index --json`` shape. ``skipped``: ``null`` when the whole file was
+    audited, else ``{size_bytes, audited_bytes, counted_bytes, note}`` (``IndexSkip``)."""
     trunc = report.truncation
+    skip = report.skip
     return {
         "path": str(report.path),
         "exists": report.exists,
@@ -168,6 +170,9 @@ def index_to_json(report: IndexReport) -> dict[str, Any]:
         "dangling": list(report.dangling),
         "unindexed": list(report.unindexed),
         "error": report.error,
+        "skipped": None if skip is None else {
+            "size_bytes": skip.size, "audited_bytes": skip.audited, "counted_bytes": skip.counted, "note": skip.note(report.path.name),
+        },
     }
 
 

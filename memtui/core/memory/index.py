@@ -9,20 +9,22 @@ string length, so UTF-16 units despite the name).
 
 from __future__ import annotations
 
+import codecs
 import os
 import posixpath
 import re
 import stat
+from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
-from urllib.parse import unquote, urlsplit
+from typing import BinaryIO, Literal
+from urllib.parse import quote, unquote, urlsplit
 
 import orjson
 from markdown_it import MarkdownIt
 
-from memtui.core.base.safe_read import read_regular
+from memtui.core.base.safe_read import open_regular
 from memtui.core.base.units import JS_WHITESPACE, js_trim, utf16_len, utf16_prefix, utf16_to_index
 from memtui.core.memory.catalogdb import CatalogDB, StatKey, code_fingerprint, is_racy, key_text, pack, stat_key
 from memtui.core.places.behaviour import IndexWarning
@@ -33,8 +35,28 @@ MAX_INDEX_UNITS = 25_000
 INDEX_ADVICE = "Keep index entries to one line under ~200 chars; move detail into topic files."
 
 _md = MarkdownIt("commonmark")
-# memtui's cap on reading an index file (the agent loads at most 25,000 units of it).
-MAX_INDEX_FILE_BYTES = 32 * 1024 * 1024
+MAX_INDEX_FILE_BYTES = 1024 * 1024
+"""How much of an index memtui audits (1 MiB, memtui's choice): the entries of its first
+``MAX_INDEX_FILE_BYTES`` bytes are parsed and checked (``IndexSkip.audited``), and the text of
+that part is what the doctor reads. The agent loads at most ``MAX_INDEX_UNITS`` (25,000) UTF-16 units — at
+most 75,000 UTF-8 bytes, 25,000 of ASCII — so this is 14 to 42 times the most it can load. Past
+it, the file is read on in chunks and not kept (``MAX_INDEX_COUNT_BYTES``)."""
+
+MAX_INDEX_COUNT_BYTES = 256 * 1024 * 1024
+"""How much of an index over ``MAX_INDEX_FILE_BYTES`` is read on in chunks (256 MiB, about 4 s
+at 15 ms per MiB; memtui's choice, eight times the 32 MiB it used to read whole), holding one
+chunk at a time: its lines and UTF-16 units are counted (the agent's truncation warning states
+both) and its links to known memories are found (they index their memory). Past it the counts
+are of the first ``MAX_INDEX_COUNT_BYTES``."""
+
+_CHUNK_BYTES = 1024 * 1024  # one read of an index past its audited head
+# How much of the trimmed text of an index over the cap is kept for the truncation: what the
+# agent keeps lies within its first 25,000 units, and the warning quotes the line after it.
+_TRIMMED_WINDOW = 4 * MAX_INDEX_UNITS
+# A link target the scan past the head recognises: ``](target)``, ``](<target>)`` or
+# ``](target "title")``, at most 4,096 characters (PATH_MAX), no brackets or white space in it.
+_MAX_TARGET = 4096
+_TAIL_LINK = re.compile(r"\]\(<?([^()<>\s]{1,%d})>?[\s)]" % _MAX_TARGET)
 
 
 def format_file_size(size: int) -> str:
@@ -94,7 +116,9 @@ def js_trim_end(text: str) -> str:
 def _cut_clause(trimmed: str, kept: str, line_count: int, quote_units: int) -> str:
     """What was cut, as Claude Code says it: ``N of M lines were cut off, starting at line K
     ("<first cut line>")``, or — when the first line alone was cut inside — ``everything
-    after the first N characters of line 1 was cut off``."""
+    after the first N characters of line 1 was cut off``. ``trimmed`` may be a prefix of the
+    trimmed index that holds ``kept`` and the character after it; a first cut line longer
+    than it is quoted from the part it holds."""
     after = trimmed[len(kept) : len(kept) + 1]
     if after != "\n":
         return f"everything after the first {utf16_len(kept)} characters of line 1 was cut off"
@@ -112,14 +136,28 @@ def truncate_index(raw: str, warning_style: IndexWarning = SEED_WARNING) -> Inde
     ``warning_style``: how the release words the warning (``Behaviour.instructions.index_warning``):
     the seed says only that part was loaded; Claude Code also names the cut."""
     trimmed = js_trim(raw)
-    lines = trimmed.split("\n")
-    line_count = len(lines)
-    units = utf16_len(trimmed)
+    return truncate_counted(trimmed, trimmed.count("\n") + 1, utf16_len(trimmed), warning_style)
+
+
+def truncate_counted(trimmed: str, line_count: int, units: int, warning_style: IndexWarning = SEED_WARNING) -> IndexTruncation:
+    """The reference's truncation of a trimmed index text of ``line_count`` lines and ``units``
+    UTF-16 units, of which ``trimmed`` holds the start: all of it when it is within the caps
+    (then ``trimmed`` must be all of it), else at least ``MAX_INDEX_UNITS + 1`` characters (or
+    all of it) — what the agent keeps lies within the first 25,000 units and the character
+    after it. ``truncate_index`` with the counts of the whole text."""
     by_lines = line_count > MAX_INDEX_LINES
     by_size = units > MAX_INDEX_UNITS
     if not by_lines and not by_size:
         return IndexTruncation(trimmed, line_count, units, (), None, trimmed)
-    kept = "\n".join(lines[:MAX_INDEX_LINES]) if by_lines else trimmed
+    kept = trimmed
+    if by_lines:
+        end = -1
+        for _ in range(MAX_INDEX_LINES):  # the end of line 200: "\n".join of the first 200 lines
+            end = trimmed.find("\n", end + 1)
+            if end < 0:
+                break
+        if end >= 0:
+            kept = trimmed[:end]
     if utf16_len(kept) > MAX_INDEX_UNITS:
         limit = utf16_to_index(kept, MAX_INDEX_UNITS)
         # JavaScript lastIndexOf('\n', 25000): a newline at index <= 25000.
@@ -184,6 +222,23 @@ def _link_relpath(target: str, index_dir_rel: str) -> str | None:
     return joined
 
 
+def _plain_entry(line: str) -> re.Match[str] | None:
+    """The match of ``_PLAIN_ENTRY`` when ``line`` is a plain entry with no other link or tag in
+    its hook, else ``None``."""
+    plain = _PLAIN_ENTRY.fullmatch(line)
+    if plain is not None and "[" not in plain.group(3) and "<" not in plain.group(3):
+        return plain
+    return None
+
+
+def markdown_chars(text: str) -> int:
+    """How many characters of ``text``'s lines ``parse_entries`` reads with markdown-it's inline
+    parser (about 1.5 s per million): those of lines holding ``](`` that are not a plain
+    ``- [Title](file.md) — hook`` entry (read by one regular expression, about 0.1 s per
+    million)."""
+    return sum(len(line) for line in text.split("\n") if "](" in line and _plain_entry(line) is None)
+
+
 def parse_entries(text: str, index_dir_rel: str = "") -> list[IndexEntry]:
     """Every Markdown link in ``text``, one ``IndexEntry`` per link, in file order.
 
@@ -195,8 +250,8 @@ def parse_entries(text: str, index_dir_rel: str = "") -> list[IndexEntry]:
     for lineno, line in enumerate(text.split("\n"), start=1):
         if "](" not in line:
             continue
-        plain = _PLAIN_ENTRY.fullmatch(line)
-        if plain is not None and "[" not in plain.group(3) and "<" not in plain.group(3):
+        plain = _plain_entry(line)
+        if plain is not None:
             # The usual `- [Title](file.md) — hook` line: no Markdown in the title, a target
             # markdown-it leaves as written, no other link: the tokens are known without parsing.
             target = plain.group(2)
@@ -245,6 +300,56 @@ def dropped_entries(raw: str, index_dir_rel: str = "") -> list[IndexEntry]:
     return split_dropped(raw, truncate_index(raw), parse_entries(raw, index_dir_rel))
 
 
+def size_label(size: int) -> str:
+    """``size`` bytes for a sentence, as the memory scan's ``too-large`` says them: units of
+    1,024 to one decimal (``20.7 MB``, ``1.0 MB``, ``24.4 KB``), the larger unit from 1,000 of
+    the smaller on (1,048,516 bytes: ``1.0 MB``), ``N bytes`` under 1,000."""
+    value, unit = float(size), "bytes"
+    for bigger in ("KB", "MB", "GB"):
+        if value < 1000:
+            break
+        value, unit = value / 1024, bigger
+    return f"{size} bytes" if unit == "bytes" else f"{value:.1f} {unit}"
+
+
+@dataclass(frozen=True, slots=True)
+class IndexSkip:
+    """What memtui left unaudited of an index over ``MAX_INDEX_FILE_BYTES``: ``size`` — the
+    file's bytes (as read); ``audited`` — the bytes of its start whose entries were parsed
+    (whole lines when the last line within the cap starts in its second half, else all of the
+    cap: the start of a long line is audited, its links past the cap are not); ``counted`` —
+    the bytes over which lines and UTF-16 units were counted (``size`` unless the file is over
+    ``MAX_INDEX_COUNT_BYTES``)."""
+
+    size: int
+    audited: int
+    counted: int
+
+    def note(self, name: str = INDEX_NAME) -> str:
+        """``only the first 1 MB of MEMORY.md (20.8 MB) was audited (skipped: 19.8 MB, over the
+        1 MB cap): entries past it are not listed``, plus a clause when the count stopped."""
+        text = (
+            f"only the first {size_label(self.audited)} of {name} ({size_label(self.size)}) was audited "
+            f"(skipped: {size_label(self.size - self.audited)}, over the {size_label(MAX_INDEX_FILE_BYTES)} cap): "
+            "entries past it are not listed"
+        )
+        if self.counted < self.size:
+            text += f"; its lines and characters were counted in the first {size_label(self.counted)} only"
+        return text
+
+
+def pushed_past_cap(before: bytes | None, after: bytes, added: Sequence[str], index_dir_rel: str = "") -> list[IndexEntry]:
+    """The entries an edit that added the lines ``added`` to an index (its bytes ``before`` →
+    ``after``) pushes past the agent's cap: those past it in ``after`` that were not past it in
+    ``before`` (matched by relpath and title; ``writes.index_edit.newly_dropped``). An index over
+    ``MAX_INDEX_FILE_BYTES`` (far over the cap already, and audited only in part) is not parsed
+    again: the added lines' own entries are given."""
+    if max(len(before or b""), len(after)) > MAX_INDEX_FILE_BYTES:
+        return [entry for line in added for entry in parse_entries(line, index_dir_rel)]
+    old = {(e.relpath, e.title) for e in dropped_entries(before.decode("utf-8", errors="surrogateescape"), index_dir_rel)} if before else set()
+    return [e for e in dropped_entries(after.decode("utf-8", errors="surrogateescape"), index_dir_rel) if (e.relpath, e.title) not in old]
+
+
 @dataclass(frozen=True, slots=True)
 class IndexReport:
     """The index of one memory dir, as the agent loads it and as memtui audits it.
@@ -252,7 +357,11 @@ class IndexReport:
     ``path``: the ``MEMORY.md`` path; ``exists``; ``truncation`` (``None`` when absent);
     ``entries``: every link; ``dropped``: entries past the loaded part; ``dangling``: link
     targets (as written) whose file does not exist; ``unindexed``: memory relpaths no entry
-    points at; ``text``: the file's text as read and audited (``None`` when it was not read).
+    points at; ``text``: the file's text as read and audited (``None`` when it was not read);
+    ``skip``: ``None`` when the whole file was audited, else what was not (an index over
+    ``MAX_INDEX_FILE_BYTES``: ``text``, ``entries`` and ``dropped`` are of its first part, while
+    ``truncation`` counts the whole file, and ``indexed`` / ``unindexed`` take its later links
+    to known memories into account; ``dangling`` is of the first part).
 
     A summary (``read_index(..., summary=True)`` answered from the catalog database, for a
     UI's first screenful) holds no entries: ``entries``, ``dropped`` and ``dangling`` are
@@ -271,6 +380,7 @@ class IndexReport:
     indexed: frozenset[str] = field(default_factory=frozenset)
     text: str | None = field(default=None, repr=False, compare=False)
     dropped_total: int = -1  # a summary's count of dropped entries (``-1``: ``len(dropped)``)
+    skip: IndexSkip | None = None
 
     @property
     def dropped_count(self) -> int:
@@ -316,12 +426,14 @@ def _stored_summary(
     if blob is None:
         return None
     try:
-        content, lines, units, truncated_by, warning, kept, dropped, linked = orjson.loads(blob)
+        content, lines, units, truncated_by, warning, kept, dropped, linked, skipped = orjson.loads(blob)
         trunc = IndexTruncation(content, lines, units, tuple(truncated_by), warning, kept)
+        skip = None if skipped is None else IndexSkip(*skipped)
         ok = (
             isinstance(content, str) and isinstance(kept, str) and (warning is None or isinstance(warning, str))
             and type(lines) is int and type(units) is int and type(dropped) is int and dropped >= 0
             and all(t in ("lines", "size") for t in truncated_by)
+            and (skip is None or all(type(n) is int for n in skipped))
         )
         indexed = frozenset(linked) if ok and isinstance(linked, list) else None
     except (orjson.JSONDecodeError, TypeError, ValueError):
@@ -329,12 +441,12 @@ def _stored_summary(
     if indexed is None or not all(isinstance(r, str) for r in indexed):
         return None
     unindexed = tuple(p for p in memory_relpaths if p not in indexed)
-    return IndexReport(index_path, True, trunc, unindexed=unindexed, indexed=indexed, dropped_total=dropped)
+    return IndexReport(index_path, True, trunc, unindexed=unindexed, indexed=indexed, dropped_total=dropped, skip=skip)
 
 
 def _store_summary(
     cache: CatalogDB, index_dir_rel: str, st: os.stat_result, warning_style: IndexWarning,
-    trunc: IndexTruncation, dropped: int, indexed: AbstractSet[str],
+    trunc: IndexTruncation, dropped: int, indexed: AbstractSet[str], skip: IndexSkip | None,
 ) -> None:
     """Keep the summary of an index just read (its ``stat`` ``st``), unless the file is racy
     or the same summary is kept already."""
@@ -344,12 +456,117 @@ def _store_summary(
     kind, fingerprint = SUMMARY_KIND + index_dir_rel, _summary_fingerprint(key, warning_style)
     if cache.result(kind, fingerprint) is not None:
         return
-    value = [trunc.content, trunc.lines, trunc.units, list(trunc.truncated_by), trunc.warning, trunc.kept, dropped, sorted(indexed)]
+    value = [trunc.content, trunc.lines, trunc.units, list(trunc.truncated_by), trunc.warning, trunc.kept, dropped, sorted(indexed),
+             None if skip is None else [skip.size, skip.audited, skip.counted]]
     try:
         blob = pack(value)
     except TypeError:  # orjson.JSONEncodeError: a lone surrogate
         return
     cache.put_result(kind, fingerprint, blob)
+
+
+def _written_forms(relpaths: AbstractSet[str], index_dir_rel: str) -> dict[str, str]:
+    """Link target → relpath for each of ``relpaths`` below the index's dir, as an index links
+    it: the path from the index's dir, with ``./`` in front, and percent-encoded (``my%20note.md``)."""
+    prefix = f"{index_dir_rel}/" if index_dir_rel else ""
+    out: dict[str, str] = {}
+    for rel in relpaths:
+        if not rel.startswith(prefix):
+            continue
+        inside = rel[len(prefix) :]
+        for form in (inside, f"./{inside}", quote(inside, safe="/._-~")):
+            out.setdefault(form, rel)
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class _PastCap:
+    """An index over ``MAX_INDEX_FILE_BYTES``, read once in chunks: ``head`` — the audited text
+    (see ``IndexSkip.audited``); ``trimmed`` — the start of the JavaScript-trimmed text, at most
+    ``_TRIMMED_WINDOW`` characters (all of it when shorter); ``lines`` / ``units`` — of the
+    trimmed text; ``lead_newlines`` — the newlines the trim took off its start; ``linked`` —
+    the wanted relpaths a link past the head points at."""
+
+    head: str
+    trimmed: str
+    lines: int
+    units: int
+    lead_newlines: int
+    skip: IndexSkip
+    linked: frozenset[str]
+
+
+def _read_past_cap(stream: BinaryIO, first: bytes, size: int, wanted: AbstractSet[str], index_dir_rel: str) -> _PastCap:
+    """Read on an index whose first ``MAX_INDEX_FILE_BYTES + 1`` bytes are ``first`` from
+    ``stream`` (positioned after them), one chunk at a time up to ``MAX_INDEX_COUNT_BYTES``;
+    ``size``: the file's size when it was opened.
+
+    Decoded as UTF-8 with replacement (as ``bytes.decode``, split across chunks by an
+    incremental decoder). Kept: the audited head and the first characters of the trimmed text;
+    counted: characters, newlines, UTF-16 units, and the white space at either end (JavaScript's
+    ``trim`` set, all BMP: one unit each). Links past the head are found with ``_TAIL_LINK``
+    and kept when their target is one of ``wanted`` as an index links it (``_written_forms``)."""
+    forms = _written_forms(wanted, index_dir_rel)
+    # whole lines, unless the last one began in the first half: then its start is audited too
+    cut = first.rfind(b"\n", MAX_INDEX_FILE_BYTES // 2, MAX_INDEX_FILE_BYTES) + 1 or MAX_INDEX_FILE_BYTES
+    head = codecs.getincrementaldecoder("utf-8")("replace").decode(first[:cut])  # a split last character is held back
+    decoder = codecs.getincrementaldecoder("utf-8")("replace")
+    window: list[str] = []
+    window_len = 0
+    leading = True
+    lead_chars = lead_newlines = 0
+    tail_chars = tail_newlines = 0  # the run of white space at the end of what was read
+    chars = newlines = units = 0
+    counted = 0
+    linked: set[str] = set()
+    pending = ""  # text past the head not yet searched for links
+    data = first
+    done = False
+    while True:
+        counted += len(data)
+        text = decoder.decode(data, final=done)
+        if pending or chars + len(text) > len(head):
+            pending += text[max(len(head) - chars, 0) :]
+        chars += len(text)
+        newlines += text.count("\n")
+        units += utf16_len(text)
+        rest = text
+        if leading:
+            rest = text.lstrip(JS_WHITESPACE)
+            lead_chars += len(text) - len(rest)
+            lead_newlines += text.count("\n", 0, len(text) - len(rest))
+            leading = not rest
+        if rest and window_len < _TRIMMED_WINDOW:
+            window.append(rest[: _TRIMMED_WINDOW - window_len])
+            window_len += len(window[-1])
+        body = text.rstrip(JS_WHITESPACE)
+        if text and not body:
+            tail_chars += len(text)
+            tail_newlines += text.count("\n")
+        elif text:
+            tail_chars = len(text) - len(body)
+            tail_newlines = text.count("\n", len(body))
+        if pending:
+            linked.update(forms[target] for target in forms.keys() & set(_TAIL_LINK.findall(pending)))
+            # a link may go on in the next chunk: its start is searched again (a set keeps it once)
+            pending = pending[-(_MAX_TARGET + 5) :]
+        if done:
+            break
+        room = MAX_INDEX_COUNT_BYTES - counted
+        data = stream.read(min(_CHUNK_BYTES, room)) if room > 0 else b""
+        done = not data
+    more = bool(stream.read(1))
+    if more:  # the count stopped at MAX_INDEX_COUNT_BYTES: the file's end is not known
+        tail_chars = tail_newlines = 0
+    trimmed_chars = chars - lead_chars - tail_chars
+    if leading or trimmed_chars <= 0:
+        trimmed, lines, trimmed_units = "", 1, 0
+    else:
+        trimmed = "".join(window)[:trimmed_chars]
+        lines = newlines - lead_newlines - tail_newlines + 1
+        trimmed_units = units - lead_chars - tail_chars
+    skip = IndexSkip(max(size, counted + 1) if more else counted, cut, counted)
+    return _PastCap(head, trimmed, lines, trimmed_units, lead_newlines, skip, frozenset(linked))
 
 
 def read_index(
@@ -373,25 +590,42 @@ def read_index(
     needs is kept after each read of an unchanged (not racy) file; ``summary``: answer with a
     summary report (see ``IndexReport``; no dangling links) from ``cache`` when it holds one
     for the file as it is, without reading it — else the index is read as without.
-    Never raises: an unreadable index is reported in ``error``.
+
+    An index over ``MAX_INDEX_FILE_BYTES`` is audited in its first part and read on only to
+    count and to find links to the memories (``IndexReport.skip``); when the agent loads all
+    of it (white space around it), all it loads is audited. Never raises: an unreadable
+    index is reported in ``error``.
     """
     index_path = memory_dir / index_dir_rel / INDEX_NAME if index_dir_rel else memory_dir / INDEX_NAME
     if summary and cache is not None and cache.enabled:
         held = _stored_summary(cache, index_path, index_dir_rel, memory_relpaths, warning_style)
         if held is not None:
             return held
+    past: _PastCap | None = None
     try:
-        data, st = read_regular(index_path, MAX_INDEX_FILE_BYTES)
-        raw = data.decode("utf-8", errors="replace")
+        stream, st = open_regular(index_path)
+        with stream:
+            first = stream.read(MAX_INDEX_FILE_BYTES + 1)
+            if len(first) > MAX_INDEX_FILE_BYTES:
+                past = _read_past_cap(stream, first, st.st_size, frozenset(memory_relpaths), index_dir_rel)
+        raw = past.head if past is not None else first.decode("utf-8", errors="replace")
     except FileNotFoundError:
         return IndexReport(index_path, False, None, unindexed=tuple(memory_relpaths))
     except OSError as exc:
         return IndexReport(index_path, True, None, unindexed=tuple(memory_relpaths), error=exc.strerror or str(exc))
-    trunc = truncate_index(raw, warning_style)
+    skip: IndexSkip | None = None
+    if past is None:
+        trunc = truncate_index(raw, warning_style)
+    else:
+        trunc = truncate_counted(past.trimmed, past.lines, past.units, warning_style)
+        if trunc.truncated_by or past.lead_newlines > MAX_INDEX_FILE_BYTES:
+            skip = past.skip
+        else:  # white space around what the agent loads: that is audited, on its own lines
+            raw = "\n" * past.lead_newlines + past.trimmed
     entries = parse_entries(raw, index_dir_rel)
     dropped = split_dropped(raw, trunc, entries)
     dangling: dict[str, None] = {}  # ordered, each target once
-    indexed: set[str] = set()
+    indexed: set[str] = set(past.linked) if skip is not None and past is not None else set()
     for entry in entries:
         if entry.relpath is None:
             continue
@@ -400,5 +634,5 @@ def read_index(
             dangling[entry.target] = None
     unindexed = tuple(p for p in memory_relpaths if p not in indexed)
     if cache is not None:
-        _store_summary(cache, index_dir_rel, st, warning_style, trunc, len(dropped), indexed)
-    return IndexReport(index_path, True, trunc, tuple(entries), tuple(dropped), tuple(dangling), unindexed, None, frozenset(indexed), raw)
+        _store_summary(cache, index_dir_rel, st, warning_style, trunc, len(dropped), indexed, skip)
+    return IndexReport(index_path, True, trunc, tuple(entries), tuple(dropped), tuple(dangling), unindexed, None, frozenset(indexed), raw, skip=skip)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
-from memtui.core.memory.index import MAX_INDEX_LINES, MAX_INDEX_UNITS, IndexReport
+from memtui.core.memory.index import MAX_INDEX_LINES, MAX_INDEX_UNITS, IndexReport, size_label
 from memtui.tui.pane import NARROW_BELOW
 from memtui.tui.theme import assemble
 
@@ -21,7 +21,8 @@ def _bar(value: int, limit: int) -> Text:
 
 class IndexGauge(Static):
     """One line: lines and UTF-16 units of the index against 200 / 25,000, plus counts of
-    dropped entries, dangling links and unindexed memories."""
+    dropped entries, dangling links and unindexed memories, and how much of an index over
+    memtui's cap was audited (the counts are of that part)."""
 
     _report: IndexReport | None = None
 
@@ -57,4 +58,7 @@ class IndexGauge(Static):
                 continue  # narrow: only what needs attention
             parts.append(" · ")
             parts.append((f"{count} {label}", color if count else "$muted"))
+        if report.skip is not None:
+            parts.append(" · ")
+            parts.append((f"audited {size_label(report.skip.audited)} of {size_label(report.skip.size)}", "$warning"))
         self.update(assemble(*parts))

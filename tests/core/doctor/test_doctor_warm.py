@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 
 from memtui.core.doctor import run_doctor
-from memtui.core.doctor import index_checks
 from memtui.core.doctor.model import DoctorReport
 from memtui.core.memory import catalogdb, index
 from memtui.core.memory.catalogdb import CatalogDB
@@ -134,7 +133,6 @@ def test_a_doctor_parses_each_index_once(tmp_path: Path, monkeypatch: pytest.Mon
         return real(text, index_dir_rel)
 
     monkeypatch.setattr(index, "parse_entries", spy)
-    monkeypatch.setattr(index_checks, "parse_entries", spy)
     _same(_doctor(ws.memory_dir, ws.project, None), expected)
     assert sorted(parsed) == ["", "team"]
 

@@ -12,6 +12,7 @@ import os
 import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import BinaryIO
 
 import pytest
 
@@ -57,13 +58,13 @@ def db_of(root: Path, mem: Path) -> CatalogDB:
 def reads_of_index(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Record every read of an index file by ``read_index``."""
     seen: list[str] = []
-    real = index_mod.read_regular
+    real = index_mod.open_regular
 
-    def counting(path: str | os.PathLike[str], max_bytes: int) -> tuple[bytes, os.stat_result]:
+    def counting(path: str | os.PathLike[str]) -> tuple[BinaryIO, os.stat_result]:
         seen.append(os.path.basename(path))
-        return real(path, max_bytes)
+        return real(path)
 
-    monkeypatch.setattr(index_mod, "read_regular", counting)
+    monkeypatch.setattr(index_mod, "open_regular", counting)
     return seen
 
 
