@@ -189,6 +189,7 @@ def doctor(obj: CliContext, as_json: bool, fix_codes: tuple[str, ...], yes: bool
 
     journal = Journal(obj.locations.state_dir, memory_dir)
     selected: list[Finding] = []
+    chosen: set[tuple[object, ...]] = set()  # each finding once (a list's `in` made this quadratic)
     skipped: list[dict[str, str]] = []
     for code in codes:
         found = _selected(report, code)
@@ -200,7 +201,11 @@ def doctor(obj: CliContext, as_json: bool, fix_codes: tuple[str, ...], yes: bool
             skipped.append({"code": code, "reason": why})
             if not as_json:
                 say(f"{code}: {why}")
-        selected.extend(f for f in found if f not in selected)
+        for f in found:
+            key = (f.code, f.severity, f.path, f.line, f.message, f.fix, repr(f.data))
+            if key not in chosen:
+                chosen.add(key)
+                selected.append(f)
     plan: Plan | None = None
     error: str | None = None
     entry_id: str | None = None

@@ -13,14 +13,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from memtui.core.doctor.index_checks import HEADING_ENTRY
 from memtui.core.doctor.model import FIXES, Finding
 from memtui.core.writes.edits import EditError, FileChange, Plan
 from memtui.core.memory.frontmatter import parse_frontmatter
-from memtui.core.memory.index import IndexEntry, parse_entries
-from memtui.core.writes.index_edit import add_entry, entry_line, memory_type_of, newly_dropped
+from memtui.core.memory.index import IndexEntry, parse_entries, pushed_past_cap
+from memtui.core.writes.index_edit import add_entries, entry_line, memory_type_of
 from memtui.core.writes.contained import ContainmentError, check_target
 from memtui.core.writes.journal import read_or_none
 from memtui.core.memory.memories import MEMORY_TYPES, TEAM_DIR, declared_type_of
@@ -46,15 +47,26 @@ def _mtime(path: Path) -> float | None:
 
 class _Files:
     """The files a plan touches: loaded from disk once, edited as text (surrogateescape keeps
-    non-UTF-8 bytes), turned into ``FileChange``s at the end."""
+    non-UTF-8 bytes), turned into ``FileChange``s at the end.
+
+    Line fixes edit a file's lines in place, by their number in the file as loaded (a removed
+    line is ``None``): the text is split once, not once per fix. New index lines are gathered
+    per index and added in one ``add_entries`` edit at the end; the relpaths an index links
+    (its text's and the gathered lines') are parsed once."""
 
     def __init__(self, memory_dir: Path, confirmed: Mapping[str, str] | None = None) -> None:
         self.memory_dir = memory_dir
         self.confirmed = confirmed
         self.before: dict[str, bytes | None] = {}
         self.text: dict[str, str | None] = {}
+        self._lines: dict[str, list[str | None]] = {}  # line-edited files: line i+1 of the file as loaded
+        self._appends: dict[str, list[tuple[str | None, str]]] = {}  # index -> (memory type, line) to add
+        self._linked: dict[str, set[str | None]] = {}  # index -> relpaths its entries point at
+        self._writable: set[str] = set()
 
     def get(self, relpath: str) -> str | None:
+        if relpath in self._lines:  # the line edits become the text again
+            self.text[relpath] = "\n".join(line for line in self._lines.pop(relpath) if line is not None)
         if relpath not in self.text:
             data = read_or_none(self.memory_dir / relpath)
             self.before[relpath] = data
@@ -67,17 +79,67 @@ class _Files:
             raise FixError(f"{relpath} no longer exists; run the doctor again")
         return text
 
-    def set(self, relpath: str, text: str) -> None:
-        """Change the text of ``relpath``. Raises ``_NotWritable`` when its name leads outside
-        the memory dir (a link): the doctor never writes through such a link."""
+    def _check_writable(self, relpath: str) -> None:
+        """Raises ``_NotWritable`` when the name ``relpath`` leads outside the memory dir (a
+        link): the doctor never writes through such a link."""
+        if relpath in self._writable:
+            return
         try:
             check_target(self.memory_dir, relpath, confirmed=self.confirmed)
         except ContainmentError as exc:
             raise _NotWritable(f"{relpath}: {exc.reason}") from exc
+        self._writable.add(relpath)
+
+    def set(self, relpath: str, text: str) -> None:
+        """Change the text of ``relpath``. Raises ``_NotWritable`` (see ``_check_writable``)."""
+        self._check_writable(relpath)
         self.get(relpath)
         self.text[relpath] = text
 
+    def _line_list(self, relpath: str) -> list[str | None]:
+        if relpath not in self._lines:
+            self._lines[relpath] = list(self.need(relpath).split("\n"))
+        return self._lines[relpath]
+
+    def raw_line(self, relpath: str, number: int | None) -> str | None:
+        """Line ``number`` (1-based, of the file as loaded, split at ``\n``, its ``\r`` kept), or
+        ``None`` when there is none or a fix removed it."""
+        lines = self._line_list(relpath)
+        if number is None or not 1 <= number <= len(lines):
+            return None
+        return lines[number - 1]
+
+    def replace_line(self, relpath: str, number: int, new: str | None) -> None:
+        """Replace line ``number`` (of the file as loaded) by ``new`` (its ``\r`` kept), or remove
+        it with its line end when ``new`` is ``None``. Raises ``_NotWritable``."""
+        self._check_writable(relpath)
+        lines = self._line_list(relpath)
+        old = lines[number - 1]
+        lines[number - 1] = None if new is None else new + ("\r" if old is not None and old.endswith("\r") else "")
+
+    def linked(self, index_rel: str, index_dir: str) -> set[str | None]:
+        """The relpaths the index ``index_rel`` links: its entries' and the lines gathered for it."""
+        if index_rel not in self._linked:
+            self._linked[index_rel] = {e.relpath for e in parse_entries(self.get(index_rel) or "", index_dir)}
+        return self._linked[index_rel]
+
+    def add_entry(self, index_rel: str, index_dir: str, relpath: str, mem_type: str | None, line: str) -> None:
+        """Gather ``line`` (linking ``relpath``) for the index ``index_rel``, under the heading
+        of ``mem_type`` when it has one. Raises ``_NotWritable``."""
+        self._check_writable(index_rel)
+        self.linked(index_rel, index_dir).add(relpath)
+        self._appends.setdefault(index_rel, []).append((mem_type, line))
+
+    def added_lines(self) -> dict[str, list[str]]:
+        """Index relpath → the lines gathered to add to it."""
+        return {rel: [line for _, line in items] for rel, items in self._appends.items()}
+
     def changes(self) -> list[FileChange]:
+        for rel in list(self._lines):
+            self.get(rel)
+        for rel, items in self._appends.items():
+            self.text[rel] = add_entries(self.get(rel) or "", items)  # under their types' headings
+        self._appends.clear()
         out: list[FileChange] = []
         for rel, text in self.text.items():
             after = None if text is None else text.encode("utf-8", errors="surrogateescape")
@@ -92,25 +154,6 @@ class _Files:
 def _stale(f: Finding) -> FixError:
     where = f"{f.path}:{f.line}" if f.line else f"{f.path}"
     return FixError(f"{where} changed since the doctor ran ({f.code}); run it again")
-
-
-def _replace_line(text: str, number: int, new: str | None) -> str:
-    """``text`` with line ``number`` (1-based, lines split at ``\n``) replaced by ``new`` (its
-    ``\r`` kept), or removed with its line end when ``new`` is ``None``."""
-    lines = text.split("\n")
-    if new is None:
-        del lines[number - 1]
-    else:
-        lines[number - 1] = new + ("\r" if lines[number - 1].endswith("\r") else "")
-    return "\n".join(lines)
-
-
-def _line(text: str, number: int | None) -> str | None:
-    """Line ``number`` of ``text`` (split at ``\n``, without its ``\r``), or ``None``."""
-    lines = text.split("\n")
-    if number is None or not 1 <= number <= len(lines):
-        return None
-    return lines[number - 1].removesuffix("\r")
 
 
 # ----- one function per fix id: (files, finding) -> note ----------------------------------------
@@ -149,31 +192,35 @@ def _remove_leading(files: _Files, f: Finding) -> str:
     return f"{f.path}: removed {what} in front of `---` (the agent now sees the frontmatter)"
 
 
-def _entries_on(text: str, number: int, index_rel: str) -> list[IndexEntry]:
+def _entries_on(files: _Files, index_rel: str, number: int) -> list[IndexEntry]:
+    """The entries of line ``number`` of the index ``index_rel`` as the fixes left it (entries
+    are found line by line: the line is parsed alone)."""
+    raw = files.raw_line(index_rel, number)
+    if raw is None:
+        return []
     index_dir = index_rel.rsplit("/", 1)[0] if "/" in index_rel else ""
-    return [e for e in parse_entries(text, index_dir) if e.line == number]
+    return [replace(e, line=number) for e in parse_entries(raw, index_dir)]
 
 
 def _drop_index_line(files: _Files, f: Finding) -> str:
     assert f.path is not None and f.line is not None
-    text = files.need(f.path)
-    entries = _entries_on(text, f.line, f.path)
+    entries = _entries_on(files, f.path, f.line)
     target = f.data.get("target")
     relpath = f.data.get("relpath")
     if not entries or any(e.target != target for e in entries) or relpath is None or (files.memory_dir / str(relpath)).exists():
         raise _stale(f)
-    files.set(f.path, _replace_line(text, f.line, None))
+    files.replace_line(f.path, f.line, None)
     return f"{f.path}: removed line {f.line} (link to missing {target})"
 
 
 def _entry_from_heading(files: _Files, f: Finding) -> str:
     assert f.path is not None and f.line is not None
-    text = files.need(f.path)
-    line = _line(text, f.line)
-    entries = _entries_on(text, f.line, f.path)
+    raw = files.raw_line(f.path, f.line)
+    line = None if raw is None else raw.removesuffix("\r")
+    entries = _entries_on(files, f.path, f.line)
     if line is None or len(entries) != 1 or entries[0].target != f.data.get("target") or not HEADING_ENTRY.match(line):
         raise _stale(f)
-    files.set(f.path, _replace_line(text, f.line, HEADING_ENTRY.sub("- ", line, count=1)))
+    files.replace_line(f.path, f.line, HEADING_ENTRY.sub("- ", line, count=1))
     return f"{f.path}:{f.line}: heading → `- ` entry line"
 
 
@@ -182,8 +229,7 @@ def _add_index_entry(files: _Files, f: Finding) -> str:
     memory_text = files.need(f.path)
     index_dir = TEAM_DIR if f.path.startswith(f"{TEAM_DIR}/") else ""
     index_rel = f"{index_dir}/MEMORY.md" if index_dir else "MEMORY.md"
-    index_text = files.get(index_rel) or ""
-    if any(e.relpath == f.path for e in parse_entries(index_text, index_dir)):
+    if f.path in files.linked(index_rel, index_dir):
         raise _stale(f)
     data = parse_frontmatter(memory_text).data
     name = data.get("name")
@@ -191,7 +237,7 @@ def _add_index_entry(files: _Files, f: Finding) -> str:
     title = str(name) if isinstance(name, (str, int, float)) and str(name).strip() else Path(f.path).stem
     hook = str(description) if isinstance(description, (str, int, float)) else None
     line = entry_line(title, f.path, hook, index_dir)
-    files.set(index_rel, add_entry(index_text, line, memory_type_of(memory_text)))  # under its type's heading
+    files.add_entry(index_rel, index_dir, f.path, memory_type_of(memory_text), line)
     return f"{index_rel}: added `{line}`"
 
 
@@ -236,15 +282,16 @@ def combined_fix_plan(memory_dir: Path, findings: Sequence[Finding], *, title: s
             notes.append(_FIXERS[f.fix](files, f))
         except _NotWritable as exc:
             skipped[str(exc)] = None
+    added = files.added_lines()
     changes = files.changes()
     if not changes:
         raise FixError("; ".join(f"not fixed: {why}" for why in skipped) if skipped else "the fixes change nothing")
     overflow: list[IndexEntry] = []
     for change in changes:
-        if change.relpath.endswith("MEMORY.md") and change.after is not None:
+        # only added lines push entries past the cap (a removed line or a heading made an entry does not)
+        if change.relpath in added and change.after is not None:
             index_dir = change.relpath.rsplit("/", 1)[0] if "/" in change.relpath else ""
-            before = None if change.before is None else change.before.decode("utf-8", errors="surrogateescape")
-            overflow.extend(newly_dropped(before, change.after.decode("utf-8", errors="surrogateescape"), index_dir))
+            overflow.extend(pushed_past_cap(change.before, change.after, added[change.relpath], index_dir))
     if title is None:
         fixes = sorted({f.fix for f in findings if f.fix})
         title = f"Doctor fix: {', '.join(fixes)} ({len(findings)} finding{'s' if len(findings) != 1 else ''})"
