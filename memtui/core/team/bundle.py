@@ -33,8 +33,8 @@ from typing import Any, Literal
 from memtui.core.base.safe_read import read_regular
 from memtui.core.writes.edits import ApplyError, ConflictError, FileChange, Plan, apply_plan
 from memtui.core.memory.frontmatter import parse_frontmatter
-from memtui.core.memory.index import INDEX_NAME, IndexEntry, parse_entries
-from memtui.core.writes.index_edit import add_entry, entry_line, memory_type_of, newly_dropped
+from memtui.core.memory.index import INDEX_NAME, IndexEntry, parse_entries, pushed_past_cap
+from memtui.core.writes.index_edit import add_entries, entry_line, memory_type_of
 from memtui.core.writes.journal import Journal, read_or_none
 from memtui.core.memory.memories import TEAM_DIR
 from memtui.core.writes.safepath import UnsafePathError, validate_team_key
@@ -323,21 +323,25 @@ def _conflicts(planned: list[_Planned]) -> dict[int, RejectedKey]:
     return out
 
 
-def _relpath(path: str, team_dir: Path) -> str:
+def _relpath(path: str, team_dir: Path, real_team_dir: str | None = None) -> str:
     """``team/<path inside the team dir>`` for the write path (the real target: a symlink inside
-    the team dir is written through, never replaced by a copy)."""
-    inside = Path(os.path.relpath(path, os.path.realpath(team_dir))).as_posix()
+    the team dir is written through, never replaced by a copy). ``real_team_dir``: the team
+    dir with its links resolved, when the caller has it."""
+    inside = Path(os.path.relpath(path, real_team_dir or os.path.realpath(team_dir))).as_posix()
     return f"{TEAM_DIR}/{inside}"
 
 
 def _plan(memory_dir: Path, team_dir: Path, changed: list[_Planned], planned: list[_Planned]) -> Plan:
     """One plan: every new or changed file (bundle order), then the team index with a line for
-    each new memory it does not link yet. Raises :class:`TeamImportError` (``index-unreadable``)."""
-    changes = [FileChange(_relpath(p.path, team_dir), p.before, p.data) for p in changed]
+    each new memory it does not link yet, all added in one edit of its text (``add_entries``).
+    Raises :class:`TeamImportError` (``index-unreadable``)."""
+    real_team_dir = os.path.realpath(team_dir)
+    rel_of = {p.path: _relpath(p.path, team_dir, real_team_dir) for p in planned}
+    changes = [FileChange(rel_of[p.path], p.before, p.data) for p in changed]
     index_rel = f"{TEAM_DIR}/{INDEX_NAME}"
     overflow: list[IndexEntry] = []
     notes: list[str] = []
-    if not any(_relpath(p.path, team_dir) == index_rel for p in planned):  # else the bundle's index wins
+    if index_rel not in rel_of.values():  # else the bundle's index wins
         try:
             before = read_or_none(memory_dir / index_rel)
         except OSError as exc:
@@ -346,22 +350,21 @@ def _plan(memory_dir: Path, team_dir: Path, changed: list[_Planned], planned: li
             ) from exc
         text = (before or b"").decode("utf-8", errors="surrogateescape")
         linked = {e.relpath for e in parse_entries(text, TEAM_DIR)}
-        new_text = text
-        added = 0
+        items: list[tuple[str | None, str]] = []
         for p in changed:
-            rel = _relpath(p.path, team_dir)
+            rel = rel_of[p.path]
             if p.status != "created" or not rel.endswith(".md") or Path(rel).name == INDEX_NAME or rel in linked:
                 continue
             text_of_file = p.data.decode("utf-8")
             title, hook = _title_hook(text_of_file, rel)
-            new_text = add_entry(new_text, entry_line(title, rel, hook, TEAM_DIR), memory_type_of(text_of_file))
+            items.append((memory_type_of(text_of_file), entry_line(title, rel, hook, TEAM_DIR)))
             linked.add(rel)
-            added += 1
-        after = new_text.encode("utf-8", errors="surrogateescape")
-        if added:
+        if items:
+            new_text = add_entries(text, items)
+            after = new_text.encode("utf-8", errors="surrogateescape")
             changes.append(FileChange(index_rel, before, after))
-            overflow = newly_dropped(text if before is not None else None, new_text, TEAM_DIR)
-            notes.append(f"added {added} line{'' if added == 1 else 's'} to {index_rel}")
+            overflow = pushed_past_cap(before, after, [line for _, line in items], TEAM_DIR)
+            notes.append(f"added {len(items)} line{'' if len(items) == 1 else 's'} to {index_rel}")
     n = len(changed)
     return Plan(
         f"Team import: {n} file{'' if n == 1 else 's'}",
@@ -405,14 +408,14 @@ def _apply(memory_dir: Path, state_dir: Path, now: datetime, plan: Plan, changed
 
 def _missing_dirs(memory_dir: Path, plan: Plan) -> list[str]:
     """Folders the plan's writes would create (``team/`` included), outermost first."""
-    out: list[str] = []
+    out: dict[str, None] = {}  # ordered, each folder once
     for change in plan.changes:
         parts = change.relpath.split("/")[:-1]
         for n in range(1, len(parts) + 1):
             directory = os.path.join(memory_dir, *parts[:n])
             if directory not in out and not os.path.lexists(directory):
-                out.append(directory)
-    return out
+                out[directory] = None
+    return list(out)
 
 
 def _not_restored(memory_dir: Path, plan: Plan) -> list[str]:
