@@ -28,7 +28,9 @@ TEXTS = {
     "relative dates: 'tomorrow ' repeated": (lambda n: "tomorrow " * (n // 9), lambda t: find_relative_dates(t, BASE)),
     "claims: names in backticks on one line": (lambda n: "Files: " + " ".join(f"`src/f{i}.ts`" for i in range(n // 13)), lambda t: list(claims_in_text(t, 1))),
     "claims: prose paths on one line": (lambda n: "Files: " + " ".join(f"a{i}.ts" for i in range(n // 8)), lambda t: list(claims_in_text(t, 1))),
-    "conflict values: numbered sentences": (lambda n: "Run 3 jobs. " * (n // 12), lambda t: values_of(t, 1)),
+    # every value, past the MAX_VALUES a memory is read for: the extraction's own growth
+    "conflict values: numbered sentences": (lambda n: "Run 3 jobs. " * (n // 12), lambda t: values_of(t, 1, limit=len(t))),
+    "conflict values: numbered lines, no sentence break": (lambda n: "wait 3 ms then retry\n" * (n // 21), lambda t: values_of(t, 1, limit=len(t))),
 }
 
 

@@ -6,6 +6,7 @@ import hashlib
 import os
 import re
 from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 from pathlib import Path
@@ -54,11 +55,12 @@ from memtui.core.sessions.usage import UsageReport
 from memtui.core.verify.check import MemoryVerification, VerifyReport, verify_memories
 from memtui.core.verify.claims import Claim, claims_from_json, claims_to_json, memory_claims
 from memtui.core.verify.conflicts import (
+    MAX_VALUES,
     Conflict,
     Value,
     find_conflicts,
-    memory_subject,
-    memory_values,
+    values_and_subject,
+    values_capped,
     values_from_json,
     values_to_json,
 )
@@ -351,8 +353,8 @@ def _run_doctor(
             full, same = with_text(mem)
         if facts is None:
             assert full is not None
-            values = memory_values(full)
-            facts = (_text_findings(full), body_key(full.body), values, memory_subject(mem) if values else set())
+            values, subject = values_and_subject(full)
+            facts = (_text_findings(full), body_key(full.body), values, subject)
             if same and row_key is not None and (blob := _encode_facts(*facts)) is not None:
                 new_facts[mem.relpath] = (row_key, blob)
         findings.extend(facts[0])
@@ -398,7 +400,7 @@ def _run_doctor(
         conflicts, note = judge([with_text(m)[0] for m in memories], conflicts)  # Claude reads the pairs' texts
         if note:
             notes.append(note)
-    findings.extend(conflict_findings(conflicts))
+    findings.extend(conflict_findings(conflicts, {rel for rel, found in values_of.items() if values_capped(found)}))
     verification: VerifyReport | None = None
     verified: list[Finding] = []
     if project_root is not None:
@@ -464,14 +466,18 @@ def _age_words(older: float, newer: float) -> str:
     return "the same day" if days < 1 else f"{days} day{'s' if days != 1 else ''} newer"
 
 
-def conflict_findings(conflicts: Iterable[Conflict]) -> list[Finding]:
+def conflict_findings(conflicts: Iterable[Conflict], capped: AbstractSet[str] = frozenset()) -> list[Finding]:
     """One ``possible-conflict`` finding per conflict, on the older memory, naming both files
-    and the differing values (no fix: which one is right is the user's call)."""
+    and the differing values (no fix: which one is right is the user's call). ``capped``: the
+    relpaths of memories whose values stopped at ``MAX_VALUES`` (the finding says so)."""
     out: list[Finding] = []
     for c in conflicts:
         line = c.values[0].older_line if c.values else None
         by = " (Claude's judgement)" if c.source == "claude" else ""
         message = f"may contradict {c.newer} ({_age_words(c.older_mtime, c.newer_mtime)}){by}: {c.describe()}. If they speak of the same thing and the newer one is right, update or delete this one"
+        over = [rel for rel in (c.older, c.newer) if rel in capped]
+        if over:
+            message += f" (only the first {MAX_VALUES} values of {' and '.join(over)} were compared: {'it states' if len(over) == 1 else 'they state'} more)"
         out.append(finding("possible-conflict", c.older, line, message, other=c.newer, conflict=c.to_json()))
     return out
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from itertools import islice
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
@@ -42,6 +43,15 @@ MIN_SHARED_SUBJECT = 2
 COMMON_MIN = 5
 COMMON_SHARE = 0.01
 MAX_CANDIDATES_PER_MEMORY = 20  # most similar partners compared per memory (memtui's bound)
+MAX_VALUES = 500
+"""At most this many values are read from one memory (memtui's bound, as ``MAX_CLAIMS`` is for
+claims): the first, its description's then its body's in the order ``values_of`` reads them.
+Rule step 2 compares each value of a memory with each value of the same kind of its partner, so
+a memory of thousands of numbers (a pasted log or table) would cost millions of comparisons per
+pair; values past the first ``MAX_VALUES`` are not compared (``memory_values`` says so)."""
+MAX_DIFFERING = 50
+"""At most this many differing values are reported for one pair (memtui's bound): the first, in
+the older memory's order. Two memories of ``MAX_VALUES`` values each could differ in 250,000."""
 SUPERSEDED_KEY = "superseded_by"
 
 _STOP = frozenset(
@@ -92,8 +102,8 @@ def _stem(word: str) -> str:
 def terms(text: str) -> set[str]:
     """The content words of ``text`` (see the module doc)."""
     out = set()
-    for m in _WORD.finditer(text.replace("_", " ")):
-        w = _stem(m.group(0))
+    for word in set(_WORD.findall(text.replace("_", " "))):  # each distinct word stemmed once
+        w = _stem(word)
         if len(w) >= 3 and w not in _STOP and not w.isdigit():
             out.add(w)
     return out
@@ -103,7 +113,9 @@ def terms(text: str) -> set[str]:
 class Value:
     """A value a sentence states: ``kind`` (``date``, ``version``, ``number:<unit>``,
     ``name:<role>``, ``yes-no:<a>/<b>``), ``value`` as normalised for comparison, ``text`` as
-    written, ``line`` (in the file), ``terms`` of its sentence."""
+    written, ``line`` (in the file), ``terms`` of its sentence (from ``memory_values``: those
+    among the memory's subject terms, all rule step 2 compares — the terms two sentences share
+    within the pair's shared subject)."""
 
     kind: str
     value: str
@@ -172,31 +184,46 @@ def _stating_sentences(text: str, first_line: int) -> list[tuple[str, int]]:
     return out
 
 
-def values_of(text: str, first_line: int) -> list[Value]:
-    """Every value stated in ``text`` (see the module doc); ``first_line``: the file line of
-    ``text``'s first line."""
+def values_of(text: str, first_line: int, *, limit: int = MAX_VALUES) -> list[Value]:
+    """Every value stated in ``text`` (see the module doc), at most ``limit``: a sentence's in
+    the order dates, versions, numbers, names, yes/no, then the next sentence's; each with every
+    term of its sentence. ``first_line``: the file line of ``text``'s first line."""
     out: list[Value] = []
+    if limit <= 0:
+        return out
     for sentence, line in _stating_sentences(text, first_line):
+        room = limit - len(out)  # each kind's matches are read only as far as the limit needs
         found: list[tuple[str, str, str, int]] = []
-        for m in _DATE.finditer(sentence):
+        for m in islice(_DATE.finditer(sentence), room):
             found.append(("date", m.group(1), m.group(1), m.start()))
         stripped = _DATE.sub(lambda m: " " * len(m.group(0)), sentence)
-        for m in _VERSION.finditer(stripped):
+        for m in islice(_VERSION.finditer(stripped), room - len(found)):
             found.append(("version", m.group(1).lower().lstrip("v"), m.group(1), m.start()))
-        for m in _NUMBER.finditer(stripped):
+        for m in islice(_NUMBER.finditer(stripped), room - len(found)):
             unit = _UNITS[m.group(2).lower()] if m.group(2).lower() in _UNITS else m.group(2)
             found.append((f"number:{unit}", m.group(1).replace(",", "."), m.group(0), m.start()))
-        for m in _ROLE.finditer(sentence):
+        for m in islice(_ROLE.finditer(sentence), room - len(found)):
             found.append((f"name:{m.group(1).lower().replace(' by', '')}", m.group(2), m.group(2), m.start()))
-        for m in _YES_NO_RE.finditer(sentence):
+        for m in islice(_YES_NO_RE.finditer(sentence), room - len(found)):
             word = m.group(1).lower()
             a, b = _YES_NO[word]
             found.append((f"yes-no:{a}/{b}", word, word, m.start(1)))
         if not found:
             continue
         sentence_terms = frozenset(terms(_DATE.sub(" ", sentence)))
+        # each value's line: the sentence's first line plus the newlines before it, counted
+        # forward once over the sentence (counting from its start for each value was quadratic
+        # in a paragraph of thousands of lines and no sentence break)
+        line_at: dict[int, int] = {}
+        counted, at_line = 0, line
+        for at in sorted({f[3] for f in found}):
+            at_line += sentence.count("\n", counted, at)
+            counted = at
+            line_at[at] = at_line
         for kind, value, written, at in found:
-            out.append(Value(kind, value, written, line + sentence.count("\n", 0, at), sentence_terms))
+            out.append(Value(kind, value, written, line_at[at], sentence_terms))
+        if len(out) >= limit:
+            break
     return out
 
 
@@ -264,13 +291,37 @@ def _description_line(mem: Memory) -> int:
 
 
 def memory_values(mem: Memory) -> list[Value]:
-    """Every value ``mem`` states (its description's, then its body's): what rule step 2
-    compares. Made from the memory's text alone (``mem`` must hold its text)."""
+    """Every value ``mem`` states (its description's, then its body's), at most ``MAX_VALUES``
+    (then ``values_capped`` is true of the list): what rule step 2 compares, each with the
+    terms of its sentence that are subject terms of ``mem``. Made from the memory's text alone
+    (``mem`` must hold its text)."""
+    return values_and_subject(mem)[0]
+
+
+def values_and_subject(mem: Memory) -> tuple[list[Value], set[str]]:
+    """``memory_values(mem)`` and, when it states a value, ``memory_subject(mem)`` (else an
+    empty set: the rule never compares its subject then), each made once."""
     values: list[Value] = []
     if mem.description:
         values.extend(values_of(mem.description, _description_line(mem)))
-    values.extend(values_of(mem.body, mem.body_line))
-    return values
+    values.extend(values_of(mem.body, mem.body_line, limit=MAX_VALUES - len(values)))
+    if not values:
+        return values, set()
+    subject = memory_subject(mem)
+    narrowed: dict[int, frozenset[str]] = {}  # a sentence's terms, once per sentence (its values share them)
+    out: list[Value] = []
+    for v in values:
+        kept = narrowed.get(id(v.terms))
+        if kept is None:
+            kept = narrowed[id(v.terms)] = v.terms & subject
+        out.append(replace(v, terms=kept))
+    return out, subject
+
+
+def values_capped(values: Sequence[Value]) -> bool:
+    """Whether ``values`` (a ``memory_values`` list) stopped at ``MAX_VALUES``: the memory may
+    state more, which rule step 2 does not compare."""
+    return len(values) >= MAX_VALUES
 
 
 def values_to_json(values: Sequence[Value]) -> list[list[Any]]:
@@ -302,8 +353,7 @@ _Inputs = tuple[list[Value], set[str]]
 
 
 def _inputs(mem: Memory) -> _Inputs:
-    values = memory_values(mem)
-    return values, memory_subject(mem) if values else set()
+    return values_and_subject(mem)
 
 
 def _inputs_to_json(inputs: _Inputs) -> list[Any]:
@@ -356,20 +406,22 @@ def _doc(mem: Memory, *, need_values: bool = True, values: Sequence[Value] | Non
 
 
 def _differing(a: _Doc, b: _Doc, subject: set[str]) -> list[DifferingValue]:
-    """The values of ``a`` and ``b`` that differ (``a`` the older)."""
+    """The values of ``a`` and ``b`` that differ (``a`` the older), at most ``MAX_DIFFERING``."""
     by_kind_a: dict[str, set[str]] = defaultdict(set)
     by_kind_b: dict[str, set[str]] = defaultdict(set)
+    values_b: dict[str, list[Value]] = defaultdict(list)  # kind -> b's values of it, in order
     for v in a.values:
         by_kind_a[v.kind].add(v.value)
     for v in b.values:
         by_kind_b[v.kind].add(v.value)
+        values_b[v.kind].append(v)
     out: list[DifferingValue] = []
     seen: set[tuple[str, str, str]] = set()
     for va in a.values:
-        if va.kind not in by_kind_b or va.value in by_kind_b[va.kind]:
+        if va.kind not in by_kind_b or va.value in by_kind_b[va.kind] or not va.terms & subject:
             continue
-        for vb in b.values:
-            if vb.kind != va.kind or vb.value in by_kind_a[va.kind]:
+        for vb in values_b[va.kind]:
+            if vb.value in by_kind_a[va.kind]:
                 continue
             shared = va.terms & vb.terms
             if not shared & subject:
@@ -380,6 +432,8 @@ def _differing(a: _Doc, b: _Doc, subject: set[str]) -> list[DifferingValue]:
             seen.add(key)
             about = tuple(sorted(shared & subject))
             out.append(DifferingValue(va.kind, va.text, vb.text, va.line, vb.line, about))
+            if len(out) >= MAX_DIFFERING:
+                return out
     return out
 
 
