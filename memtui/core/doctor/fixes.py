@@ -20,7 +20,7 @@ from memtui.core.doctor.index_checks import HEADING_ENTRY
 from memtui.core.doctor.model import FIXES, Finding
 from memtui.core.writes.edits import EditError, FileChange, Plan
 from memtui.core.memory.frontmatter import parse_frontmatter
-from memtui.core.memory.index import IndexEntry, parse_entries, pushed_past_cap
+from memtui.core.memory.index import IndexEntry, linked_relpaths, parse_entries, pushed_past_cap
 from memtui.core.writes.index_edit import add_entries, entry_line, memory_type_of
 from memtui.core.writes.contained import ContainmentError, check_target
 from memtui.core.writes.journal import read_or_none
@@ -54,9 +54,10 @@ class _Files:
     per index and added in one ``add_entries`` edit at the end; the relpaths an index links
     (its text's and the gathered lines') are parsed once."""
 
-    def __init__(self, memory_dir: Path, confirmed: Mapping[str, str] | None = None) -> None:
+    def __init__(self, memory_dir: Path, confirmed: Mapping[str, str] | None = None, adding: frozenset[str] = frozenset()) -> None:
         self.memory_dir = memory_dir
         self.confirmed = confirmed
+        self.adding = adding  # the relpaths fixes may add an index line for
         self.before: dict[str, bytes | None] = {}
         self.text: dict[str, str | None] = {}
         self._lines: dict[str, list[str | None]] = {}  # line-edited files: line i+1 of the file as loaded
@@ -118,9 +119,10 @@ class _Files:
         lines[number - 1] = None if new is None else new + ("\r" if old is not None and old.endswith("\r") else "")
 
     def linked(self, index_rel: str, index_dir: str) -> set[str | None]:
-        """The relpaths the index ``index_rel`` links: its entries' and the lines gathered for it."""
+        """The relpaths the index ``index_rel`` links: its entries' (of an index over the cap, as
+        ``linked_relpaths`` finds them for ``adding``) and the lines gathered for it."""
         if index_rel not in self._linked:
-            self._linked[index_rel] = {e.relpath for e in parse_entries(self.get(index_rel) or "", index_dir)}
+            self._linked[index_rel] = linked_relpaths(self.get(index_rel) or "", self.adding, index_dir)
         return self._linked[index_rel]
 
     def add_entry(self, index_rel: str, index_dir: str, relpath: str, mem_type: str | None, line: str) -> None:
@@ -272,7 +274,7 @@ def combined_fix_plan(memory_dir: Path, findings: Sequence[Finding], *, title: s
     """
     if not findings:
         raise FixError("no findings to fix")
-    files = _Files(memory_dir, confirmed_links)
+    files = _Files(memory_dir, confirmed_links, frozenset(f.path for f in findings if f.fix == "add-index-entry" and f.path is not None))
     notes: list[str] = []
     skipped: dict[str, None] = {}
     for f in sorted(findings, key=_order):

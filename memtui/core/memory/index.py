@@ -338,6 +338,20 @@ class IndexSkip:
         return text
 
 
+def linked_relpaths(text: str, wanted: AbstractSet[str], index_dir_rel: str = "") -> set[str | None]:
+    """The relpaths the index text ``text`` links (``None`` for a link out of the memory dir):
+    every entry's when ``text`` is within ``MAX_INDEX_FILE_BYTES`` characters; past it, as
+    ``read_index`` audits an index over the cap, the entries' of its first part and those of
+    ``wanted`` that a later link points at (``_written_forms``), without parsing the rest."""
+    if len(text) <= MAX_INDEX_FILE_BYTES:
+        return {e.relpath for e in parse_entries(text, index_dir_rel)}
+    cut = text.rfind("\n", MAX_INDEX_FILE_BYTES // 2, MAX_INDEX_FILE_BYTES) + 1 or MAX_INDEX_FILE_BYTES
+    out: set[str | None] = {e.relpath for e in parse_entries(text[:cut], index_dir_rel)}
+    forms = _written_forms(wanted, index_dir_rel)
+    out.update(forms[target] for target in forms.keys() & set(_TAIL_LINK.findall(text, cut)))
+    return out
+
+
 def pushed_past_cap(before: bytes | None, after: bytes, added: Sequence[str], index_dir_rel: str = "") -> list[IndexEntry]:
     """The entries an edit that added the lines ``added`` to an index (its bytes ``before`` →
     ``after``) pushes past the agent's cap: those past it in ``after`` that were not past it in

@@ -33,7 +33,7 @@ from typing import Any, Literal
 from memtui.core.base.safe_read import read_regular
 from memtui.core.writes.edits import ApplyError, ConflictError, FileChange, Plan, apply_plan
 from memtui.core.memory.frontmatter import parse_frontmatter
-from memtui.core.memory.index import INDEX_NAME, IndexEntry, parse_entries, pushed_past_cap
+from memtui.core.memory.index import INDEX_NAME, IndexEntry, linked_relpaths, pushed_past_cap
 from memtui.core.writes.index_edit import add_entries, entry_line, memory_type_of
 from memtui.core.writes.journal import Journal, read_or_none
 from memtui.core.memory.memories import TEAM_DIR
@@ -349,7 +349,7 @@ def _plan(memory_dir: Path, team_dir: Path, changed: list[_Planned], planned: li
                 "index-unreadable", f"the team index {memory_dir / index_rel} cannot be read: {exc.strerror or exc}"
             ) from exc
         text = (before or b"").decode("utf-8", errors="surrogateescape")
-        linked = {e.relpath for e in parse_entries(text, TEAM_DIR)}
+        linked = linked_relpaths(text, {rel_of[p.path] for p in changed}, TEAM_DIR)
         items: list[tuple[str | None, str]] = []
         for p in changed:
             rel = rel_of[p.path]
