@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import os
+import posixpath
 import stat
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -37,6 +38,7 @@ from memtui.core.memory.index import INDEX_NAME, IndexEntry, linked_relpaths, pu
 from memtui.core.writes.index_edit import add_entries, entry_line, memory_type_of
 from memtui.core.writes.journal import Journal, read_or_none
 from memtui.core.memory.memories import TEAM_DIR
+from memtui.core.writes.contained import ContainmentError, check_target
 from memtui.core.writes.safepath import UnsafePathError, validate_team_key
 from memtui.core.memory.secretscan import find_secrets
 
@@ -248,8 +250,13 @@ def _check(key: object, content: object, team_dir: Path) -> _Planned | RejectedK
         return RejectedKey(str(key), "not-a-string", f"the key is {_json_kind(key)}, not a string")
     try:
         target = str(validate_team_key(key, team_dir))
+        # where the name leads from the memory dir itself: ``team/`` may be the link out
+        check_target(team_dir.parent, posixpath.normpath(f"{team_dir.name}/{key}"))
     except UnsafePathError as exc:
         return RejectedKey(key, exc.code, exc.reason)
+    except ContainmentError as exc:
+        if exc.code != "not-a-file":  # a folder of that name: reported as `is-directory` below
+            return RejectedKey(key, exc.code, exc.reason)
     if key.endswith("/"):
         return RejectedKey(key, "is-directory", "it ends with '/': it names a folder, not a file")
     if not isinstance(content, str):
