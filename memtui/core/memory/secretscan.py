@@ -142,7 +142,7 @@ class SecretFinding:
     (``"github-fine-grained-pat"``; gitleaks has no shorter name) or ``"URL with a password"``.
     ``rule``: the rule that found it — detect-secrets' plugin class (``"AWSKeyDetector"``),
     gitleaks' rule id, or ``"url-password"``. ``masked``: the secret's first characters (at
-    most 4, at most a quarter of it), ``…`` and its length in characters (``"AKIA…20"``). The
+    most 4, at most a quarter of it), ``…`` and its length in characters (``"AKIA… (20 chars)"``). The
     secret itself is deliberately not kept."""
 
     kind: str
@@ -276,8 +276,8 @@ def _merge(hits: list[_Hit]) -> list[SecretFinding]:
 
 def mask(secret: str) -> str:
     """``secret``'s first characters (at most 4 and at most a quarter of it), ``…``, and its
-    length in characters: ``mask("AKIAIOSFODNN7EXAMPLE") == "AKIA…20"``."""
-    return f"{secret[: min(4, len(secret) // 4)]}…{len(secret)}"
+    length in characters: ``mask("AKIAIOSFODNN7EXAMPLE") == "AKIA… (20 chars)"``."""
+    return f"{secret[: min(4, len(secret) // 4)]}… ({len(secret)} chars)"
 
 
 def _line_starts(text: str) -> list[int]:

@@ -108,7 +108,7 @@ def test_rule_flags_its_true_positives_and_not_its_false_positives(rule_id: str)
 def test_no_finding_carries_a_secret() -> None:
     names = {r for r in RULES} | {str(p.secret_type) for p in secretscan._plugins()} | {type(p).__name__ for p in secretscan._plugins()}
     names |= {secretscan.URL_RULE, secretscan.URL_KIND}
-    masked = re.compile(r"(.{0,4})…(\d+)", re.DOTALL)
+    masked = re.compile(r"(.{0,4})… \((\d+) chars\)", re.DOTALL)
     for rule_id in sorted(RULES):
         for text in _strings(EXAMPLES["rules"].get(rule_id, {}).get("true_positives", []))[:5]:
             for f in find_secrets(text):
@@ -134,16 +134,16 @@ def test_the_hand_made_keys_have_their_formats_lengths() -> None:
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        (f"CI pushes with {GITHUB_PAT}", SecretFinding("github-fine-grained-pat", 1, "github-fine-grained-pat", "gith…93")),
-        (f"maps key {GOOGLE_KEY}", SecretFinding("gcp-api-key", 1, "gcp-api-key", "AIza…39")),
-        (f"HF_TOKEN={HF_TOKEN}", SecretFinding("huggingface-access-token", 1, "huggingface-access-token", "hf_Q…37")),
-        (f"doctl auth init -t {DO_TOKEN}", SecretFinding("digitalocean-pat", 1, "digitalocean-pat", "dop_…71")),
+        (f"CI pushes with {GITHUB_PAT}", SecretFinding("github-fine-grained-pat", 1, "github-fine-grained-pat", "gith… (93 chars)")),
+        (f"maps key {GOOGLE_KEY}", SecretFinding("gcp-api-key", 1, "gcp-api-key", "AIza… (39 chars)")),
+        (f"HF_TOKEN={HF_TOKEN}", SecretFinding("huggingface-access-token", 1, "huggingface-access-token", "hf_Q… (37 chars)")),
+        (f"doctl auth init -t {DO_TOKEN}", SecretFinding("digitalocean-pat", 1, "digitalocean-pat", "dop_… (71 chars)")),
         # a password with "!", which RFC 3986 allows and detect-secrets' BasicAuthDetector refuses
-        ("clone https://alice:Sup3rS3cret!@example.com/x.git", SecretFinding("URL with a password", 1, "url-password", "Sup…12")),
+        ("clone https://alice:Sup3rS3cret!@example.com/x.git", SecretFinding("URL with a password", 1, "url-password", "Sup… (12 chars)")),
         # detect-secrets' plugin finds it first; the URL check's overlapping hit is the same secret
-        ("db at postgres://app:s3cretpw@db.internal/app", SecretFinding("Basic Auth Credentials", 1, "BasicAuthDetector", "s3…8")),
+        ("db at postgres://app:s3cretpw@db.internal/app", SecretFinding("Basic Auth Credentials", 1, "BasicAuthDetector", "s3… (8 chars)")),
         # detect-secrets' GitHub plugin first; gitleaks' github-pat overlaps it
-        (f"token {GHP}", SecretFinding("GitHub Token", 1, "GitHubTokenDetector", "ghp_…40")),
+        (f"token {GHP}", SecretFinding("GitHub Token", 1, "GitHubTokenDetector", "ghp_… (40 chars)")),
     ],
 )
 def test_the_issues_keys_are_found_by_rule_name(text: str, expected: SecretFinding) -> None:
@@ -152,9 +152,9 @@ def test_the_issues_keys_are_found_by_rule_name(text: str, expected: SecretFindi
 
 def test_the_finding_names_its_rule_and_masks_the_secret() -> None:
     [f] = find_secrets(f"CI pushes with {GITHUB_PAT}")
-    assert f.describe() == "github-fine-grained-pat on line 1 (gith…93)"
+    assert f.describe() == "github-fine-grained-pat on line 1 (gith… (93 chars))"
     [f] = find_secrets(f"token {GHP}")
-    assert f.describe() == "GitHub Token on line 1 (GitHubTokenDetector, ghp_…40)"
+    assert f.describe() == "GitHub Token on line 1 (GitHubTokenDetector, ghp_… (40 chars))"
     assert GHP not in repr(f) and GHP[4:12] not in repr(f)
 
 
@@ -162,8 +162,8 @@ def test_the_finding_names_its_rule_and_masks_the_secret() -> None:
 def test_a_key_split_by_a_zero_width_character_is_found_on_its_line(cf: str) -> None:
     text = f"line{cf} one\r\nline two {cf}\n token: {GHP[:10]}{cf}{GHP[10:]} and {GOOGLE_KEY[:20]}{cf}{GOOGLE_KEY[20:]}\n"
     assert [(f.rule, f.line, f.masked) for f in find_secrets(text)] == [
-        ("GitHubTokenDetector", 3, "ghp_…40"),
-        ("gcp-api-key", 3, "AIza…39"),
+        ("GitHubTokenDetector", 3, "ghp_… (40 chars)"),
+        ("gcp-api-key", 3, "AIza… (39 chars)"),
     ]
 
 
@@ -220,7 +220,7 @@ def test_an_allowlisted_secret_is_not_reported() -> None:
 def test_the_secret_is_the_rules_secret_group() -> None:
     # sonar-api-token: secretGroup = 2 (group 1 is "token", group 2 the value, 4 + 40 characters)
     text = 'sonar_token = "squ_' + "0a1b2c3d4e5f6a7b8c9d" * 2 + '"'
-    assert [(f.rule, f.masked) for f in gitleaks_findings(text, [RULES["sonar-api-token"]])] == [("sonar-api-token", "squ_…44")]
+    assert [(f.rule, f.masked) for f in gitleaks_findings(text, [RULES["sonar-api-token"]])] == [("sonar-api-token", "squ_… (44 chars)")]
 
 
 def test_a_match_across_lines_is_reported_on_its_first_line() -> None:
@@ -243,9 +243,9 @@ def test_rules_searched_without_their_identifier_prefix_match_allowlists_on_the_
 
 
 def test_mask() -> None:
-    assert mask("AKIAIOSFODNN7EXAMPLE") == "AKIA…20"
-    assert mask("hunter2") == "h…7"
-    assert mask("abc") == "…3"
+    assert mask("AKIAIOSFODNN7EXAMPLE") == "AKIA… (20 chars)"
+    assert mask("hunter2") == "h… (7 chars)"
+    assert mask("abc") == "… (3 chars)"
 
 
 # --- no alarm -----------------------------------------------------------------------------------
