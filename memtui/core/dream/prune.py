@@ -60,6 +60,11 @@ MAX_MARKDOWN_CHARS = 2 * 1024 * 1024
 ``- [Title](file.md) — hook`` entries the Prune phase parses (2 Mi, memtui's choice: about 3 s
 of markdown-it; see ``markdown_chars``). Past it the phase leaves the index and the hubs as they
 are, with an ``index-over-cap`` finding: a one-line index of 20 MB took 15 s to parse."""
+MAX_PRUNE_CHARS = 16 * 1024 * 1024
+"""The most characters of ``MEMORY.md`` and the hubs together the Prune phase edits (16 Mi,
+memtui's choice: 200,000 entry lines of 80 characters, twice the index of the 100,000-memory
+benchmark; a plan over 20 MB of one-line entries took 6.7 s and 570 MB). Past it the phase
+leaves them as they are, with an ``index-over-cap`` finding."""
 
 
 def hub_relpath(block: str) -> str:
@@ -217,15 +222,18 @@ def _append_lines(text: str, new_lines: list[str]) -> str:
 
 
 def prune_index(ws: Workspace, pi: PruneInput, emit: Emit, findings: list[Finding], progress: Callable[[int, int], None]) -> None:
-    """Run steps 1–4 (module doc) on ``MEMORY.md`` and the hubs, editing ``ws``; none when their
-    lines that are not plain entries are over ``MAX_MARKDOWN_CHARS``."""
+    """Run steps 1–4 (module doc) on ``MEMORY.md`` and the hubs, editing ``ws``; none when they
+    are over ``MAX_PRUNE_CHARS``, or their lines that are not plain entries over
+    ``MAX_MARKDOWN_CHARS``."""
     index = INDEX_NAME
     hubs = sorted(pi.hubs)
-    heavy = sum(markdown_chars(text) for text in (ws.get(rel) for rel in (index, *hubs)) if text is not None)
-    if heavy > MAX_MARKDOWN_CHARS:
-        findings.append(Finding(PHASE, "index-over-cap", index, (
-            f"{INDEX_NAME} and its hubs hold {heavy:,} characters of lines that are not `- [Title](file.md) — hook` entries, over the "
-            f"{MAX_MARKDOWN_CHARS:,} the dream parses: left as they are; edit {INDEX_NAME} by hand (one short line per memory)")))
+    texts = [text for text in (ws.get(rel) for rel in (index, *hubs)) if text is not None]
+    size = sum(len(text) for text in texts)
+    heavy = sum(markdown_chars(text) for text in texts) if size <= MAX_PRUNE_CHARS else 0
+    if size > MAX_PRUNE_CHARS or heavy > MAX_MARKDOWN_CHARS:
+        held = (f"{size:,} characters, over the {MAX_PRUNE_CHARS:,} the dream edits" if size > MAX_PRUNE_CHARS else
+                f"{heavy:,} characters of lines that are not `- [Title](file.md) — hook` entries, over the {MAX_MARKDOWN_CHARS:,} the dream parses")
+        findings.append(Finding(PHASE, "index-over-cap", index, f"{INDEX_NAME} and its hubs hold {held}: left as they are; edit {INDEX_NAME} by hand (one short line per memory)"))
         progress(4, 4)
         return
     memo = _IndexLinks()

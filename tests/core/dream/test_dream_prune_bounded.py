@@ -44,6 +44,16 @@ def test_an_index_of_heavy_lines_over_the_budget_is_left_as_it_is(tmp_path: Path
     )
 
 
+def test_an_index_over_the_size_the_dream_edits_is_left_as_it_is(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(prune, "MAX_PRUNE_CHARS", 10_000)
+    (tmp_path / "MEMORY.md").write_text("".join(f"- [Gone {i:04d}](gone_{i:04d}.md) — no file\n" for i in range(1_000)))  # 38 each
+    ws, findings = _prune(tmp_path, {})
+    assert ws.changed() == []
+    assert [(f.code, f.message) for f in findings] == [("index-over-cap", (
+        "MEMORY.md and its hubs hold 38,000 characters, over the 10,000 the dream edits: left as they are; "
+        "edit MEMORY.md by hand (one short line per memory)"))]
+
+
 def test_under_the_budget_3000_dead_lines_are_dropped_in_one_pass(tmp_path: Path) -> None:
     lines = ["# Memory", "- [A](user_a.md) — a"] + [f"- [Gone {i}](gone_{i}.md) — no file" for i in range(3_000)] + ["- [A again](user_a.md) — a"]
     (tmp_path / "MEMORY.md").write_text("\n".join(lines) + "\n")
