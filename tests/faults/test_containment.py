@@ -222,3 +222,22 @@ def test_a_link_out_is_written_only_once_the_user_confirms_that_link_to_that_tar
     code, out = run(project, mem, "doctor", "--fix", "lower-case-type", "--yes")
     assert tree(outside) == before
     assert "memtui links confirm feedback_dot.md" in out
+
+
+def test_a_linked_folder_is_named_and_a_linked_index_can_be_confirmed(setup: tuple[Path, Path, Path], tmp_path: Path) -> None:
+    project, mem, outside = setup
+    notes = tmp_path / "dotfiles"
+    notes.mkdir()
+    (notes / "user_deploy.md").write_text(MEMORY.format(name="deploy", body="deploy"))
+    (mem / "shared").symlink_to(notes, target_is_directory=True)
+    code, out = run(project, mem, "ls")
+    assert f"shared/ is a link to {notes}: the agent's memory scan does not enter linked folders" in " ".join(out.split())
+    code, out = run(project, mem, "links", "confirm", "shared")
+    assert code == 2 and "linked folder" in out
+    (notes / "INDEX.md").write_text("- [a](user_a.md) — a\n")
+    (mem / "MEMORY.md").unlink()
+    (mem / "MEMORY.md").symlink_to(notes / "INDEX.md")
+    code, out = run(project, mem, "links", "--json")
+    assert [m["relpath"] for m in json.loads(out)["links"]] == ["MEMORY.md"]
+    code, out = run(project, mem, "links", "confirm", "MEMORY.md")
+    assert code == 0, out

@@ -1,5 +1,5 @@
 """A memory far larger than any real one (5 MB of pasted log) is listed and checked from its
-first 1 MiB, with a diagnostic that says so, and memtui never rewrites it."""
+first 1 MiB, with a diagnostic that says so, and memtui never rewrites it from that part."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ def test_a_5_mb_memory_is_listed_from_its_start_with_the_reason(huge: Path) -> N
     mem = read_memory(huge / "project_log.md", huge)
     assert (mem.name, mem.description, mem.type) == ("pasted log", "a build log pasted whole", "project")
     (diag,) = [d for d in mem.diagnostics if d.code == "too-large"]
-    assert diag.message.startswith("skipped: 4.8 MB, over the 1.0 MB cap")  # 5,000,000+ bytes = 4.8 MiB
+    assert diag.message.startswith("skipped past the first 1.0 MB: the file is 4.8 MB, over memtui's 1.0 MB read cap")  # 5,000,000+ bytes = 4.8 MiB
     assert len(mem.text.encode()) <= MAX_MEMORY_BYTES
 
 
@@ -55,4 +55,4 @@ def test_every_command_reports_it_and_exits_cleanly(huge: Path, tmp_path: Path, 
     assert "Traceback" not in result.output
     json.loads(result.stdout)
     if command[0] in ("ls", "doctor"):
-        assert "over the 1.0 MB cap" in result.stdout
+        assert "over memtui's 1.0 MB read cap" in result.stdout

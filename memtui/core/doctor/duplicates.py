@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import os
 import re
 from array import array
 from collections import defaultdict
@@ -724,10 +725,23 @@ def duplicate_findings(
         if len(members) > 1:
             for i in members:
                 exact[i] = [j for j in members if j != i]
+    real = {i: os.path.realpath(memories[i].file) for i in exact}  # a memory and a link to it are one file
     for i, others in sorted(exact.items()):
-        names = sorted(memories[j].relpath for j in others)
-        listed = ", ".join(names[:MAX_LISTED]) + (f" and {len(names) - MAX_LISTED} more" if len(names) > MAX_LISTED else "")
-        out.append(finding("duplicate", memories[i].relpath, None, f"the same body as {listed}: keep one (merge what differs)", others=names))
+        names = sorted(memories[j].relpath for j in others if real[j] != real[i])
+        aliases = sorted(memories[j].relpath for j in others if real[j] == real[i])
+        if names:
+            listed = ", ".join(names[:MAX_LISTED]) + (f" and {len(names) - MAX_LISTED} more" if len(names) > MAX_LISTED else "")
+            out.append(finding("duplicate", memories[i].relpath, None, f"the same body as {listed}: keep one (merge what differs)", others=names))
+        elif aliases and os.path.islink(memories[i].file):
+            out.append(
+                finding(
+                    "duplicate",
+                    memories[i].relpath,
+                    None,
+                    f"a link to {aliases[0]}: one file the agent lists twice, under two names (nothing to merge; remove the link if one name is enough)",
+                    others=aliases,
+                )
+            )
 
     if pairs is None:
         pairs = near_duplicate_pairs(NearTexts(memories), [block_of(mem) for mem in memories], threshold=threshold)

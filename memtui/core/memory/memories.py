@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -47,8 +48,8 @@ LOCK_FILE = ".consolidate-lock"
 # memtui's cap on reading one memory file. A real memory is a few KB, recall injects at most
 # its first 4,096 bytes, and the agent's Read tool takes 256 KB of a file at once: a memory over
 # 1 MiB is one the agent cannot use whole. A larger file is listed from its first 1 MiB (its
-# frontmatter and the start of its body) with ``too-large``, and never rewritten; this bounds
-# every check's cost on a pathological file.
+# frontmatter and the start of its body) with ``too-large`` and not opened in the editor; this
+# bounds every check's cost on a pathological file.
 MAX_MEMORY_BYTES = 1024 * 1024
 
 # code -> (severity, meaning). The meaning is the one-line explanation shown in help/notes.
@@ -75,7 +76,7 @@ DIAGNOSTIC_CODES: dict[str, tuple[Severity, str]] = {
     "missing-why": ("info", "a feedback or project memory that labels no reason (`**Why:**`, `## Why`, `Reason:`, `原因：`…): the reason lets a later session judge the edge cases"),
     "missing-how-to-apply": ("info", "a feedback or project memory that labels no instruction (`**How to apply:**`, `## How to apply`, `做法：`…): it says when the memory matters"),
     "relative-date": ("warning", "a relative date (tomorrow, next Monday, 明天): read months later it points at the wrong day; shown with the date it meant"),
-    "too-large": ("warning", "over memtui's 1 MiB read cap: listed and checked from its first 1 MiB, never rewritten by memtui"),
+    "too-large": ("warning", "over memtui's 1 MiB read cap: listed and checked from its first 1 MiB, not opened in memtui's editor"),
     "over-recall-limit": ("info", "over 4,096 bytes / 200 lines: recall injects only the first part"),
     "not-indexed": ("info", "not linked from the index MEMORY.md"),
 }
@@ -436,19 +437,29 @@ def lost_fields(before: Memory, after: Memory) -> tuple[str, ...]:
 
 
 def unreadable_memory(path: StrPath, relpath: str, error: OSError) -> Memory:
-    """A placeholder record for a file that could not be read (listed, with ``unreadable``)."""
+    """A placeholder record for a file that could not be read (listed, with ``unreadable``);
+    a link to nothing is named as such, with the link's own mtime."""
+    why = f"cannot read: {error.strerror or error}"
+    mtime = 0.0
+    try:
+        st = os.lstat(path)
+        mtime = st.st_mtime
+        if stat.S_ISLNK(st.st_mode) and isinstance(error, FileNotFoundError):
+            why = f"a link to {os.readlink(path)}, which does not exist"
+    except OSError:
+        pass
     return Memory(
         file=os.fspath(path),
         relpath=relpath,
         team=relpath.startswith(f"{TEAM_DIR}/"),
-        mtime=0.0,
+        mtime=mtime,
         size=0,
         sha256="",
         name=None,
         description=None,
         type=None,
         declared_type=None,
-        diagnostics=(_diag("unreadable", f"cannot read: {error.strerror or error}", path),),
+        diagnostics=(_diag("unreadable", why, path),),
     )
 
 
@@ -548,8 +559,8 @@ def _read_memory(path: StrPath, relpath: str, cache: CatalogDB | None, fmt: Memo
 
 def _too_large_memory(path: StrPath, relpath: str, fmt: MemoryFormat) -> Memory:
     """A memory over ``MAX_MEMORY_BYTES``, parsed from its first ``MAX_MEMORY_BYTES`` (less a
-    UTF-8 character the cap cuts) with ``too-large``; its ``sha256`` is empty, so no edit
-    rewrites it."""
+    UTF-8 character the cap cuts) with ``too-large``; its ``sha256`` is empty, so no edit made
+    from this text rewrites it (a doctor fix reads the whole file again and keeps every byte)."""
     try:
         head, st = read_head_regular(path, MAX_MEMORY_BYTES)
     except OSError as exc:
@@ -563,8 +574,9 @@ def _too_large_memory(path: StrPath, relpath: str, fmt: MemoryFormat) -> Memory:
         break
     mem = parse_memory_bytes(path, relpath, head, st.st_mtime, fmt)
     message = (
-        f"skipped: {_size_text(st.st_size)}, over the {_size_text(MAX_MEMORY_BYTES)} cap — memtui read its first "
-        f"{_size_text(len(head))} (the frontmatter and the start of the body) and will not rewrite it"
+        f"skipped past the first {_size_text(MAX_MEMORY_BYTES)}: the file is {_size_text(st.st_size)}, over memtui's {_size_text(MAX_MEMORY_BYTES)} read cap, "
+        "so only its frontmatter and first part are checked and memtui's editor will not open it; recall injects only its first "
+        f"{RECALL_MAX_BYTES:,} bytes (a long log is better kept out of memory, with a line here saying where it is)"
     )
     return replace(mem, sha256="", size=st.st_size, diagnostics=(*mem.diagnostics, _diag("too-large", message, path)))
 
@@ -608,10 +620,28 @@ def iter_memory_paths(memory_dir: Path) -> Iterator[tuple[Path, str]]:
 
 def stray_files(memory_dir: Path) -> list[Diagnostic]:
     """Findings about files below ``memory_dir`` the agent never reads as memories (other
-    extensions, ``.MD`` in the wrong case). The lock file is expected and not reported."""
+    extensions, ``.MD`` in the wrong case, anything in a folder that is a symlink). The lock
+    file is expected and not reported."""
     diags: list[Diagnostic] = []
     for dirpath, dirnames, filenames in os.walk(memory_dir):
         dirnames.sort()
+        for dname in dirnames:
+            folder = Path(dirpath) / dname
+            if folder.is_symlink():
+                rel = folder.relative_to(memory_dir).as_posix()
+                try:
+                    target = os.path.realpath(folder, strict=True)
+                except OSError:
+                    target = os.readlink(folder)
+                diags.append(
+                    Diagnostic(
+                        "linked-folder",
+                        "warning",
+                        f"{rel}/ is a link to {target}: the agent's memory scan does not enter linked folders, so no memory in it is listed "
+                        "or recalled (an index line can still send the agent to one), and memtui lists none and never writes through it",
+                        str(folder),
+                    )
+                )
         for fname in sorted(filenames):
             if fname.endswith(".md") or fname == LOCK_FILE:
                 continue

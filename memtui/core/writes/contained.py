@@ -133,7 +133,7 @@ def open_target(
             if real is not None and os.path.realpath(folder / name) == real and os.path.isfile(real):
                 outside_fd = _open_real_folder(Path(real).parent, relpath)
                 return Target(outside_fd, Path(real).parent, Path(real).name, "/".join(parts), created)
-            target = _resolve_link(root, folder, name, fd, relpath, "memory")
+            target = _resolve_link(root, folder, name, fd, relpath, "file")
         finally:
             os.close(fd)
         links += 1
@@ -233,7 +233,7 @@ def _resolve_link(root: Path, folder: Path, name: str, fd: int, relpath: str, ki
             relpath,
             "symlink-escape",
             f"the {kind} {link} is a link to {real}, outside the memory dir {root}: memtui does not write through it"
-            + (f" (unless you confirm this link: `memtui links confirm {relpath}`)" if kind == "memory" else ""),
+            + (f" (unless you confirm this link: `memtui links confirm {relpath}`)" if kind == "file" else ""),
         )
     return list(real.relative_to(root).parts)
 

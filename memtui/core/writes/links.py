@@ -1,4 +1,5 @@
-"""Memories that are symlinks, and the links a user confirmed memtui may write through.
+"""Memories (and indexes) that are symlinks, and the links a user confirmed memtui may write
+through.
 
 People keep memory files in a dotfiles repository and link them into the memory dir. memtui
 writes a memory that is a link at the link's target: always when the target is inside the
@@ -63,15 +64,21 @@ def confirmed_links(state: Path) -> dict[str, str]:
 
 
 def _iter_links(memory_dir: Path) -> Iterator[tuple[str, Path]]:
-    from memtui.core.memory.memories import iter_memory_files
+    """The memory files and indexes (``MEMORY.md``, ``team/MEMORY.md``) that are symlinks."""
+    from memtui.core.memory.index import INDEX_NAME
+    from memtui.core.memory.memories import TEAM_DIR, iter_memory_files
 
+    for rel in (INDEX_NAME, f"{TEAM_DIR}/{INDEX_NAME}"):
+        if os.path.islink(memory_dir / rel):
+            yield rel, memory_dir / rel
     for path, rel in iter_memory_files(memory_dir):
         if os.path.islink(path):
             yield rel, Path(path)
 
 
 def linked_memories(memory_dir: Path, state: Path) -> list[LinkedMemory]:
-    """Every memory file of ``memory_dir`` that is a symlink, in the scan's order."""
+    """Every index and memory file of ``memory_dir`` that is a symlink, indexes first, then in
+    the scan's order."""
     root = Path(os.path.realpath(memory_dir))
     confirmed = confirmed_links(state)
     out: list[LinkedMemory] = []
@@ -98,7 +105,14 @@ def confirm_link(memory_dir: Path, state: Path, relpath: str) -> LinkedMemory:
     ``OSError`` when the state folder cannot be written."""
     found = next((m for m in linked_memories(memory_dir, state) if m.relpath == relpath), None)
     if found is None:
-        raise ValueError(f"{relpath} is not a memory file that is a symlink")
+        path = memory_dir / relpath
+        if os.path.islink(path) and os.path.isdir(path):
+            raise ValueError(f"{relpath} is a linked folder: memtui never writes through a folder link (the agent does not read memories in it either)")
+        if os.path.islink(path):
+            raise ValueError(f"{relpath} is a link, but not a memory file (a name ending in .md) or an index")
+        if os.path.lexists(path):
+            raise ValueError(f"{relpath} is not a symlink: memtui writes it as it is, nothing to confirm")
+        raise ValueError(f"{relpath} does not exist in {memory_dir}")
     if not found.exists:
         raise ValueError(f"{relpath} is a link to {found.target}, which does not exist")
     if not os.path.isfile(found.target):
