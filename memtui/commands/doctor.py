@@ -189,7 +189,7 @@ def doctor(obj: CliContext, as_json: bool, fix_codes: tuple[str, ...], yes: bool
 
     journal = Journal(obj.locations.state_dir, memory_dir)
     selected: list[Finding] = []
-    chosen: set[tuple[object, ...]] = set()  # each finding once (a list's `in` made this quadratic)
+    chosen: set[tuple[object, ...]] = set()  # what ``selected`` holds, to take each finding once
     skipped: list[dict[str, str]] = []
     for code in codes:
         found = _selected(report, code)

@@ -59,11 +59,11 @@ MAX_MARKDOWN_CHARS = 2 * 1024 * 1024
 """The most characters of index lines (``MEMORY.md`` and the hubs) that are not plain
 ``- [Title](file.md) — hook`` entries the Prune phase parses (2 Mi, memtui's choice: about 3 s
 of markdown-it; see ``markdown_chars``). Past it the phase leaves the index and the hubs as they
-are, with an ``index-over-cap`` finding: a one-line index of 20 MB took 15 s to parse."""
+are, with an ``index-over-cap`` finding (a one-line index of 20 MB is 15 s of parsing)."""
 MAX_PRUNE_CHARS = 16 * 1024 * 1024
 """The most characters of ``MEMORY.md`` and the hubs together the Prune phase edits (16 Mi,
 memtui's choice: 200,000 entry lines of 80 characters, twice the index of the 100,000-memory
-benchmark; a plan over 20 MB of one-line entries took 6.7 s and 570 MB). Past it the phase
+benchmark; a plan over 20 MB of one-line entries needs about 7 s and 570 MB). Past it the phase
 leaves them as they are, with an ``index-over-cap`` finding."""
 
 
@@ -117,7 +117,7 @@ class _IndexLinks:
     def may_exist(self, memory_dir: Path, rel: str) -> bool:
         """Whether a name ``rel`` (below ``memory_dir``) is in its folder's listing (each
         folder listed once): ``False`` means it does not exist; ``True`` that it may (a link
-        may lead nowhere). An index of 300,000 dead links took a ``stat`` each."""
+        may lead nowhere). A ``stat`` per dead link is left for the names that are listed."""
         folder, _, name = rel.rpartition("/")
         if folder not in self._names:
             try:
@@ -192,7 +192,7 @@ def _fix_links(ws: Workspace, rel: str, pi: PruneInput, linked: set[str], emit: 
         else:
             gone.add(number)
             dropped.append(links[0][0])
-    if gone:  # one pass: a `del` per line moved the rest of the list each time
+    if gone:  # one pass over the lines (a `del` per line would move the rest of the list each time)
         lines = [line for number, line in enumerate(lines, start=1) if number not in gone]
     if dropped or moved:
         parts = []

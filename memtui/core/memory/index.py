@@ -44,10 +44,9 @@ it, the file is read on in chunks and not kept (``MAX_INDEX_COUNT_BYTES``)."""
 
 MAX_INDEX_COUNT_BYTES = 256 * 1024 * 1024
 """How much of an index over ``MAX_INDEX_FILE_BYTES`` is read on in chunks (256 MiB, about 4 s
-at 15 ms per MiB; memtui's choice, eight times the 32 MiB it used to read whole), holding one
-chunk at a time: its lines and UTF-16 units are counted (the agent's truncation warning states
-both) and its links to known memories are found (they index their memory). Past it the counts
-are of the first ``MAX_INDEX_COUNT_BYTES``."""
+at 15 ms per MiB; memtui's choice), holding one chunk at a time: its lines and UTF-16 units are
+counted (the agent's truncation warning states both) and its links to known memories are found
+(they index their memory). Past it the counts are of the first ``MAX_INDEX_COUNT_BYTES``."""
 
 _CHUNK_BYTES = 1024 * 1024  # one read of an index past its audited head
 # How much of the trimmed text of an index over the cap is kept for the truncation: what the

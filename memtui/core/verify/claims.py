@@ -358,7 +358,7 @@ def claims_in_text(text: str, first_line: int) -> Iterator[Claim]:
         line += masked.count("\n", at, m.start(2))
         at = m.start(2)
         # the words around a span are read only when it names something (``retracted`` reads
-        # 300 characters each side: once per span of a line of 30,000 `x` took 4 s)
+        # up to 300 characters each side; a line of thousands of spans names few things)
         found = _span_claims(m.group(2), line)
         if found and not retracted(masked, m.start(), m.end()):
             yield from found

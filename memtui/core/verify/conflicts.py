@@ -212,8 +212,8 @@ def values_of(text: str, first_line: int, *, limit: int = MAX_VALUES) -> list[Va
             continue
         sentence_terms = frozenset(terms(_DATE.sub(" ", sentence)))
         # each value's line: the sentence's first line plus the newlines before it, counted
-        # forward once over the sentence (counting from its start for each value was quadratic
-        # in a paragraph of thousands of lines and no sentence break)
+        # forward once over the sentence (a paragraph of thousands of lines and no sentence
+        # break is one sentence: a count from its start per value would be quadratic)
         line_at: dict[int, int] = {}
         counted, at_line = 0, line
         for at in sorted({f[3] for f in found}):
