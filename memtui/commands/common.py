@@ -191,16 +191,17 @@ def emit_json(data: Any) -> None:
     click.echo(escape_terminal_controls(out))
 
 
-# C1 controls (U+0080–U+009F: U+009B is a one-byte CSI) and the bidi embeddings, overrides and
-# isolates (U+202A–U+202E, U+2066–U+2069), as UTF-8. JSON may hold them raw; a terminal the
-# output is piped to acts on them. They only occur inside JSON strings (its syntax is ASCII).
-_TERMINAL_CONTROLS = re.compile(rb"\xc2[\x80-\x9f]|\xe2\x80[\xaa-\xae]|\xe2\x81[\xa6-\xa9]")
+# DEL (U+007F), the C1 controls (U+0080–U+009F: U+009B is a one-byte CSI) and the bidi
+# embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069), as UTF-8. JSON may hold them
+# raw (it escapes only C0); a terminal the output is piped to acts on them. They only occur
+# inside JSON strings (its syntax is printable ASCII).
+_TERMINAL_CONTROLS = re.compile(rb"\x7f|\xc2[\x80-\x9f]|\xe2\x80[\xaa-\xae]|\xe2\x81[\xa6-\xa9]")
 
 
 def escape_terminal_controls(text: bytes) -> bytes:
-    """``text`` (UTF-8 JSON) with every C1 control and bidi control written as its JSON escape
-    (``\\u009b``): the same JSON value, safe to print to a terminal."""
-    if b"\xc2" not in text and b"\xe2" not in text:
+    """``text`` (UTF-8 JSON) with DEL, every C1 control and bidi control written as its JSON
+    escape (``\\u009b``): the same JSON value, safe to print to a terminal."""
+    if b"\xc2" not in text and b"\xe2" not in text and b"\x7f" not in text:
         return text
     return _TERMINAL_CONTROLS.sub(lambda m: b"\\u%04x" % ord(m.group(0).decode("utf-8")), text)
 

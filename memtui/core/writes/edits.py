@@ -642,8 +642,9 @@ def restore_plan(memory_dir: Path, journal: Journal, item: TrashItem) -> Plan:
         _, removed_lines = _removed_lines(old_lines, item.relpath, _index_rel(item.relpath))
         text = cur_text
         mem_type = memory_type_of(data.decode("utf-8", errors="replace"))
+        present = {ln.strip() for ln in cur_text.splitlines()}
         for line in removed_lines:
-            if line.strip() not in {ln.strip() for ln in cur_text.splitlines()}:
+            if line.strip() not in present:
                 # back between its old neighbours if they are still there, else under its type
                 text = restore_entry(text, line.rstrip("\r\n"), "".join(old_lines), mem_type)
         after = text.encode("utf-8", errors="surrogateescape")
@@ -656,6 +657,13 @@ def restore_plan(memory_dir: Path, journal: Journal, item: TrashItem) -> Plan:
 def _removed_lines(old_lines: list[str], relpath: str, index_dir_rel: str) -> tuple[str, list[str]]:
     text = "".join(old_lines)
     kept, _ = remove_entries(text, relpath, index_dir_rel)
-    kept_set = kept.splitlines(keepends=True)
-    removed = [ln for ln in old_lines if ln not in kept_set]
+    kept_lines = kept.splitlines(keepends=True)
+    # the kept lines are the old ones, in order, less the removed: one walk over both
+    removed: list[str] = []
+    k = 0
+    for ln in old_lines:
+        if k < len(kept_lines) and kept_lines[k] == ln:
+            k += 1
+        else:
+            removed.append(ln)
     return kept, removed

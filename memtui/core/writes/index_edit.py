@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from urllib.parse import quote
 
 from memtui.core.memory.frontmatter import parse_frontmatter
-from memtui.core.memory.index import IndexEntry, dropped_entries, parse_entries
+from memtui.core.memory.index import MAX_INDEX_FILE_BYTES, IndexEntry, dropped_entries, parse_entries
 from memtui.core.memory.memories import MEMORY_TYPES, declared_type_of
 from memtui.core.writes.rewrite import newline_of
 
@@ -171,17 +171,30 @@ def memory_type_of(memory_text: str) -> str | None:
     return folded if folded in MEMORY_TYPES else None
 
 
-def _entries_by_line(index_text: str, index_dir_rel: str) -> dict[int, list[IndexEntry]]:
+def _entries_by_line(index_text: str, index_dir_rel: str, relpath: str) -> dict[int, list[IndexEntry]]:
+    """The entries of the lines of ``index_text`` that may link to ``relpath``, by line number.
+
+    Only a line holding ``relpath``'s file name, or a character that can spell it another way in
+    a link (``%`` escapes, ``\\`` escapes, ``&`` entities), is parsed: a link's target keeps the
+    file name otherwise, so every other line cannot link there. A line longer than
+    ``MAX_INDEX_FILE_BYTES`` characters is not parsed (left as it is), which bounds the work on a
+    hostile one-line index."""
+    name = posixpath.basename(relpath)
     by_line: dict[int, list[IndexEntry]] = {}
-    for entry in parse_entries(index_text, index_dir_rel):
-        by_line.setdefault(entry.line, []).append(entry)
+    for number, line in enumerate(index_text.split("\n"), start=1):
+        if "](" not in line or len(line) > MAX_INDEX_FILE_BYTES:
+            continue
+        if name not in line and not any(c in line for c in "%\\&"):
+            continue
+        for entry in parse_entries(line, index_dir_rel):
+            by_line.setdefault(number, []).append(entry)
     return by_line
 
 
 def remove_entries(index_text: str, relpath: str, index_dir_rel: str = "") -> tuple[str, int]:
     """Remove each line whose links all point at ``relpath``. Returns the text and the number
     of lines removed (a line that also links elsewhere is kept)."""
-    by_line = _entries_by_line(index_text, index_dir_rel)
+    by_line = _entries_by_line(index_text, index_dir_rel, relpath)
     lines = index_text.splitlines(keepends=True)
     kept: list[str] = []
     removed = 0
@@ -196,7 +209,7 @@ def remove_entries(index_text: str, relpath: str, index_dir_rel: str = "") -> tu
 
 def retarget_entries(index_text: str, old: str, new: str, index_dir_rel: str = "") -> tuple[str, int]:
     """Point every link to ``old`` at ``new`` instead. Returns the text and the count changed."""
-    by_line = _entries_by_line(index_text, index_dir_rel)
+    by_line = _entries_by_line(index_text, index_dir_rel, old)
     lines = index_text.splitlines(keepends=True)
     count = 0
     new_target = link_target(new, index_dir_rel)
@@ -212,5 +225,7 @@ def newly_dropped(before_text: str | None, after_text: str, index_dir_rel: str =
     """Entries past the agent's cap (200 lines / 25,000 units) in ``after_text`` that were not
     past it in ``before_text`` — what an edit would push out of the loaded index."""
 
+    if max(len(before_text or ""), len(after_text)) > MAX_INDEX_FILE_BYTES:
+        return []  # far past the cap already and audited only in part: not parsed again
     before = {(e.relpath, e.title) for e in dropped_entries(before_text, index_dir_rel)} if before_text else set()
     return [e for e in dropped_entries(after_text, index_dir_rel) if (e.relpath, e.title) not in before]
