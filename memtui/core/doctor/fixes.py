@@ -11,6 +11,7 @@ plan — one undo — with edits applied bottom-up so line numbers stay valid.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
@@ -77,6 +78,9 @@ class _Files:
     def need(self, relpath: str) -> str:
         text = self.get(relpath)
         if text is None:
+            path = self.memory_dir / relpath
+            if os.path.islink(path):
+                raise FixError(f"{relpath} is a link to {os.readlink(path)}, which does not exist: nothing to fix there")
             raise FixError(f"{relpath} no longer exists; run the doctor again")
         return text
 
@@ -269,7 +273,8 @@ def combined_fix_plan(memory_dir: Path, findings: Sequence[Finding], *, title: s
     Raises ``FixError`` when a finding has no fix, when a file no longer matches its finding,
     or when nothing would change. A finding whose file is a link leading outside the memory
     dir is left out, with why, in the plan's ``skipped`` (``FixError`` when that leaves nothing),
-    unless ``confirmed_links`` (``memtui.core.writes.links.confirmed_links``) holds that link. The plan's ``index_overflow`` lists index entries the change
+    unless ``confirmed_links`` (``memtui.core.writes.links.confirmed_links``) holds that link; so
+    is a finding that no longer matches its file, when there are others. The plan's ``index_overflow`` lists index entries the change
     would push past the agent's cap (ask before applying).
     """
     if not findings:
@@ -283,6 +288,10 @@ def combined_fix_plan(memory_dir: Path, findings: Sequence[Finding], *, title: s
         try:
             notes.append(_FIXERS[f.fix](files, f))
         except _NotWritable as exc:
+            skipped[str(exc)] = None
+        except FixError as exc:  # this finding is stale (its file gone or changed): the others still apply
+            if len(findings) == 1:
+                raise
             skipped[str(exc)] = None
     added = files.added_lines()
     changes = files.changes()
