@@ -394,6 +394,17 @@ def _description_line(memory: Memory) -> int | None:
 MAX_CLAIMS = 1000
 
 
+def _holds_secret(text: str) -> bool:
+    """Whether a claim's text is (or holds) a likely secret: such a claim would quote the key in
+    every report that lists it. Only a text of 16 characters or more with a letter and a digit
+    (the shape of every key format) is scanned."""
+    if len(text) < 16 or not any(c.isdigit() for c in text) or not any(c.isalpha() for c in text):
+        return False
+    from memtui.core.memory.secretscan import find_secrets
+
+    return bool(find_secrets(text))
+
+
 def memory_claims(memory: Memory) -> list[Claim]:
     """Every claim of ``memory`` (at most ``MAX_CLAIMS``): its description's, then its body's;
     one claim per distinct kind, path (or text), line and anchor (the first occurrence's line):
@@ -413,6 +424,8 @@ def memory_claims(memory: Memory) -> list[Claim]:
             key = (claim.kind, claim.path or claim.text, claim.line_no, claim.anchor)
             if key not in seen:
                 seen.add(key)
+                if _holds_secret(claim.text):
+                    continue  # a pasted key is the secret check's finding, never quoted as a claim
                 out.append(claim)
                 if len(out) >= MAX_CLAIMS:
                     return out
