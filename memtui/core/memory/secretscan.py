@@ -261,7 +261,7 @@ def _merge(hits: list[_Hit]) -> list[SecretFinding]:
     seen: set[tuple[str, int]] = set()
     out: list[SecretFinding] = []
     for hit in sorted(hits, key=lambda h: h.line):
-        if (hit.rule, hit.line) in seen:
+        if (hit.rule, hit.line) in seen or _placeholder_secret(hit.secret):
             continue
         if hit.start is not None and hit.end is not None:
             i = bisect_right(kept_starts, hit.start)
@@ -272,6 +272,19 @@ def _merge(hits: list[_Hit]) -> list[SecretFinding]:
         seen.add((hit.rule, hit.line))
         out.append(SecretFinding(hit.kind, hit.line, hit.rule, mask(hit.secret)))
     return out
+
+
+def _placeholder_secret(secret: str) -> bool:
+    """Whether a matched secret is a placeholder written in its format: half of it or more one
+    run of a single character (``ghp_xxxxxxxx…``, ``AKIAXXXXXXXXXXXXXXXX``, ``sk_live_000…``).
+    A real key is random: no character repeats that long."""
+    longest = run = 0
+    previous = ""
+    for ch in secret:
+        run = run + 1 if ch == previous else 1
+        previous = ch
+        longest = max(longest, run)
+    return len(secret) >= 8 and longest * 2 >= len(secret)
 
 
 def mask(secret: str) -> str:

@@ -99,8 +99,12 @@ def test_rule_flags_its_true_positives_and_not_its_false_positives(rule_id: str)
     assert positives, f"{rule_id}: no example"
     for text in positives:
         assert any(f.rule == rule_id for f in gitleaks_findings(text, [rule])), (rule_id, text)
-        # the whole scan reports it too (possibly through another rule first)
-        assert find_secrets(text), (rule_id, text)
+        # the whole scan reports it too (possibly through another rule first), unless the secret
+        # is a placeholder written in the key's format (``AGE-SECRET-KEY-1QQQ…``): memtui does not
+        # report those, where gitleaks does
+        secrets = [rule.secret_of(m.group()) for m in rule.regex.finditer(secretscan.normalize(text))]
+        if not all(secretscan._placeholder_secret(s) for s in secrets if s):
+            assert find_secrets(text), (rule_id, text)
     for text in _strings(examples["false_positives"]):
         assert gitleaks_findings(text, [rule]) == [], (rule_id, text)
 

@@ -21,34 +21,41 @@ from memtui.core.memory.secretscan import (
 
 PATTERNS = [(type(p).__name__, i, rx) for i, p in enumerate(_plugins()) for rx in p.denylist]
 
+def R(n: int) -> str:
+    """``n`` characters of a fixed random-looking hex string: a key's shape without a run of one
+    character (which the scan takes for a placeholder, ``ghp_xxxx…``)."""
+    digits = "9f3a0c7e1b5d8246e0b7c3f9a1d5826c4e"
+    return (digits * (n // len(digits) + 1))[:n]
+
+
 # One real-looking secret of each kind (the formats of the plugins' own documentation; fake).
 SECRETS = [
     "AKIAIOSFODNN7EXAMPLE",
     'aws_secret_key = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"',
     "artifactory: AKCp5bueTFSQFQ9hT8b3kXk5hWfXyDC1gJR4LvGjXzk",
-    "AccountKey=" + "a" * 86 + "==",
+    "AccountKey=" + "q7Rk2mXw9ZpL4vT8nB3c" * 4 + "a1s6b9==",  # random-looking: a run of one character is a placeholder
     "https://user:hunter2@example.com/path",
-    'cloudant_password = "' + "a" * 64 + '"',
+    'cloudant_password = "' + "f3a9c0e17b2d48a6" * 4 + '"',
     "MTk4NjIyNDgzNDcxOTI1MjQ4.Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWs",
-    "ghp_" + "a1B2" * 9,
-    "glpat-" + "x" * 20,
-    'ibm_cloud_iam_api_key = "' + "a" * 44 + '"',
-    'cos_hmac_secret_access_key = "' + "a1" * 24 + '"',
+    "ghp_" + R(36),
+    "glpat-" + "k3Jd8s0PqX2mZ7vB4nRw",
+    'ibm_cloud_iam_api_key = "' + R(44) + '"',
+    'cos_hmac_secret_access_key = "' + R(48) + '"',
     "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
     "0123456789abcdef0123456789abcdef-us12",
-    "//registry.npmjs.org/:_authToken=npm_" + "a" * 36,
-    "sk-" + "a" * 20 + "T3BlbkFJ" + "b" * 20,
+    "//registry.npmjs.org/:_authToken=npm_" + R(36),
+    "sk-" + R(20) + "T3BlbkFJ" + R(20),
     "-----BEGIN RSA PRIVATE KEY-----",
-    "pypi-AgEIcHlwaS5vcmc" + "A" * 70,
-    "SG." + "a" * 22 + "." + "b" * 43,
+    "pypi-AgEIcHlwaS5vcmc" + R(70),
+    "SG." + R(22) + "." + R(43),
     "xoxb-123456789012-abcdefghij",
-    "https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX",
-    'softlayer_api_key = "' + "a" * 64 + '"',
-    "sq0csp-" + "a" * 43,
-    "sk_live_" + "a" * 24,
-    "123456789:" + "A" * 35,
-    "AC" + "a" * 32,
-    "sk-ant-api03-" + "a" * 40,
+    "https://hooks.slack.com/services/T00000000/B00000000/" + R(24) + "",
+    'softlayer_api_key = "' + R(64) + '"',
+    "sq0csp-" + R(43),
+    "sk_live_" + R(24),
+    "123456789:" + R(35),
+    "AC" + R(32),
+    "sk-ant-api03-" + R(40),
 ]
 
 
