@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from typing import Any
 
 import click
 from rich.markup import escape
@@ -150,9 +151,22 @@ def index(obj: CliContext, team: bool, as_json: bool) -> None:
         if data["skipped"]:
             console.print(f"[yellow]{_cell(data['skipped']['note'])}[/]")
         console.print("[dim](memtui index --json has the loaded text)[/]")
-    for e in data["dropped_entries"]:
+    for e in data["dropped_entries"][:INDEX_LISTED]:
         console.print(f"[red]dropped[/]  line {e['line']}: " + _cell(f"[{e['title']}]({e['target']})"))
-    for target in data["dangling"]:
+    _more(console, len(data["dropped_entries"]), "dropped entries")
+    for target in data["dangling"][:INDEX_LISTED]:
         console.print(f"[yellow]dangling[/] {_cell(target)}: no such file")
-    for path in data["unindexed"]:
+    _more(console, len(data["dangling"]), "dangling links")
+    for path in data["unindexed"][:INDEX_LISTED]:
         console.print(f"[cyan]unindexed[/] {_cell(path)}")
+    _more(console, len(data["unindexed"]), "unindexed memories")
+
+
+# How many of each list ``memtui index`` prints (``--json`` has them all): a hostile one-line
+# index of 300,000 links would otherwise print as many lines.
+INDEX_LISTED = 100
+
+
+def _more(console: Any, total: int, what: str) -> None:
+    if total > INDEX_LISTED:
+        console.print(f"[dim]… and {total - INDEX_LISTED:,} more {what} (`memtui index --json` lists them all)[/]")
