@@ -207,3 +207,15 @@ def test_a_20_mb_index_is_audited_in_its_first_mb_by_every_reader(tmp_path: Path
         assert proc.returncode in (0, 1), (command, proc.stderr.decode(errors="replace"))
         assert b"Traceback" not in proc.stderr and peak < MAX_RSS_MB, (command, peak)
         print(f"faults: 20 MB index ({'one line' if sep == ' ' else 'lines'}): memtui {' '.join(command)} ended in {seconds:.1f} s, {peak:.0f} MB")
+
+
+def test_a_bracket_heavy_one_line_index_is_read_by_pattern_not_markdown(tmp_path: Path) -> None:
+    """``![_`` repeated over 1 MiB made markdown-it spend 18 s on one line; past 64 KiB a line's
+    plain links are found by pattern (the same entries as markdown-it for plain links)."""
+    from memtui.core.memory.index import MARKDOWN_LINE_CHARS, parse_entries
+
+    line = "![_" * (MARKDOWN_LINE_CHARS // 3 + 1) + "](x.md) [a](a.md)"
+    (entry,) = parse_entries(line)
+    assert (entry.title, entry.target, entry.relpath) == ("a", "a.md", "a.md")
+    plain = "".join(f"[m{i}](m{i}.md) " for i in range(MARKDOWN_LINE_CHARS // 10))
+    assert [e.target for e in parse_entries(plain)] == [f"m{i}.md" for i in range(MARKDOWN_LINE_CHARS // 10)]
