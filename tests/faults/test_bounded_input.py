@@ -219,3 +219,19 @@ def test_a_bracket_heavy_one_line_index_is_read_by_pattern_not_markdown(tmp_path
     assert (entry.title, entry.target, entry.relpath) == ("a", "a.md", "a.md")
     plain = "".join(f"[m{i}](m{i}.md) " for i in range(MARKDOWN_LINE_CHARS // 10))
     assert [e.target for e in parse_entries(plain)] == [f"m{i}.md" for i in range(MARKDOWN_LINE_CHARS // 10)]
+
+
+def test_a_transcript_over_the_cap_is_named_not_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A parsed transcript takes ~6× its size in memory: one over ``MAX_TRANSCRIPT_BYTES`` is
+    refused by every reader, with its size and the cap, never parsed."""
+    from memtui.core.base.safe_read import FileTooLargeError
+    from memtui.core.sessions import transcripts, uses
+
+    monkeypatch.setattr(transcripts, "MAX_TRANSCRIPT_BYTES", 1024 * 1024)
+    monkeypatch.setattr(uses, "MAX_TRANSCRIPT_BYTES", 1024 * 1024)
+    path = tmp_path / "s.jsonl"
+    path.write_text('{"type":"user","message":{"role":"user","content":"hi"}}\n' * 30_000)  # 1.7 MB
+    with pytest.raises(FileTooLargeError, match=r"skipped: 1\.\d MB, over the 1 MB cap of a transcript"):
+        transcripts.read_transcript(path)
+    with pytest.raises(FileTooLargeError, match="over the 1 MB cap of a transcript"):
+        uses.UsesReader(tmp_path / "memory").read(path)

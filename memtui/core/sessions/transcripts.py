@@ -302,9 +302,16 @@ def parse_lines(lines: Iterable[bytes | str], path: Path | None = None) -> Trans
     return Transcript(path, tuple(entries), tuple(skipped), last_bad_unterminated, dict(types))
 
 
-# The largest transcript read (memtui's choice: long sessions reach tens of MB; a bigger file,
-# a FIFO or a device is refused rather than read into memory).
-MAX_TRANSCRIPT_BYTES = 1024 * 1024 * 1024
+# The largest transcript read (memtui's choice: long sessions reach tens of MB; a parsed
+# transcript takes about 6 times its size in memory, so a bigger file, a FIFO or a device is
+# refused, and named, rather than read).
+MAX_TRANSCRIPT_BYTES = 100 * 1024 * 1024
+
+
+def too_large(size: int) -> FileTooLargeError:
+    """The error for a transcript of ``size`` bytes over ``MAX_TRANSCRIPT_BYTES``."""
+    mib = 1024 * 1024
+    return FileTooLargeError(27, f"skipped: {size / mib:.1f} MB, over the {MAX_TRANSCRIPT_BYTES // mib} MB cap of a transcript")
 
 
 def read_transcript(path: Path) -> Transcript:
@@ -314,7 +321,9 @@ def read_transcript(path: Path) -> Transcript:
     fh, st = open_regular(path)
     with fh:
         if st.st_size > MAX_TRANSCRIPT_BYTES:
-            raise FileTooLargeError(27, f"{st.st_size:,} bytes, over the {MAX_TRANSCRIPT_BYTES:,}-byte limit", str(path))
+            error = too_large(st.st_size)
+            error.filename = str(path)
+            raise error
         return parse_lines(fh, path)
 
 

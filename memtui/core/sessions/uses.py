@@ -32,7 +32,9 @@ from typing import Any, BinaryIO, Literal
 import orjson
 
 from memtui.core.base.units import utf16_len
+from memtui.core.base.safe_read import open_regular
 from memtui.core.sessions.background import parse_time
+from memtui.core.sessions.transcripts import MAX_TRANSCRIPT_BYTES, too_large
 
 UseKind = Literal["recalled", "read", "written"]
 USE_KINDS: tuple[UseKind, ...] = ("recalled", "read", "written")
@@ -163,9 +165,12 @@ class UsesReader:
     def read(self, path: Path, state: TranscriptState | None = None) -> TranscriptState:
         """Read ``path`` from ``state.offset`` (from the start without a state) and return the
         updated state (``state`` itself is updated). Raises ``OSError`` when the file cannot be
-        opened or read."""
+        opened or read, is not a regular file, or is over ``MAX_TRANSCRIPT_BYTES``."""
         state = TranscriptState() if state is None else state
-        with open(path, "rb") as fh:
+        fh, st = open_regular(path)  # a FIFO or a device raises, never blocks
+        with fh:
+            if st.st_size > MAX_TRANSCRIPT_BYTES:
+                raise too_large(st.st_size)
             self.read_stream(fh, state)
         return state
 
