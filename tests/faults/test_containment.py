@@ -231,7 +231,7 @@ def test_a_linked_folder_is_named_and_a_linked_index_can_be_confirmed(setup: tup
     (notes / "user_deploy.md").write_text(MEMORY.format(name="deploy", body="deploy"))
     (mem / "shared").symlink_to(notes, target_is_directory=True)
     code, out = run(project, mem, "ls")
-    assert f"shared/ is a link to {notes}: the agent's memory scan does not enter linked folders" in " ".join(out.split())
+    assert "".join(f"shared/ is a link to {notes}: the agent's memory scan does not enter linked folders".split()) in "".join(out.split())
     code, out = run(project, mem, "links", "confirm", "shared")
     assert code == 2 and "linked folder" in out
     (notes / "INDEX.md").write_text("- [a](user_a.md) — a\n")

@@ -236,6 +236,13 @@ def test_the_app_shows_escapes_never_markup_and_writes_no_control_character(tmp_
             await pilot.press("escape")
             await settle()
             app.query_one("#memories-table").focus()
+            # the editor opens on a memory memtui can write (the FIFO memory is refused before it)
+            from memtui.tui.memories import MemoriesPane
+
+            pane = app.query_one(MemoriesPane)
+            rows = [e.memory.sha256 != "" for e in pane.shown]
+            app.query_one("#memories-table").move_cursor(row=rows.index(True))  # type: ignore[attr-defined]
+            await pilot.pause()
             await pilot.press("e")  # the editor (last: it stays until its text is saved or dropped)
             await settle()
             frame()
