@@ -241,3 +241,13 @@ def test_a_linked_folder_is_named_and_a_linked_index_can_be_confirmed(setup: tup
     assert [m["relpath"] for m in json.loads(out)["links"]] == ["MEMORY.md"]
     code, out = run(project, mem, "links", "confirm", "MEMORY.md")
     assert code == 0, out
+
+
+def test_links_confirm_says_what_is_wrong(setup: tuple[Path, Path, Path]) -> None:
+    project, mem, _ = setup
+    (mem / "user_l1.md").symlink_to("user_l2.md")
+    (mem / "user_l2.md").symlink_to("user_l1.md")
+    assert "part of a symlink loop" in run(project, mem, "links", "confirm", "user_l1.md")[1]
+    assert "name the memory by its path inside" in run(project, mem, "links", "confirm", str(mem / "user_a.md"))[1]
+    assert "is not a symlink" in run(project, mem, "links", "confirm", "user_a.md")[1]
+    assert "does not exist" in run(project, mem, "links", "confirm", "user_zz.md")[1]

@@ -11,6 +11,7 @@ a link re-pointed since is refused again until confirmed anew.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 from collections.abc import Iterator
@@ -108,12 +109,19 @@ def confirm_link(memory_dir: Path, state: Path, relpath: str) -> LinkedMemory:
         path = memory_dir / relpath
         if os.path.islink(path) and os.path.isdir(path):
             raise ValueError(f"{relpath} is a linked folder: memtui never writes through a folder link (the agent does not read memories in it either)")
+        if os.path.isabs(relpath) or relpath.startswith("../"):
+            raise ValueError(f"{relpath}: name the memory by its path inside {memory_dir} (as `memtui links` lists it)")
         if os.path.islink(path):
             raise ValueError(f"{relpath} is a link, but not a memory file (a name ending in .md) or an index")
         if os.path.lexists(path):
             raise ValueError(f"{relpath} is not a symlink: memtui writes it as it is, nothing to confirm")
         raise ValueError(f"{relpath} does not exist in {memory_dir}")
     if not found.exists:
+        try:
+            os.path.realpath(memory_dir / relpath, strict=True)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise ValueError(f"{relpath} is part of a symlink loop: it leads to no file") from exc
         raise ValueError(f"{relpath} is a link to {found.target}, which does not exist")
     if not os.path.isfile(found.target):
         raise ValueError(f"{relpath} is a link to {found.target}, which is not a file")
