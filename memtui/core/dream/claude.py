@@ -106,8 +106,8 @@ def _user_message(ctx: DreamContext, staging: Path, now: datetime, sessions: lis
     )
 
 
-# The staging copy's caps. Claude Code's Read tool takes a file of at most 256 KB whole, so a
-# memory over 1 MiB is one the agent cannot work with; 64 MiB in all bounds the copy's disk use
+# The staging copy's caps: a memory over 1 MiB is pasted material (memtui reads no more of one,
+# ``MAX_MEMORY_BYTES``); 64 MiB in all bounds the copy's disk use
 # (a sparse 20 GB file, or one that grows while it is copied, never fills the disk).
 MAX_STAGED_FILE_BYTES = 1024 * 1024
 MAX_STAGED_BYTES = 64 * 1024 * 1024

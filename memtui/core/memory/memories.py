@@ -45,9 +45,8 @@ HEADER_LINES = 30
 RECALL_MAX_BYTES = 4096
 RECALL_MAX_LINES = 200
 LOCK_FILE = ".consolidate-lock"
-# memtui's cap on reading one memory file. A real memory is a few KB, recall injects at most
-# its first 4,096 bytes, and the agent's Read tool takes 256 KB of a file at once: a memory over
-# 1 MiB is one the agent cannot use whole. A larger file is listed from its first 1 MiB (its
+# memtui's cap on reading one memory file. A real memory is a few KB and recall injects at most
+# its first 4,096 bytes: a memory over 1 MiB is pasted material, not something to remember. A larger file is listed from its first 1 MiB (its
 # frontmatter and the start of its body) with ``too-large`` and not opened in the editor; this
 # bounds every check's cost on a pathological file.
 MAX_MEMORY_BYTES = 1024 * 1024
