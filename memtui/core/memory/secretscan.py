@@ -13,10 +13,8 @@ baseline, no network verification), three checks over the text:
    222 rules are used): fine-grained GitHub tokens, Google API keys, Hugging Face and
    DigitalOcean tokens and ~200 other formats. Their semantics are gitleaks' own
    (``config/config.go``, ``detect/detect.go``): a rule runs on a text only when the lower-cased
-   text holds one of its ``keywords``; its RE2 ``regex`` is compiled with the ``regex`` module
-   (``VERSION1``: an inline flag such as ``(?i)`` holds to the end of its group, as in Go;
-   ``ASCII``: ``\\w``, ``\\d``, ``\\s`` and ``\\b`` are ASCII, as in Go) and searched over the
-   whole text, so a match may span lines; the secret is the rule's ``secretGroup``, else the
+   text holds one of its ``keywords``; its ``regex`` is compiled by RE2 (``google-re2``: Go's
+   engine and syntax) and searched over the whole text, so a match may span lines; the secret is the rule's ``secretGroup``, else the
    first non-empty group of the match, else the match; a finding needs the secret's Shannon
    entropy (bits per character, over its UTF-8 length, as gitleaks' ``shannonEntropy``) to be
    *above* the rule's ``entropy``; the global and the rule's allowlists (``regexes`` on the
@@ -114,10 +112,9 @@ _PLACEHOLDER_RULE = "curl-auth-user"
 URL_RULE = "url-password"
 URL_KIND = "URL with a password"
 
-# Long lines (detect-secrets) and long texts (gitleaks) are scanned in overlapping windows. Some
-# patterns backtrack quadratically (OpenAI's ``sk-[A-Za-z0-9-_]*…``, npm's ``//.+/:_authToken``,
-# gitleaks' private-key ``[\s\S-]{64,}?KEY-----``): one 240 KB line of ``sk-sk-…`` took 148 s
-# whole; in windows the cost is linear. Any secret up to _OVERLAP characters long lies wholly
+# Long lines are scanned by detect-secrets' patterns in overlapping windows. Some backtrack
+# quadratically (OpenAI's ``sk-[A-Za-z0-9-_]*…``, npm's ``//.+/:_authToken``): one 240 KB line of
+# ``sk-sk-…`` took 148 s whole; in windows the cost is linear. Any secret up to _OVERLAP characters long lies wholly
 # inside some window (a JWT, the longest common format, is usually well under 1,000).
 _WINDOW = 2048
 _OVERLAP = 1024
@@ -482,14 +479,8 @@ class GitleaksRule:
 
     @property
     def regex(self) -> Any:
-        """``pattern`` compiled (cached; ``regex.error`` if it does not compile)."""
+        """``pattern`` compiled by RE2 (cached; ``re2.error`` if it does not compile)."""
         return _compile(self.pattern)
-
-    @property
-    def search(self) -> Any:
-        """``pattern`` without gitleaks' identifier prefix, compiled: what a pattern RE2 refused
-        searches windows with on the backtracking ``regex`` module (``_search_form``)."""
-        return _compile(_search_form(self.pattern))
 
     def secret_of(self, match: str) -> str:
         """gitleaks' secret of a match (``detect.go``): the regex is run again on the match,
@@ -545,46 +536,14 @@ def shannon_entropy(data: str) -> float:
     return -sum((n / size) * math.log2(n / size) for n in Counter(data).values())
 
 
-# gitleaks' ``identifierPrefix`` (cmd/generate/config/utils/generate.go): the start of every
-# semi-generic rule, ``[\w.-]{0,50}?(?:adafruit)…``, sometimes again inside ``(?i:``.
-_IDENTIFIER_PREFIX = r"[\w.-]{0,50}?"
-
-
-def _search_form(pattern: str) -> str:
-    r"""``pattern`` without the identifier prefix at its start (and at the start of a ``(?i:``
-    group that follows it).
-
-    The prefix is lazy, bounded and holds no line break: it only moves a match's start left
-    over up to 50 characters of ``[\w.-]`` on the same line, never decides whether a match
-    exists or where it ends (a match found from any start has a prefix-free match from its
-    keyword on, with the same groups). RE2 pays nothing for it; a backtracking engine pays up
-    to 2,500 tries at every character of a long ``\w`` run (18 s for 200 KB of base64 in a
-    text saying "coherent"). Without it a match starts at the rule's identifier: the same line,
-    the same secret (``GitleaksRule.secret_of`` runs the whole pattern on the match). No rule
-    used matches its allowlists against the match or the line (``regexTarget``), where the
-    start would show."""
-    head, rest = ("(?i)", pattern[4:]) if pattern.startswith("(?i)") else ("", pattern)
-    if not rest.startswith(_IDENTIFIER_PREFIX):
-        return pattern
-    rest = rest[len(_IDENTIFIER_PREFIX) :]
-    if rest.startswith("(?i:" + _IDENTIFIER_PREFIX):
-        rest = "(?i:" + rest[4 + len(_IDENTIFIER_PREFIX) :]
-    return head + rest
-
-
 @lru_cache(maxsize=None)
 def _compile(pattern: str) -> Any:
     """A gitleaks (Go RE2) pattern compiled by RE2 itself (``google-re2``): Go's syntax and
-    semantics, and time linear in the text whatever the pattern (no backtracking). A pattern
-    RE2 refuses falls back to the ``regex`` module with Go's flag scoping and ASCII classes."""
+    semantics, and time linear in the text whatever the pattern (no backtracking). Raises
+    ``re2.error`` (such a rule is skipped, ``skipped_gitleaks_rules``)."""
     import re2
 
-    try:
-        return re2.compile(pattern)
-    except re2.error:
-        import regex
-
-        return regex.compile(pattern, regex.VERSION1 | regex.ASCII)
+    return re2.compile(pattern)
 
 
 def _allowlist(spec: dict[str, Any]) -> _Allowlist:
@@ -647,7 +606,7 @@ def _gitleaks() -> _GitleaksConfig:
 
 def skipped_gitleaks_rules() -> dict[str, str]:
     """The rules of the vendored config this scan does not run, each with the reason (compiles
-    every rule: one whose pattern or allowlist the ``regex`` module rejects is skipped)."""
+    every rule: one whose pattern or allowlist RE2 rejects is skipped)."""
     skipped = dict(_gitleaks().skipped)
     for rule in _gitleaks().rules:
         if (error := _compile_error(rule)) is not None:
@@ -659,52 +618,16 @@ def skipped_gitleaks_rules() -> dict[str, str]:
 def _compile_error(rule: GitleaksRule) -> str | None:
     """Why ``rule``'s pattern or one of its allowlists' does not compile (``None``: they do)."""
     try:
-        for pattern in (rule.pattern, _search_form(rule.pattern), *(a.pattern for a in rule.allowlists if a.pattern is not None)):
+        for pattern in (rule.pattern, *(a.pattern for a in rule.allowlists if a.pattern is not None)):
             _compile(pattern)
-    except Exception as exc:  # regex.error: a construct the regex module does not read
+    except Exception as exc:  # re2.error: a construct RE2 does not read
         return str(exc)
     return None
 
 
-def _text_windows(size: int) -> Iterator[tuple[int, int]]:
-    """``(start, end)`` windows over a text of ``size`` characters: the whole text when it is
-    short, else ``_WINDOW`` characters overlapping by ``_OVERLAP``."""
-    if size <= _WINDOW:
-        yield 0, size
-        return
-    step = _WINDOW - _OVERLAP
-    for start in range(0, size - _OVERLAP, step):
-        yield start, min(size, start + _WINDOW)
-
-
-def _rule_matches(rule: GitleaksRule, text: str) -> Iterator[Any]:
-    """The matches of ``rule`` in ``text``, as one search over the whole text finds them. RE2
-    (every vendored rule) searches the whole text in linear time; a pattern only the ``regex``
-    module compiles searches windows (``pos``/``endpos``, so ``\\b`` and lookbehinds see the
-    text before the window): a match ending at a window's end that is not the text's end is
-    left to the next window, and one starting inside an earlier match is dropped."""
-    if _is_re2(rule.regex):
-        yield from rule.regex.finditer(text)
-        return
-    size = len(text)
-    last_end = -1
-    for start, end in _text_windows(size):
-        for m in rule.search.finditer(text, start, end):
-            if m.end() == end and end < size:
-                continue
-            if m.start() < last_end:
-                continue
-            last_end = m.end()
-            yield m
-
-
-def _is_re2(compiled: Any) -> bool:
-    return type(compiled).__module__.startswith("re2")
-
-
 def _gitleaks_hits(text: str, starts: list[int], rules: list[GitleaksRule]) -> list[_Hit]:
     """The findings of ``rules`` over the whole ``text``, with gitleaks' semantics (module
-    docstring): each rule's matches (``_rule_matches``), its secret, entropy and allowlists."""
+    docstring): each rule's matches, its secret, entropy and allowlists."""
     if not rules:
         return []
     config = _gitleaks()
@@ -712,7 +635,7 @@ def _gitleaks_hits(text: str, starts: list[int], rules: list[GitleaksRule]) -> l
     for rule in rules:
         if _compile_error(rule) is not None:
             continue
-        for m in _rule_matches(rule, text):
+        for m in rule.regex.finditer(text):  # one linear search of the whole text, as gitleaks does
             match = m.group().strip("\n")
             if not match:
                 continue

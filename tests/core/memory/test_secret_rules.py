@@ -235,17 +235,6 @@ def test_a_match_across_lines_is_reported_on_its_first_line() -> None:
     assert [(f.rule, f.line) for f in gitleaks_findings(text, [RULES["adafruit-api-key"]])] == [("adafruit-api-key", 2)]
 
 
-def test_rules_searched_without_their_identifier_prefix_match_allowlists_on_the_secret() -> None:
-    # the prefix moves only a match's start (secretscan._search_form): no such rule may look at
-    # the match or the line, where the start would show
-    stripped = [r for r in gitleaks_rules() if secretscan._search_form(r.pattern) != r.pattern]
-    assert len(stripped) == 99
-    for rule in stripped:
-        assert rule.regex.groups == secretscan._compile(secretscan._search_form(rule.pattern)).groups
-        assert all(a.target == "secret" for a in rule.allowlists), rule.id
-    assert all(a.target == "secret" for a in secretscan._gitleaks().allowlists)
-
-
 def test_mask() -> None:
     assert mask("AKIAIOSFODNN7EXAMPLE") == "AKIA… (20 chars)"
     assert mask("hunter2") == "h… (7 chars)"
