@@ -468,7 +468,8 @@ def apply_plan(memory_dir: Path, plan: Plan, journal: Journal, now: datetime, *,
     ordered = sorted(plan.changes, key=lambda c: c.kind == "delete")  # deletes last
     with journal.write_lock():
         _check(memory_dir, plan.changes)
-        ordered = _contained(memory_dir, plan.title, ordered, confirmed_links(journal.base))
+        confirmed = confirmed_links(journal.base)
+        ordered = _contained(memory_dir, plan.title, ordered, confirmed)
         records = [
             JournalChange(c.relpath, c.kind, sha256_hex(c.before), sha256_hex(c.after), *_mtimes(memory_dir / c.relpath)) for c in ordered
         ]
@@ -485,7 +486,7 @@ def apply_plan(memory_dir: Path, plan: Plan, journal: Journal, now: datetime, *,
         try:
             for index, change in enumerate(ordered):
                 current = change.relpath
-                write_step(memory_dir, journal, entry, index, WriteStep(change.relpath, change.before, change.after, change.after_mtime))
+                write_step(memory_dir, journal, entry, index, WriteStep(change.relpath, change.before, change.after, change.after_mtime), confirmed)
         except BaseException as exc:  # OSError, an outside write, and Ctrl-C / kill mid-way too
             result = rollback(memory_dir, journal, entry)
             entry.note = rollback_note(result)

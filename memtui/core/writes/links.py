@@ -19,7 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memtui.core.base.safe_read import read_regular
+from memtui.core.memory.index import INDEX_NAME
+from memtui.core.memory.memories import TEAM_DIR, iter_memory_files
 from memtui.core.writes.atomic import atomic_write_bytes
+from memtui.core.writes.contained import ContainmentError, check_target
 
 __all__ = ["LinkedMemory", "confirm_link", "confirmed_links", "forget_link", "linked_memories", "write_refusal"]
 
@@ -66,9 +69,6 @@ def confirmed_links(state: Path) -> dict[str, str]:
 
 def _iter_links(memory_dir: Path) -> Iterator[tuple[str, Path]]:
     """The memory files and indexes (``MEMORY.md``, ``team/MEMORY.md``) that are symlinks."""
-    from memtui.core.memory.index import INDEX_NAME
-    from memtui.core.memory.memories import TEAM_DIR, iter_memory_files
-
     for rel in (INDEX_NAME, f"{TEAM_DIR}/{INDEX_NAME}"):
         if os.path.islink(memory_dir / rel):
             yield rel, memory_dir / rel
@@ -145,8 +145,6 @@ def write_refusal(memory_dir: Path, state: Path, relpath: str) -> str | None:
     """Why a write of the memory ``relpath`` would be refused now (a link or a linked folder
     leading outside the memory dir, not confirmed; a link to nothing), or ``None``: for saying
     so before the user starts an edit."""
-    from memtui.core.writes.contained import ContainmentError, check_target
-
     try:
         check_target(memory_dir, relpath, confirmed=confirmed_links(state))
     except ContainmentError as exc:

@@ -46,7 +46,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -261,14 +261,16 @@ def _take(path: Path, dir_fd: int | None = None) -> _Version:
     return version
 
 
-def write_step(memory_dir: Path, journal: Journal, entry: JournalEntry, index: int, step: WriteStep) -> None:
+def write_step(memory_dir: Path, journal: Journal, entry: JournalEntry, index: int, step: WriteStep, confirmed: Mapping[str, str] | None = None) -> None:
     """Write change ``index`` of ``entry`` (its intent already journaled), into the folder
     ``open_target`` opened and checked (a memory that is a link inside the memory dir gets
     the bytes at its target; a delete removes the link itself). Raises ``ContainmentError``
     (the name leads outside the memory dir: nothing written), ``OutsideWriteError`` when the
     version it displaced is not the expected before-image (that version is kept in the journal
-    first), ``OSError``."""
-    confirmed = confirmed_links(journal.base)
+    first), ``OSError``. ``confirmed``: the memory dir's confirmed links, when the caller has
+    read them (else read here)."""
+    if confirmed is None:
+        confirmed = confirmed_links(journal.base)
     with open_target(memory_dir, step.relpath, follow_final=step.after is not None, create_dirs=step.after is not None, confirmed=confirmed) as target:
         fd = target.dir_fd
         path = target.path
@@ -299,10 +301,11 @@ def rollback(memory_dir: Path, journal: Journal, entry: JournalEntry) -> Rollbac
     """Give every file of ``entry`` back the bytes it had before it (see the module docstring),
     last change first. Never raises ``OSError``: files it could not settle are in ``failed``."""
     result = Rollback()
+    confirmed = confirmed_links(journal.base)
     for index in reversed(range(len(entry.changes))):
         jc = entry.changes[index]
         try:
-            _rollback_one(memory_dir, journal, entry, index, jc, result)
+            _rollback_one(memory_dir, journal, entry, index, jc, result, confirmed)
         except OSError:
             result.failed.append(jc.relpath)
     for rel in reversed(entry.dirs):
@@ -313,12 +316,14 @@ def rollback(memory_dir: Path, journal: Journal, entry: JournalEntry) -> Rollbac
     return result
 
 
-def _rollback_one(memory_dir: Path, journal: Journal, entry: JournalEntry, index: int, jc: JournalChange, result: Rollback) -> None:
+def _rollback_one(
+    memory_dir: Path, journal: Journal, entry: JournalEntry, index: int, jc: JournalChange, result: Rollback, confirmed: Mapping[str, str]
+) -> None:
     """Settle change ``index`` of ``entry`` in the folder ``open_target`` opens for it (the
     same one the write used: a link inside the memory dir leads to its target). Raises
     ``OSError`` (``ContainmentError`` when the name now leads outside the memory dir)."""
     try:
-        where = open_target(memory_dir, jc.relpath, create_dirs=jc.before_sha is not None, confirmed=confirmed_links(journal.base))
+        where = open_target(memory_dir, jc.relpath, create_dirs=jc.before_sha is not None, confirmed=confirmed)
     except FileNotFoundError:  # the folder of a created file was never made: nothing to undo
         return
     with where:
