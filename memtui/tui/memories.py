@@ -37,7 +37,7 @@ from memtui.core.extract.inbox import Inbox
 from memtui.core.memory.catalog import Catalog, MemoryEntry, catalog_changes, load_catalog
 from memtui.core.memory.filters import TYPE_FILTERS, MemoryFilter, TypeFilter
 from memtui.core.memory.memories import MAX_MEMORY_BYTES, Memory, MemoryType, read_memory
-from memtui.core.writes.links import write_refusal
+from memtui.core.writes.links import edit_refusal
 from memtui.core.memory.catalogdb import CatalogDB
 from memtui.core.memory.search import CatalogSearch
 from memtui.core.places.autoflavor import OtherFlavorHint, other_flavor_hint
@@ -891,13 +891,10 @@ class MemoriesPane(Pane):
     def _write_refused(self, mem: Memory) -> bool:
         """Say why memtui will not write ``mem`` (a link out of the memory dir not confirmed,
         a file it read only the start of), before any typing is lost; ``False``: it may."""
-        if mem.sha256 == "":
-            why = next((d.message for d in mem.diagnostics if d.code in ("too-large", "unreadable")), "memtui could not read it whole")
-        else:
-            try:
-                why = write_refusal(self.locations.memory_dir, self.journal.base, mem.relpath)
-            except OSError:
-                why = None
+        try:
+            why = edit_refusal(self.locations.memory_dir, self.journal.base, mem)
+        except OSError:  # no state dir to read the confirmed links from: the write path decides
+            why = None
         if why is None:
             return False
         self.notify(visible(f"{mem.relpath}: {why}"), title="Not editable here", severity="warning", markup=False)

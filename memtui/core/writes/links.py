@@ -20,11 +20,11 @@ from pathlib import Path
 
 from memtui.core.base.safe_read import read_regular
 from memtui.core.memory.index import INDEX_NAME
-from memtui.core.memory.memories import TEAM_DIR, iter_memory_files
+from memtui.core.memory.memories import TEAM_DIR, Memory, iter_memory_files
 from memtui.core.writes.atomic import atomic_write_bytes
 from memtui.core.writes.contained import ContainmentError, check_target
 
-__all__ = ["LinkedMemory", "confirm_link", "confirmed_links", "forget_link", "linked_memories", "write_refusal"]
+__all__ = ["LinkedMemory", "confirm_link", "confirmed_links", "forget_link", "edit_refusal", "linked_memories", "write_refusal"]
 
 LINKS_FILE = "links.json"
 # links.json holds one entry per confirmed link: far below this.
@@ -139,6 +139,15 @@ def forget_link(state: Path, relpath: str) -> bool:
         return False
     _save(state, links)
     return True
+
+
+def edit_refusal(memory_dir: Path, state: Path, memory: Memory) -> str | None:
+    """Why memtui will not rewrite ``memory`` from its text (read only in part: over the read
+    cap, or unreadable; or ``write_refusal``), or ``None``: for saying so before an editor
+    opens, so that no typing is lost."""
+    if memory.sha256 == "":
+        return next((d.message for d in memory.diagnostics if d.code in ("too-large", "unreadable")), "memtui could not read it whole")
+    return write_refusal(memory_dir, state, memory.relpath)
 
 
 def write_refusal(memory_dir: Path, state: Path, relpath: str) -> str | None:
