@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterable
 from functools import partial
 from typing import Any
@@ -28,6 +29,7 @@ from memtui.tui.memories import MemoriesPane, shorten_home
 from memtui.tui.pane import HORIZONTAL_BREAKPOINTS, VERTICAL_BREAKPOINTS, KeysFooter, Pane, PaneTabs, binding_commands
 from memtui.tui.recall import RecallPane
 from memtui.tui.safe import install_render_guard
+from memtui.tui.threads import WRITE_GROUPS, DetachedExecutor
 from memtui.tui.widgets.keys_panel import PaneKeys, key_panel
 from memtui.tui.styles import stylesheets
 from memtui.tui.theme import THEME, VARIABLES
@@ -43,6 +45,14 @@ def palette_section(screen: Screen[object]) -> str:
     return str(name)
 
 
+async def _ended(worker: Worker[object]) -> None:
+    """Wait for ``worker`` to end, however it ends (its failure is the pane's to report)."""
+    try:
+        await worker.wait()
+    except Exception:  # noqa: BLE001 - WorkerFailed / WorkerCancelled: ended all the same
+        pass
+
+
 class MemtuiApp(App[None]):
     """See and tend the memory of a coding agent."""
 
@@ -55,6 +65,9 @@ class MemtuiApp(App[None]):
         Binding("q", "quit", "Quit", id="app.quit", tooltip="Quit memtui"),
         Binding("question_mark", "toggle_help", "Keys", id="app.help", tooltip="Show the keys of the focused pane", key_display="?"),
         Binding("f1", "toggle_help", "Keys", show=False, id="app.help-f1", tooltip="Show the keys of the focused pane"),
+        # esc closes the key panel first, whatever has the focus (the check lets esc through to
+        # the focused widget when no panel is open)
+        Binding("escape", "close_help", "Close keys", show=False, priority=True, id="app.close-help", tooltip="Close the key panel"),
         Binding("1", "show_pane('cascade')", "Cascade", show=False, id="app.pane-cascade", tooltip="Switch to the Cascade pane"),
         Binding("2", "show_pane('memories')", "Memories", show=False, id="app.pane-memories", tooltip="Switch to the Memories pane"),
         Binding("3", "show_pane('recall')", "Recall", show=False, id="app.pane-recall", tooltip="Switch to the Recall pane"),
@@ -87,6 +100,9 @@ class MemtuiApp(App[None]):
         choice = flavor if isinstance(flavor, FlavorChoice) else FlavorChoice.given(flavor)
         return cls(resolve_locations(choice.flavor, project, memory_dir=memory_dir), watch=watch, choice=choice)
 
+    # How long the app waits, on quit, for a write in flight (one journaled transaction) to end.
+    WRITE_WAIT_S = 10.0
+
     def get_theme_variable_defaults(self) -> dict[str, str]:
         """memtui's own colour variables (``$muted``, ``$info``…), for every theme."""
         return {**super().get_theme_variable_defaults(), **VARIABLES}
@@ -105,6 +121,11 @@ class MemtuiApp(App[None]):
             with TabPane("Dream", id="dream"):
                 yield Lazy(DreamPane(self.locations, id="dream-pane"))
         yield KeysFooter()
+
+    def on_load(self) -> None:
+        # Thread workers run on daemon threads that nothing joins: quitting never waits on a
+        # reader still busy (memtui.tui.threads).
+        asyncio.get_running_loop().set_default_executor(DetachedExecutor())
 
     def on_mount(self) -> None:
         self._show_flavor()
@@ -178,9 +199,40 @@ class MemtuiApp(App[None]):
             error = event.worker.error
             self.notify(f"{type(error).__name__}: {error}", title="Cannot check the agent's version", severity="warning", timeout=10)
 
+    async def action_quit(self) -> None:
+        """Quit: every worker is cancelled (readers stop at their next step or are left to
+        end with the process); a write in flight is waited for, up to ``WRITE_WAIT_S`` seconds,
+        so it ends whole rather than for the journal to settle at the next start."""
+        writing = [w for w in self.workers if w.group in WRITE_GROUPS and not w.is_finished]
+        for worker in self.workers:
+            if worker not in writing:
+                worker.cancel()
+        if writing:
+            self.notify("Finishing the change in progress, then quitting…", title="Quitting")
+            await asyncio.wait([asyncio.ensure_future(_ended(w)) for w in writing], timeout=self.WRITE_WAIT_S)
+        self.exit()
+
+    def action_help_quit(self) -> None:
+        """ctrl+c: how to quit, in plain text (Textual's own hint is markup, which
+        ``notify`` shows as text)."""
+        self.notify("Press q to quit (ctrl+q from a text box).", title="Do you want to quit?")
+
     def action_show_pane(self, pane: str) -> None:
         """Switch to the pane with id ``pane``; the pane shown focuses its main widget."""
         self.query_one(PaneTabs).show(pane)
+
+    def action_close_help(self) -> None:
+        """esc with the key panel open: close it."""
+        panel = key_panel(self.screen)
+        if panel is not None:
+            panel.remove()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """esc closes the key panel only while one is open; otherwise it goes on to the
+        focused widget."""
+        if action == "close_help":
+            return key_panel(self.screen) is not None
+        return True
 
     def action_toggle_help(self) -> None:
         """Show or hide the key panel: the focused pane's (or screen's) keys, then the app's."""

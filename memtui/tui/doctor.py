@@ -4,7 +4,9 @@ grouped by file, one key to preview and apply a safe fix. Every fix is a core ``
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 
 from rich.text import Text
 from textual import on, work
@@ -12,7 +14,8 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
-from textual.widgets import Static, Tree
+from textual.worker import get_current_worker
+from textual.widgets import ProgressBar, Static, Tree
 from textual.widgets.tree import TreeNode
 
 from memtui.tui.safe import plain
@@ -22,6 +25,8 @@ from memtui.core.base.clock import system_now
 from memtui.core.doctor import (
     CERTAIN_FIXES,
     FIXES,
+    DoctorCancelled,
+    DoctorProgress,
     DoctorReport,
     Finding,
     FixError,
@@ -62,8 +67,23 @@ class DoctorScreen(PaneScreen):
         Binding("A", "fix_all", "Fix all certain", id="doctor.fix-all", tooltip="Preview and apply every certain fix at once (one undo): the type and frontmatter traps, heading entries"),
         Binding("i", "toggle_info", "Notes on/off", id="doctor.info", tooltip="List the notes (advice) under their files, or count them by kind"),
         Binding("r", "rerun_asked", "Re-run", id="doctor.rerun", tooltip="Run the doctor again and say what changed"),
-        Binding("escape,q", "close", "Back", id="doctor.close", tooltip="Back to the memories"),
+        Binding("escape,q", "close", "Back", id="doctor.close", tooltip="Back to the memories (a run in progress stops)"),
     ]
+
+    # what each stage of a run is called on screen
+    STAGES = {"reading": "reading", "comparing": "comparing the memories", "checking": "checking their claims about the code"}
+
+    @dataclass
+    class Progressed(Message):
+        """The run reached ``done`` of ``total`` memories of ``stage`` (``run_doctor``'s
+        stages). Frequent: a newer one replaces one still queued."""
+
+        stage: str
+        done: int
+        total: int
+
+        def can_replace(self, message: Message) -> bool:
+            return isinstance(message, DoctorScreen.Progressed)
 
     @dataclass
     class Done(Message):
@@ -85,9 +105,11 @@ class DoctorScreen(PaneScreen):
         self.changed = False
         self._rerun_asked = False  # the re-run key was pressed: say how the next report differs
         self._rerun_from: dict[str, int] | None = None
+        self._running = False  # a run is in progress: its progress is shown
 
     def compose(self) -> ComposeResult:
         yield Static("Running the doctor…", id="doctor-summary")
+        yield ProgressBar(id="doctor-progress", show_eta=False)
         with Horizontal(id="doctor-body"):
             tree: Tree[Finding | None] = Tree("findings", id="doctor-tree")
             tree.show_root = False
@@ -97,17 +119,34 @@ class DoctorScreen(PaneScreen):
         yield KeysFooter()
 
     def on_mount(self) -> None:
-        self.query_one("#doctor-tree", Tree).loading = True
-        self.run_checks()
+        self.action_rerun()
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="doctor")
     def run_checks(self) -> None:
-        """The doctor reads every file: off the UI thread, posting only its report."""
+        """The doctor reads every file: off the UI thread, posting its progress and its
+        report; a cancelled worker (esc, a re-run, the app quitting) stops at the next memory."""
+        worker = get_current_worker()
+
+        def progress(stage: str, done: int, total: int) -> None:
+            if worker.is_cancelled:
+                raise DoctorCancelled
+            if done in (0, total) or done % max(1, total // 200) == 0:  # at most ~200 steps drawn
+                self.post_message(self.Progressed(stage, done, total))
+
         texts = instruction_texts(self.locations)
         release = self.locations.flavor.behaviour
         cache = CatalogDB.for_memory_dir(self.locations.state_dir, self.locations.memory_dir, fmt=release.memory_format)
         now = system_now()
-        report = run_doctor(
+        try:
+            report = self._run(texts, cache, now, progress)
+        except DoctorCancelled:
+            return
+        self.post_message(self.Done(add_project_findings(report, self.locations)))
+
+    def _run(self, texts: Sequence[str], cache: CatalogDB, now: datetime, progress: DoctorProgress) -> DoctorReport:
+        """``run_doctor`` over this screen's memory dir, with the release's format."""
+        release = self.locations.flavor.behaviour
+        return run_doctor(
             self.locations.memory_dir,
             now,
             instruction_texts=texts,
@@ -117,12 +156,32 @@ class DoctorScreen(PaneScreen):
             project_root=verify_root(self.locations),
             judge=auto_judge(),
             usage=project_usage(self.locations, now),
+            progress=progress,
         )
-        self.post_message(self.Done(add_project_findings(report, self.locations)))
+
+    @on(Progressed)
+    def _progressed(self, message: Progressed) -> None:
+        if not self._running:
+            return  # a late message of a run already over
+        stage = self.STAGES.get(message.stage, message.stage)
+        counts = f" {message.done:,} of {counted(message.total, 'memory', 'memories')}" if message.stage == "reading" and message.total else ""
+        self.query_one("#doctor-summary", Static).update(
+            Text.assemble(("Running the doctor: ", "bold"), f"{stage}{counts}…", ("  esc stops it", tone("$muted"))))
+        bar = self.query_one("#doctor-progress", ProgressBar)
+        if message.stage == "reading" and message.total:
+            bar.update(total=message.total, progress=message.done)
+        else:
+            bar.update(total=None)
+
+    def _stopped_running(self) -> None:
+        """The run ended: the tree takes its place again, the progress bar goes."""
+        self._running = False
+        self.query_one("#doctor-tree", Tree).loading = False
+        self.query_one("#doctor-progress", ProgressBar).display = False
 
     def worker_failed(self, failure: Failure) -> None:
         """The doctor could not run: the summary says so; a fix was not applied: run again."""
-        self.query_one("#doctor-tree", Tree).loading = False
+        self._stopped_running()
         if failure.group == "doctor":
             self.query_one("#doctor-summary", Static).update(plain(f"The doctor failed: {failure.reason}", style="bold $error"))
         else:
@@ -142,7 +201,7 @@ class DoctorScreen(PaneScreen):
                 changes = "was " + ", ".join(f"{self._rerun_from[s]} {s}" for s in ("error", "warning", "info"))
             self.report_reload(f"doctor re-run: {said}", changes)
         self.report = message.report
-        self.query_one("#doctor-tree", Tree).loading = False
+        self._stopped_running()
         self._show_report()
 
     def _show_report(self) -> None:
@@ -307,10 +366,18 @@ class DoctorScreen(PaneScreen):
         self.action_rerun()
 
     def action_rerun(self) -> None:
+        self._running = True
         self.query_one("#doctor-tree", Tree).loading = True
+        bar = self.query_one("#doctor-progress", ProgressBar)
+        bar.update(total=None, progress=0)
+        bar.display = True
         self.run_checks()
 
     def action_close(self) -> None:
+        """Back to the memories; a run in progress is cancelled (it stops at its next memory)."""
+        for worker in self.app.workers:
+            if worker.node is self and worker.group == "doctor":
+                worker.cancel()
         self.dismiss(self.changed)
 
 

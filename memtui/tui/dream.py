@@ -37,7 +37,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.events import Resize
 from textual.message import Message
 from textual.reactive import reactive
-from textual.widgets import OptionList, RichLog, Static
+from textual.widgets import RichLog, Static
+from memtui.tui.widgets.option_list import OptionList
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
@@ -253,7 +254,8 @@ class DreamPane(Pane):
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="dream-top"):
-            yield Static(id="dream-gates")
+            with VerticalScroll(id="dream-gates-box", can_focus=False):  # long reasons scroll; g shows them whole
+                yield Static(id="dream-gates")
             with Vertical(id="dream-phases"):
                 for phase in PHASES:
                     yield PhaseRow(phase, id=f"phase-{phase}")
@@ -266,8 +268,8 @@ class DreamPane(Pane):
                 yield Static(id="dream-diff-text")
 
     def on_mount(self) -> None:
-        self.query_one("#dream-gates", Static).border_title = "gates"
-        self.query_one("#dream-gates", Static).border_subtitle = markup_safe(shorten_home(self.locations.memory_dir))
+        self.query_one("#dream-gates-box").border_title = "gates"
+        self.query_one("#dream-gates-box").border_subtitle = markup_safe(shorten_home(self.locations.memory_dir))
         self.query_one("#dream-phases", Vertical).border_title = "phases"
         self.query_one("#dream-changes", OptionList).border_title = "plan"
         self.query_one("#dream-log", RichLog).border_title = "log"
@@ -747,7 +749,7 @@ class DreamPane(Pane):
         if self.status is None:
             return
         if self.auto is not None:
-            self.query_one("#dream-gates", Static).border_title = f"gates · {self.auto.release.cli} {self.auto.release.version}"
+            self.query_one("#dream-gates-box").border_title = f"gates · {self.auto.release.cli} {self.auto.release.version}"
             text = autodream_text(self.auto, compact=self.compact)
             if not self.compact:
                 text = assemble(text, "\n", last_dream_text(self.last_dream))

@@ -12,7 +12,7 @@ from __future__ import annotations
 from .duplicates import NEAR_DUPLICATE_THRESHOLD, PREFILTER_JACCARD
 from .fixes import FixError, combined_fix_plan, fix_plan
 from .model import CERTAIN_FIXES, DOCTOR_CODES, FIX_OF_CODE, FIXES, DoctorReport, Finding
-from .run import instruction_texts, run_doctor
+from .run import DoctorCancelled, DoctorProgress, instruction_texts, run_doctor
 
 __all__ = [
     "CERTAIN_FIXES",
@@ -21,6 +21,8 @@ __all__ = [
     "FIX_OF_CODE",
     "NEAR_DUPLICATE_THRESHOLD",
     "PREFILTER_JACCARD",
+    "DoctorCancelled",
+    "DoctorProgress",
     "DoctorReport",
     "Finding",
     "FixError",

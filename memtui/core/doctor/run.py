@@ -238,6 +238,17 @@ def _decode_claims(blob: bytes) -> list[Claim] | None:
         return None
 
 
+class DoctorCancelled(Exception):
+    """Raised by a ``progress`` callback to stop ``run_doctor`` (the user cancelled)."""
+
+
+# progress(stage, done, total): see ``run_doctor``
+DoctorProgress = Callable[[str, int, int], None]
+
+
+def _no_progress(stage: str, done: int, total: int) -> None:
+    """No one follows the run."""
+
 def run_doctor(
     memory_dir: Path,
     now: datetime,
@@ -252,6 +263,7 @@ def run_doctor(
     judge: ConflictJudge | None = None,
     usage: UsageReport | None = None,
     missing_ok: bool = False,
+    progress: DoctorProgress | None = None,
 ) -> DoctorReport:
     """Audit ``memory_dir`` at time ``now`` against the whole lint catalog (docs/behaviour.md §4.3).
 
@@ -280,7 +292,8 @@ def run_doctor(
     """
     with gc_paused():  # 20,000 memories' decoded facts and findings: no cyclic collection walking them meanwhile
         return _run_doctor(memory_dir, now, instruction_texts, near_duplicate_threshold, cache, fmt, warning_style, usage,
-                           project_root, verify_timeout, judge, missing_ok)
+                           project_root, verify_timeout, judge, missing_ok, progress or _no_progress)
+
 
 
 def _run_doctor(
@@ -296,7 +309,9 @@ def _run_doctor(
     verify_timeout: float,
     judge: ConflictJudge | None,
     missing_ok: bool,
+    progress: DoctorProgress,
 ) -> DoctorReport:
+    progress("reading", 0, 0)
     db = cache if cache is not None and cache.enabled else None
     haystacks = [normalize_prose(t) for t in instruction_texts if t.strip()]
     report_fp: str | None = None
@@ -334,7 +349,9 @@ def _run_doctor(
     values_of: dict[str, list[Value]] = {}
     subject_of: dict[str, set[str]] = {}
     claims_of: dict[str, list[Claim]] = {}
-    for mem in memories:
+    total = len(memories)
+    progress("reading", 0, total)
+    for done, mem in enumerate(memories, start=1):
         findings.extend(_parser_findings(mem))
         row_key = db.stored_key(mem.relpath) if db is not None else None
         facts = None
@@ -379,6 +396,8 @@ def _run_doctor(
                 instr_found.append(instr)
         if book is not None:
             book.add(mem.relpath, row_key, near_text(full) if sketch_text and full is not None else None, keep=same)
+        progress("reading", done, total)
+    progress("comparing", 0, total)
     if db is not None:
         db.put_derived(FACTS_KIND, facts_fp, new_facts)
         if new_instr:
@@ -404,6 +423,7 @@ def _run_doctor(
     verification: VerifyReport | None = None
     verified: list[Finding] = []
     if project_root is not None:
+        progress("checking", 0, total)
         verification = verify_memories(memories, project_root, exclude=[memory_dir], timeout=verify_timeout, claims=claims_of)
         verified = verify_findings(verification)
     findings.extend(unused_findings(usage, memories) if usage is not None else [])

@@ -11,7 +11,8 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Label, OptionList
+from textual.widgets import Label
+from memtui.tui.widgets.option_list import OptionList
 from textual.widgets.option_list import Option
 
 from memtui.core.audit.loaded import Row, SessionLoad

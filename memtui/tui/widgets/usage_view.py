@@ -13,7 +13,8 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Label, OptionList, Static
+from textual.widgets import Label, Static
+from memtui.tui.widgets.option_list import OptionList
 from textual.widgets.option_list import Option
 
 from memtui.core.base.terminal import visible
