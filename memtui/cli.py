@@ -1,19 +1,22 @@
-"""The ``memtui`` command: no subcommand opens the TUI; each subcommand drives the core.
+"""The ``memtui`` command: no subcommand opens the TUI (or, where it cannot show, prints the
+plain view: ``plain_view``); each subcommand drives the core.
 
-Common options (before the subcommand): ``--project DIR`` (default: cwd), ``--memory-dir DIR``
-(skip resolution; for folders copied out of a repo), ``--flavor auto|agent|claude``.
+Common options (before or after the subcommand): ``--project DIR`` (default: cwd),
+``--memory-dir DIR`` (skip resolution; for folders copied out of a repo),
+``--flavor auto|agent|claude``, ``--settings FILE|JSON``.
 """
 
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from pathlib import Path
 from typing import Any
 
 import click
 
-from memtui.commands.common import CliContext, fail, quiet_broken_pipe
+from memtui.commands.common import CliContext, fail, quiet_broken_pipe, say, warn
 from memtui.core.places.autoflavor import FLAVOR_CHOICES, FlavorChoice
 
 # Each subcommand's module is imported only when that subcommand runs (or for `--help`): the
@@ -116,7 +119,37 @@ def main(ctx: click.Context, project: Path | None, memory_dir: Path | None, flav
         fail(f"--project {project}: not a directory")
     ctx.obj = CliContext(flavor_name=flavor, project=project, memory_dir=memory_dir, settings=settings, open_app=open_app)
     if ctx.invoked_subcommand is None:
-        ctx.obj.run_app(ctx.obj.choice, project, memory_dir)
+        why = app_cannot_open()
+        if why is None:
+            ctx.obj.run_app(ctx.obj.choice, project, memory_dir)
+        else:
+            plain_view(ctx, why)
+
+
+def app_cannot_open() -> str | None:
+    """Why the full-screen app cannot be shown here (``TERM=dumb``: no cursor movement; stdout
+    not a terminal: a pipe or a file), or ``None`` when it can."""
+    if os.environ.get("TERM") == "dumb":
+        return "TERM=dumb: this terminal cannot show the app"
+    try:
+        terminal = sys.stdout.isatty()
+    except ValueError:  # stdout closed
+        terminal = False
+    return None if terminal else "the output is not a terminal, so the app cannot open"
+
+
+def plain_view(ctx: click.Context, why: str) -> None:
+    """What ``memtui`` prints instead of opening the app (``why``: ``app_cannot_open``): one line
+    on stderr saying why, then the output of ``memtui where`` and of ``memtui ls``."""
+    warn(f"{why}; here is the plain view (`memtui where`, then `memtui ls`). Run `memtui --help` for the commands.")
+    for i, name in enumerate(("where", "ls")):
+        command = main.get_command(ctx, name)
+        if command is None:  # pragma: no cover - both are in LAZY_COMMANDS
+            continue
+        if i:
+            say()
+        with command.make_context(name, [], parent=ctx) as sub:
+            command.invoke(sub)
 
 
 def open_app(choice: FlavorChoice, project: Path | None, memory_dir: Path | None) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from memtui.commands.common import CliContext, emit_json, fail, say, user_errors
+from memtui.commands.common import CliContext, common_options, emit_json, fail, say, user_errors
 from memtui.core.base.wording import counted
 from memtui.core.base.terminal import visible
 from memtui.core.cascade import Cascade, CascadeFile, compute_cascade, project_key, record_decision
@@ -79,6 +79,7 @@ def _print_text(cascade: Cascade) -> None:
 @click.option("--session", "session", default=None, metavar="ID|latest",
               help="Compare what a session of this project actually loaded (its transcript) with what memtui computes now.")
 @click.option("--json", "as_json", is_flag=True, help="Print the whole cascade as JSON.")
+@common_options
 @click.pass_context
 @user_errors
 def cascade(ctx: click.Context, cwd: Path | None, reads: tuple[str, ...], rendered: bool, memory_prompt: bool, session: str | None, as_json: bool) -> None:
@@ -163,6 +164,7 @@ def _session_row(console: object, row: object) -> None:
 
 
 @click.group("imports")
+@common_options
 def imports() -> None:
     """Decide whether this project's instruction files may import files outside the cwd."""
 
@@ -178,6 +180,7 @@ def _decide(ctx: click.Context, cwd: Path | None, decision: str) -> None:
 
 @imports.command("approve")
 @click.option("--cwd", "cwd", type=click.Path(path_type=Path), default=None, help="The project's working directory.")
+@common_options
 @click.pass_context
 @user_errors
 def approve(ctx: click.Context, cwd: Path | None) -> None:
@@ -187,6 +190,7 @@ def approve(ctx: click.Context, cwd: Path | None) -> None:
 
 @imports.command("decline")
 @click.option("--cwd", "cwd", type=click.Path(path_type=Path), default=None, help="The project's working directory.")
+@common_options
 @click.pass_context
 @user_errors
 def decline(ctx: click.Context, cwd: Path | None) -> None:

@@ -270,8 +270,9 @@ def _set_common(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
 
 
 def common_options(func: Callable[P, R]) -> Callable[P, R]:
-    """Accept ``--project``, ``--memory-dir`` and ``--flavor`` after the subcommand too
-    (``memtui ls --memory-dir DIR`` and ``memtui --memory-dir DIR ls`` mean the same)."""
+    """Accept ``--project``, ``--memory-dir``, ``--flavor`` and ``--settings`` after the
+    subcommand too (``memtui ls --memory-dir DIR`` and ``memtui --memory-dir DIR ls`` mean the
+    same). Every command and group takes them but ``demo``, which runs on its own workspace."""
     from memtui.core.places.autoflavor import FLAVOR_CHOICES
 
     decorators = [
@@ -290,8 +291,9 @@ def common_options(func: Callable[P, R]) -> Callable[P, R]:
 
 
 DEFAULT_WIDTH = 80
-"""The width of output that goes to no terminal and has no ``COLUMNS`` (the VT100's, the
-width ``shutil.get_terminal_size`` falls back to)."""
+"""The width of a table drawn for a terminal (``TTY_COMPATIBLE=1``, ``FORCE_COLOR``) while
+stdout and stderr are none and ``COLUMNS`` is unset (the VT100's, the width
+``shutil.get_terminal_size`` falls back to)."""
 
 
 def output_width() -> int:
@@ -309,10 +311,21 @@ def output_width() -> int:
         return DEFAULT_WIDTH
 
 
+def output_is_terminal() -> bool:
+    """Whether stdout is a terminal, as rich decides it (and so colours): ``TTY_COMPATIBLE=1``
+    or a non-empty ``FORCE_COLOR`` say yes, ``TTY_COMPATIBLE=0`` says no, else stdout's
+    ``isatty()``."""
+    from rich.console import Console
+
+    return bool(Console().is_terminal)
+
+
 def rich_console(width: int | None = None) -> Any:
-    """A rich ``Console`` for readable output: ``width`` cells when given, else the terminal's
-    width, or wide (no 80-column wrapping) when piped. Text printed through it is shown with ``visible_block`` — before
-    markup is parsed, and again on every text segment it writes (a ``Text`` built elsewhere)."""
+    """A rich ``Console`` for readable output: on a terminal (``output_is_terminal``), ``width``
+    cells when given, else the terminal's width; elsewhere (a pipe, a file) no line is wrapped
+    (``soft_wrap``: each line at its natural width). Text printed through it is shown with
+    ``visible_block`` — before markup is parsed, and again on every text segment it writes (a
+    ``Text`` built elsewhere)."""
     from rich.console import Console
     from rich.segment import Segment
 
@@ -329,6 +342,51 @@ def rich_console(width: int | None = None) -> Any:
             )
             return str(super()._render_buffer(safe))
 
-    if width is None and not sys.stdout.isatty():
-        width = 240
-    return SafeConsole(highlight=False, width=width)
+    if output_is_terminal():
+        return SafeConsole(highlight=False, width=width)
+    return SafeConsole(highlight=False, width=width or PLAIN_WIDTH, soft_wrap=True)
+
+
+PLAIN_WIDTH = 240
+"""The width rich lays out anything but plain lines at when stdout is no terminal (lines are
+not wrapped there: ``rich_console``)."""
+
+PLAIN_PAD_CAP = 120
+"""Cells: in a table printed as plain lines (``print_table``), a column pads its cells to its
+widest cell up to this; a wider cell (a long description) is printed whole and shifts the rest
+of its own line only — one hostile 100,000-character description cannot pad every line."""
+
+PLAIN_GAP = "  "
+"""Between two columns of a table printed as plain lines."""
+
+
+def print_table(console: Any, table: Any) -> None:
+    """Print the rich ``table`` on ``console``: on a terminal (``console.is_terminal``) as rich
+    draws it (fitted to the width: a cell may wrap); elsewhere (``memtui ls | cat``, a file) as
+    plain lines — the title, the header, one line per row, columns ``PLAIN_GAP`` apart, each
+    left or right aligned as in the table (padded up to ``PLAIN_PAD_CAP`` cells), no box, no
+    style — in which no cell is wrapped or shortened."""
+    if console.is_terminal:
+        console.print(table)
+        return
+    from rich.cells import cell_len
+    from rich.text import Text
+
+    def plain(cell: Any) -> str:
+        if isinstance(cell, Text):
+            return visible(cell.plain)
+        text = console.render_str(cell).plain if isinstance(cell, str) else str(cell)
+        return visible(text)
+
+    columns = table.columns
+    grid = [[plain(c.header) for c in columns]] if table.show_header else []
+    grid += [list(row) for row in zip(*([plain(cell) for cell in c.cells] for c in columns))]
+    widths = [min(PLAIN_PAD_CAP, max((cell_len(row[i]) for row in grid), default=0)) for i in range(len(columns))]
+    if table.title:
+        console.out(plain(table.title), highlight=False)
+    for row in grid:
+        cells = []
+        for cell, width, column in zip(row, widths, columns):
+            pad = " " * max(0, width - cell_len(cell))
+            cells.append(pad + cell if column.justify == "right" else cell + pad)
+        console.out(PLAIN_GAP.join(cells).rstrip(), highlight=False)

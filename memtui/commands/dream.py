@@ -105,6 +105,7 @@ def _claude_options(name: str, model: str | None) -> dict[str, Any]:
 
 
 @click.group("dream")
+@common_options
 def dream() -> None:
     """Consolidate the memory dir as the agent's background "dream" would — gated, locked,
     previewed as a plan, applied as one undoable transaction."""

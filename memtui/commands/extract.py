@@ -262,6 +262,7 @@ def inbox_reject(obj: CliContext, ident: str, as_json: bool) -> None:
 
 
 @click.group("hook")
+@common_options
 def hook() -> None:
     """Entry points for an agent's hooks (see the README: "Wire it into Claude Code")."""
 

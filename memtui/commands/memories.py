@@ -13,6 +13,7 @@ from memtui.commands.common import (
     emit_json,
     fail,
     output_width,
+    print_table,
     rich_console,
     user_errors,
 )
@@ -101,7 +102,12 @@ def ls(obj: CliContext, type_: str | None, as_json: bool) -> None:
             _cell(mem.description) if mem.description else "[dim]—[/]",
             f"[yellow]{len(problems)}[/]" if problems else "",
         ))
-    name_width, description_width, width = _ls_widths(rows, output_width())
+    console = rich_console()
+    name_width: int | None = None
+    description_width: int | None = None
+    if console.is_terminal:
+        name_width, description_width, width = _ls_widths(rows, output_width())
+        console.size = (width, console.height)  # both: rich lays a TERM=dumb terminal out at 80 cells otherwise
     table = Table(title=_cell(str(catalog.memory_dir)), title_justify="left", expand=False)
     table.add_column("type", no_wrap=True)
     table.add_column("age", no_wrap=True, justify="right")
@@ -111,8 +117,7 @@ def ls(obj: CliContext, type_: str | None, as_json: bool) -> None:
     table.add_column("!", justify="right", no_wrap=True)
     for row in rows:
         table.add_row(*row)
-    console = rich_console(width)
-    console.print(table)
+    print_table(console, table)  # elsewhere than on a terminal: plain lines, no cell cut or wrapped
     for d in catalog.diagnostics:
         console.print(f"[yellow]{d.severity}[/] {_cell(d.path or '')} [bold]{d.code}[/]: {_cell(d.message)}", highlight=False)
     for e in entries:

@@ -19,6 +19,7 @@ from memtui.commands.common import (
     common_options,
     emit_json,
     fail,
+    print_table,
     rich_console,
     say,
     user_errors,
@@ -43,12 +44,26 @@ class RecallGroup(click.Group):
     default_command = "query"
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:  # noqa: D102 - click API
-        if args and args[0] not in self.commands and args[0] not in ctx.help_option_names:
-            args = [self.default_command, *args]
+        first = _after_common_options(args)
+        if first < len(args) and args[first] not in self.commands and args[first] not in ctx.help_option_names:
+            args = [self.default_command, *args]  # the common options before QUERY go to `query`
         return super().parse_args(ctx, args)
 
 
+_COMMON_OPTIONS = ("--project", "--memory-dir", "--flavor", "--settings")
+
+
+def _after_common_options(args: list[str]) -> int:
+    """The index of the first of ``args`` past the leading common options (``--project DIR``,
+    ``--flavor=claude``…): ``recall --project DIR eval`` names the command ``eval``."""
+    i = 0
+    while i < len(args) and args[i].split("=", 1)[0] in _COMMON_OPTIONS:
+        i += 1 if "=" in args[i] else 2
+    return i
+
+
 @click.group("recall", cls=RecallGroup)
+@common_options
 def recall_cmd() -> None:
     """Which memories the agent would recall for a prompt, and how good memtui's selectors are.
 
@@ -286,7 +301,7 @@ def _print_eval(result: Evaluation) -> None:
             title = f"[bold]{name}[/]" if not label else f"  {escape(label)}"
             quiet = f"{sc.quiet}/{sc.unrelated}" if sc.unrelated else "—"
             table.add_row(title, str(sc.prompts), fig(sc.recall_at_5), fig(sc.precision_at_5), fig(sc.mrr), quiet)
-    console.print(table)
+    print_table(console, table)
     for name, why in result.skipped.items():
         console.print(f"{name}: [yellow]not run[/]: {escape(why)}")
 

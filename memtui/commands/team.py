@@ -15,6 +15,7 @@ _DRY_VERB = {"created": "would create", "updated": "would update", "unchanged": 
 
 
 @click.group("team")
+@common_options
 def team() -> None:
     """Shared team memory (<memory dir>/team/)."""
 

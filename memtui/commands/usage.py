@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 from rich.markup import escape as markup_escape
 
-from memtui.commands.common import CliContext, common_options, emit_json, fail, rich_console, user_errors
+from memtui.commands.common import CliContext, common_options, emit_json, fail, print_table, rich_console, user_errors
 from memtui.core.base.wording import counted
 from memtui.core.base.terminal import visible
 from memtui.core.memory.age import age_days_at, age_label
@@ -86,7 +86,7 @@ def _print(report: UsageReport, cost: object | None, now: float) -> None:
             table.add_column(name, justify=justify, overflow="fold" if name == "memory" else "ellipsis")  # type: ignore[arg-type]
         for m in used:
             table.add_row(*_row(m, now))
-        console.print(table)
+        print_table(console, table)
     never = report.never_used
     if never:
         console.print(f"\n[yellow]never used[/] ({len(never)} of {len(report.memories)}): candidates for review, not for deletion")

@@ -1,10 +1,14 @@
-"""``memtui ls`` fits its table to the output's width (``COLUMNS``, else 80 cells when stdout is
-no terminal): the description is shortened, never the file name; ``--json`` is not affected."""
+"""On a terminal, ``memtui ls`` fits its table to the width (``COLUMNS``, else the terminal's, else
+80 cells): the description is shortened, never the file name; ``--json`` is not affected.
+
+click's runner is no terminal; ``TTY_COMPATIBLE=1`` (rich's switch, which memtui follows) makes it
+one, ``NO_COLOR`` and ``plain`` keep the text only. Output that is no terminal: test_plain_tables.py."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -23,13 +27,18 @@ def write(memory: Path, rel: str, name: str) -> None:
 
 
 def run(memory: Path, *args: str, columns: str | None) -> Result:
-    env = {"MEMTUI_NOW": NOW, "COLUMNS": columns}
+    env = {"MEMTUI_NOW": NOW, "COLUMNS": columns, "TTY_COMPATIBLE": "1", "NO_COLOR": "1"}
     return CliRunner(env=env).invoke(main, ["ls", "--memory-dir", str(memory), *args])
+
+
+def plain(text: str) -> str:
+    """``text`` without its bold and dim (the styles ``NO_COLOR`` leaves)."""
+    return re.sub(r"\x1b\[[0-9;]*m", "", text)
 
 
 def table_lines(result: Result) -> list[str]:
     assert result.exit_code == 0, result.output
-    return [line for line in result.stdout.splitlines() if line[:1] in "┏┃┡│└"]
+    return [line for line in plain(result.stdout).splitlines() if line[:1] in "┏┃┡│└"]
 
 
 @pytest.fixture
@@ -40,7 +49,7 @@ def memory(tmp_path: Path, isolated_env: Path) -> Path:
     return memory
 
 
-@pytest.mark.parametrize("columns", ["80", None], ids=["COLUMNS=80", "piped"])
+@pytest.mark.parametrize("columns", ["80", None], ids=["COLUMNS=80", "no width known"])
 def test_the_table_fits_80_columns_by_shortening_the_description(memory: Path, columns: str | None) -> None:
     # type 4 + age 5 ("today") + path 12 + "!" 1 + 6 cells of padding 2 + 7 rules = 41;
     # name "Role" 4 at full width; the description gets 80 - 41 - 4 = 35: 34 characters and "…"
