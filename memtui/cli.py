@@ -157,6 +157,9 @@ def open_app(choice: FlavorChoice, project: Path | None, memory_dir: Path | None
     command line hands over to the TUI."""
     from memtui.tui.app import MemtuiApp
 
-    MemtuiApp.for_project(choice, project, memory_dir=memory_dir).run()
+    try:
+        MemtuiApp.for_project(choice, project, memory_dir=memory_dir).run()
+    except KeyboardInterrupt:  # SIGINT from outside (the app reads ctrl+c as a key): no traceback
+        sys.exit(130)
 
 
