@@ -22,7 +22,7 @@ import pytest
 from textual.message import Message
 from textual.notifications import Notify
 from textual.pilot import Pilot
-from textual.widgets import OptionList
+from textual.widgets import OptionList, Static
 
 from support.memories import NOW
 from support.pilot import plain, settle, wait_until
@@ -299,3 +299,24 @@ def test_dream_pane_snapshot(snap_compare: Any, dream_app: Callable[..., MemtuiA
 
     # after a dry run: gates open, the phases done, the plan with the index diff, the log
     assert snap_compare(dream_app(), terminal_size=size, run_before=run_before)
+
+
+@pytest.mark.parametrize("size", [(120, 36), (80, 24)])
+async def test_long_gate_reasons_scroll_and_leave_the_plan_list_its_rows(make_app, size: tuple[int, int]) -> None:  # type: ignore[no-untyped-def]
+    app = make_app()
+    async with app.run_test(size=size) as pilot:
+        await pilot.press("4")
+        await settle(pilot)
+        pane = app.query_one(DreamPane)
+        await pilot.press("d")  # a dry run fills the plan list
+        await wait_until(pilot, lambda: pane.plan is not None, what="the plan")
+        await settle(pilot)
+        pane.query_one("#dream-gates", Static).update("\n".join(f"reason {i}: a gate's reason that runs on and on" for i in range(40)))
+        await pilot.pause()
+        box = pane.query_one("#dream-gates-box")
+        changes = pane.query_one("#dream-changes")
+        assert box.size.height <= (14 if size == (120, 36) else 8)
+        assert box.max_scroll_y > 0  # the rest is a scroll away
+        assert changes.content_size.height >= 1
+        await pilot.press("pagedown", "pageup", "end", "home")
+        assert app.is_running
