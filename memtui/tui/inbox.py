@@ -68,6 +68,7 @@ class SourceDialog(ModalScreen[None]):
             yield Label(plain(self.title_text), classes="dialog-title")
             with VerticalScroll(classes="dialog-diff"):
                 yield Static(excerpt_text(self.excerpt))
+        yield KeysFooter()  # this dialog's keys, not the list's under it
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -14,6 +14,7 @@ from textual.widgets import Button, Label, Static
 
 from memtui.core.base.terminal import visible
 from memtui.core.cascade.approvals import Decision
+from memtui.tui.pane import KeysFooter
 from memtui.tui.theme import styled, tone
 
 MUTED = "$muted"
@@ -60,6 +61,7 @@ class ImportDecisionDialog(ModalScreen[bool]):
             with Horizontal(classes="dialog-buttons"):
                 yield Button(f"{'Approve' if approve else 'Decline'}  y", variant="primary" if approve else "warning", id="yes")
                 yield Button("Cancel  esc", id="no")
+        yield KeysFooter()  # this dialog's keys, not the pane's under it
 
     def on_mount(self) -> None:
         self.query_one("#yes", Button).focus()

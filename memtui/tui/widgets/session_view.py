@@ -12,6 +12,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Label
+from memtui.tui.pane import KeysFooter
 from memtui.tui.widgets.option_list import OptionList
 from textual.widgets.option_list import Option
 
@@ -95,6 +96,7 @@ class SessionPicker(ModalScreen["str | None"]):
         with Vertical(id="session-dialog", classes="dialog"):
             yield Label("Compare a session with the prediction", classes="dialog-title")
             yield OptionList(*(Option(_session_label(t)) for t in self.sessions), id="session-options")
+        yield KeysFooter()  # this dialog's keys, not the pane's under it
 
     @on(OptionList.OptionSelected)
     def _selected(self, event: OptionList.OptionSelected) -> None:

@@ -14,6 +14,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static
+from memtui.tui.pane import KeysFooter
 from memtui.tui.widgets.option_list import OptionList
 from textual.widgets.option_list import Option
 
@@ -119,6 +120,7 @@ class UsesDialog(ModalScreen["UseDetail | None"]):
             yield Label(Text(f"Where the agent used {visible(self.relpath)}"), classes="dialog-title")
             yield OptionList(*(Option(use_line(d)) for d in self.uses), id="uses-options")
             yield Static(styled("enter opens the conversation at that point · esc closes", style=MUTED))
+        yield KeysFooter()  # this dialog's keys, not the pane's under it
 
     @on(OptionList.OptionSelected)
     def _selected(self, event: OptionList.OptionSelected) -> None:
