@@ -9,14 +9,13 @@ Common options (before or after the subcommand): ``--project DIR`` (default: cwd
 from __future__ import annotations
 
 import importlib
-import os
 import sys
 from pathlib import Path
 from typing import Any
 
 import click
 
-from memtui.commands.common import CliContext, fail, quiet_broken_pipe, say, warn
+from memtui.commands.common import CliContext, app_cannot_open, fail, quiet_broken_pipe, say, warn
 from memtui.core.places.autoflavor import FLAVOR_CHOICES, FlavorChoice
 
 # Each subcommand's module is imported only when that subcommand runs (or for `--help`): the
@@ -124,18 +123,6 @@ def main(ctx: click.Context, project: Path | None, memory_dir: Path | None, flav
             ctx.obj.run_app(ctx.obj.choice, project, memory_dir)
         else:
             plain_view(ctx, why)
-
-
-def app_cannot_open() -> str | None:
-    """Why the full-screen app cannot be shown here (``TERM=dumb``: no cursor movement; stdout
-    not a terminal: a pipe or a file), or ``None`` when it can."""
-    if os.environ.get("TERM") == "dumb":
-        return "TERM=dumb: this terminal cannot show the app"
-    try:
-        terminal = sys.stdout.isatty()
-    except ValueError:  # stdout closed
-        terminal = False
-    return None if terminal else "the output is not a terminal, so the app cannot open"
 
 
 def plain_view(ctx: click.Context, why: str) -> None:

@@ -390,3 +390,15 @@ def print_table(console: Any, table: Any) -> None:
             pad = " " * max(0, width - cell_len(cell))
             cells.append(pad + cell if column.justify == "right" else cell + pad)
         console.out(PLAIN_GAP.join(cells).rstrip(), highlight=False)
+
+
+def app_cannot_open() -> str | None:
+    """Why the full-screen app cannot be shown here (``TERM=dumb``: no cursor movement; stdout
+    not a terminal: a pipe or a file), or ``None`` when it can."""
+    if os.environ.get("TERM") == "dumb":
+        return "TERM=dumb: this terminal cannot show the app"
+    try:
+        terminal = sys.stdout.isatty()
+    except ValueError:  # stdout closed
+        terminal = False
+    return None if terminal else "the output is not a terminal, so the app cannot open"

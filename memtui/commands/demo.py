@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from memtui.commands.common import CliContext, fail, say
+from memtui.commands.common import CliContext, app_cannot_open, fail, say, warn
 from memtui.core.places.autoflavor import FlavorChoice
 from memtui.core.places.flavor import AGENT
 
@@ -46,7 +46,10 @@ def demo(obj: CliContext, keep: bool, no_app: bool) -> None:
     except OSError as exc:
         shutil.rmtree(dest, ignore_errors=True)
         fail(f"cannot write the demo workspace: {exc}")
-    if no_app:
+    why = None if no_app else app_cannot_open()
+    if why is not None:
+        warn(f"{why}; the demo workspace is written and left on disk instead (as with --no-app).")
+    if no_app or why is not None:
         say(f"demo workspace: {dest} (it stays on disk: rm -r {shlex.quote(str(dest))} when done)")
         say("try:")
         say(f"  {reopen_command(ws.home, ws.project)} ls")

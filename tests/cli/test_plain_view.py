@@ -51,3 +51,14 @@ def test_no_command_without_a_usable_terminal_prints_where_then_ls(memory: Path,
     # what the two parts are: the memory dir among the places, then the memories
     assert f"memory dir          {memory}  (from option)" in where.stdout.splitlines()
     assert ls.stdout.splitlines()[2] == "user  today  user_role.md  Role  Data engineer"
+
+
+def test_demo_on_a_dumb_terminal_writes_the_workspace_and_says_how_to_open_it(opened: list[object], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TERM", "dumb")
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))  # the workspace is written here
+    result = CliRunner().invoke(main, ["demo"])
+    assert result.exit_code == 0, result.output
+    assert opened == []
+    assert "TERM=dumb: this terminal cannot show the app; the demo workspace is written and left on disk instead (as with --no-app).\n" in result.stderr
+    assert result.stdout.startswith(f"demo workspace: {tmp_path}")
+    assert " memtui --flavor agent --project " in result.stdout
