@@ -377,6 +377,7 @@ def test_no_app_and_keep_print_a_command_that_reopens_the_demo_as_it_opened(monk
     # the app run replaced by a stand-in; the demo's own environment and cwd changes kept local
     opened: list[object] = []
     monkeypatch.setattr(memtui.cli, "open_app", lambda *args: opened.append(args))
+    monkeypatch.setattr("memtui.commands.demo.app_cannot_open", lambda: None)  # as on a terminal
     monkeypatch.setattr(os, "environ", os.environ.copy())
     monkeypatch.chdir(tmp_path)
     kept = CliRunner().invoke(memtui.cli.main, ["demo", "--keep"])
