@@ -264,14 +264,32 @@ class WorkerReports(_Mixin):
 
 
 class KeysFooter(Footer):
-    """Textual's footer, whose keys wrap onto two rows on a narrow screen (the stylesheet gives
-    it a grid there): a pane shows a dozen keys, one row of 80 columns holds about eight."""
+    """Textual's footer, whose keys wrap onto two rows when one row cannot hold them (the
+    stylesheet gives it a grid then): on a narrow screen always — a pane shows a dozen keys, one
+    row of 80 columns holds about eight — and on a wide one whose keys need more than its width
+    (the palette key, docked right, would otherwise cover the last ones)."""
+
+    # columns a key takes beyond its key and description: their padding and the gap after it
+    KEY_EXTRA = 3
+    # columns the palette key takes at the right end
+    PALETTE_WIDTH = 12
+
+    _needed = 0  # the columns the keys need in one row
 
     def compose(self) -> ComposeResult:
         keys = list(super().compose())
-        shown = sum(1 for key in keys if not key.has_class("-command-palette"))
-        self.styles.grid_size_columns = max(1, -(-shown // 2))  # (the wide layout is a row)
+        shown = [key for key in keys if not key.has_class("-command-palette")]
+        self.styles.grid_size_columns = max(1, -(-len(shown) // 2))  # (the one-row layout is a row)
+        self._needed = sum(len(getattr(k, "key_display", "")) + len(getattr(k, "description", "")) + self.KEY_EXTRA for k in shown) + self.PALETTE_WIDTH
+        self._fit(self.app.size.width)
         yield from keys
+
+    def on_resize(self) -> None:
+        self._fit(self.app.size.width)
+
+    def _fit(self, width: int) -> None:
+        """Two rows when the keys need more than ``width`` columns."""
+        self.set_class(self._needed > width, "-two-rows")
 
 
 class Pane(WorkerReports, Widget):
