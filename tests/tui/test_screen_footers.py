@@ -39,3 +39,29 @@ def test_every_screen_composes_a_footer_of_its_keys(screen: type[Screen[object]]
 def test_the_screens_are_found() -> None:
     names = {c.__qualname__ for c in screens()}
     assert {"DoctorScreen", "InboxScreen", "SourceDialog", "SessionPicker", "UsesDialog", "ImportDecisionDialog", "PlanPreview"} <= names
+
+
+@pytest.mark.parametrize("size", [(120, 36), (80, 24)])
+@pytest.mark.parametrize("pane", ["cascade", "memories", "recall", "dream"])
+async def test_no_footer_key_is_cut_or_covered(make_app, pane: str, size: tuple[int, int]) -> None:  # type: ignore[no-untyped-def]
+    from support.pilot import settle
+    from textual.widgets._footer import FooterKey
+
+    from memtui.tui.pane import PaneTabs
+
+    app = make_app()
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        app.query_one(PaneTabs).show(pane)
+        await settle(pilot)
+        footer = app.screen.query_one(KeysFooter)
+        keys = [k for k in footer.query(FooterKey) if k.display]
+        regions = [k.region for k in keys]
+        assert keys
+        for key, region in zip(keys, regions):
+            text = f"{key.key_display} {key.description}".strip()
+            assert footer.region.contains_region(region), f"{text!r} is cut off"
+            assert region.width >= len(text), f"{text!r} is squeezed into {region.width} columns"
+        for i, a in enumerate(regions):
+            for b in regions[i + 1 :]:
+                assert not a.overlaps(b), "two footer keys overlap"
