@@ -1,10 +1,12 @@
 """The Cascade pane: what the agent loads, in order and why.
 
-A tree of layers → files → imports in load order; the detail of the highlighted node (the
-content as the agent receives it, why it loaded or not, its findings); every finding in a list
-that jumps to its file and line; a reads box that simulates the agent reading target paths,
-one step at a time; the exact rendered context with its totals; approve/decline for the
-project's external imports. The core does all of it, in workers; the pane only shows it.
+A tree of layers → files → imports in load order, then the nested files of the project's
+sub-folders (muted: each loads only when the agent reads a file under its folder); the detail
+of the highlighted node (the content as the agent receives it, why it loaded or not, its
+findings); every finding in a list that jumps to its file and line; a reads box that
+simulates the agent reading target paths, one step at a time; the exact rendered context with
+its totals; approve/decline for the project's external imports. The core does all of it, in
+workers; the pane only shows it.
 """
 
 from __future__ import annotations
@@ -39,7 +41,9 @@ from memtui.core.cascade import (
     AffectedImport,
     ApprovalsError,
     Cascade,
+    NestedListing,
     ReadStep,
+    agent_name,
     compute_cascade,
     decision_effect,
     new_session,
@@ -57,6 +61,7 @@ from memtui.tui.widgets.cascade_view import (
     FileContext,
     FileNode,
     LayerNode,
+    NestedNode,
     NodeData,
     StepNode,
     display_path,
@@ -68,6 +73,9 @@ from memtui.tui.widgets.cascade_view import (
     layer_label,
     layer_runs,
     legend,
+    nested_detail,
+    nested_label,
+    nested_section_label,
     node_key,
     step_detail,
     step_label,
@@ -177,33 +185,61 @@ class CascadePane(Pane):
         self.cost: StartupCost | None = None
         self.session: SessionLoad | None = None
         self.environ: Mapping[str, str] | None = None  # for the token counter's credential check (tests)
+        self._make_widgets()
+
+    def _make_widgets(self) -> None:
+        """The pane's widgets, made with the pane and placed by ``compose``. Every handler holds
+        them by reference rather than querying: a worker's result, a resize or a timer may come
+        when they are not in the DOM (the app closing, or closing while ``Lazy`` mounted the pane,
+        which then never gets its children), and a query would find nothing there."""
+        self._summary = Static(id="cascade-summary")
+        self._cost = Static(id="cascade-cost")
+        self._reads = Input(placeholder="Simulate a read: a path relative to the project, then enter  ( / )", id="cascade-reads")
+        self._tree: Tree[NodeData] = Tree("cascade", id="cascade-tree")
+        self._tree.show_root = False
+        self._tree.guide_depth = 3
+        self._tree.auto_expand = False
+        self._findings_list = OptionList(id="cascade-findings")
+        self._right = ContentSwitcher(initial="cascade-detail", id="cascade-right")
+        self._detail_box = VerticalScroll(id="cascade-detail")
+        self._detail_text = Static(id="cascade-detail-text")
+        self._rendered_box = VerticalScroll(id="cascade-rendered")
+        self._rendered_text = Static(id="cascade-rendered-text")
+        self._session_box = VerticalScroll(id="cascade-session")
+        self._session_text = Static(id="cascade-session-text")
+        self._legend = Static(legend(), id="cascade-legend")
 
     def compose(self) -> ComposeResult:
-        yield Static(id="cascade-summary")
-        yield Static(id="cascade-cost")
-        yield Input(placeholder="Simulate a read: a path relative to the project, then enter  ( / )", id="cascade-reads")
+        yield self._summary
+        yield self._cost
+        yield self._reads
         with Horizontal(id="cascade-body"):
             with Vertical(id="cascade-left"):
-                tree: Tree[NodeData] = Tree("cascade", id="cascade-tree")
-                tree.show_root = False
-                tree.guide_depth = 3
-                tree.auto_expand = False
-                yield tree
-                yield OptionList(id="cascade-findings")
-            with ContentSwitcher(initial="cascade-detail", id="cascade-right"):
-                with VerticalScroll(id="cascade-detail"):
-                    yield Static(id="cascade-detail-text")
-                with VerticalScroll(id="cascade-rendered"):
-                    yield Static(id="cascade-rendered-text")
-                with VerticalScroll(id="cascade-session"):
-                    yield Static(id="cascade-session-text")
-        yield Static(legend(), id="cascade-legend")
+                yield self._tree
+                yield self._findings_list
+            with self._right:
+                with self._detail_box:
+                    yield self._detail_text
+                with self._rendered_box:
+                    yield self._rendered_text
+                with self._session_box:
+                    yield self._session_text
+        yield self._legend
+
+    @property
+    def _in_dom(self) -> bool:
+        """The pane's widgets are in the app's DOM (not before ``compose`` mounted them, nor
+        once the app tears them down)."""
+        return self._tree.is_attached
 
     def on_mount(self) -> None:
-        self.query_one("#cascade-tree", Tree).border_title = "load order"
-        self.query_one("#cascade-findings", OptionList).border_title = "findings"
-        self.query_one("#cascade-detail", VerticalScroll).border_title = "detail"
-        self.query_one("#cascade-summary", Static).update(styled("computing the cascade…", style=MUTED))
+        self._tree.border_title = "load order"
+        self._findings_list.border_title = "findings"
+        self._detail_box.border_title = "detail"
+        self._summary.update(styled("computing the cascade…", style=MUTED))
+        # the app closed while the pane was being mounted: its widgets never were, nothing to compute
+        if not self._in_dom:
+            return
         # computed when first shown (activated): a hidden pane must not compete with the pane
         # the user is looking at while the app starts
         if not self.is_visible_tab:
@@ -216,7 +252,7 @@ class CascadePane(Pane):
         self._request(recompute=True)
 
     def watch_narrow(self, narrow: bool) -> None:
-        self.query_one("#cascade-legend", Static).update(legend(compact=narrow))
+        self._legend.update(legend(compact=narrow))
         self._rebuild()
 
     # ----- computing -------------------------------------------------------------------------
@@ -240,7 +276,7 @@ class CascadePane(Pane):
                 raise WorkFailed("Decision not recorded", str(exc)) from exc
         if cascade is None:
             try:
-                cascade = compute_cascade(self.locations, self.cwd)
+                cascade = compute_cascade(self.locations, self.cwd, nested=True)
             except NotADirectoryError as exc:
                 raise WorkFailed("Cannot compute the cascade", str(exc)) from exc
         session = new_session(cascade)
@@ -286,13 +322,13 @@ class CascadePane(Pane):
     @on(CostComputed)
     def _on_cost(self, message: CostComputed) -> None:
         self.cost = message.cost
-        self.query_one("#cascade-cost", Static).update(styled(message.cost.summary(), style=MUTED))
+        self._cost.update(styled(message.cost.summary(), style=MUTED))
 
     # ----- the session view ------------------------------------------------------------------
 
     def action_toggle_session(self) -> None:
         """Show what the last session loaded beside the prediction (again: back to the detail)."""
-        switcher = self.query_one("#cascade-right", ContentSwitcher)
+        switcher = self._right
         if switcher.current == "cascade-session":
             switcher.current = "cascade-detail"
             return
@@ -324,11 +360,11 @@ class CascadePane(Pane):
         self.app.push_screen(SessionPicker(message.transcripts), chosen)
 
     def _compare(self, session: str) -> None:
-        box = self.query_one("#cascade-session", VerticalScroll)
+        box = self._session_box
         box.border_title = "session · loaded vs predicted"
         box.border_subtitle = ""
-        self.query_one("#cascade-session-text", Static).update(styled("reading the session…", style=MUTED))
-        self.query_one("#cascade-right", ContentSwitcher).current = "cascade-session"
+        self._session_text.update(styled("reading the session…", style=MUTED))
+        self._right.current = "cascade-session"
         self.compare_session(self._comparisons.take(), session)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="cascade-session")
@@ -349,35 +385,39 @@ class CascadePane(Pane):
             return
         self.session = message.result
         result = message.result
-        box = self.query_one("#cascade-session", VerticalScroll)
+        box = self._session_box
         box.border_title = f"session {visible(result.session_id[:8])} · loaded vs predicted"
         bugs = len(result.bugs)
         box.border_subtitle = f"{len(result.differences)} difference(s)" + (f" · {bugs} fidelity bug(s)" if bugs else "")
-        self.query_one("#cascade-session-text", Static).update(session_text(result, self.cwd, self.locations.memory_dir))
+        self._session_text.update(session_text(result, self.cwd, self.locations.memory_dir))
 
     def worker_failed(self, failure: Failure) -> None:
         """The pane leaves its computing state; with nothing computed yet, the summary says why."""
         self.loading = False
         if failure.group == "cascade-compute" and self.cascade is None:
-            self.query_one("#cascade-summary", Static).update(plain(failure.reason, style="bold $error"))
+            self._summary.update(plain(failure.reason, style="bold $error"))
         elif failure.group == "cascade-session":
-            self.query_one("#cascade-session-text", Static).update(plain(failure.reason, style="bold $error"))
+            self._session_text.update(plain(failure.reason, style="bold $error"))
 
     # ----- drawing ---------------------------------------------------------------------------
 
     def _loaded_by(self) -> dict[str, str]:
         """Path → the read that loaded it (``read 1 (src/x.py)``)."""
-        out: dict[str, str] = {}
+        return {path: f"read {i + 1} ({display_path(self.steps[i].target, self.cwd)})" for path, i in self._read_of().items()}
+
+    def _read_of(self) -> dict[str, int]:
+        """Path → the index of the read that loaded it."""
+        out: dict[str, int] = {}
         for i, step in enumerate(self.steps):
             for f in step.added:
-                out.setdefault(f.path, f"read {i + 1} ({display_path(step.target, self.cwd)})")
+                out.setdefault(f.path, i)
         return out
 
     def _rebuild(self) -> None:
         cascade = self.cascade
-        if cascade is None:
+        if cascade is None or not self._in_dom:
             return
-        tree: Tree[NodeData] = self.query_one("#cascade-tree", Tree)
+        tree = self._tree
         keep = self._select_next or (node_key(tree.cursor_node.data) if tree.cursor_node else None)
         self._select_next = None
         tree.clear()
@@ -394,6 +434,8 @@ class CascadePane(Pane):
                 parent = layer_node if entry.depth == 0 else stack.get(entry.depth - 1, layer_node)
                 label = file_label(entry, tree_name(entry, self.cwd, memory_dir), compact=compact)
                 stack[entry.depth] = parent.add(label, data=FileNode(entry), expand=True)
+        if cascade.nested is not None:
+            self._add_nested(tree, cascade.nested)
         if self.steps:
             reads = tree.root.add(styled("Reads", style="bold"), data=None, expand=True)
             for i, step in enumerate(self.steps):
@@ -421,11 +463,22 @@ class CascadePane(Pane):
         self._show_summary()
         self._show_node(tree.cursor_node)
 
+    def _add_nested(self, tree: Tree[NodeData], listing: NestedListing) -> None:
+        """The nested files, muted, each under the section (imports under their importer);
+        one a simulated read loaded shows that read."""
+        section = tree.root.add(nested_section_label(listing, compact=self.narrow), data=NestedNode(listing), expand=True, allow_expand=bool(listing.files))
+        read_of = self._read_of()
+        stack: dict[int, TreeNode[NodeData]] = {}
+        for entry in listing.files:
+            parent = section if entry.depth == 0 else stack.get(entry.depth - 1, section)
+            label = nested_label(entry, tree_name(entry, self.cwd, self.locations.memory_dir), loaded_by=read_of.get(entry.path), compact=self.narrow)
+            stack[entry.depth] = parent.add(label, data=FileNode(entry, nested=True), expand=True)
+
     def _scroll_to_cursor(self) -> None:
         """Bring the cursor node into view with its children (a read and what it added)."""
-        tree: Tree[NodeData] = self.query_one("#cascade-tree", Tree)
+        tree = self._tree
         node = tree.cursor_node
-        if node is None:
+        if node is None or not self._in_dom:
             return
         last = node.children[-1] if node.children and node.is_expanded else node
         height = tree.scrollable_content_region.height
@@ -467,7 +520,7 @@ class CascadePane(Pane):
             if line.cell_len <= self.app.size.width - 4:
                 break
             line = build(sizes, compact)
-        summary = self.query_one("#cascade-summary", Static)
+        summary = self._summary
         summary.update(line)
         summary.tooltip = f"what the model receives: {parts_text(cascade)} (v shows it)"
 
@@ -479,7 +532,7 @@ class CascadePane(Pane):
             findings += [(d, i) for d in step.diagnostics]
         findings.sort(key=lambda item: SEVERITIES.index(item[0].severity))
         self._findings = findings
-        options = self.query_one("#cascade-findings", OptionList)
+        options = self._findings_list
         highlighted = options.highlighted
         options.clear_options()
         for d, read_index in findings:
@@ -507,7 +560,7 @@ class CascadePane(Pane):
     def _fill_rendered(self) -> None:
         cascade = self.cascade
         assert cascade is not None
-        box = self.query_one("#cascade-rendered", VerticalScroll)
+        box = self._rendered_box
         box.border_title = f"rendered context · {parts_text(cascade)}"
         box.border_subtitle = "startup context, byte for byte · v back"
         text = cascade.rendered or "(empty: no instruction file loads, the model gets no context block)"
@@ -523,12 +576,12 @@ class CascadePane(Pane):
             for step in steps:
                 parts += [Text(""), styled(f"── after reading {visible(step.target)} ──", style="bold " + MUTED), block(step.rendered)]
             body = Text("\n").join(parts)
-        self.query_one("#cascade-rendered-text", Static).update(body)
+        self._rendered_text.update(body)
 
     def _show_node(self, node: TreeNode[NodeData] | None) -> None:
         cascade = self.cascade
-        detail = self.query_one("#cascade-detail-text", Static)
-        box = self.query_one("#cascade-detail", VerticalScroll)
+        detail = self._detail_text
+        box = self._detail_box
         if cascade is None or node is None:
             return
         data = node.data
@@ -551,6 +604,9 @@ class CascadePane(Pane):
         elif isinstance(data, LayerNode):
             box.border_title = f"{data.layer} layer"
             detail.update(layer_detail(data.layer, data.files, cascade))
+        elif isinstance(data, NestedNode):
+            box.border_title = "nested files"
+            detail.update(nested_detail(data.listing, agent_name(self.locations.flavor)))
         elif isinstance(data, StepNode):
             box.border_title = f"read {data.index + 1}"
             detail.update(step_detail(data.index, self.steps[data.index], self.cwd))
@@ -580,17 +636,17 @@ class CascadePane(Pane):
     def jump_to(self, diagnostic: Diagnostic, step: int | None = None) -> None:
         """Put the tree cursor on the file of ``diagnostic`` (in read ``step``'s section when
         given) and show it with the finding's line."""
-        tree: Tree[NodeData] = self.query_one("#cascade-tree", Tree)
+        tree = self._tree
         candidates = [n for n in self._walk(tree.root) if isinstance(n.data, FileNode) and n.data.entry.path == diagnostic.path]
         node = next((n for n in candidates if isinstance(n.data, FileNode) and n.data.read == step), candidates[0] if candidates else None)
-        self.query_one("#cascade-right", ContentSwitcher).current = "cascade-detail"
+        self._right.current = "cascade-detail"
         self.remove_class("-rendered")
         if node is None:
             self._focus = None
-            box = self.query_one("#cascade-detail", VerticalScroll)
+            box = self._detail_box
             box.border_title = diagnostic.code
             detail = assemble((visible(diagnostic.message), "bold"), "\n\n", (home_path(diagnostic.path) if diagnostic.path else "about the setup as a whole", MUTED))
-            self.query_one("#cascade-detail-text", Static).update(detail)
+            self._detail_text.update(detail)
             return
         self._focus = (node_key(node.data), diagnostic.line or 0) if diagnostic.line else None
         self._source = None
@@ -616,17 +672,17 @@ class CascadePane(Pane):
         if self._focus is None or self._focus[0] != message.key or self._focus[1] != message.source.line:
             return  # the user jumped elsewhere meanwhile
         self._source = message.source
-        tree: Tree[NodeData] = self.query_one("#cascade-tree", Tree)
+        tree = self._tree
         if tree.cursor_node is not None and node_key(tree.cursor_node.data) == message.key:
             self._show_node(tree.cursor_node)
 
     # ----- actions ---------------------------------------------------------------------------
 
     def action_focus_reads(self) -> None:
-        self.query_one("#cascade-reads", Input).focus()
+        self._reads.focus()
 
     def action_focus_tree(self) -> None:
-        self.query_one("#cascade-tree", Tree).focus()
+        self._tree.focus()
 
     def action_back(self) -> None:
         """esc: out of the reads box to the tree, the path kept; again: clear it; elsewhere:
@@ -635,10 +691,10 @@ class CascadePane(Pane):
             self.action_focus_tree()
 
     def action_focus_findings(self) -> None:
-        self.query_one("#cascade-findings", OptionList).focus()
+        self._findings_list.focus()
 
     def action_toggle_rendered(self) -> None:
-        switcher = self.query_one("#cascade-right", ContentSwitcher)
+        switcher = self._right
         switcher.current = "cascade-detail" if switcher.current == "cascade-rendered" else "cascade-rendered"
         self.set_class(switcher.current == "cascade-rendered", "-rendered")
 

@@ -2,8 +2,9 @@
 
 The project is a subdirectory ``w/sub`` of a workspace whose own ``AGENT.md`` imports a file
 next to it: from ``w/sub`` that import is external, so it waits for approval. ``sub`` has an
-import, a conditional rule and a rule whose BOM makes it unconditional. HOME is ``tmp_path``,
-so every path the pane shows is relative to the project or starts with ``~``.
+import, a conditional rule and a rule whose BOM makes it unconditional, and a sub-folder ``web``
+with its own ``AGENT.md`` (nested: it loads when the agent reads a file under ``web/``). HOME is
+``tmp_path``, so every path the pane shows is relative to the project or starts with ``~``.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ FILES: dict[str, str] = {
     "w/sub/.agent/rules/bom.md": "\ufeff---\npaths: tests/**\n---\nUse pytest fixtures.\n",
     "w/sub/src/api/users.py": "",
     "w/sub/src/api/orders.py": "",
+    "w/sub/web/AGENT.md": "Use pnpm in web.\n",
     "memory/MEMORY.md": "- [Role](user_role.md) — backend engineer\n",
 }
 
@@ -126,6 +128,7 @@ async def test_tree_lists_layers_and_files_in_load_order_with_markers(cascade_ap
             "Local",
             "Auto memory",
             "Team memory",
+            "Nested",
             "Reads",
         ]
         files = [line.strip() for line in lines if line.startswith("  ")]
@@ -140,7 +143,10 @@ async def test_tree_lists_layers_and_files_in_load_order_with_markers(cascade_ap
             "◇ .agent/rules/api.md  conditional",
             "● .agent/rules/bom.md  44 ch · ~11 tok  ▲1",
             "● MEMORY.md  41 ch · ~11 tok",
+            # listed before any read, marked with the read that loads it
+            "○ web/AGENT.md  loads when the agent reads a file under web/",
         ]
+        assert "Nested  1 file · loads on a read" in lines
         # nesting: the pending import sits under the AGENT.md that imports it
         assert "    ! ~/w/conventions.md  pending" in lines
         assert "    ● docs/guide.md  22 ch · ~6 tok" in lines
@@ -356,6 +362,83 @@ def test_cascade_pane_snapshot(snap_compare: Any, fixed_cascade_app: Callable[[]
 
     # the Cascade pane with the BOM rule selected: its finding, reason and content
     assert snap_compare(fixed_cascade_app(), press=["down"] * 8, terminal_size=size, run_before=run_before)
+
+
+def test_cascade_pane_nested_snapshot(snap_compare: Any, fixed_cascade_app: Callable[[], MemtuiApp]) -> None:
+    async def run_before(pilot: Any) -> None:
+        await settle(pilot)
+        await pilot.press("1")
+        await settle(pilot)
+
+    # the nested web/AGENT.md selected: its muted row, when it loads, and what it would add
+    assert snap_compare(fixed_cascade_app(), press=["down"] * 14, terminal_size=(120, 36), run_before=run_before)
+
+
+async def test_a_nested_claude_md_is_listed_before_any_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Claude Code loads sub/CLAUDE.md only when it reads a file under sub/: the pane lists it
+    from the start, saying so, with its content as the preview; a read under sub/ loads it."""
+    from memtui.core.places.flavor import CLAUDE
+
+    monkeypatch.setenv("MEMTUI_NOW", NOW)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("PATH", "/nonexistent")  # no `claude` to ask for its version
+    project = tmp_path / "p"
+    (project / "sub").mkdir(parents=True)
+    (project / "CLAUDE.md").write_text("Be brief.\n")
+    (project / "sub" / "CLAUDE.md").write_text("Use pnpm.\n")
+    (project / "sub" / "app.ts").write_text("")
+    app = MemtuiApp.for_project(CLAUDE, project, memory_dir=tmp_path / "memory", watch=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        pane = await open_pane(app, pilot)
+        lines = tree_lines(app)
+        assert "Nested  1 file · loads on a read" in lines
+        assert "  ○ sub/CLAUDE.md  loads when Claude reads a file under sub/" in lines
+        # startup is unchanged: only the project's own CLAUDE.md loads
+        assert pane.cascade is not None and [Path(f.path).name for f in pane.cascade.loaded_files] == ["CLAUDE.md"]
+        tree = app.query_one("#cascade-tree", Tree)
+        row = next(n for n in _walk(tree.root) if isinstance(n.data, FileNode) and n.data.nested)
+        tree.move_cursor(row)
+        await pilot.pause()
+        text = detail(app)
+        assert "loads when Claude reads a file under sub/" in text
+        assert "what it would add" in text and "Use pnpm." in text
+        await read(pilot, "sub/app.ts")
+        lines = tree_lines(app)
+        # "Use pnpm." is 9 characters, (9 + 3) // 4 = 3 estimated tokens
+        assert "  + sub/CLAUDE.md  9 ch · ~3 tok · read 1" in lines
+        assert "  read 1 sub/app.ts  +1 file" in lines
+        assert "    + sub/CLAUDE.md  9 ch · ~3 tok" in lines
+
+
+async def test_a_pane_whose_widgets_never_mount_raises_nothing(isolated_env: Path, tmp_path: Path) -> None:
+    """The app closing while ``Lazy`` mounts the pane: Textual then skips mounting the pane's
+    widgets but still sends the pane its Mount event, and a resize or a computed result may
+    still reach it. None of that may fail on a widget that is not there."""
+    from textual.app import App
+    from textual.widget import Widget
+
+    from memtui.core.places.locations import resolve_locations
+
+    (tmp_path / "p").mkdir()
+    locations = resolve_locations(AGENT, tmp_path / "p", memory_dir=tmp_path / "memory")
+
+    class Interrupted(CascadePane):
+        async def mount_composed_widgets(self, widgets: list[Widget]) -> None:
+            """What Textual does for a pane being removed: its widgets are not mounted."""
+
+    class Host(App[None]):
+        def compose(self) -> Any:
+            yield Interrupted(locations)
+
+    app = Host()
+    async with app.run_test(size=(120, 36)) as pilot:
+        pane = app.query_one(CascadePane)
+        await pilot.pause()
+        pane.narrow = True  # a resize reaching it
+        pane.action_reload()  # a computation whose result comes back
+        await settle(pilot)
+        assert pane.cascade is not None  # the result was kept, nothing drawn
+    # run_test re-raises any exception a handler raised
 
 
 async def test_the_team_memory_layer_says_what_it_is_for_each_flavor(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

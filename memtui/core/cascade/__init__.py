@@ -2,8 +2,9 @@
 
 ``compute_cascade`` computes the startup context (files in load order, each with a reason,
 diagnostics, pending external imports, the rendered text); ``new_session`` +
-``simulate_read`` step through lazy loading one read at a time; ``record_decision`` stores
-the project's external-import decision.
+``simulate_read`` step through lazy loading one read at a time; ``list_nested`` (or
+``compute_cascade(nested=True)``) lists the nested files below the cwd that a read would load;
+``record_decision`` stores the project's external-import decision.
 """
 
 from __future__ import annotations
@@ -11,12 +12,14 @@ from __future__ import annotations
 from .approvals import AffectedImport, ApprovalsError, decision_effect, project_key, record_decision, resolve_approval
 from .discovery import compute_cascade
 from .lazy import new_session, simulate_read
+from .nested import agent_name, list_nested
 from .model import (
     Cascade,
     CascadeFile,
     ExternalApproval,
     Kind,
     Layer,
+    NestedListing,
     PendingImport,
     ReadStep,
     SessionState,
@@ -34,12 +37,15 @@ __all__ = [
     "ExternalApproval",
     "Kind",
     "Layer",
+    "NestedListing",
     "PendingImport",
     "ReadStep",
     "SessionState",
     "Status",
+    "agent_name",
     "compute_cascade",
     "decision_effect",
+    "list_nested",
     "new_session",
     "project_key",
     "record_decision",

@@ -25,6 +25,7 @@ from .imports import is_inside
 from .lazy import new_session, simulate_read
 from .loader import CascadeContext, Loader, LoadEnv
 from .model import Cascade, CascadeFile, Kind, Layer
+from .nested import list_nested
 from .preprocess import js_trim, preprocess, read_text
 from .render import render_context
 from .rules import list_rule_files
@@ -50,6 +51,7 @@ def compute_cascade(
     reads: Sequence[Path | str] = (),
     approved_external: bool | None = None,
     environ: Mapping[str, str] | None = None,
+    nested: bool = False,
 ) -> Cascade:
     """What the agent loads at startup in ``cwd``, and what each of ``reads`` adds after.
 
@@ -172,6 +174,8 @@ def compute_cascade(
         agents_md_mode=mode.mode,
         layer_notes={"teammem": team_note},
     )
+    if nested:
+        cascade.nested = list_nested(cascade)
     if reads:
         session = new_session(cascade)
         for target in reads:

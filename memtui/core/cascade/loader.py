@@ -269,12 +269,14 @@ class Loader:
                     if waiting is None:
                         waiting = e
                 elif e.loaded and waiting is not None and e.depth > 0:
-                    e.reason += f" — loaded at startup although its conditional rule {waiting.path} waits (the agent's quirk)"
+                    # a nested folder's rules load on a read under that folder, not at startup
+                    when = "with the folder's other files on that read" if self.lazy else "at startup"
+                    e.reason += f" — loaded {when} although its conditional rule {waiting.path} waits (the agent's quirk)"
                     waiting.diagnostics.append(
                         Diagnostic(
                             "conditional-rule-imports-eager",
                             "info",
-                            f"this rule is conditional, yet its import {e.path} loads at startup for every session",
+                            f"this rule is conditional, yet its import {e.path} loads {when}" + ("" if self.lazy else " for every session"),
                             waiting.path,
                             e.line,
                         )

@@ -33,6 +33,7 @@ Status = Literal[
     "already-loaded",  # a lazy read found it already in the session
     "dropped",  # dropped by the release's AGENTS.md support (managed-only mode)
     "hidden-by-recall",  # the index is left out because the agent recalls memories instead
+    "nested",  # a nested file below the cwd: waits for a read under its folder
 ]
 ApprovalSource = Literal["argument", "memtui", "claude.json", "default"]
 
@@ -50,7 +51,8 @@ class CascadeFile:
     the same text before trimming (what a lazy load sends in Claude Code); ``chars``: its
     length in UTF-16 code units (the agent's measure); ``tokens_est``: estimated tokens;
     ``line``: for imports, the line of the ``@`` in the parent; ``diagnostics``: findings
-    about this file.
+    about this file; ``loads_when``: for a nested file, the read that loads it, in words
+    (``loads when Claude reads a file under sub/``), else ``""``.
     """
 
     path: str
@@ -69,6 +71,7 @@ class CascadeFile:
     line: int | None = None
     diagnostics: list[Diagnostic] = field(default_factory=list)
     body: str = ""
+    loads_when: str = ""
 
     def to_json(self) -> dict[str, Any]:
         """The CLI's JSON shape (content left out; ``rendered`` carries the text)."""
@@ -183,6 +186,33 @@ class SessionState:
 
 
 @dataclass(slots=True)
+class NestedListing:
+    """The nested instruction files below the cwd, before any read.
+
+    ``files``: folder by folder (sorted by path, a folder before the folders in it), each
+    folder's files in the order a read loads them (``AGENT.md``, ``.agent/AGENT.md``,
+    ``AGENT.local.md``, the rules), each followed by its imports. A file that would load has
+    status ``nested`` and ``loads_when`` (``loads when Claude reads a file under sub/``); one
+    that would not keeps its reason (excluded, empty, …). ``folders``: folders searched;
+    ``complete``: the search reached every folder it meant to (``stopped`` says why not).
+    """
+
+    files: list[CascadeFile] = field(default_factory=list)
+    folders: int = 0
+    complete: bool = True
+    stopped: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        """``{files: [... + loads_when], folders, complete, stopped}``."""
+        return {
+            "files": [{**f.to_json(), "loads_when": f.loads_when} for f in self.files],
+            "folders": self.folders,
+            "complete": self.complete,
+            "stopped": self.stopped,
+        }
+
+
+@dataclass(slots=True)
 class Cascade:
     """The whole computed cascade for one cwd.
 
@@ -195,7 +225,9 @@ class Cascade:
     release's recall gate for this user (``memtui.core.places.agentconfig.RecallState``);
     ``release``: the release modelled (``Claude Code 2.1.328``); ``agents_md_mode``: the
     AGENTS.md mode in effect (``None`` when the release reads no AGENTS.md); ``layer_notes``:
-    layer -> one sentence on what it is for this release (the team memory layer).
+    layer -> one sentence on what it is for this release (the team memory layer);
+    ``nested``: the nested instruction files below the cwd, which load only on a read under
+    their folder (``None``: not searched for).
     """
 
     cwd: Path
@@ -214,6 +246,8 @@ class Cascade:
     agents_md_mode: str | None = None
     # layer -> what the layer is, when its name does not say it (team memory), for this release
     layer_notes: dict[str, str] = field(default_factory=dict)
+    # the nested files below the cwd, when asked for (``compute_cascade(nested=True)``)
+    nested: NestedListing | None = None
 
     @property
     def loaded_files(self) -> list[CascadeFile]:
@@ -247,7 +281,15 @@ class Cascade:
         """One line on what differs from ``before`` (an earlier computation for the same cwd):
         files loaded that were not, no longer loaded, loaded with other text, and the size of
         the context; ``"nothing changed"`` when the model would receive the same text."""
-        if before.rendered == self.rendered and [f.status for f in before.files] == [f.status for f in self.files]:
+        # the nested files count only when both computations searched for them
+        both = before.nested is not None and self.nested is not None
+        old_nested = {f.path for f in before.nested.files} if both and before.nested is not None else set()
+        new_nested = {f.path for f in self.nested.files} if both and self.nested is not None else set()
+        if (
+            before.rendered == self.rendered
+            and [f.status for f in before.files] == [f.status for f in self.files]
+            and old_nested == new_nested
+        ):
             return "nothing changed"
         old = {f.path: f.content for f in before.loaded_files}
         new = {f.path: f.content for f in self.loaded_files}
@@ -256,6 +298,8 @@ class Cascade:
             ("now loaded", sorted(new.keys() - old.keys())),
             ("no longer loaded", sorted(old.keys() - new.keys())),
             ("changed", sorted(p for p in new.keys() & old.keys() if new[p] != old[p])),
+            ("nested now listed", sorted(new_nested - old_nested)),
+            ("nested no longer listed", sorted(old_nested - new_nested)),
         ):
             if paths:
                 parts.append(f"{len(paths)} {word} ({', '.join(Path(p).name for p in paths[:2])}{f' +{len(paths) - 2}' if len(paths) > 2 else ''})")
@@ -287,4 +331,5 @@ class Cascade:
             "memory_prompt": self.memory_prompt,
             "recall": None if self.recall is None else {"on": self.recall.on, "source": self.recall.source, "reason": self.recall.reason},
             "agents_md_mode": self.agents_md_mode,
+            **({"nested": self.nested.to_json()} if self.nested is not None else {}),
         }

@@ -1,5 +1,6 @@
 """How the Cascade pane draws a computed cascade: markers, tree labels, and the detail of a
-file, a layer or a simulated read. Pure functions from core data to rich renderables."""
+file, a layer, the nested files or a simulated read. Pure functions from core data to rich
+renderables."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from rich.text import Text
 from memtui.core.base.terminal import visible, visible_block
 from memtui.core.base.diagnostics import Diagnostic
 from memtui.core.base.source_lines import SourceLines
-from memtui.core.cascade import LABELS, Cascade, CascadeFile, Layer, ReadStep, Status
+from memtui.core.cascade import LABELS, Cascade, CascadeFile, Layer, NestedListing, ReadStep, Status
 from memtui.tui.theme import SEVERITY_ICON, SEVERITY_STYLE, assemble, styled, tone
 
 MUTED = "$muted"
@@ -28,6 +29,7 @@ MARKERS: dict[str, tuple[str, str, str]] = {
     "duplicate": ("≡", "$special", "duplicate"),
     "missing": ("✕", "$error", "missing"),
     "skipped": ("⊘", MUTED, "skipped"),
+    "nested": ("○", MUTED, "nested"),
 }
 _GROUP: dict[Status, str] = {
     "loaded": "loaded",
@@ -38,6 +40,7 @@ _GROUP: dict[Status, str] = {
     "already-loaded": "duplicate",
     "missing": "missing",
     "unreadable": "missing",
+    "nested": "nested",
 }
 LAYER_NAMES: dict[Layer, str] = {
     "managed": "Managed",
@@ -66,13 +69,16 @@ def status_word(status: Status) -> str:
 
 
 def legend(compact: bool = False) -> Text:
-    """One line naming every marker; ``compact`` for narrow terminals.
+    """One line naming every marker; ``compact`` for narrow terminals (without the nested
+    marker).
 
     Spaces trail the styled run before them: some SVG rasterizers drop a run's leading
     spaces."""
-    gap = " " if compact else "   "
+    gap = " " if compact else "  "
     parts: list[tuple[str, str] | str] = []
-    for glyph, style, word in MARKERS.values():
+    for group, (glyph, style, word) in MARKERS.items():
+        if compact and group == "nested":
+            continue  # no room at 80 columns; a nested file's row says in words when it loads
         parts += [(glyph + " ", style), (word + gap, MUTED)]
     parts += [("▲ ", SEVERITY_STYLE["warning"]), ("findings", MUTED)]
     if not compact:
@@ -135,6 +141,64 @@ def file_label(entry: CascadeFile, name: str, *, added: bool = False, compact: b
         text.append("  ")
         text.append(f"▲{count}", tone(SEVERITY_STYLE["warning"]))
     return text
+
+
+def nested_label(entry: CascadeFile, name: str, *, loaded_by: int | None = None, compact: bool = False) -> Text:
+    """A nested file's tree label, muted: its marker, name and the read that loads it
+    (``loads when Claude reads a file under sub/``). Once simulated read ``loaded_by`` (an
+    index) loaded it: the added marker, its size and that read. A nested file that would not
+    load (excluded, empty…) is labelled like any file."""
+    if loaded_by is not None:
+        text = assemble(("+ ", "bold $success"), (name + "  ", "bold" if entry.depth == 0 else ""))
+        size = f"~{entry.tokens_est:,} tok" if compact else size_text(entry.chars, entry.tokens_est)
+        text.append(f"{size} · read {loaded_by + 1}", tone(MUTED))
+    elif entry.status == "nested":
+        glyph, style = marker(entry.status)
+        text = assemble((glyph + " ", style), (name + "  ", MUTED), (visible(entry.loads_when), "italic " + MUTED))
+    else:
+        return file_label(entry, name, compact=compact)
+    count = problems(entry.diagnostics)
+    if count:
+        text.append("  ")
+        text.append(f"▲{count}", tone(SEVERITY_STYLE["warning"]))
+    return text
+
+
+def nested_section_label(listing: NestedListing, *, compact: bool = False) -> Text:
+    """The nested files' node: how many, and that a read loads them; says when the search
+    stopped short."""
+    text = assemble(("Nested  ", "bold"))
+    count = sum(1 for f in listing.files if f.depth == 0)
+    if not listing.files:
+        text.append("none below the project" if listing.complete else "none found", tone("italic " + MUTED))
+    else:
+        files, load = ("1 file", "loads") if count == 1 else (f"{count} files", "load")
+        text.append(files if compact else f"{files} · {load} on a read", tone(MUTED))
+    if not listing.complete:
+        text.append("  ")
+        text.append("search cut short" if compact else f"search cut short: {listing.stopped}", tone("$warning"))
+    return text
+
+
+def nested_detail(listing: NestedListing, agent: str) -> RenderableType:
+    """What the nested files are, how many, and how far memtui searched for them."""
+    grid = _grid()
+    roots = [f for f in listing.files if f.depth == 0]
+    folders = {Path(f.path).parent for f in roots}
+    grid.add_row("what", f"instruction files in the project's sub-folders: {agent} loads each the first time it reads a file under its folder, once per session")
+    waiting = sum(1 for f in roots if f.status == "nested")
+    grid.add_row("files", f"{len(roots)} in {len(folders)} folder{'s' if len(folders) != 1 else ''} · {waiting} would load" if roots else "none")
+    if waiting:
+        tokens = sum(f.tokens_est for f in listing.files if f.status == "nested")
+        chars = sum(f.chars for f in listing.files if f.status == "nested")
+        grid.add_row("size", f"{size_text(chars, tokens)} if every folder is read (imports included)")
+    searched = f"{listing.folders:,} folder{'s' if listing.folders != 1 else ''}, skipping symlinked folders, dependency folders, virtual environments, caches and what .gitignore ignores"
+    grid.add_row("searched", searched)
+    parts: list[RenderableType] = [grid]
+    if not listing.complete:
+        parts.append(styled(f"\n{listing.stopped}: nested files further down are not listed here, though a read there still loads them", style="$warning"))
+    parts.append(styled("\nType a path under one of these folders in the box above ( / ) to see what the read adds.", style=MUTED))
+    return Group(*parts)
 
 
 def parts_text(cascade: Cascade, *, compact: bool = False, bare: bool = False) -> str:
@@ -330,10 +394,19 @@ class LayerNode:
 
 @dataclass(frozen=True, slots=True)
 class FileNode:
-    """One file; ``read`` is the index of the read step that added it (``None``: startup)."""
+    """One file; ``read`` is the index of the read step that added it (``None``: startup);
+    ``nested``: listed among the nested files (loads on a read under its folder)."""
 
     entry: CascadeFile
     read: int | None = None
+    nested: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class NestedNode:
+    """The nested files below the project, before any read."""
+
+    listing: NestedListing
 
 
 @dataclass(frozen=True, slots=True)
@@ -343,13 +416,15 @@ class StepNode:
     index: int
 
 
-NodeData = LayerNode | FileNode | StepNode | None
+NodeData = LayerNode | FileNode | NestedNode | StepNode | None
 
 
 def node_key(data: NodeData) -> tuple[object, ...] | None:
     """A key that finds the same node again after the tree is rebuilt."""
     if isinstance(data, FileNode):
-        return ("file", data.read, data.entry.path, data.entry.parent)
+        return ("file", data.read, data.entry.path, data.entry.parent, data.nested)
+    if isinstance(data, NestedNode):
+        return ("nested",)
     if isinstance(data, LayerNode):
         return ("layer", data.layer, data.files[0].path if data.files else "")
     if isinstance(data, StepNode):
