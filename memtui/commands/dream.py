@@ -33,6 +33,7 @@ from memtui.commands.common import (
 )
 from memtui.core.base.gcpause import gc_paused
 from memtui.core.base.terminal import visible
+from memtui.core.base.wording import details_line, with_sources
 from memtui.core.dream import (
     DEFAULT_MAX_DELETIONS,
     DreamBlocked,
@@ -138,8 +139,8 @@ def _print_autodream(status: AutoDreamStatus) -> None:
     for g in status.gates:
         mark = "open  " if g.ok else "CLOSED"
         say(f"  {g.title:<17} {mark} {visible(g.detail)}")
-        if g.sources:
-            say(f"  {'':<17}        from {visible('; '.join(g.sources))}")
+        if g.details or g.sources:
+            say(f"  {'':<17}        {visible(details_line(with_sources(g.details, g.sources)))}")
         if not g.ok and g.opens:
             say(f"  {'':<17}        opens: {visible(g.opens)}")
     counted = [s for s in status.sessions if s.counted]
@@ -149,8 +150,13 @@ def _print_autodream(status: AutoDreamStatus) -> None:
             mark = "+" if s.counted else "-"
             why = "" if s.counted else f"  ({s.why})"
             say(f"  {mark} {visible(s.session_id)}  {iso_utc(s.mtime)}  {visible(s.entrypoint or '?')}{visible(why)}")
+    blocking = status.blocking
     for trap in status.traps:
+        if blocking is not None and blocking.never and trap.data.get("gate") == blocking.id:
+            continue  # the verdict below says it
         say(f"trap: {visible(trap.title)}: {visible(trap.message)}")
+        if trap.details:
+            say(f"      {visible(details_line(trap.details))}")
         if trap.fix:
             say(f"      fix: {visible(trap.fix)}")
     say(visible(status.verdict))

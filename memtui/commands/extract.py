@@ -18,6 +18,7 @@ from memtui.commands.common import (
     user_errors,
 )
 from memtui.core.base.terminal import visible
+from memtui.core.base.wording import details_line
 from memtui.core.extract import (
     EXTRACTOR_CHOICES,
     ExtractorError,
@@ -146,6 +147,8 @@ def _explain(obj: CliContext, path: Path, whole: bool, as_json: bool) -> None:
     say(f"{r.cli} {r.version}'s extraction, gates in its order ({'interactive' if status.interactive else '-p/SDK'} session, {status.messages} message(s) since the cursor):")
     for g in status.gates:
         say(f"  {g.id:<16} {'open  ' if g.ok else 'CLOSED'} {visible(g.detail)}")
+        if g.details:
+            say(f"  {'':<16}        {visible(details_line(g.details))}")
         if not g.ok and g.log:
             say(f"  {'':<16}        its log: {visible(g.log)}")
     say(visible(status.verdict))

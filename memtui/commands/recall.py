@@ -24,7 +24,7 @@ from memtui.commands.common import (
     say,
     user_errors,
 )
-from memtui.core.base.wording import counted
+from memtui.core.base.wording import DOES_NOT_RECALL, RECALLS, counted, details_line
 from memtui.core.base.terminal import visible
 from memtui.core.places.agentconfig import recall_state
 from memtui.core.places.claude_json import read_global_config
@@ -83,7 +83,7 @@ def recall_cmd() -> None:
 )
 @click.option("--surfaced", default=None, help="Memories already surfaced this session, comma-separated paths.")
 @click.option("--selector", type=click.Choice(SELECTOR_NAMES), default="auto", show_default=True,
-              help="auto: claude with an API key, else semantic (embeddings + BM25, offline).")
+              help="auto: claude with an API key, else lexical (BM25, offline).")
 @click.option("--model", default=None, help="Model for claude/hybrid (default: the release's, e.g. claude-sonnet-5-5).")
 @click.option("--preview", is_flag=True, help="Recall even when this user's agent does not (show what it would pick).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
@@ -161,8 +161,10 @@ def _print(result: RecallResult, newer: Mapping[str, Sequence[Conflict]]) -> Non
     console.print(f"[bold]recall[/] selector [bold]{result.selector}[/] {badge}"
                   + (f" [dim]({escape(result.offline_reason)})[/]" if result.offline_reason else ""))
     if result.gate is not None:
-        state = "[green]recalls[/]" if result.gate.on else "[yellow]does not recall[/]"
+        state = f"[green]{RECALLS}[/]" if result.gate.on else f"[yellow]{DOES_NOT_RECALL}[/]"
         console.print(f"{escape(result.release)} {state}: {escape(result.gate.reason)}")
+        if result.gate.details:
+            console.print(f"[dim]{escape(details_line(result.gate.details))}[/]")
         if result.would_only and not result.skipped:
             console.print("[yellow]preview[/]: what recall would pick if it were on (the agent loads MEMORY.md instead)")
     m = result.manifest
@@ -170,7 +172,8 @@ def _print(result: RecallResult, newer: Mapping[str, Sequence[Conflict]]) -> Non
     if result.recent_tools:
         console.print(f"recently used tools: {escape(', '.join(result.recent_tools))}")
     if result.skipped:
-        console.print(f"[yellow]skipped[/]: {escape(result.skipped)}")
+        if not result.skipped_by_gate:  # else the line above said why
+            console.print(f"[yellow]skipped[/]: {escape(result.skipped)}")
         _print_would_pick(result, escape, newer)
         return
     if result.error:
@@ -189,6 +192,7 @@ def _print(result: RecallResult, newer: Mapping[str, Sequence[Conflict]]) -> Non
         _print_conflicts(console, newer, p.relpath, escape)
     if result.near_misses:
         console.print("near misses: " + ", ".join(f"{escape(n.relpath)} ({n.score:.2f})" for n in result.near_misses))
+        console.print(f"[dim]  score: {escape(result.near_misses_scale)}[/]")
     if result.injected_text:
         console.print("\n[bold]injected text[/]")
         say(result.injected_text, keep_crlf=True)  # exact bytes where safe: no wrapping, no markup
@@ -322,8 +326,11 @@ def _eval_transcripts(obj: CliContext, model: str | None, as_json: bool) -> None
     console = rich_console()
     console.print(f"{counted(len(result.prompts), 'recall')} of the agent in {result.sessions_with_recall} of {counted(result.sessions, 'session')}")
     if not result.prompts:
-        off_note = obj.locations.flavor.behaviour.recall_gate.off_by_default_note()
+        gate = obj.locations.flavor.behaviour.recall_gate
+        off_note, off_details = gate.off_by_default_note(), gate.off_by_default_details()
         console.print("[dim]no session recorded a recall (relevant_memories)" + (f": {off_note}" if off_note else "") + "[/]")
+        if off_details:
+            console.print(f"[dim]{escape(details_line(off_details))}[/]")
         return
     for name in result.selectors:
         if name in result.skipped:

@@ -65,7 +65,7 @@ class PlanPreview(ModalScreen[bool]):
                 more = f" and {len(plan.index_overflow) - 6} more" if len(plan.index_overflow) > 6 else ""
                 yield Static(
                     assemble(
-                        ("▲ The index would pass the agent's cap (200 lines / 25,000 units). ", "bold $warning"),
+                        ("▲ The index would pass the agent's cap (200 lines / 25,000 characters). ", "bold $warning"),
                         f"These entries would no longer be loaded: {names}{more}.",
                     ),
                     classes="dialog-warning",

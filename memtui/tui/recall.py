@@ -37,7 +37,7 @@ from textual.widgets import (
 )
 from textual.worker import get_current_worker
 
-from memtui.core.base.wording import counted
+from memtui.core.base.wording import DOES_NOT_RECALL, RECALLS, counted
 from memtui.core.base.terminal import visible, visible_block
 from memtui.core.base.clock import system_now
 from memtui.core.memory.age import age_days, age_label
@@ -70,6 +70,7 @@ from memtui.tui.widgets.recall_view import (
     MUTED,
     SOFT,
     compare_view,
+    details_view,
     manifest_text,
     manifest_title,
     near_misses_view,
@@ -91,7 +92,7 @@ BADGE_TONE = {"online": "$success", "offline": "$warning", "no-key": "$error", "
 DEBOUNCE_S = 0.25
 SELECTOR_OPTIONS: list[tuple[str, str]] = [(name, name) for name in SELECTOR_NAMES]
 SELECTOR_HELP = {
-    "auto": "claude with an API key, else semantic",
+    "auto": "claude with an API key, else lexical",
     "semantic": "meaning (embeddings) and words (BM25) over every memory, offline, as you type",
     "lexical": "BM25 over every memory, offline, as you type",
     "claude": "the reference's request over the 200 newest (Enter)",
@@ -632,7 +633,7 @@ class RecallPane(Pane):
             t = self.transcript
             facts.append(
                 f"session {t.session_id[:8]}: {len(t.tools)} tool{'s' if len(t.tools) != 1 else ''},"
-                f" {len(t.surfaced)} surfaced ({t.units:,} of {SESSION_BUDGET:,} units)"
+                f" {len(t.surfaced)} surfaced ({t.units:,} of {SESSION_BUDGET:,} characters)"
             )
         trouble = status_of.state in ("error", "no-key")
         if status_of.state != "online" and status_of.reason is not None:
@@ -663,10 +664,12 @@ class RecallPane(Pane):
         notice: list[Text] = []
         if result.gate is not None:
             if result.gate.on:
-                notice.append(assemble((f"{result.release} recalls", "bold $success"), (f" — {result.gate.reason}; MEMORY.md is not in its context.", SOFT)))
+                notice.append(assemble((f"{result.release} {RECALLS}", "bold $success"), (f": {result.gate.reason}; MEMORY.md is not in its context.", SOFT)))
             else:
-                notice.append(assemble((f"{result.release} does not recall", "bold $warning"), (f" — {result.gate.reason}.", SOFT)))
+                notice.append(assemble((f"{result.release} {DOES_NOT_RECALL}", "bold $warning"), (f": {result.gate.reason}.", SOFT)))
                 notice.append(styled("It loads MEMORY.md instead. Below: what recall would pick if it were on.", style=SOFT))
+            if result.gate.details:
+                notice.append(details_view(result.gate.details))
         if result.skipped:
             notice.append(assemble(("Skipped — ", "bold $warning"), (visible(result.skipped), "$warning")))
             notice.append(styled("The agent would not recall anything for this prompt; below, what recall would pick (not sent).", style=SOFT))

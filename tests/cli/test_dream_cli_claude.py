@@ -44,7 +44,8 @@ def test_status_json_lists_the_gates_in_the_clis_order(tmp_path: Path, monkeypat
     assert flag["sources"] == ["~/.claude.json cachedGrowthBookFeatures.tengu_onyx_plover", "~/.claude/settings.json autoDreamEnabled"]
     assert data["verdict"].startswith("No dream yet: 3 session(s) since the last consolidation; 5 needed.")
     code, out = run("--flavor", "claude", "dream", "status", "--entrypoint", "sdk-cli", "--project", str(s.project))
-    assert "interactive       CLOSED entrypoint sdk-cli: `claude -p` and the SDKs never dream" in out
+    assert "  interactive       CLOSED `claude -p` and the SDKs never dream\n" in out
+    assert "                           details: entrypoint sdk-cli; from CLAUDE_CODE_ENTRYPOINT\n" in out
 
 
 def test_status_shows_the_failed_dream_and_reset_lock_undoes_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -94,16 +94,24 @@ def test_recall_eval_transcripts_beside_recall_query(tmp_path: Path, monkeypatch
     assert code == 0 and json.loads(out)["skipped"]  # one word: the agent skips recall
 
 
-@pytest.mark.parametrize(("flavor", "note"), [("agent", None), ("claude", "the agent's recall is off by default: flag tengu_moth_copse")])
-def test_no_recall_on_record_names_the_gate_only_of_an_agent_that_has_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, flavor: str, note: str | None) -> None:
+@pytest.mark.parametrize(("flavor", "note", "details"), [
+    ("agent", None, None),
+    ("claude", "the agent's recall is off by default: it runs only when the feature is on for your account",
+     "flag tengu_moth_copse (off by default), or CLAUDE_MEMORY_STORES set"),
+])
+def test_no_recall_on_record_names_the_gate_only_of_an_agent_that_has_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, flavor: str, note: str | None, details: str | None
+) -> None:
     """The seed design's agent always recalls: its sessions without a recall get no word about
-    Claude Code's feature flag; Claude Code 2.1.328 recalls only behind ``tengu_moth_copse``."""
+    Claude Code's feature flag; Claude Code 2.1.328 recalls only behind ``tengu_moth_copse``,
+    which its note names only in the details."""
     from datetime import UTC, datetime
 
     from memtui.core.places.flavor import get_flavor
     from memtui.demo import materialize
 
-    assert get_flavor(flavor).behaviour.recall_gate.off_by_default_note() == note
+    gate = get_flavor(flavor).behaviour.recall_gate
+    assert (gate.off_by_default_note(), gate.off_by_default_details()) == (note, details)
     ws = materialize(tmp_path / "demo", datetime(2026, 11, 30, 12, tzinfo=UTC))
     monkeypatch.setenv("HOME", str(ws.home))
     result = CliRunner().invoke(main, ["--flavor", "agent", "--project", str(ws.project), "recall", "eval", "--transcripts"])

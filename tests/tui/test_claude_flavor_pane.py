@@ -40,9 +40,13 @@ async def test_recall_pane_reads_the_gate(isolated_env: Path, monkeypatch: pytes
         assert result.picks  # the preview works either way
         text = notice(app)
         if flag:
-            assert "Claude Code 2.1.328 recalls" in text and not result.would_only
+            assert "Claude Code 2.1.328 recalls memories for you: this feature is on for your account;" in text and not result.would_only
+            assert "details: flag tengu_moth_copse: true in ~/.claude.json (cachedGrowthBookFeatures)" in text.splitlines()
         else:
-            assert "Claude Code 2.1.328 does not recall" in text and "tengu_moth_copse" in text
+            assert "Claude Code 2.1.328 does not recall memories for you: this feature is off for your account." in text
+            lines = text.splitlines()  # the flag's name: on the details line only
+            assert [line for line in lines if "tengu_moth_copse" in line] == [
+                "details: flag tengu_moth_copse: false in ~/.claude.json (cachedGrowthBookFeatures); CLAUDE_MEMORY_STORES is not set"]
             assert "what recall would pick" in text and result.would_only
 
 

@@ -342,7 +342,7 @@ async def test_transcript_fills_tools_and_drops_surfaced_memories(make_app: Call
         select.value = str(session)
         # Bash succeeded, Edit errored: only Bash is a recently used tool
         await wait_until(pilot, lambda: app.query_one("#recall-tools", Input).value == "Bash")
-        assert "session abcd1234: 1 tool, 1 surfaced (100 of 61,440 units)" in plain(app, "#recall-status")
+        assert "session abcd1234: 1 tool, 1 surfaced (100 of 61,440 characters)" in plain(app, "#recall-status")
         app.query_one("#recall-query", Input).value = "grafana latency board for the backend engineer"
         result = await result_for(app, pilot, "grafana latency board for the backend engineer")
         assert result.recent_tools == ("Bash",)

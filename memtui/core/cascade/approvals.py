@@ -147,6 +147,17 @@ def claude_json_flag(flavor: Flavor, key: str, environ: Mapping[str, str] | None
     return (value if isinstance(value, bool) else None), None
 
 
+def agent_approval_note(flavor: Flavor) -> tuple[str, str] | None:
+    """What a person deciding on external imports should know about the agent's own answer, as
+    ``(sentence, details)``: the plain sentence (the agent keeps its own answer, which memtui
+    does not change) and the details line (the key and file); ``None`` for a flavor whose agent
+    keeps no answer of its own."""
+    if flavor.external_import_flag is None:
+        return None
+    return ("The agent keeps its own answer for this project in ~/.claude.json; memtui does not change it.",
+            f"projects[<project>].{flavor.external_import_flag} in ~/.claude.json ($CLAUDE_CONFIG_DIR/.claude.json when set)")
+
+
 def resolve_approval(
     flavor: Flavor,
     state_dir: Path,
@@ -169,9 +180,9 @@ def resolve_approval(
             Diagnostic(
                 "external-approval-mismatch",
                 "warning",
-                f"memtui records external imports as {decision} for this project, but "
-                f"{flavor.external_import_flag} in {claude_json_path(environ)} is {str(flag).lower()}: "
-                "the agent itself follows its own flag",
+                f"memtui records external imports as {decision} for this project, but the agent's own answer in "
+                f"{claude_json_path(environ)} is {'approved' if flag else 'declined'}: the agent follows its own answer "
+                f"({flavor.external_import_flag} of this project)",
                 str(claude_json_path(environ)),
             )
         )

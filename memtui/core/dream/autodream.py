@@ -29,7 +29,6 @@ stamped by a dream that left no record — a dream the API refused is still reco
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from collections.abc import Mapping
@@ -40,7 +39,7 @@ from typing import Any, Literal
 
 from memtui.core.base.jsontext import json_number
 from memtui.core.base.process import MAX_PID
-from memtui.core.base.wording import counted
+from memtui.core.base.wording import OFF_FOR_YOUR_ACCOUNT, ON_FOR_YOUR_ACCOUNT, ONLY_ANTHROPIC, counted, flag_details, json_value
 from memtui.core.base.diagnostics import Diagnostic
 from memtui.core.dream.gates import DreamContext
 from memtui.core.dream.lock import read_lock
@@ -69,10 +68,13 @@ GATE_TITLES: dict[GateId, str] = {
 
 @dataclass(frozen=True, slots=True)
 class Gate:
-    """One gate: ``ok`` (open), ``detail`` (its numbers in words), ``sources`` (where each
-    number came from: a file and key, or the release's default), ``opens`` (closed: when or how
-    it opens), ``never`` (closed until the user changes a setting or the flag changes),
-    ``silent`` (the CLI logs nothing when it closes), ``data`` (the numbers, for JSON)."""
+    """One gate: ``ok`` (open), ``detail`` (a plain sentence with its numbers: no flag or
+    cache-key name), ``sources`` (where each number came from: a file and key, or the release's
+    default), ``opens`` (closed: when or how it opens, in plain words), ``never`` (closed until
+    the user changes a setting or the flag changes), ``silent`` (the CLI logs nothing when it
+    closes), ``data`` (the numbers, for JSON), ``details`` (the internal names behind
+    ``detail`` — a flag and its cached value, a variable's value —, for a details line; ``""``
+    when none)."""
 
     id: GateId
     ok: bool
@@ -82,6 +84,7 @@ class Gate:
     never: bool = False
     silent: bool = False
     data: Mapping[str, Any] = field(default_factory=dict)
+    details: str = ""
 
     @property
     def title(self) -> str:
@@ -106,13 +109,15 @@ class SessionSeen:
 class Trap:
     """Something that silently keeps the dream from doing what a user expects: ``code``
     (``never-dreams``, ``print-sessions-only``, ``failed-dream``), one-line ``title``,
-    ``message`` (what and when), ``fix`` (what to do; ``None`` when nothing helps)."""
+    ``message`` (what and when), ``fix`` (what to do; ``None`` when nothing helps), ``details``
+    (internal names behind the message, for a details line; ``""`` when none)."""
 
     code: str
     title: str
     message: str
     fix: str | None = None
     data: Mapping[str, Any] = field(default_factory=dict)
+    details: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,14 +248,15 @@ def check_autodream(
     gates.append(Gate("remote", not remote, "a remote session never dreams" if remote else "a local session"))
     sdk = entrypoint in facts.sdk_entrypoints
     gates.append(Gate("entrypoint", not sdk,
-                      f"entrypoint {entrypoint}: `claude -p` and the SDKs never dream" if sdk else "an interactive session (`claude -p` and the SDKs never dream)",
-                      ("CLAUDE_CODE_ENTRYPOINT",), opens="run `claude` interactively" if sdk else None, never=sdk, data={"entrypoint": entrypoint}))
+                      "`claude -p` and the SDKs never dream" if sdk else "an interactive session (`claude -p` and the SDKs never dream)",
+                      ("CLAUDE_CODE_ENTRYPOINT",), opens="run `claude` interactively" if sdk else None, never=sdk, data={"entrypoint": entrypoint},
+                      details=f"entrypoint {entrypoint}"))
     gates.append(Gate("auto_memory", ctx.auto_memory_enabled, "auto memory is on" if ctx.auto_memory_enabled else "auto memory is off",
                       (ctx.auto_memory_source,), opens=None if ctx.auto_memory_enabled else "turn auto memory on (autoMemoryEnabled, CLAUDE_CODE_DISABLE_AUTO_MEMORY)",
                       never=not ctx.auto_memory_enabled))
     block, block_src = setting_value(settings, facts.read_block_setting)
     key = ".".join(facts.read_block_setting)
-    gates.append(Gate("read_block", block is not True, f"{key} is on: the CLI does not dream" if block is True else f"{key} is not set",
+    gates.append(Gate("read_block", block is not True, f"{key} is on: {release.cli} does not dream" if block is True else f"{key} is not set",
                       (_where(settings, block_src, key),) if block_src else (), opens=f"unset {key}" if block is True else None, never=block is True))
 
     flag, cached = cfg.flag(facts.flag)
@@ -258,28 +264,30 @@ def check_autodream(
     enabled, available = flag_obj.get("enabled") is True, flag_obj.get("available") is True
     setting, setting_src = setting_value(settings, (facts.setting,))
     setting_set = setting_src is not None
-    flag_desc = "not in the flag cache" if not cached else f"{flag!r}" if not flag_obj else "{" + ", ".join(f"{k}: {v!r}" for k, v in flag_obj.items()) + "}"
+    has_cache = cfg.flag_cache is not None
+    flag_info = flag_details(facts.flag, flag, cached, shorten(cfg.path), release.flag_cache_key, has_cache=has_cache)
     flag_sources = (cache_where, _where(settings, setting_src, facts.setting) if setting_set else f"{facts.setting} (not set)")
     flag_data = {"flag": facts.flag, "cached": cached, "value": flag, "setting": setting if setting_set else None, "setting_set": setting_set, "setting_source": setting_src}
     if not (enabled or available):
-        if cfg.flag_cache is None:
-            why = (f"{shorten(cfg.path)} holds no flag cache ({release.flag_cache_key}), where the CLI keeps the flags it fetched; "
-                   "with no flag it does not dream (with telemetry off it reads that cache only when "
-                   "CLAUDE_CODE_GB_DISK_CACHE_WHEN_TELEMETRY_OFF is set)")
-        else:
-            why = "the flag cache has no entry for it" if not cached else "neither enabled nor available"
-        gates.append(Gate("flag", False, f"{facts.flag} {flag_desc}: {why}; {facts.setting} cannot turn the dream on", flag_sources,
-                          opens="only a flag change on Anthropic's side (the CLI refreshes the cache when it starts online)", never=True,
-                          data={**flag_data, "decides": "flag-off"}))
+        opens = ONLY_ANTHROPIC
+        if not has_cache:  # the CLI keeps the flags it fetched there; with none it takes each flag's default (off)
+            opens += " (with telemetry off, only when CLAUDE_CODE_GB_DISK_CACHE_WHEN_TELEMETRY_OFF is set)"
+        elif cached:
+            flag_info += ": neither enabled nor available"
+        gates.append(Gate("flag", False, f"the dream is {OFF_FOR_YOUR_ACCOUNT}, and {facts.setting} cannot turn it on", flag_sources,
+                          opens=opens, never=True, data={**flag_data, "decides": "flag-off"}, details=flag_info))
     elif setting_set:
         on = bool(setting)
-        gates.append(Gate("flag", on, f"{facts.flag} {flag_desc}; {facts.setting}: {setting!r} decides", flag_sources,
-                          opens=None if on else f"set {facts.setting}: true in {_where(settings, setting_src, '')}".rstrip(), never=not on,
-                          data={**flag_data, "decides": "setting"}))
+        gates.append(Gate("flag", on, f"the dream is available for your account, and {facts.setting}: {json_value(setting)} turns it {'on' if on else 'off'}",
+                          flag_sources, opens=None if on else f"set {facts.setting}: true in {_where(settings, setting_src, '')}".rstrip(), never=not on,
+                          data={**flag_data, "decides": "setting"}, details=flag_info))
+    elif enabled:
+        gates.append(Gate("flag", True, f"the dream is {ON_FOR_YOUR_ACCOUNT} ({facts.setting} is not set)", flag_sources,
+                          data={**flag_data, "decides": "flag"}, details=flag_info))
     else:
-        gates.append(Gate("flag", enabled, f"{facts.flag} {flag_desc}; {facts.setting} unset, so the flag's enabled decides ({'true' if enabled else 'not true'})",
-                          flag_sources, opens=None if enabled else f"set {facts.setting}: true in ~/.claude/settings.json", never=not enabled,
-                          data={**flag_data, "decides": "flag"}))
+        gates.append(Gate("flag", False, f"the dream is available for your account but not on by default, and {facts.setting} is not set",
+                          flag_sources, opens=f"set {facts.setting}: true in ~/.claude/settings.json", never=True,
+                          data={**flag_data, "decides": "flag"}, details=flag_info))
 
     over_hours, over_sessions = _positive(flag_obj.get("minHours")), _positive(flag_obj.get("minSessions"))
     min_hours = over_hours if over_hours is not None else facts.min_hours
@@ -394,19 +402,14 @@ def verdict(status: AutoDreamStatus) -> str:
 
 
 def headline(status: AutoDreamStatus) -> str:
-    """The verdict in one short line (for a narrow panel; :func:`verdict` says it whole)."""
+    """The verdict in one line (for a narrow panel; :func:`verdict` says it whole, and how it
+    changes). A gate that closes for good is said by its plain ``detail`` (its internal names
+    stay in ``Gate.details``)."""
     g = status.blocking
     if g is None:
         return "dreams at the end of the next interactive turn"
-    if g.never and g.id == "flag":
-        facts, decides = status.release.dream, g.data.get("decides")
-        if decides == "setting":
-            return f"never dreams here: {facts.setting} is {json.dumps(g.data.get('setting'))}"
-        if decides == "flag":
-            return f"never dreams here: flag {facts.flag} not enabled and {facts.setting} unset"
-        return f"never dreams here: flag {facts.flag} off"
     if g.never:
-        return f"never dreams here: {g.title}"
+        return f"never dreams here: {g.detail}"
     if g.id == "time":
         return f"no dream before {g.opens}"
     if g.id == "sessions":
@@ -436,7 +439,7 @@ def find_traps(ctx: DreamContext, status: AutoDreamStatus, activities: list[Sess
     never = [g for g in status.gates if not g.ok and g.never and g.id != "entrypoint"]
     if never:
         g = never[0]
-        out.append(Trap("never-dreams", f"{status.release.cli} never dreams here ({g.title})", g.detail, g.opens, {"gate": g.id}))
+        out.append(Trap("never-dreams", f"{status.release.cli} never dreams here", g.detail, g.opens, {"gate": g.id}, g.details))
     facts = status.release.dream
     known = [a for a in activities if a.entrypoint is not None]
     if known and all(a.entrypoint in facts.sdk_entrypoints for a in known):

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from memtui.core.base.wording import OFF_FOR_YOUR_ACCOUNT, ON_FOR_YOUR_ACCOUNT, flag_details, tilde
 from memtui.core.places.claude_json import GlobalConfig, read_global_config
 from memtui.core.places.permissions import memory_write_rule, setting_value
 from memtui.core.places.release import Release, fill
@@ -39,8 +40,10 @@ ExtractGateId = Literal["flag", "print_mode", "auto_memory", "read_block", "remo
 
 @dataclass(frozen=True, slots=True)
 class ExtractGate:
-    """One gate: ``ok`` (open), ``detail`` (in words), ``sources``, ``log`` (the CLI's own debug
-    line when it closes, if it writes one), ``data`` (numbers, for JSON)."""
+    """One gate: ``ok`` (open), ``detail`` (a plain sentence: no flag or cache-key name),
+    ``sources``, ``log`` (the CLI's own debug line when it closes, if it writes one), ``data``
+    (numbers, for JSON), ``details`` (the internal names behind ``detail`` — a flag and its
+    cached value —, for a details line; ``""`` when none)."""
 
     id: ExtractGateId
     ok: bool
@@ -48,6 +51,7 @@ class ExtractGate:
     sources: tuple[str, ...] = ()
     log: str | None = None
     data: Mapping[str, Any] = field(default_factory=dict)
+    details: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,18 +141,30 @@ def check_autoextract(
         interactive = point not in release.dream.sdk_entrypoints
     gates: list[ExtractGate] = []
     cache = f"{cfg.path} {release.flag_cache_key}"
+    has_cache = cfg.flag_cache is not None
+
+    def flag_info(name: str) -> tuple[Any, str]:
+        value, cached = cfg.flag(name)
+        return value, flag_details(name, value, cached, tilde(cfg.path), release.flag_cache_key, has_cache=has_cache)
+
     hosted = [k for k in facts.hosted_env if env.get(k)]
-    quail, _ = cfg.flag(facts.flag)
+    quail, quail_info = flag_info(facts.flag)
     if hosted:
         gates.append(ExtractGate("flag", True, f"hosted mode ({', '.join(hosted)} set)", tuple(hosted)))
     else:
-        gates.append(ExtractGate("flag", _truthy(quail), f"{facts.flag}: {quail!r}" + ("" if _truthy(quail) else " (off: the CLI never extracts)"),
-                                 (f"{cache}.{facts.flag}",), data={"flag": facts.flag, "value": quail}))
-    slate, _ = cfg.flag(facts.noninteractive_flag)
+        on = _truthy(quail)
+        gates.append(ExtractGate("flag", on, f"memory extraction is {ON_FOR_YOUR_ACCOUNT}" if on else f"memory extraction is {OFF_FOR_YOUR_ACCOUNT}",
+                                 (f"{cache}.{facts.flag}",), data={"flag": facts.flag, "value": quail}, details=quail_info))
+    slate, slate_info = flag_info(facts.noninteractive_flag)
     print_ok = bool(hosted) or interactive or _truthy(slate)
-    gates.append(ExtractGate("print_mode", print_ok,
-                             "an interactive session" if interactive else f"a `-p`/SDK session: {facts.noninteractive_flag} is {slate!r}" + ("" if _truthy(slate) else " (needed too)"),
-                             (f"{cache}.{facts.noninteractive_flag}",), data={"interactive": interactive, "value": slate}))
+    if interactive:
+        print_detail = "an interactive session"
+    elif _truthy(slate):
+        print_detail = f"a `claude -p` or SDK session: extraction there is {ON_FOR_YOUR_ACCOUNT}"
+    else:
+        print_detail = f"a `claude -p` or SDK session: extraction there is {OFF_FOR_YOUR_ACCOUNT}"
+    gates.append(ExtractGate("print_mode", print_ok, print_detail, (f"{cache}.{facts.noninteractive_flag}",),
+                             data={"interactive": interactive, "value": slate}, details="" if interactive else slate_info))
     gates.append(ExtractGate("auto_memory", auto_memory_enabled, "auto memory is on" if auto_memory_enabled else "auto memory is off", (auto_memory_source,)))
     block, _src = setting_value(settings, release.dream.read_block_setting)
     gates.append(ExtractGate("read_block", block is not True, "no read block" if block is not True else f"{'.'.join(release.dream.read_block_setting)} is on"))
@@ -162,12 +178,12 @@ def check_autoextract(
     gates.append(ExtractGate("prose", prose,
                              f"a user message since the cursor has {facts.min_prose_words}+ words" if prose else f"no user message since the cursor has {facts.min_prose_words} words or more",
                              log=None if prose else "[extractMemories] skipping — not enough user prose", data={"min_words": facts.min_prose_words}))
-    every, _ = cfg.flag(facts.every_n_turns_flag)
+    every, every_info = flag_info(facts.every_n_turns_flag)
     n_turns = int(every) if isinstance(every, (int, float)) and not isinstance(every, bool) and every >= 1 else facts.every_n_turns_default
     turns = sum(1 for e in entries if is_human_turn(e))
     gates.append(ExtractGate("every_n_turns", turns >= n_turns, f"every {n_turns} turn(s); {turns} since the cursor",
                              (f"{cache}.{facts.every_n_turns_flag}" if every is not None else f"{release.cli} {release.version} default",),
-                             data={"every": n_turns, "turns": turns}))
+                             data={"every": n_turns, "turns": turns}, details=every_info if every is not None else ""))
     rule = memory_write_rule(settings, memory_dir, project_root)
     gates.append(ExtractGate("permission_rule", rule is None,
                              "no deny or ask rule on Edit/Write covers the memory dir" if rule is None else f"the {rule[1]} rule {rule[0]!r} covers the memory dir",

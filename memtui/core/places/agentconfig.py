@@ -8,13 +8,13 @@ its feature flags under ``cachedGrowthBookFeatures``. memtui never writes the fi
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from memtui.core.base.wording import OFF_FOR_YOUR_ACCOUNT, ON_FOR_YOUR_ACCOUNT, flag_details, tilde
 from memtui.core.places.claude_json import GlobalConfig
 from memtui.core.places.behaviour import RecallGate
 
@@ -66,11 +66,15 @@ class RecallState:
     """Whether the agent recalls memories for this user, and why.
 
     ``on``; ``source``: ``"always"`` (the release always recalls), ``"flag"`` (the cached
-    feature flag), ``"env"`` (the variable) or ``"off"``; ``reason``: a sentence."""
+    feature flag), ``"env"`` (the variable) or ``"off"``; ``reason``: a plain clause for a
+    person, with no flag or cache-key name (``"this feature is off for your account"``);
+    ``details``: the facts behind it — the flag's name and cached value, the config file, the
+    variable (``""`` when there is nothing to add; ``memtui.core.base.wording``)."""
 
     on: bool
     source: str
     reason: str
+    details: str = ""
 
 
 def _flag_value(config: GlobalConfig, gate: RecallGate) -> tuple[Any, str | None]:
@@ -88,13 +92,16 @@ def recall_state(gate: RecallGate, config: GlobalConfig, environ: Mapping[str, s
         return RecallState(True, "always", "this release always recalls")
     env = os.environ if environ is None else environ
     value, where = _flag_value(config, gate) if gate.flag else (None, None)
+    cache_key = where or (gate.cache_keys[0] if gate.cache_keys else "")
+    has_cache = any(isinstance(config.data.get(key), dict) for key in gate.cache_keys)
+    flag = flag_details(gate.flag or "", value, where is not None, tilde(config.path), cache_key, has_cache=has_cache) if gate.flag else ""
     if value is True:
-        caveat = ""
-        if any(env.get(name) for name in gate.cache_off_env) and not (gate.cache_keep_env and env.get(gate.cache_keep_env)):
-            caveat = f" (with telemetry off the agent reads these cached flags only when {gate.cache_keep_env} is set)"
-        return RecallState(True, "flag", f"the feature flag {gate.flag} is on in {config.path} ({where}){caveat}")
+        off = [name for name in gate.cache_off_env if env.get(name)]
+        if off and not (gate.cache_keep_env and env.get(gate.cache_keep_env)):
+            return RecallState(True, "flag", f"this feature is {ON_FOR_YOUR_ACCOUNT}, but with {off[0]} set the agent reads that only when "
+                               f"{gate.cache_keep_env} is set too", flag)
+        return RecallState(True, "flag", f"this feature is {ON_FOR_YOUR_ACCOUNT}", flag)
     if gate.env and (env.get(gate.env) or "").strip():
-        return RecallState(True, "env", f"{gate.env} is set")
-    said = f"{gate.flag} is {json.dumps(value)} in {config.path} ({where})" if where else f"{gate.flag} is not in the agent's cached flags ({config.path})"
-    unset = f"; {gate.env} is not set" if gate.env else ""
-    return RecallState(False, "off", f"the agent does not recall: {said}{unset}")
+        return RecallState(True, "env", f"{gate.env} is set", flag)
+    unset = f"{gate.env} is not set" if gate.env else ""
+    return RecallState(False, "off", f"this feature is {OFF_FOR_YOUR_ACCOUNT}", "; ".join(part for part in (flag, unset) if part))

@@ -143,12 +143,21 @@ class RecallGate:
     cache_keep_env: str | None = None
 
     def off_by_default_note(self) -> str | None:
-        """Why the agent's sessions may record no recall at all: ``"the agent's recall is off
-        by default: flag <flag>"`` when it recalls only behind a feature flag; ``None`` when it
-        always recalls."""
+        """Why the agent's sessions may record no recall at all, in plain words (``"the agent's
+        recall is off by default: it runs only when the feature is on for your account"``) when
+        it recalls only behind a feature flag (whose name is in :meth:`off_by_default_details`);
+        ``None`` when it always recalls."""
         if self.always or not self.flag:
             return None
-        return f"the agent's recall is off by default: flag {self.flag}"
+        return "the agent's recall is off by default: it runs only when the feature is on for your account"
+
+    def off_by_default_details(self) -> str | None:
+        """The details behind :meth:`off_by_default_note`: ``"flag <flag> (off by default)"``,
+        plus ``", or <env> set"`` when a variable turns it on too; ``None`` when it always
+        recalls."""
+        if self.always or not self.flag:
+            return None
+        return f"flag {self.flag} (off by default)" + (f", or {self.env} set" if self.env else "")
 
 
 @dataclass(frozen=True, slots=True)

@@ -68,6 +68,7 @@ from memtui.core.recall.manifest import (
     skip_reason,
 )
 from memtui.core.base.units import utf16_len
+from memtui.core.base.wording import DOES_NOT_RECALL
 
 
 class JsonShaped(Protocol):
@@ -90,13 +91,40 @@ OFFLINE_SELECTORS: tuple[SelectorName, ...] = ("semantic", "lexical")
 NO_KEY = "no API key: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN / ANTHROPIC_PROFILE) to ask Claude"
 
 
+# What a near miss's score is: BM25 (lexical, and the Claude selectors' near misses, which come
+# from the lexical ranking) or the semantic selector's evidence (``memtui.core.recall.semantic``).
+NearScore = Literal["bm25", "evidence"]
+
+
 @dataclass(frozen=True, slots=True)
 class NearMiss:
-    """A memory that nearly made it: ``relpath`` and its ``score`` (BM25 for lexical and the
-    Claude selectors; for semantic its evidence: a pick needs 1.0 and 70% of the best pick's)."""
+    """A memory that nearly made it: ``relpath`` and its ``score`` (rounded to 3 decimals; BM25
+    for lexical and the Claude selectors; for semantic its evidence: a pick needs 1.0 and 70% of
+    the best pick's)."""
 
     relpath: str
     score: float
+
+
+def near_misses(scored: Iterable[tuple[str, float]], limit: int = NEAR_MISSES) -> tuple[NearMiss, ...]:
+    """The near misses of ``scored`` (``(relpath, score)`` pairs of memories not picked): the
+    ``limit`` highest scores, highest first, ties by relpath — compared as shown, rounded to 3
+    decimals."""
+    ranked = sorted((NearMiss(rel, round(score, 3)) for rel, score in scored), key=lambda n: (-n.score, n.relpath))
+    return tuple(ranked[:limit])
+
+
+def near_miss_scale(score: NearScore, selector: str) -> str:
+    """What a near miss's score means, in one plain line for a person. ``score``: the kind the
+    near misses carry (``RecallResult.near_score``); ``selector``: the selector that ran (the
+    Claude selectors choose without the score, which then only orders the near misses)."""
+    if score == "evidence":
+        from memtui.core.recall.semantic import CANDIDATES, RELATIVE  # numpy: only once a result is shown
+
+        return f"match in meaning and words, higher is closer (a pick needs 1.00, {RELATIVE:.0%} of the best's and a top-{CANDIDATES} rank)"
+    if selector in ("claude", "hybrid"):
+        return "BM25 word-match score, higher is closer (the model chose its picks without it)"
+    return "BM25 word-match score, higher is closer (no fixed scale: compare within one prompt)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,7 +132,8 @@ class Selection:
     """What a selector returns: ``picks`` as ``(doc, reason)`` in rank order (at most 5),
     ``near_misses``, ``online`` (a request went out), ``error`` (then no picks), ``notes``
     (names dropped or cut), ``request`` and ``sent`` (the request and manifest sent to
-    Claude, or that would have been sent had there been a key; ``None`` for lexical)."""
+    Claude, or that would have been sent had there been a key; ``None`` for lexical),
+    ``near_score`` (what the near misses' scores are: ``near_miss_scale``)."""
 
     picks: tuple[tuple[RecallDoc, str], ...] = ()
     near_misses: tuple[NearMiss, ...] = ()
@@ -113,6 +142,7 @@ class Selection:
     notes: tuple[str, ...] = ()
     request: ClaudeRequest | None = None
     sent: Manifest | None = None
+    near_score: NearScore = "bm25"
 
 
 class Selector(Protocol):
@@ -167,15 +197,9 @@ def _lexical_ranking(query: str, candidates: Sequence[RecallDoc], corpus: Recall
 
 
 def _near(ranked: Iterable[Ranked], corpus: RecallCorpus, exclude: set[str]) -> tuple[NearMiss, ...]:
-    index = corpus.lexical_index()
-    out: list[NearMiss] = []
-    for r in ranked:
-        rel = index.docs[r.index].relpath
-        if rel not in exclude:
-            out.append(NearMiss(rel, round(r.score, 3)))
-        if len(out) >= NEAR_MISSES:
-            break
-    return tuple(out)
+    """The near misses of a BM25 ranking, ``exclude`` (the picks' relpaths) left out."""
+    docs = corpus.lexical_index().docs
+    return near_misses((rel, r.score) for r in ranked if (rel := docs[r.index].relpath) not in exclude)
 
 
 class LexicalSelector:
@@ -186,20 +210,20 @@ class LexicalSelector:
     def select(self, query: str, candidates: Sequence[RecallDoc], corpus: RecallCorpus, recent_tools: Sequence[str]) -> Selection:
         """Picks: scores within ``PICK_RATIO`` of the best (at most 5) that match at least
         ``MIN_SHARE`` of the query's term weight; reason = score and matched terms; near misses
-        = the picks cut by ``MIN_SHARE``, then the next ranked."""
+        = the best-scoring of the others (the picks cut by ``MIN_SHARE`` among them), highest
+        first (``near_misses``)."""
         index = corpus.lexical_index()
-        picks, rest = split_picks(_lexical_ranking(query, candidates, corpus, MAX_PICKS + NEAR_MISSES))
+        ranked = _lexical_ranking(query, candidates, corpus, MAX_PICKS + NEAR_MISSES)
+        picks, _rest = split_picks(ranked)
         if picks:
             share = index.term_share(query)
-            weak = [r for r in picks if share[r.index] < MIN_SHARE]
-            if weak:
-                picks = [r for r in picks if share[r.index] >= MIN_SHARE]
-                rest = (weak + rest)[:NEAR_MISSES]
+            picks = [r for r in picks if share[r.index] >= MIN_SHARE]
         out = []
         for r in picks:
             terms = index.matched_terms(query, r.index)
             out.append((index.docs[r.index], f"BM25 {r.score:.2f}; matched: {', '.join(terms)}"))
-        near = tuple(NearMiss(index.docs[r.index].relpath, round(r.score, 3)) for r in rest)
+        chosen = {r.index for r in picks}
+        near = near_misses((index.docs[r.index].relpath, r.score) for r in ranked if r.index not in chosen)
         return Selection(tuple(out), near)
 
 
@@ -212,7 +236,8 @@ class SemanticSelector:
 
     def select(self, query: str, candidates: Sequence[RecallDoc], corpus: RecallCorpus, recent_tools: Sequence[str]) -> Selection:
         """Picks: the fused ranking's best candidates with enough evidence (at most 5); reason =
-        similarity and matched terms; near misses = the next candidates, scored by evidence."""
+        similarity and matched terms; near misses = the candidates not picked with the most
+        evidence, highest first."""
         from memtui.core.recall.embedding import ModelUnavailableError
         from memtui.core.recall.semantic import MEANING_MIN_LATIN, fused_ranking, latin_share, reason, split_semantic
 
@@ -227,8 +252,8 @@ class SemanticSelector:
         index = corpus.lexical_index()
         meaning = latin_share(query) >= MEANING_MIN_LATIN
         out = tuple((corpus.docs[f.index], reason(f, index.matched_terms(query, f.index), meaning)) for f in picks)
-        near = tuple(NearMiss(corpus.docs[f.index].relpath, round(f.evidence, 3)) for f in rest)
-        return Selection(out, near)
+        near = near_misses((corpus.docs[f.index].relpath, f.evidence) for f in rest)
+        return Selection(out, near, near_score="evidence")
 
 
 def _allowed(candidates: Sequence[RecallDoc], corpus: RecallCorpus) -> np.ndarray | None:
@@ -446,7 +471,8 @@ class RecallResult:
     would send (the 200 newest candidates; ``total`` = all candidates); ``sent`` what this
     selector sent (``None`` offline); ``injected`` one entry per pick. When ``skipped``:
     ``would_pick``, what recall would pick had the agent not skipped it (not sent, not
-    injected), by the offline selector ``would_pick_selector``."""
+    injected), by the offline selector ``would_pick_selector``. ``near_score``: what the near
+    misses' scores are (``near_misses_scale`` says it in words)."""
 
     query: str
     selector: str
@@ -470,6 +496,19 @@ class RecallResult:
     release: str = ""
     would_pick: tuple[Pick, ...] = ()
     would_pick_selector: str | None = None
+    near_score: NearScore = "bm25"
+
+    @property
+    def skipped_by_gate(self) -> bool:
+        """Skipped because this user's agent does not recall at all (``gate`` off, no
+        ``preview``), not because of the prompt or the session budget."""
+        return (self.skipped is not None and self.gate is not None and not self.gate.on and not self.preview
+                and skip_reason(self.query, self.surfaced_units) is None)
+
+    @property
+    def near_misses_scale(self) -> str:
+        """What the near misses' scores mean, in one plain line (``near_miss_scale``)."""
+        return near_miss_scale(self.near_score, self.would_pick_selector if self.skipped and self.would_pick_selector else self.selector)
 
     @property
     def reference_window_misses(self) -> tuple[str, ...]:
@@ -572,7 +611,7 @@ def recall(
     ``recent_tools``: names for the request's ``Recently used tools:`` line.
     ``surfaced``: memories already surfaced this session (absolute or memory-dir-relative
     paths) — dropped from the candidates, as the reference drops them before asking.
-    ``surfaced_units``: content already surfaced (UTF-16 units) for the 60 KiB budget; by
+    ``surfaced_units``: content already surfaced (UTF-16 code units) for the 60 KiB budget; by
     default the size of the ``surfaced`` files' injected content.
     ``model``/``client``/``environ``: for the Claude selectors (see ``resolve_selector``).
     ``behaviour``: the agent release whose request and injection text are modelled (the seed by
@@ -609,14 +648,14 @@ def recall(
     }
     skipped = skip_reason(query, units)
     if skipped is None and gate is not None and not gate.on and not preview:
-        skipped = gate.reason
+        skipped = f"the agent {DOES_NOT_RECALL}: {gate.reason}"
     window = {h.relpath for h in reference.headers}
     if skipped is not None:
         offline = chosen if chosen.name in OFFLINE_SELECTORS else choose_selector(OFFLINE_DEFAULT).selector
         would = offline.select(query, candidates, corpus, tools)
         return RecallResult(online=False, skipped=skipped, sent=None, request=None, picks=(), near_misses=would.near_misses,
                             injected=(), error=None, notes=would.notes, would_pick=_picks(would, now, window),
-                            would_pick_selector=offline.name, **base)
+                            would_pick_selector=offline.name, near_score=would.near_score, **base)
     selection = chosen.select(query, candidates, corpus, tools)
     picks = _picks(selection, now, window)
     injected = inject([p.doc.header for p in picks], now, behaviour.injection)
@@ -627,6 +666,7 @@ def recall(
         request=selection.request,
         picks=picks,
         near_misses=selection.near_misses,
+        near_score=selection.near_score,
         injected=tuple(injected),
         error=selection.error,
         notes=selection.notes,

@@ -79,7 +79,7 @@ def skip_reason(query: str, surfaced_units: int = 0, budget: int = SESSION_BUDGE
         return "single-word query: the agent only recalls for prompts of two words or more"
     if surfaced_units >= budget:
         return (
-            f"session budget spent: {surfaced_units:,} of {budget:,} units of memory already surfaced"
-            " (the agent stops recalling after 60 KiB per session)"
+            f"session budget spent: {surfaced_units:,} of {budget:,} characters of memories already shown in this session"
+            " (the agent stops recalling there)"
         )
     return None

@@ -43,7 +43,7 @@ import numpy as np
 from memtui.core.recall.corpus import RecallCorpus
 from memtui.core.recall.docs import RecallDoc
 from memtui.core.recall.gloss import gloss_text
-from memtui.core.recall.lexical import _CJK_CHAR, MAX_PICKS, NEAR_MISSES
+from memtui.core.recall.lexical import _CJK_CHAR, MAX_PICKS
 
 # Calibrated on the evaluation set's calibration split (see the module docstring).
 RRF_K = 10
@@ -123,13 +123,14 @@ def fused_ranking(query: str, corpus: RecallCorpus, allowed: np.ndarray | None =
 
 
 def split_semantic(ranked: Sequence[Fused]) -> tuple[list[Fused], list[Fused]]:
-    """``(picks, near misses)`` of a fused ranking (see the module docstring); near misses are
-    the next ``NEAR_MISSES`` candidates not picked."""
+    """``(picks, the rest)`` of a fused ranking (see the module docstring): the rest is every
+    candidate of ``ranked`` not picked, in its order — the near misses are the ``NEAR_MISSES``
+    of them with the most evidence (``memtui.core.recall.engine.near_misses``)."""
     head = list(ranked[:CANDIDATES])
     best = max((f.evidence for f in head), default=0.0)
     picks = [f for f in head if f.evidence >= 1 and f.evidence >= RELATIVE * best]
     chosen = {f.index for f in picks}
-    rest = [f for f in ranked if f.index not in chosen][:NEAR_MISSES]
+    rest = [f for f in ranked if f.index not in chosen]
     return picks[:MAX_PICKS], rest
 
 

@@ -16,6 +16,7 @@ from textual.widget import Widget
 from textual.widgets import Label, ProgressBar, Static
 
 from memtui.core.base.terminal import visible, visible_block
+from memtui.core.base.wording import details_line, with_sources
 from memtui.core.dream import (
     SCAN_INTERVAL_S,
     STALE_AFTER_S,
@@ -269,48 +270,64 @@ def _lock_short(gate: Gate) -> str:
     return f"free (PID {d.get('holder_pid')} not running{age})" if d.get("holder_pid") is not None else f"free (no PID{age})"
 
 
+def _details(details: str, indent: str = "") -> Text:
+    """The muted ``details:`` line under a plain sentence (internal names: a flag, a file)."""
+    return styled(indent + visible(details_line(details)), style=MUTED)
+
+
 def autodream_text(status: AutoDreamStatus, *, compact: bool = False) -> Text:
     """The release's gates in its order, one short line each: the quiet ones together (a
-    closed one on its own line), time, the throttle when closed, sessions, rules when closed,
-    lock; then the verdict in one line and a line per trap (``g`` shows everything)."""
+    closed one on its own line with its sentence and a ``details:`` line, unless the verdict
+    line says that sentence), time, the throttle when closed, sessions, rules when closed, lock;
+    then the verdict in one line (with the ``details:`` line of the gate it names) and a line
+    per trap the verdict does not already say (``g`` shows everything)."""
     lines: list[Text] = []
     row = Text()
     closed: list[Gate] = []
+    blocking = status.blocking
+    said = blocking if blocking is not None and blocking.never else None  # the verdict line says its sentence
     for g in status.gates:
         if g.id in _QUIET_GATES:
-            if g.ok:
-                row.append_text(assemble(_gate_mark(g), (_QUIET_GATES[g.id], MUTED), " "))
+            if g.ok or g is said:
+                row.append_text(assemble(_gate_mark(g), (_QUIET_GATES[g.id], MUTED if g.ok else CLOSED_STYLE), " "))
             else:
                 closed.append(g)
     if row.plain:
         lines.append(row)
     for g in closed:
-        lines.append(assemble(_gate_mark(g), (f"{_QUIET_GATES[g.id]:<9}", "bold"), g.detail))
+        lines.append(assemble(_gate_mark(g), (f"{_QUIET_GATES[g.id]:<9}", "bold"), visible(g.detail)))
+        if g.details:
+            lines.append(_details(g.details, " " * 11))
     t, c, s, r, k = (status.gate(i) for i in ("time", "throttle", "sessions", "permission_rule", "lock"))
     since = "never consolidated" if status.last_consolidated_at is None else f"{t.data['hours_since']:.1f} h since the last"
     lines.append(assemble(_gate_mark(t), ("time     ", "bold"), since, (f"  (min {status.min_hours:g} h)", MUTED)))
     if not c.ok:
         lines.append(assemble(_gate_mark(c), ("throttle ", "bold"), f"this process scanned < {minutes(c.data['interval_s'])} ago"))
     lines.append(assemble(_gate_mark(s), ("sessions ", "bold"), f"{s.data['count']} of {status.min_sessions:g} newer than the lock"))
-    if not r.ok:
-        lines.append(assemble(_gate_mark(r), ("rules    ", "bold"), r.detail))
+    if not r.ok and r is not said:
+        lines.append(assemble(_gate_mark(r), ("rules    ", "bold"), visible(r.detail)))
     lines.append(assemble(_gate_mark(k), ("lock     ", "bold"), _lock_short(k)))
-    lines.append(styled(("▶ " if status.would_fire else "■ ") + headline(status), style=OK_STYLE if status.would_fire else "bold"))
+    lines.append(styled(("▶ " if status.would_fire else "■ ") + visible(headline(status)), style=OK_STYLE if status.would_fire else "bold"))
+    if said is not None and said.details:
+        lines.append(_details(said.details, "  ").append(" — g for more", style=tone(MUTED)))
     for trap in status.traps:
+        if said is not None and trap.data.get("gate") == said.id:
+            continue  # the verdict line above says it
         hint = " — L resets the lock" if trap.code == "failed-dream" else " — g for details"
         lines.append(assemble(("⚠ ", TRAP_STYLE), (trap.title, TRAP_STYLE), (hint, MUTED)))
     return Text("\n").join(lines)
 
 
 def autodream_details(status: AutoDreamStatus) -> Text:
-    """Every gate with its detail, sources and when it opens; the sessions the gate looked at
-    (id, mtime, kind, counted or why not); the traps with their fix; the verdict."""
+    """Every gate with its plain sentence, a ``details:`` line (its internal names and where its
+    numbers came from) and when it opens; the sessions the gate looked at (id, mtime, kind,
+    counted or why not); the traps with their fix; the verdict."""
     r = status.release
     out = assemble((f"{r.cli} {r.version}'s auto-dream", "bold"), (" — the gates in the order it checks them, at the end of each interactive turn\n\n", MUTED))
     for i, g in enumerate(status.gates, 1):
         out.append_text(assemble(f"{i:>2}. ", _gate_mark(g), (g.title, "bold"), f"  {visible(g.detail)}\n"))
-        for src in g.sources:
-            out.append(f"       from {visible(src)}\n", style=tone(MUTED))
+        if g.details or g.sources:
+            out.append(f"       {visible(details_line(with_sources(g.details, g.sources)))}\n", style=tone(MUTED))
         if not g.ok and g.opens:
             out.append(f"       opens: {visible(g.opens)}\n", style=tone("$warning"))
     counted = sum(1 for s in status.sessions if s.counted)
@@ -322,9 +339,11 @@ def autodream_details(status: AutoDreamStatus) -> Text:
                                       (f"  {visible(s.why)}" if s.why else "", MUTED), "\n"))
     for trap in status.traps:
         out.append_text(assemble(("\n⚠ " + visible(trap.title) + "\n", TRAP_STYLE), visible(trap.message) + "\n"))
+        if trap.details:
+            out.append(f"{visible(details_line(trap.details))}\n", style=tone(MUTED))
         if trap.fix:
             out.append(f"fix: {visible(trap.fix)}\n", style=tone("italic"))
-    out.append_text(assemble("\n", (status.verdict, "bold")))
+    out.append_text(assemble("\n", (visible(status.verdict), "bold")))
     return out
 
 

@@ -1,4 +1,4 @@
-"""The index gauge: ``MEMORY.md`` lines and units against the agent's caps."""
+"""The index gauge: ``MEMORY.md`` lines and characters against the agent's caps."""
 
 from __future__ import annotations
 
@@ -20,9 +20,9 @@ def _bar(value: int, limit: int) -> Text:
 
 
 class IndexGauge(Static):
-    """One line: lines and UTF-16 units of the index against 200 / 25,000, plus counts of
-    dropped entries, dangling links and unindexed memories, and how much of an index over
-    memtui's cap was audited (the counts are of that part)."""
+    """One line: lines and characters (UTF-16 code units) of the index against 200 / 25,000,
+    plus counts of dropped entries, dangling links and unindexed memories, and how much of an
+    index over memtui's cap was audited (the counts are of that part)."""
 
     _report: IndexReport | None = None
 
@@ -48,7 +48,7 @@ class IndexGauge(Static):
         parts.append(f" {lines}/{MAX_INDEX_LINES} lines " if bars else f"{lines}/{MAX_INDEX_LINES} lines ")
         if bars:
             parts.append(_bar(units, MAX_INDEX_UNITS))
-        parts.append(f" {units:,}/{MAX_INDEX_UNITS:,} units" if bars else f"· {units / 1000:.1f}k/{MAX_INDEX_UNITS // 1000}k units")
+        parts.append(f" {units:,}/{MAX_INDEX_UNITS:,} characters" if bars else f"· {units / 1000:.1f}k/{MAX_INDEX_UNITS // 1000}k characters")
         for count, label, color in (
             (report.dropped_count, "dropped", "$error"),
             (len(report.dangling), "dangling", "$warning"),

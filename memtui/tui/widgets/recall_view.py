@@ -13,7 +13,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from memtui.core.base.wording import counted
+from memtui.core.base.wording import counted, details_line
 from memtui.core.base.terminal import visible, visible_block
 from memtui.core.memory.age import age_band
 from memtui.core.recall import MANIFEST_CAP, Pick, RecallResult
@@ -91,7 +91,9 @@ def _cards(picks: Sequence[Pick], *, not_sent: bool = False, newer: Mapping[str,
 
 
 def near_misses_view(result: RecallResult, describe: Describe) -> RenderableType:
-    """The near misses, best first: BM25 score, path and the description (cut to one line)."""
+    """The near misses as the core orders them (highest score first, ties by path): score, path
+    and the description (cut to one line), under one muted line that says what the score is
+    (``RecallResult.near_misses_scale``)."""
     if not result.near_misses:
         return Group(heading("Near misses", "none"))
     grid = Table.grid(padding=(0, 1), expand=True)
@@ -100,11 +102,13 @@ def near_misses_view(result: RecallResult, describe: Describe) -> RenderableType
     grid.add_column(ratio=1, no_wrap=True, overflow="ellipsis", style=tone(SOFT))
     for near in result.near_misses:
         grid.add_row(f"{near.score:.2f}", Text(visible(near.relpath)), Text(visible(describe(near.relpath) or "")))
-    from memtui.core.recall.semantic import RELATIVE  # drawn only once recall ran: not at app start
+    return Group(heading("Near misses"), styled(result.near_misses_scale, style=MUTED), grid)
 
-    semantic = result.selector == "semantic" or (result.skipped and result.would_pick_selector == "semantic")
-    scale = f"evidence (a pick needs 1.00 and {RELATIVE:.0%} of the best pick's)" if semantic else "BM25 score"
-    return Group(heading("Near misses", scale), grid)
+
+def details_view(details: str) -> Text:
+    """The muted ``details:`` line that carries the internal names behind a plain sentence (a
+    flag, a config file, a variable): ``memtui.core.base.wording``."""
+    return styled(visible(details_line(details)), style=MUTED)
 
 
 def compare_view(result: RecallResult) -> RenderableType:

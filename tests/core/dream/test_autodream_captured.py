@@ -96,25 +96,33 @@ def test_the_verdict_matches_the_cli(run: str, tmp_path: Path, monkeypatch: pyte
 
 def test_the_six_flag_and_setting_combinations_read_from_their_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Each combination of the README's table, as captured: the gate names both sources and,
-    when it stays shut, says the CLI never dreams and what would change it."""
+    when it stays shut, says the CLI never dreams and what would change it — in plain words, the
+    flag's name and cached value only in its details."""
+    off = "the dream is off for your account, and autoDreamEnabled cannot turn it on"
+    not_default = "the dream is available for your account but not on by default, and autoDreamEnabled is not set"
+    both = '{"enabled": true, "available": true}'
     expected = {
-        "v_setting_false": (False, "autoDreamEnabled: False decides", "never dreams here: autoDreamEnabled is false"),
-        "v_available_only_setting_true": (True, "autoDreamEnabled: True decides", None),
-        "v_available_only_setting_unset": (False, "autoDreamEnabled unset, so the flag's enabled decides (not true)",
-                                           "never dreams here: flag tengu_onyx_plover not enabled and autoDreamEnabled unset"),
-        "v_enabled_setting_unset": (True, "autoDreamEnabled unset, so the flag's enabled decides (true)", None),
-        "v_no_flag_setting_true": (False, "not in the flag cache: the flag cache has no entry for it", "never dreams here: flag tengu_onyx_plover off"),
+        "v_setting_false": (False, "the dream is available for your account, and autoDreamEnabled: false turns it off",
+                            "never dreams here: the dream is available for your account, and autoDreamEnabled: false turns it off", f"{both} in"),
+        "v_available_only_setting_true": (True, "the dream is available for your account, and autoDreamEnabled: true turns it on", None, None),
+        "v_available_only_setting_unset": (False, not_default, f"never dreams here: {not_default}", '{"available": true} in'),
+        "v_enabled_setting_unset": (True, "the dream is on for your account (autoDreamEnabled is not set)", None, '{"enabled": true} in'),
+        "v_no_flag_setting_true": (False, off, f"never dreams here: {off}", "not cached in"),
     }
-    for i, (run, (ok, phrase, short)) in enumerate(expected.items()):
+    for i, (run, (ok, detail, short, cached)) in enumerate(expected.items()):
         scene, ctx = scene_ctx(tmp_path / str(i), monkeypatch, run)
         status = status_at(ctx, scene, decisions(runs()[run])[0][0], runs()[run])
         gate = status.gate("flag")
-        assert gate.ok is ok and phrase in gate.detail, gate.detail
+        assert gate.ok is ok and gate.detail == detail, gate.detail
         assert gate.sources[0] == "~/.claude.json cachedGrowthBookFeatures.tengu_onyx_plover"
+        if cached is not None:  # the flag's name and cached value are in the details only
+            assert gate.details == f"flag tengu_onyx_plover: {cached} ~/.claude.json (cachedGrowthBookFeatures)"
         if not ok:
-            assert status.verdict.startswith("Your Claude Code never dreams here")
+            assert status.verdict.startswith(f"Your Claude Code never dreams here: {detail}.")
             assert [t.code for t in status.traps][:1] == ["never-dreams"]
-            assert headline(status) == short  # the gates panel's line names what shuts it
+            assert status.traps[0].details == gate.details and "tengu_" not in status.traps[0].title + status.traps[0].message
+            assert headline(status) == short  # the gates panel's line says what shuts it
+            assert "tengu_" not in status.verdict + (gate.opens or "")
 
 
 def test_print_mode_never_dreams_and_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

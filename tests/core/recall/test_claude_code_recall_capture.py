@@ -87,5 +87,6 @@ def test_without_the_flag_the_agent_does_not_recall(tmp_path: Path, monkeypatch:
     _run, _captured, bodies, result = _recall(tmp_path, monkeypatch, flags=False)
     assert bodies == []  # nothing asked: the CLI sends no selector request either
     assert result.gate is not None and not result.gate.on
-    assert result.skipped is not None and "tengu_moth_copse" in result.skipped
+    assert result.skipped == "the agent does not recall memories for you: this feature is off for your account"
+    assert result.skipped_by_gate and "tengu_moth_copse" in result.gate.details  # the flag's name: in the details only
     assert result.would_only
