@@ -8,9 +8,10 @@ from pathlib import Path
 import click
 
 from memtui.commands.common import CliContext, common_options, emit_json, fail, say, user_errors
-from memtui.core.base.wording import counted
+from memtui.core.base.wording import counted, details_line
 from memtui.core.base.terminal import visible
 from memtui.core.cascade import Cascade, CascadeFile, compute_cascade, project_key, record_decision
+from memtui.core.cascade.approvals import agent_approval_note
 
 _MARKERS = {
     "loaded": " ",
@@ -174,8 +175,11 @@ def _decide(ctx: click.Context, cwd: Path | None, decision: str) -> None:
     key = project_key(real_cwd)
     path = record_decision(obj.locations.state_dir, key, "approved" if decision == "approved" else "declined")
     say(f"external imports {decision} for {visible(key)} (recorded in {visible(str(path))})")
-    if obj.flavor.external_import_flag:
-        say(f"note: the agent itself reads {obj.flavor.external_import_flag} in ~/.claude.json, which memtui does not change")
+    note = agent_approval_note(obj.flavor)
+    if note is not None:
+        sentence, details = note
+        say(f"note: {sentence}")
+        say(f"  {details_line(details)}")
 
 
 @imports.command("approve")

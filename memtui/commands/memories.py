@@ -150,7 +150,7 @@ def index(obj: CliContext, team: bool, as_json: bool) -> None:
         console.print(f"[yellow]no index[/] at {_cell(data['path'])}")
     else:
         console.print(f"[bold]{_cell(data['path'])}[/]")
-        console.print(f"lines {data['lines']}/{MAX_INDEX_LINES}   units {data['units']:,}/{MAX_INDEX_UNITS:,}")
+        console.print(f"lines {data['lines']}/{MAX_INDEX_LINES}   characters {data['units']:,}/{MAX_INDEX_UNITS:,}")
         if data["warning"]:
             console.print(f"[red]{_cell(data['warning'])}[/]")
         if data["skipped"]:

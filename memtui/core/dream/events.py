@@ -107,7 +107,7 @@ DREAM_FINDING_CODES: dict[str, str] = {
     "relative-date-kept": "a relative date that names no exact day (next week, in May): left as written",
     "duplicate-deferred": "duplicates left for the next dream: this run reached its deletion cap",
     "duplicate-across-types": "the same text in memories of different types: not merged",
-    "index-over-cap": "the index stays over 200 lines / 25,000 units: its remaining lines are not memory entries",
+    "index-over-cap": "the index stays over 200 lines / 25,000 characters: its remaining lines are not memory entries",
     "index-missing": "no MEMORY.md: the dream creates one",
     "team-untouched": "team/ memory is shared with others: the dream leaves it alone",
     "session-unreadable": "a transcript could not be read",

@@ -410,7 +410,7 @@ class _Run:
         self.say("consolidate", f"reconciled {sum(1 for m in memories if m[1] in RECONCILED_TYPES)} feedback/project memories against {len(files)} instruction file(s); CLAUDE.md is never edited")
 
     def prune(self) -> None:
-        self.log(PhaseStarted("prune", "index under 200 lines / 25,000 units, one-line entries, no dangling links"))
+        self.log(PhaseStarted("prune", "index under 200 lines / 25,000 characters, one-line entries, no dangling links"))
         check_cancel(self.cancel)
         memories = {m.relpath: block_of(m) for m in self.memories if self.ws.exists(m.relpath) and m.sha256 != ""}
         # The last phase: what parsing found of each memory is no longer needed, and at 100,000

@@ -81,7 +81,7 @@ def _hub_text(block: str) -> str:
     kind = block if block in MEMORY_TYPES else "reference"
     return (
         f"---\nname: {block.capitalize()} memories (index)\n"
-        f"description: One line per {block} memory that MEMORY.md has no room for (the agent loads only its first 200 lines / 25,000 units)\n"
+        f"description: One line per {block} memory that MEMORY.md has no room for (the agent loads only its first 200 lines / 25,000 characters)\n"
         f"type: {kind}\n{HUB_MARK}\n---\n\n"
         f"Index entries moved here by a dream so that MEMORY.md stays under the agent's cap.\n\n"
     )
@@ -318,7 +318,7 @@ def _fold_into_hubs(ws: Workspace, pi: PruneInput, emit: Emit, findings: list[Fi
                 continue
             groups[pi.memories[rels[0]]].append(number)
         if not groups:
-            findings.append(Finding(PHASE, "index-over-cap", index, f"MEMORY.md stays at {trunc.lines} lines / {trunc.units:,} units: what is left are not entry lines of memories; edit it by hand"))
+            findings.append(Finding(PHASE, "index-over-cap", index, f"MEMORY.md stays at {trunc.lines} lines / {trunc.units:,} characters: what is left are not entry lines of memories; edit it by hand"))
             break
         block = max(groups, key=lambda b: (len(groups[b]), b))
         numbers = set(groups[block])
@@ -334,5 +334,5 @@ def _fold_into_hubs(ws: Workspace, pi: PruneInput, emit: Emit, findings: list[Fi
             new_text = add_entry(new_text, entry_line(f"{block.capitalize()} memories (index)", hub, _hub_hook(block), ""), block)
             pi.hubs.add(hub)
             pi.memories[hub] = block
-        ws.set(index, new_text, f"at {trunc.lines} lines / {trunc.units:,} units it was over the agent's cap ({MAX_INDEX_LINES} / {MAX_INDEX_UNITS:,}): the {counted(len(moved), f'{block} entry line')} moved into {hub}")
+        ws.set(index, new_text, f"at {trunc.lines} lines / {trunc.units:,} characters it was over the agent's cap ({MAX_INDEX_LINES} / {MAX_INDEX_UNITS:,}): the {counted(len(moved), f'{block} entry line')} moved into {hub}")
         emit(ProposedChange(PHASE, index, "modify", f"{counted(len(moved), f'{block} entry', f'{block} entries')} moved to {hub}"))
