@@ -68,6 +68,14 @@ async def wait_until(pilot: Pilot[Any], predicate: Callable[[], bool], *, timeou
             await pilot.pause(POLL)
 
 
+async def panes_mounted(pilot: Pilot[Any]) -> None:
+    """Wait until the panes mounted after the first refresh (``Lazy``) are in place with their
+    widgets. A test that leaves ``run_test`` sooner closes the app in the middle of such a
+    mount: Textual then skips mounting the pane's widgets but still sends the pane, and a
+    widget in it such as a ``Select``, its Mount event — whose handler finds nothing."""
+    await wait_until(pilot, lambda: not pilot.app.query(Lazy), what="the panes mounted after the first refresh")
+
+
 def wait_for(predicate: Callable[[], bool], *, timeout: float = TIMEOUT, what: str = "") -> None:
     """``wait_until`` for code outside the app (a background process writing a file)."""
     deadline = time.monotonic() + timeout

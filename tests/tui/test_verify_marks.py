@@ -15,7 +15,7 @@ from memtui.demo import materialize
 from memtui.tui.app import MemtuiApp
 from memtui.tui.doctor import DoctorScreen
 from memtui.tui.memories import MemoriesPane
-from support.pilot import plain, rendered, settle, type_text, wait_until
+from support.pilot import panes_mounted, plain, rendered, settle, type_text, wait_until
 from tests.tui.test_recall_pane import open_recall, result_for
 
 NOW = datetime(2026, 11, 30, 12, tzinfo=UTC)
@@ -92,6 +92,9 @@ async def test_a_second_launch_takes_the_claims_of_unchanged_memories_from_the_d
         memories = demo_app.query_one(MemoriesPane)
         await wait_until(pilot, lambda: memories.verification is not None)
         first = {rel: [r.status for r in mv.results] for rel, mv in memories.verification.memories.items()}  # type: ignore[union-attr]
+        # the check can finish before the other panes are mounted: leaving now would close the
+        # app in the middle of their mount
+        await panes_mounted(pilot)
     read: list[str] = []
     real = claims_module.memory_claims
 
@@ -105,6 +108,7 @@ async def test_a_second_launch_takes_the_claims_of_unchanged_memories_from_the_d
         memories = again.query_one(MemoriesPane)
         await wait_until(pilot, lambda: memories.verification is not None)
         assert {rel: [r.status for r in mv.results] for rel, mv in memories.verification.memories.items()} == first  # type: ignore[union-attr]
+        await panes_mounted(pilot)
     assert read == []
     assert first["project_vendor_api_cutover.md"].count("stale") == 1
 
