@@ -102,6 +102,8 @@ class MemtuiApp(App[None]):
 
     # How long the app waits, on quit, for a write in flight (one journaled transaction) to end.
     WRITE_WAIT_S = 10.0
+    # How long it waits, on quit, for the panes still being mounted at startup.
+    MOUNT_WAIT_S = 5.0
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         """memtui's own colour variables (``$muted``, ``$info``…), for every theme."""
@@ -210,6 +212,11 @@ class MemtuiApp(App[None]):
         if writing:
             self.notify("Finishing the change in progress, then quitting…", title="Quitting")
             await asyncio.wait([asyncio.ensure_future(_ended(w)) for w in writing], timeout=self.WRITE_WAIT_S)
+        # A pane still being mounted (``Lazy``, just after startup) is let finish first: an exit
+        # in the middle of a mount runs the pane's mount handlers over widgets never mounted.
+        deadline = asyncio.get_running_loop().time() + self.MOUNT_WAIT_S
+        while self.query(Lazy) and asyncio.get_running_loop().time() < deadline:
+            await asyncio.sleep(0.02)
         self.exit()
 
     def action_help_quit(self) -> None:

@@ -52,7 +52,7 @@ from memtui.core.cascade import (
     simulate_read,
 )
 from memtui.core.base.clock import system_now
-from memtui.core.cascade.approvals import Decision
+from memtui.core.cascade.approvals import Decision, agent_approval_note
 from memtui.core.places.locations import Locations
 from memtui.tui.pane import Failure, Latest, Pane, WorkFailed
 from memtui.tui.theme import SEVERITIES, SEVERITY_ICON, SEVERITY_STYLE, assemble, styled
@@ -741,15 +741,14 @@ class CascadePane(Pane):
         if not items:
             self.notify("No instruction file here imports anything outside the working directory.", timeout=4)
             return
-        flag = self.locations.flavor.external_import_flag
-        note = f"The agent itself reads {flag} in ~/.claude.json, which memtui does not change." if flag else None
+        note, details = agent_approval_note(self.locations.flavor) or (None, None)
 
         def confirmed(yes: bool | None) -> None:
             if yes:
                 self.loading = True
                 self._request(recompute=True, decision=decision)
 
-        self.app.push_screen(ImportDecisionDialog(decision, home_path(current.project_key), items, note), confirmed)
+        self.app.push_screen(ImportDecisionDialog(decision, home_path(current.project_key), items, note, details), confirmed)
 
     def action_approve(self) -> None:
         self._decide("approved")

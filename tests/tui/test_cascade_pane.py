@@ -468,3 +468,26 @@ async def test_the_team_memory_layer_says_what_it_is_for_each_flavor(tmp_path: P
             await pilot.pause()
             await wait_until(pilot, lambda: "what" in detail(app))
             assert what in " ".join(detail(app).split())
+
+
+async def test_approving_for_claude_says_once_that_the_agent_keeps_its_own_answer(tmp_path: Path, isolated_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from memtui.core.places.flavor import CLAUDE
+
+    monkeypatch.setenv("MEMTUI_NOW", NOW)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    (tmp_path / "w" / "sub").mkdir(parents=True)
+    (tmp_path / "w" / "conventions.md").write_text("Makefiles use tabs.\n")
+    (tmp_path / "w" / "sub" / "CLAUDE.md").write_text("# Sub\n\nShared: @../conventions.md\n")
+    (tmp_path / "memory").mkdir()
+    app = MemtuiApp.for_project(CLAUDE, tmp_path / "w" / "sub", memory_dir=tmp_path / "memory", watch=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        pane = await open_pane(app, pilot)
+        assert pane.cascade is not None and len(pane.cascade.pending_external_imports) == 1
+        await pilot.press("a")
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, ImportDecisionDialog)
+        lines = [rendered(s.content).strip() for s in dialog.query(Static)]
+        assert "The agent keeps its own answer for this project in ~/.claude.json; memtui does not change it." in lines
+        details = [line for line in lines if "hasClaudeMdExternalIncludesApproved" in line]
+        assert len(details) == 1 and details[0].startswith("details:")

@@ -219,3 +219,16 @@ def test_ctrl_c_twice_then_q_quits_without_a_traceback(terminal_env: tuple[dict[
     assert status == 0, out[-2000:]
     assert b"Traceback" not in out
     assert b"Press q to quit" in out
+
+
+async def test_quit_right_at_startup_lets_the_panes_finish_mounting(make_app: Callable[..., MemtuiApp], monkeypatch: pytest.MonkeyPatch) -> None:
+    from textual.lazy import Lazy
+
+    app = make_app()
+    mounting_at_exit: list[int] = []
+    exit_ = app.exit
+    monkeypatch.setattr(app, "exit", lambda *a, **k: (mounting_at_exit.append(len(app.query(Lazy))), exit_(*a, **k)))
+    async with app.run_test(size=(120, 36)):
+        assert app.query(Lazy)  # the panes shown later are still waiting to be mounted
+        await app.action_quit()
+    assert mounting_at_exit == [0]

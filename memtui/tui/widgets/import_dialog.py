@@ -13,6 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Static
 
 from memtui.core.base.terminal import visible
+from memtui.core.base.wording import details_line
 from memtui.core.cascade.approvals import Decision
 from memtui.tui.pane import KeysFooter
 from memtui.tui.theme import styled, tone
@@ -28,8 +29,9 @@ class ImportDecisionDialog(ModalScreen[bool]):
         Binding("escape,n", "answer(False)", "Cancel", id="imports.cancel", tooltip="Leave the decision as it is"),
     ]
 
-    def __init__(self, decision: Decision, project: str, items: list[tuple[str, str]], note: str | None) -> None:
+    def __init__(self, decision: Decision, project: str, items: list[tuple[str, str]], note: str | None, details: str | None = None) -> None:
         super().__init__()
+        self.details = details  # the note's details line (the agent's key and file)
         self.decision = decision
         self.project = project
         self.items = items
@@ -58,6 +60,8 @@ class ImportDecisionDialog(ModalScreen[bool]):
             )
             if self.note:
                 yield Static(styled(visible(self.note), style="$warning"))
+            if self.details:
+                yield Static(styled(visible(details_line(self.details)), style="$muted"))
             with Horizontal(classes="dialog-buttons"):
                 yield Button(f"{'Approve' if approve else 'Decline'}  y", variant="primary" if approve else "warning", id="yes")
                 yield Button("Cancel  esc", id="no")
