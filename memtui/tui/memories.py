@@ -276,6 +276,7 @@ class MemoriesPane(Pane):
         self._frozen_catalog: Catalog | None = None  # the catalog `freeze_long_lived` last collected for
         self._listed_once = False  # a list has been filled in (the first one froze the heap)
         self._pending_select: str | None = None
+        self._listed_view: tuple[object, ...] | None = None  # the filter, search and order last listed
         self._scans = Latest()
         self.watch_files = watch
         self.verification: VerifyReport | None = None  # filled in by the verify worker
@@ -584,9 +585,19 @@ class MemoriesPane(Pane):
         selected = self._pending_select or self._selected_relpath()
         self._pending_select = None
         scroll_y = table.scroll_y
+        view = (self.type_filter, self.search, self.sort_by, self.never_used)
+        same_view, self._listed_view = view == self._listed_view, view
+        was_at = table.cursor_row if self._shown else 0
         self._shown = shown
         rows = [e.relpath for e in self._shown]
-        keep = rows.index(selected) if selected in rows else 0
+        if selected in rows:
+            keep = rows.index(selected)
+        elif same_view and shown:
+            # the memory is gone (deleted, or it left the filter): the row that took its place,
+            # the one before when it was the last
+            keep = min(max(was_at, 0), len(shown) - 1)
+        else:
+            keep = 0  # another filter or search: its first match
         table.show_memories(self._shown)
         self._title(done)
         self._previewed = None  # the catalog or the filter changed: show the preview again
