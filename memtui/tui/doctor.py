@@ -51,6 +51,11 @@ from memtui.tui.styles import stylesheets
 from memtui.tui.theme import SEVERITY_ICON, severity_style, tone
 
 
+def _finding_key(finding: Finding) -> tuple[str, str | None, int | None, str]:
+    """What names a finding across two runs: its code, file, line and message."""
+    return (finding.code, finding.path, finding.line, finding.message)
+
+
 def _icon(finding: Finding) -> tuple[str, str]:
     """The severity icon of ``finding`` and its style."""
     return f"{SEVERITY_ICON[finding.severity]} ", severity_style(finding.severity)
@@ -106,6 +111,8 @@ class DoctorScreen(PaneScreen):
         self._rerun_asked = False  # the re-run key was pressed: say how the next report differs
         self._rerun_from: dict[str, int] | None = None
         self._running = False  # a run is in progress: its progress is shown
+        # the finding selected before a re-run, and its place among the findings (``_keep_at``)
+        self._selected_key: tuple[tuple[str, str | None, int | None, str], int] | None = None
 
     def compose(self) -> ComposeResult:
         yield Static("Running the doctor…", id="doctor-summary")
@@ -251,6 +258,9 @@ class DoctorScreen(PaneScreen):
                 summary_finding = Finding(kind.code, "info", None, None, f"{counted(kind.count, 'note')} in {counted(kind.files, 'file')}: {kind.meaning}. i lists each under its file.")
                 leaf = node.add_leaf(Text.assemble(_icon(summary_finding), kind.code, (f" ×{kind.count}", muted)), data=summary_finding)
                 first = first or leaf
+        keep = self._keep_at(tree)
+        if keep is not None:
+            first = keep
         if first is not None:
             tree.select_node(first)
             tree.move_cursor(first)
@@ -291,6 +301,31 @@ class DoctorScreen(PaneScreen):
         else:
             parts.append(("\n\nNo automatic fix: edit the memory (e in the list).", muted))
         detail.update(Text.assemble(*parts))
+
+    def _keep_at(self, tree: Tree[Finding | None]) -> TreeNode[Finding | None] | None:
+        """After a re-run (a fix applied, ``r``, ``i``): the row to put the cursor on — the
+        finding that was selected when it is still there, else the one that took its place
+        among the findings (the next, or the last when it was the last); ``None`` on the first
+        report."""
+        selected = self._selected_key
+        if selected is None:
+            return None
+        leaves = [leaf for group in tree.root.children for leaf in group.children if leaf.data is not None]
+        for leaf in leaves:
+            if _finding_key(leaf.data) == selected[0]:
+                return leaf
+        if not leaves:
+            return None
+        return leaves[min(selected[1], len(leaves) - 1)]
+
+    def _remember_selection(self) -> None:
+        """Keep which finding is selected (and its place among them) for ``_keep_at``."""
+        tree = self.query_one("#doctor-tree", Tree)
+        node = tree.cursor_node
+        if node is None or node.data is None:
+            return
+        leaves = [leaf for group in tree.root.children for leaf in group.children if leaf.data is not None]
+        self._selected_key = (_finding_key(node.data), leaves.index(node) if node in leaves else 0)
 
     def _selected(self) -> Finding | None:
         node = self.query_one("#doctor-tree", Tree).cursor_node
@@ -356,6 +391,7 @@ class DoctorScreen(PaneScreen):
             self.action_rerun()
 
     def action_toggle_info(self) -> None:
+        self._remember_selection()
         self.show_info = not self.show_info
         self._show_report()
 
@@ -366,6 +402,8 @@ class DoctorScreen(PaneScreen):
         self.action_rerun()
 
     def action_rerun(self) -> None:
+        if self.report is not None:
+            self._remember_selection()
         self._running = True
         self.query_one("#doctor-tree", Tree).loading = True
         bar = self.query_one("#doctor-progress", ProgressBar)

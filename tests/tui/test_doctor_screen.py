@@ -83,3 +83,34 @@ async def test_the_doctor_says_once_where_the_code_moved(tmp_path, monkeypatch) 
         assert "game/ → engine/" in str(leaf.label) and "×3" in str(leaf.label)
         [memory] = [n for n in tree.root.children if "project_game.md" in str(n.label)]
         assert len(memory.children) == 3  # each stale path still listed under its memory
+
+
+async def test_after_a_fix_the_cursor_is_on_the_finding_that_followed_the_fixed_one(make_app: Callable[..., MemtuiApp]) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("D")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, DoctorScreen)
+        await settle(pilot)
+        tree = screen.query_one("#doctor-tree", Tree)
+
+        def leaves() -> list:  # type: ignore[type-arg]
+            return [leaf for group in tree.root.children for leaf in group.children if leaf.data is not None]
+
+        before = leaves()
+        at = next(i for i, leaf in enumerate(before) if leaf.data.code == "type-nested")
+        follower = before[at + 1].data
+        assert at > 0  # not the first row: a jump to the top would show
+        tree.move_cursor(before[at])
+        await pilot.pause()
+        await pilot.press("f")
+        await pilot.pause()
+        assert isinstance(app.screen, PlanPreview)
+        await pilot.press("y")
+        await settle(pilot)
+        assert "type-nested" not in [leaf.data.code for leaf in leaves()]  # fixed, re-run
+        selected = tree.cursor_node
+        assert selected is not None and selected.data is not None
+        assert (selected.data.code, selected.data.path, selected.data.message) == (follower.code, follower.path, follower.message)
