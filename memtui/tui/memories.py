@@ -277,6 +277,7 @@ class MemoriesPane(Pane):
         self._listed_once = False  # a list has been filled in (the first one froze the heap)
         self._pending_select: str | None = None
         self._listed_view: tuple[object, ...] | None = None  # the filter, search and order last listed
+        self._unsaved: Callable[[], None] | None = None  # a save being written: back to the editor if it is not
         self._scans = Latest()
         self.watch_files = watch
         self.verification: VerifyReport | None = None  # filled in by the verify worker
@@ -378,6 +379,13 @@ class MemoriesPane(Pane):
         elif failure.group == "memories-apply":
             self.applying = False
             self.action_reload()
+            self._back_to_editor()
+
+    def _back_to_editor(self) -> None:
+        """A save that was not written: the editor again, with the text typed."""
+        unsaved, self._unsaved = self._unsaved, None
+        if unsaved is not None:
+            unsaved()
 
     @on(CatalogLoaded)
     def _on_loaded(self, message: CatalogLoaded) -> None:
@@ -841,14 +849,20 @@ class MemoriesPane(Pane):
             self.notify(f"{exc.strerror or exc}: {exc.filename or ''}", title="Cannot read", severity="error")
         return None
 
-    def apply(self, plan: Plan, *, select: str | None = None, preview: bool = False) -> None:
+    def apply(self, plan: Plan, *, select: str | None = None, preview: bool = False, unsaved: Callable[[], None] | None = None) -> None:
         """Apply ``plan`` in a worker (after a preview when asked or when the index cap would be
-        passed); ``select``: the memory to put the cursor on after the re-scan."""
+        passed); ``select``: the memory to put the cursor on after the re-scan; ``unsaved``: for
+        a plan that saves typed text, what brings the editor back with it — called when the plan
+        is not written (cancelled at the preview, a conflict, a failed write), so no typing is
+        lost."""
 
         def go(confirmed: bool | None = True) -> None:
             if confirmed:
                 self.applying = True
+                self._unsaved = unsaved
                 self.apply_worker(plan, select)
+            elif unsaved is not None:
+                unsaved()
 
         if preview or plan.index_overflow:
             self.app.push_screen(PlanPreview(plan), go)
@@ -872,6 +886,7 @@ class MemoriesPane(Pane):
     @on(Applied)
     def _on_applied(self, message: Applied) -> None:
         self.applying = False
+        self._unsaved = None
         entry = message.entry
         if entry.action == "undo":  # u again walks further back; there is no redo
             then = f"u undoes “{message.next_undo}” before it" if message.next_undo else "nothing before it to undo"
@@ -889,6 +904,7 @@ class MemoriesPane(Pane):
         self.applying = False
         self.notify(f"{message.reason}. Reloaded.", severity="warning", timeout=8)
         self.action_reload()
+        self._back_to_editor()  # saving again asks what to do about the change on disk
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """While a change is being written, the keys that make another one wait (dimmed)."""
@@ -930,7 +946,11 @@ class MemoriesPane(Pane):
         try:
             plan = plan_save(self.locations.memory_dir, mem, text, fmt)
         except EditError as exc:
-            self.notify(str(exc), severity="warning")
+            if text == mem.text:  # nothing typed to keep
+                self.notify(str(exc), severity="warning")
+                return
+            self.notify(f"{exc} — your text is still in the editor", title="Not saved", severity="warning", timeout=8)
+            self._edit_again(mem, text)
             return
         except ConflictError:
             self._resolve_conflict(mem, text)
@@ -944,13 +964,16 @@ class MemoriesPane(Pane):
     def _save_plan(self, plan: Plan, mem: Memory, text: str) -> None:
         """Apply a save; when it would make the agent lose a name, description or type, show
         what is lost first and ask (Cancel: back to the editor, the text kept)."""
+        def unsaved() -> None:
+            self._edit_again(mem, text)
+
         if not plan.losses:
-            self.apply(plan, select=mem.relpath)
+            self.apply(plan, select=mem.relpath, unsaved=unsaved)
             return
 
         def confirmed(ok: bool | None) -> None:
             if ok:
-                self.apply(plan, select=mem.relpath)
+                self.apply(plan, select=mem.relpath, unsaved=unsaved)
             else:
                 self._edit_again(mem, text)
 
@@ -987,6 +1010,8 @@ class MemoriesPane(Pane):
                 plan = self._make_plan(lambda: plan_save(self.locations.memory_dir, disk, text, fmt))
                 if plan:
                     self._save_plan(plan, disk, text)
+                else:  # said why; the text is kept
+                    self._edit_again(disk, text)
             elif choice == "diff":
                 change = FileChange(mem.relpath, disk.text.encode("utf-8"), text.encode("utf-8"))
                 self._resolve_conflict(mem, text, change.diff())
@@ -1094,7 +1119,7 @@ class MemoriesPane(Pane):
                 self.notify(f"{exc} — your text is still in the editor", title="Not created", severity="warning", timeout=8)
                 self._write_new(relpath, draft, edited)
                 return
-            self.apply(plan, select=relpath)
+            self.apply(plan, select=relpath, unsaved=lambda: self._write_new(relpath, draft, edited))
 
         title = f"new memory {relpath} — written when you save (ctrl+s) · esc drops it"
         self.app.push_screen(EditorScreen(relpath, draft if text is None else text, saved=draft, title=title), saved)

@@ -431,3 +431,43 @@ async def test_escape_on_an_untouched_new_memory_drops_it_without_asking(make_ap
         await settle(pilot)
         assert not isinstance(app.screen, (EditorScreen, DiscardDialog))
         assert sorted(p.name for p in memory_dir(app).iterdir()) == before
+
+
+LATIN1 = b"---\nname: x\ndescription: y\ntype: user\n---\ncaf\xe9\n"
+
+
+async def test_a_memory_that_is_not_utf8_is_refused_before_the_editor_opens(make_app: Callable[..., MemtuiApp]) -> None:
+    app = make_app()
+    (memory_dir(app) / "user_cafe.md").write_bytes(LATIN1)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await select(app, pilot, "user_cafe.md")
+        for key in ("e", "E"):  # the app's editor and $EDITOR alike
+            await pilot.press(key)
+            await wait_until(pilot, lambda: any(n.title == "Not editable here" for n in app._notifications), what="the refusal")
+            assert not isinstance(app.screen, EditorScreen)
+            assert [n.message for n in app._notifications if n.title == "Not editable here"][-1] == (
+                "user_cafe.md: it is not valid UTF-8 text (byte 0xE9 at line 6); memtui will not edit it, to keep its bytes. "
+                "Convert it to UTF-8 first, e.g. iconv -f latin1 -t utf-8."
+            )
+            app.clear_notifications()
+        assert (memory_dir(app) / "user_cafe.md").read_bytes() == LATIN1
+
+
+async def test_a_new_memory_not_written_at_the_index_cap_preview_goes_back_to_the_editor_with_its_text(make_app: Callable[..., MemtuiApp]) -> None:
+    app = make_app()
+    index = memory_dir(app) / "MEMORY.md"
+    index.write_text("".join(f"- [Note {i}](note_{i}.md) — n\n" for i in range(200)))  # at the agent's 200-line cap
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        editor = await new_memory_editor(app, pilot)
+        area = editor.query_one(TextArea)
+        text = area.text.split("---\n\n")[0] + "---\n\nDeploy on Mondays only.\n"
+        area.text = text
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: isinstance(app.screen, PlanPreview), what="the index-cap warning")
+        assert app.screen.plan.index_overflow
+        await pilot.press("n")  # not written
+        await wait_until(pilot, lambda: isinstance(app.screen, EditorScreen), what="the editor again")
+        assert app.screen.query_one(TextArea).text == text
+        assert not (memory_dir(app) / "feedback_deploy_day.md").exists()

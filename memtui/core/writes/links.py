@@ -20,7 +20,7 @@ from pathlib import Path
 
 from memtui.core.base.safe_read import read_regular
 from memtui.core.memory.index import INDEX_NAME
-from memtui.core.memory.memories import TEAM_DIR, Memory, iter_memory_files
+from memtui.core.memory.memories import MAX_MEMORY_BYTES, TEAM_DIR, Memory, iter_memory_files
 from memtui.core.writes.atomic import atomic_write_bytes
 from memtui.core.writes.contained import ContainmentError, check_target
 
@@ -143,11 +143,35 @@ def forget_link(state: Path, relpath: str) -> bool:
 
 def edit_refusal(memory_dir: Path, state: Path, memory: Memory) -> str | None:
     """Why memtui will not rewrite ``memory`` from its text (read only in part: over the read
-    cap, or unreadable; or ``write_refusal``), or ``None``: for saying so before an editor
-    opens, so that no typing is lost."""
+    cap, or unreadable; bytes that are not UTF-8, which a text editor would replace; or
+    ``write_refusal``), or ``None``: for saying so before an editor opens, so that no typing is
+    lost. The reason is a sentence about the file (``"it is not valid UTF-8 text …"``), to
+    follow its relpath. Never raises ``OSError`` for a file it cannot read again (the scan's
+    diagnostic is used instead); ``write_refusal`` may raise ``OSError`` for the state dir."""
     if memory.sha256 == "":
         return next((d.message for d in memory.diagnostics if d.code in ("too-large", "unreadable")), "memtui could not read it whole")
+    not_utf8 = next((d for d in memory.diagnostics if d.code == "not-utf8"), None)
+    if not_utf8 is not None:
+        return _not_utf8_refusal(memory, not_utf8.line)
     return write_refusal(memory_dir, state, memory.relpath)
+
+
+def _not_utf8_refusal(memory: Memory, line: int | None) -> str:
+    """The refusal for a memory the scan found bytes that are not UTF-8 in: the first such byte
+    and its line (1-based), read from the file now; ``line`` (the scan's) when it cannot be."""
+    where = f"at line {line}" if line else ""
+    try:
+        data, _st = read_regular(memory.path, MAX_MEMORY_BYTES)
+        data.decode("utf-8")
+    except OSError:
+        pass
+    except UnicodeDecodeError as exc:
+        first_line = data.count(b"\n", 0, exc.start) + 1
+        where = f"byte 0x{data[exc.start]:02X} at line {first_line}"
+    return (
+        f"it is not valid UTF-8 text{f' ({where})' if where else ''}; memtui will not edit it, to keep its bytes. "
+        "Convert it to UTF-8 first, e.g. iconv -f latin1 -t utf-8."
+    )
 
 
 def write_refusal(memory_dir: Path, state: Path, relpath: str) -> str | None:
