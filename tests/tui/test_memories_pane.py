@@ -269,3 +269,24 @@ async def test_the_footer_shows_the_source_key(make_app: Callable[[], MemtuiApp]
     async with app.run_test(size=(200, 36)) as pilot:
         await settle(pilot)
         assert ("o", "Source") in {(k.key, k.description) for k in app.screen.query(FooterKey)}
+
+
+@pytest.mark.parametrize(("size", "memory_width", "preview_width"), [((120, 36), 28, 39), ((80, 24), 28, 77)], ids=["wide", "narrow"])
+async def test_the_name_and_description_column_takes_the_spare_width(make_app: Callable[[], MemtuiApp], size: tuple[int, int], memory_width: int, preview_width: int) -> None:
+    """At 120 columns the list takes two thirds of the 118 cells inside the pane's margins (78
+    with its border, the preview 39 plus its 1-cell margin): 76 - 2 (border) = 75 inside, less
+    the fixed columns (11 + 12 + 10 + 2 = 35), their padding (2 × 5) and 2 for the scrollbar:
+    28 cells for the name and description (it was 20). At 80 columns the preview goes below
+    and the list is 77 wide: 28 as well."""
+    from memtui.tui.widgets.memory_table import MemoryTable
+
+    app = make_app()
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        table = app.query_one(MemoryTable)
+        await wait_until(pilot, lambda: table.row_width == table.memory_width(), what="the rows built for the table's width")
+        assert table.row_width == memory_width
+        assert app.query_one("#memories-preview").region.width == preview_width
+        # Role's row: the name, two spaces, the description cut to the 22 cells left
+        cell = table.get_row_at(0)[-1]
+        assert str(cell) == "Role  Backend engineer who …"
