@@ -110,7 +110,7 @@ class DoctorScreen(PaneScreen):
         self.changed = False
         self._rerun_asked = False  # the re-run key was pressed: say how the next report differs
         self._rerun_from: dict[str, int] | None = None
-        self._running = False  # a run is in progress: its progress is shown
+        self._run_shown = False  # a run is in progress: its progress is shown
         # the finding selected before a re-run, and its place among the findings (``_keep_at``)
         self._selected_key: tuple[tuple[str, str | None, int | None, str], int] | None = None
 
@@ -168,7 +168,7 @@ class DoctorScreen(PaneScreen):
 
     @on(Progressed)
     def _progressed(self, message: Progressed) -> None:
-        if not self._running:
+        if not self._run_shown:
             return  # a late message of a run already over
         stage = self.STAGES.get(message.stage, message.stage)
         counts = f" {message.done:,} of {counted(message.total, 'memory', 'memories')}" if message.stage == "reading" and message.total else ""
@@ -182,7 +182,7 @@ class DoctorScreen(PaneScreen):
 
     def _stopped_running(self) -> None:
         """The run ended: the tree takes its place again, the progress bar goes."""
-        self._running = False
+        self._run_shown = False
         self.query_one("#doctor-tree", Tree).loading = False
         self.query_one("#doctor-progress", ProgressBar).display = False
 
@@ -404,7 +404,7 @@ class DoctorScreen(PaneScreen):
     def action_rerun(self) -> None:
         if self.report is not None:
             self._remember_selection()
-        self._running = True
+        self._run_shown = True
         self.query_one("#doctor-tree", Tree).loading = True
         bar = self.query_one("#doctor-progress", ProgressBar)
         bar.update(total=None, progress=0)

@@ -288,8 +288,12 @@ class KeysFooter(Footer):
         self._fit(self.app.size.width)
 
     def _fit(self, width: int) -> None:
-        """Two rows when the keys need more than ``width`` columns."""
-        self.set_class(self._needed > width, "-two-rows")
+        """Two rows when the keys need more than ``width`` columns (the screen's class
+        ``-footer-two-rows`` says so to what sits above the footer: the key panel)."""
+        two = self._needed > width
+        self.set_class(two, "-two-rows")
+        if self.is_attached:
+            self.screen.set_class(two, "-footer-two-rows")
 
 
 class Pane(WorkerReports, Widget):
