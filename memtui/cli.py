@@ -144,9 +144,12 @@ def open_app(choice: FlavorChoice, project: Path | None, memory_dir: Path | None
     command line hands over to the TUI."""
     from memtui.tui.app import MemtuiApp
 
+    app = MemtuiApp.for_project(choice, project, memory_dir=memory_dir)
     try:
-        MemtuiApp.for_project(choice, project, memory_dir=memory_dir).run()
+        app.run()
     except KeyboardInterrupt:  # SIGINT from outside (the app reads ctrl+c as a key): no traceback
         sys.exit(130)
+    if app.return_code:  # an error ended the app (Textual printed it): the shell is told
+        sys.exit(app.return_code)
 
 

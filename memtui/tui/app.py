@@ -163,7 +163,16 @@ class MemtuiApp(App[None]):
 
     async def action_switch_flavor(self) -> None:
         """Open the same project with the other flavor: every pane built again over its
-        locations (a ``--memory-dir`` given stays)."""
+        locations (a ``--memory-dir`` given stays). Only from the panes: a screen above them
+        (the doctor, the inbox, a dialog) is closed first; the key panel closes; panes still
+        being mounted at startup are let finish."""
+        if len(self.screen_stack) > 1:
+            self.notify("Close this screen first (esc), then press ctrl+f.", title="Flavor not switched", severity="warning")
+            return
+        panel = key_panel(self.screen)
+        if panel is not None:
+            await panel.remove()
+        await self._panes_mounted()
         loc = self.locations
         self.choice = FlavorChoice(self.choice.other(), "flag", "switched with ctrl+f", {})
         memory_dir = loc.memory_dir if loc.memory_dir_source == "option" else None
@@ -214,10 +223,15 @@ class MemtuiApp(App[None]):
             await asyncio.wait([asyncio.ensure_future(_ended(w)) for w in writing], timeout=self.WRITE_WAIT_S)
         # A pane still being mounted (``Lazy``, just after startup) is let finish first: an exit
         # in the middle of a mount runs the pane's mount handlers over widgets never mounted.
-        deadline = asyncio.get_running_loop().time() + self.MOUNT_WAIT_S
-        while self.query(Lazy) and asyncio.get_running_loop().time() < deadline:
-            await asyncio.sleep(0.02)
+        await self._panes_mounted()
         self.exit()
+
+    async def _panes_mounted(self) -> None:
+        """Wait (up to ``MOUNT_WAIT_S`` seconds) for the panes mounted after the first refresh
+        (``Lazy``) to be in place."""
+        deadline = asyncio.get_running_loop().time() + self.MOUNT_WAIT_S
+        while self.screen_stack[0].query(Lazy) and asyncio.get_running_loop().time() < deadline:
+            await asyncio.sleep(0.02)
 
     def action_help_quit(self) -> None:
         """ctrl+c: how to quit, in plain text (Textual's own hint is markup, which

@@ -24,11 +24,12 @@ from textual.message import Message
 from textual.widgets import (
     ContentSwitcher,
     Input,
-    OptionList,
     Static,
     Tree,
 )
 from textual.widgets.option_list import Option
+
+from memtui.tui.widgets.option_list import OptionList
 from textual.widgets.tree import TreeNode
 from textual.worker import get_current_worker
 

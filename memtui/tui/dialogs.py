@@ -16,12 +16,13 @@ from textual.widgets import (
     Button,
     Input,
     Label,
-    OptionList,
     Select,
     Static,
     TextArea,
 )
 from textual.widgets.option_list import Option
+
+from memtui.tui.widgets.option_list import OptionList
 
 from memtui.tui.safe import plain
 from memtui.core.base.terminal import visible, visible_block
@@ -296,7 +297,7 @@ class ConflictDialog(ModalScreen[str]):
 class TrashDialog(ModalScreen["TrashItem | None"]):
     """Deleted memories; enter restores one."""
 
-    BINDINGS = [Binding("escape", "cancel", "Close", id="trash.cancel", tooltip="Close the trash")]
+    BINDINGS = [Binding("escape,q", "cancel", "Close", id="trash.cancel", tooltip="Close the trash")]
 
     def __init__(self, items: list[TrashItem]) -> None:
         super().__init__()

@@ -39,7 +39,7 @@ from memtui.core.doctor.model import file_groups, folder_moves, note_kinds
 from memtui.core.doctor.project_checks import add_project_findings
 from memtui.core.doctor.usage_checks import project_usage
 from memtui.core.memory.catalogdb import CatalogDB
-from memtui.core.places.locations import Locations
+from memtui.core.places.locations import Locations, MemoryDirProblem, memory_dir_problem
 from memtui.core.writes.edits import ApplyError, ConflictError, EditError, Plan, apply_plan
 from memtui.core.writes.journal import Journal, JournalEntry
 from memtui.core.writes.links import confirmed_links
@@ -97,6 +97,12 @@ class DoctorScreen(PaneScreen):
         report: DoctorReport
 
     @dataclass
+    class NoMemoryDir(Message):
+        """There is no memory dir to audit (missing, or not a directory)."""
+
+        problem: MemoryDirProblem
+
+    @dataclass
     class Fixed(Message):
         """A fix was applied (``entry``: its journal entry)."""
 
@@ -140,6 +146,10 @@ class DoctorScreen(PaneScreen):
             if done in (0, total) or done % max(1, total // 200) == 0:  # at most ~200 steps drawn
                 self.post_message(self.Progressed(stage, done, total))
 
+        problem = memory_dir_problem(self.locations)
+        if problem is not None:
+            self.post_message(self.NoMemoryDir(problem))
+            return
         texts = instruction_texts(self.locations)
         release = self.locations.flavor.behaviour
         cache = CatalogDB.for_memory_dir(self.locations.state_dir, self.locations.memory_dir, fmt=release.memory_format)
@@ -193,6 +203,13 @@ class DoctorScreen(PaneScreen):
             self.query_one("#doctor-summary", Static).update(plain(f"The doctor failed: {failure.reason}", style="bold $error"))
         else:
             self.action_rerun()
+
+    @on(NoMemoryDir)
+    def _no_memory_dir(self, message: NoMemoryDir) -> None:
+        self._stopped_running()
+        problem = message.problem
+        why = "is not a directory." if problem.code == "not-a-directory" else "does not exist yet — the agent creates it when it first saves a memory."
+        self.query_one("#doctor-summary", Static).update(Text.assemble(("Nothing to check.  ", "bold"), (f"{visible(str(problem.memory_dir))} {why}", tone("$soft"))))
 
     @on(Done)
     def _done(self, message: Done) -> None:

@@ -57,3 +57,45 @@ async def test_an_empty_agent_dir_points_at_claude_and_ctrl_f_switches(project: 
         pane = app.query_one(MemoriesPane)
         assert [e.memory.name for e in pane.catalog.entries] == ["role"]
         assert "claude flavor (switched with ctrl+f)" in app.sub_title
+
+
+async def test_ctrl_f_over_the_doctor_asks_to_close_it_first(project: Path) -> None:
+    from memtui.tui.doctor import DoctorScreen
+
+    app = MemtuiApp.for_project(AGENT, project, watch=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("D")
+        await wait_until(pilot, lambda: isinstance(app.screen, DoctorScreen), what="the doctor")
+        await pilot.press("ctrl+f")  # the doctor still running, or done: the same answer
+        await pilot.pause()
+        assert isinstance(app.screen, DoctorScreen) and app.screen.query("#doctor-summary")
+        assert app.locations.flavor is AGENT
+        assert [n.message for n in app._notifications][-1] == "Close this screen first (esc), then press ctrl+f."
+        await settle(pilot)
+        assert app.is_running
+
+
+async def test_ctrl_f_with_the_key_panel_open_closes_it_and_switches(project: Path) -> None:
+    from memtui.tui.widgets.keys_panel import key_panel
+
+    app = MemtuiApp.for_project(AGENT, project, watch=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("question_mark")
+        await wait_until(pilot, lambda: key_panel(app.screen) is not None, what="the key panel")
+        await pilot.press("ctrl+f")
+        await wait_until(pilot, lambda: app.locations.flavor.name == "claude", what="the switch")
+        await settle(pilot)
+        assert key_panel(app.screen) is None and app.is_running
+
+
+async def test_ctrl_f_right_at_startup_waits_for_the_panes(project: Path) -> None:
+    from textual.lazy import Lazy
+
+    app = MemtuiApp.for_project(AGENT, project, watch=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        assert app.query(Lazy)  # the panes shown later are still waiting to be mounted
+        await app.action_switch_flavor()
+        await settle(pilot)
+        assert app.locations.flavor.name == "claude" and app.is_running

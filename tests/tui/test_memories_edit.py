@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
 from textual.message import Message
 from textual.notifications import Notify
 from textual.pilot import Pilot
@@ -471,3 +472,35 @@ async def test_a_new_memory_not_written_at_the_index_cap_preview_goes_back_to_th
         await wait_until(pilot, lambda: isinstance(app.screen, EditorScreen), what="the editor again")
         assert app.screen.query_one(TextArea).text == text
         assert not (memory_dir(app) / "feedback_deploy_day.md").exists()
+
+
+@pytest.mark.parametrize("size", [(120, 36), (80, 24)])
+async def test_a_long_rename_error_is_shown_whole(make_app: Callable[..., MemtuiApp], size: tuple[int, int]) -> None:
+    app = make_app()
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        await select(app, pilot, "user_role.md")
+        await pilot.press("m")
+        await pilot.pause()
+        prompt = app.screen
+        assert isinstance(prompt, TextPrompt)
+        name = "user_role_a_much_longer_name_about_the_backend_engineer_who_writes_go_daily.mdx"
+        prompt.query_one(Input).value = name
+        await pilot.press("enter")
+        await pilot.pause()
+        error = prompt.query_one("#prompt-error", Static)
+        said = f"'{name}' must end in .md (the agent reads only .md files)"
+        assert str(error.render()) == said
+        # every line of it is on screen: as many rows as it takes at the error's width
+        assert error.size.height >= -(-len(said) // error.size.width) > 1
+
+
+async def test_q_closes_the_trash(make_app: Callable[..., MemtuiApp]) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("z")
+        await wait_until(pilot, lambda: isinstance(app.screen, TrashDialog), what="the trash")
+        await pilot.press("q")
+        await wait_until(pilot, lambda: not isinstance(app.screen, TrashDialog), what="the trash closed")
+        assert app.is_running

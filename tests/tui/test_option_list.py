@@ -35,3 +35,15 @@ async def test_paging_a_list_with_no_visible_line_does_nothing() -> None:
             await pilot.pause()
         assert app.is_running
         assert options.highlighted == 0  # home: the first option
+
+
+def test_every_list_of_the_app_is_the_safe_one() -> None:
+    import re
+    from pathlib import Path
+
+    import memtui.tui
+
+    root = Path(memtui.tui.__file__).parent
+    importing = [str(p.relative_to(root)) for p in root.rglob("*.py")
+                 if p.name != "option_list.py" and re.search(r"from textual\.widgets import (\([^)]*|[^\n(]*)\bOptionList\b", p.read_text(encoding="utf-8"))]
+    assert importing == []

@@ -232,3 +232,33 @@ async def test_quit_right_at_startup_lets_the_panes_finish_mounting(make_app: Ca
         assert app.query(Lazy)  # the panes shown later are still waiting to be mounted
         await app.action_quit()
     assert mounting_at_exit == [0]
+
+
+def test_an_app_ended_by_an_error_exits_with_a_failure_status(terminal_env: tuple[dict[str, str], Path, list[str]], tmp_path: Path) -> None:
+    env, project, args = terminal_env
+    # the doctor's screen fails as it opens: a bug that ends the app
+    (tmp_path / "hooks" / "sitecustomize.py").write_text(
+        "import memtui.tui.doctor as d\n"
+        "def broken(self):\n    raise RuntimeError('a bug')\n"
+        "d.DoctorScreen.on_mount = broken\n"
+    )
+    status, out = _run_in_terminal(args, env, [(b"D", "role")], cwd=project)
+    assert status == 1, out[-2000:]
+    assert b"RuntimeError" in out  # Textual's report of the error, after the terminal is given back
+
+
+async def test_the_doctor_on_a_memory_dir_not_made_yet_says_so_calmly(isolated_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from memtui.core.places.flavor import AGENT
+
+    project = isolated_env / "project"
+    project.mkdir()
+    missing = isolated_env / "memory"
+    app = MemtuiApp.for_project(AGENT, project, memory_dir=missing, watch=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("D")
+        await wait_until(pilot, lambda: isinstance(app.screen, DoctorScreen), what="the doctor")
+        summary = app.screen.query_one("#doctor-summary")
+        await wait_until(pilot, lambda: "Nothing to check" in str(summary.render()), what="the summary")
+        assert str(summary.render()) == f"Nothing to check.  {missing} does not exist yet — the agent creates it when it first saves a memory."
+        assert not [n for n in app._notifications if n.severity == "error"]

@@ -124,7 +124,8 @@ class PaneKeys(VerticalScroll, can_focus=False):
 
         def bindings_changed(screen: Screen[object]) -> None:
             if screen is mount_screen and self.is_attached and screen.app.app_focus:
-                self.query_one(PaneBindingsTable).refresh(layout=True)
+                for table in self.query_children(PaneBindingsTable):  # none while the panel is being removed
+                    table.refresh(layout=True)
 
         self.set_class(self.app.ansi_color, "-ansi-scrollbar")
         mount_screen.bindings_updated_signal.subscribe(self, bindings_changed)
