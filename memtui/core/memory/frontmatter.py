@@ -147,6 +147,10 @@ def parse_frontmatter(text: str, *, strip_bom: bool = False) -> Frontmatter:
 
 
 def _one_line(exc: Exception) -> str:
+    """A YAML error in one line a user can act on: what is wrong and where in the frontmatter."""
+    if isinstance(exc, yaml.reader.ReaderError):  # a character YAML does not allow (PyYAML's reader)
+        char = exc.character if isinstance(exc.character, int) else ord(exc.character[:1] or "\0")
+        return f"{exc.reason}: U+{char:04X} at character {exc.position + 1} of the frontmatter"
     problem = getattr(exc, "problem", None)
     mark = getattr(exc, "problem_mark", None)
     if problem and mark is not None:

@@ -145,3 +145,9 @@ def test_nested_metadata_is_kept_as_a_mapping() -> None:
 )
 def test_quote_problematic_values_line_by_line(line: str, expected: str) -> None:
     assert quote_problematic_values(line) == expected
+
+
+def test_a_control_character_in_the_frontmatter_is_named_with_its_place() -> None:
+    # "name: a" is 7 characters: the escape is the 8th of the frontmatter
+    fm = parse_frontmatter("---\nname: a\x1bb\ndescription: d\n---\nbody\n")
+    assert fm.error == "control characters are not allowed: U+001B at character 8 of the frontmatter"
