@@ -52,6 +52,16 @@ FLAGS_ON = {
     "tengu_slate_thimble": True,
     "tengu_onyx_plover": {"enabled": True, "available": True},
 }
+def off_said(flags: dict[str, Any] | None) -> str:
+    """How a feature that is not on is said: off for the account when the CLI saved its flags,
+    off on this machine when it saved none (``None``: no flag cache) — nothing is known then
+    about the account."""
+    if flags is None:
+        return ("off on this machine: Claude Code has not saved your account's feature settings here, "
+                "and without them it treats the feature as off")
+    return "off for your account"
+
+
 FLAG_STATES = pytest.mark.parametrize("flags", [FLAGS_OFF, None, FLAGS_ON], ids=["flags-off", "no-flag-cache", "flags-on"])
 
 
@@ -175,11 +185,12 @@ async def test_claude_flavor_panes_say_it_plainly(isolated_env: Path, monkeypatc
         assert "details: flag tengu_moth_copse: true in ~/.claude.json (cachedGrowthBookFeatures)" in recall
         return
     # what was read: the plain sentences, once each where they are shown, the flag names only in details
-    assert recall.count("Claude Code 2.1.328 does not recall memories for you: this feature is off for your account.") == 1
-    assert sum("this feature is off for your account" in line for line in recall) == 1
+    off = off_said(flags)
+    assert recall.count(f"Claude Code 2.1.328 does not recall memories for you: this feature is {off}.") == 1
+    assert sum(f"this feature is {off}" in line for line in recall) == 1
     assert any(line.startswith("details: flag tengu_moth_copse") for line in recall)
-    assert dream.count("■ never dreams here: the dream is off for your account, and autoDreamEnabled cannot turn it on") == 1
-    assert sum("off for your account" in line for line in dream) == 1  # not again as a gate line or a trap
+    assert dream.count(f"■ never dreams here: the dream is {off}, and autoDreamEnabled cannot turn it on") == 1
+    assert sum(off in line for line in dream) == 1  # not again as a gate line or a trap
     assert any(line.lstrip().startswith("details: flag tengu_onyx_plover") for line in dream)
 
 
@@ -227,14 +238,15 @@ def test_claude_flavor_commands_say_it_plainly(isolated_env: Path, monkeypatch: 
         return
     # each says it once, plainly, with the flag's name on its details line
     recall = runs["recall"]
-    assert recall.count("Claude Code 2.1.328 does not recall memories for you: this feature is off for your account") == 1
-    assert recall[recall.index("Claude Code 2.1.328 does not recall memories for you: this feature is off for your account") + 1].startswith(
+    off = off_said(flags)
+    assert recall.count(f"Claude Code 2.1.328 does not recall memories for you: this feature is {off}") == 1
+    assert recall[recall.index(f"Claude Code 2.1.328 does not recall memories for you: this feature is {off}") + 1].startswith(
         "details: flag tengu_moth_copse")
     assert not any("this feature is off" in line for line in recall[1:] if not line.startswith("Claude Code 2.1.328"))
-    assert "Claude Code would not extract: memory extraction is off for your account." in runs["extract --explain"]
+    assert f"Claude Code would not extract: memory extraction is {off}." in runs["extract --explain"]
     assert any(line.lstrip().startswith("details: flag tengu_passport_quail") for line in runs["extract --explain"])
     dream = runs["dream status"]
-    assert dream[-1].startswith("Your Claude Code never dreams here: the dream is off for your account, and autoDreamEnabled cannot turn it on.")
+    assert dream[-1].startswith(f"Your Claude Code never dreams here: the dream is {off}, and autoDreamEnabled cannot turn it on.")
     assert not any(line.startswith("trap:") for line in dream)  # the verdict says it; no trap line repeats it
 
 

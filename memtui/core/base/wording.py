@@ -24,6 +24,19 @@ DETAILS = "details"
 # What a cached feature flag that is off (false, absent, or never cached) means for a person.
 OFF_FOR_YOUR_ACCOUNT = "off for your account"
 ON_FOR_YOUR_ACCOUNT = "on for your account"
+# A flag of a CLI that holds no flag cache at all: it takes every flag's default (off) until it
+# has fetched the flags and saved them, which it does when it starts online. Nothing is known
+# then about the account, only about this machine.
+OFF_NOTHING_SAVED = "off on this machine: Claude Code has not saved your account's feature settings here, and without them it treats the feature as off"
+# What turns such a feature on: a start online saves the settings.
+SAVE_BY_STARTING = "start Claude Code online once: it saves your account's feature settings, and the feature is on if Anthropic turned it on for your account"
+
+
+def off_for(has_cache: bool) -> str:
+    """How a feature flag that is not on reads to a person: ``OFF_FOR_YOUR_ACCOUNT`` when the
+    CLI holds a flag cache (what it saved for the account), ``OFF_NOTHING_SAVED`` when it holds
+    none."""
+    return OFF_FOR_YOUR_ACCOUNT if has_cache else OFF_NOTHING_SAVED
 # Whether the agent recalls memories for this user, after its name ("Claude Code 2.1.328 …").
 RECALLS = "recalls memories for you"
 DOES_NOT_RECALL = "does not recall memories for you"

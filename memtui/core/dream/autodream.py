@@ -39,7 +39,7 @@ from typing import Any, Literal
 
 from memtui.core.base.jsontext import json_number
 from memtui.core.base.process import MAX_PID
-from memtui.core.base.wording import OFF_FOR_YOUR_ACCOUNT, ON_FOR_YOUR_ACCOUNT, ONLY_ANTHROPIC, counted, flag_details, json_value
+from memtui.core.base.wording import ON_FOR_YOUR_ACCOUNT, ONLY_ANTHROPIC, SAVE_BY_STARTING, counted, flag_details, json_value, off_for
 from memtui.core.base.diagnostics import Diagnostic
 from memtui.core.dream.gates import DreamContext
 from memtui.core.dream.lock import read_lock
@@ -271,10 +271,10 @@ def check_autodream(
     if not (enabled or available):
         opens = ONLY_ANTHROPIC
         if not has_cache:  # the CLI keeps the flags it fetched there; with none it takes each flag's default (off)
-            opens += " (with telemetry off, only when CLAUDE_CODE_GB_DISK_CACHE_WHEN_TELEMETRY_OFF is set)"
+            opens = SAVE_BY_STARTING + " (with telemetry off, only when CLAUDE_CODE_GB_DISK_CACHE_WHEN_TELEMETRY_OFF is set)"
         elif cached:
             flag_info += ": neither enabled nor available"
-        gates.append(Gate("flag", False, f"the dream is {OFF_FOR_YOUR_ACCOUNT}, and {facts.setting} cannot turn it on", flag_sources,
+        gates.append(Gate("flag", False, f"the dream is {off_for(has_cache)}, and {facts.setting} cannot turn it on", flag_sources,
                           opens=opens, never=True, data={**flag_data, "decides": "flag-off"}, details=flag_info))
     elif setting_set:
         on = bool(setting)

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from memtui.core.base.wording import OFF_FOR_YOUR_ACCOUNT, ON_FOR_YOUR_ACCOUNT, flag_details, tilde
+from memtui.core.base.wording import ON_FOR_YOUR_ACCOUNT, flag_details, off_for, tilde
 from memtui.core.places.claude_json import GlobalConfig, read_global_config
 from memtui.core.places.permissions import memory_write_rule, setting_value
 from memtui.core.places.release import Release, fill
@@ -153,7 +153,7 @@ def check_autoextract(
         gates.append(ExtractGate("flag", True, f"hosted mode ({', '.join(hosted)} set)", tuple(hosted)))
     else:
         on = _truthy(quail)
-        gates.append(ExtractGate("flag", on, f"memory extraction is {ON_FOR_YOUR_ACCOUNT}" if on else f"memory extraction is {OFF_FOR_YOUR_ACCOUNT}",
+        gates.append(ExtractGate("flag", on, f"memory extraction is {ON_FOR_YOUR_ACCOUNT}" if on else f"memory extraction is {off_for(has_cache)}",
                                  (f"{cache}.{facts.flag}",), data={"flag": facts.flag, "value": quail}, details=quail_info))
     slate, slate_info = flag_info(facts.noninteractive_flag)
     print_ok = bool(hosted) or interactive or _truthy(slate)
@@ -162,7 +162,7 @@ def check_autoextract(
     elif _truthy(slate):
         print_detail = f"a `claude -p` or SDK session: extraction there is {ON_FOR_YOUR_ACCOUNT}"
     else:
-        print_detail = f"a `claude -p` or SDK session: extraction there is {OFF_FOR_YOUR_ACCOUNT}"
+        print_detail = f"a `claude -p` or SDK session: extraction there is {off_for(has_cache)}"
     gates.append(ExtractGate("print_mode", print_ok, print_detail, (f"{cache}.{facts.noninteractive_flag}",),
                              data={"interactive": interactive, "value": slate}, details="" if interactive else slate_info))
     gates.append(ExtractGate("auto_memory", auto_memory_enabled, "auto memory is on" if auto_memory_enabled else "auto memory is off", (auto_memory_source,)))

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memtui.core.base.wording import OFF_FOR_YOUR_ACCOUNT, ON_FOR_YOUR_ACCOUNT, flag_details, tilde
+from memtui.core.base.wording import ON_FOR_YOUR_ACCOUNT, flag_details, off_for, tilde
 from memtui.core.places.claude_json import GlobalConfig
 from memtui.core.places.behaviour import RecallGate
 
@@ -104,4 +104,4 @@ def recall_state(gate: RecallGate, config: GlobalConfig, environ: Mapping[str, s
     if gate.env and (env.get(gate.env) or "").strip():
         return RecallState(True, "env", f"{gate.env} is set", flag)
     unset = f"{gate.env} is not set" if gate.env else ""
-    return RecallState(False, "off", f"this feature is {OFF_FOR_YOUR_ACCOUNT}", "; ".join(part for part in (flag, unset) if part))
+    return RecallState(False, "off", f"this feature is {off_for(has_cache)}", "; ".join(part for part in (flag, unset) if part))

@@ -87,6 +87,8 @@ def test_without_the_flag_the_agent_does_not_recall(tmp_path: Path, monkeypatch:
     _run, _captured, bodies, result = _recall(tmp_path, monkeypatch, flags=False)
     assert bodies == []  # nothing asked: the CLI sends no selector request either
     assert result.gate is not None and not result.gate.on
-    assert result.skipped == "the agent does not recall memories for you: this feature is off for your account"
+    # no flag cache in this home: what is known is that this machine has none saved, not the account's flag
+    assert result.skipped == ("the agent does not recall memories for you: this feature is off on this machine: Claude Code has not "
+                              "saved your account's feature settings here, and without them it treats the feature as off")
     assert result.skipped_by_gate and "tengu_moth_copse" in result.gate.details  # the flag's name: in the details only
     assert result.would_only

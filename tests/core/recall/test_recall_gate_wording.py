@@ -36,8 +36,9 @@ def config(data: dict[str, Any]) -> GlobalConfig:
     ({"cachedGrowthBookFeatures": {}}, ENV,
      (False, "off", "this feature is off for your account",
       "flag tengu_moth_copse: not cached in ~/.claude.json (cachedGrowthBookFeatures); CLAUDE_MEMORY_STORES is not set")),
-    ({}, ENV,
-     (False, "off", "this feature is off for your account",
+    ({}, ENV,  # no flag cache: nothing is known about the account, only that this machine has no saved flags
+     (False, "off", "this feature is off on this machine: Claude Code has not saved your account's feature settings here, "
+      "and without them it treats the feature as off",
       "flag tengu_moth_copse: ~/.claude.json holds no flag cache (cachedGrowthBookFeatures); CLAUDE_MEMORY_STORES is not set")),
     ({}, {**ENV, "CLAUDE_MEMORY_STORES": "[{}]"},
      (True, "env", "CLAUDE_MEMORY_STORES is set", "flag tengu_moth_copse: ~/.claude.json holds no flag cache (cachedGrowthBookFeatures)")),
