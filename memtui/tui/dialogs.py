@@ -21,6 +21,7 @@ from textual.widgets import (
     TextArea,
 )
 from textual.widgets.option_list import Option
+from textual.widgets.text_area import EditHistory, Selection
 
 from memtui.tui.widgets.option_list import OptionList
 
@@ -339,15 +340,22 @@ class EditorScreen(Screen["str | None"]):
         Binding("escape", "cancel", "Cancel", priority=True, id="editor.cancel", tooltip="Close without saving (asks when there are unsaved edits)"),
     ]
 
-    def __init__(self, relpath: str, text: str, *, saved: str | None = None, title: str | None = None) -> None:
+    def __init__(self, relpath: str, text: str, *, saved: str | None = None, title: str | None = None, resume: EditorScreen | None = None) -> None:
         """``text``: what the editor opens with; ``saved``: the text as saved (default:
         ``text``), what esc compares with before it asks; ``title``: the line above the text
-        (default: "editing <relpath>")."""
+        (default: "editing <relpath>"); ``resume``: the editor this one takes over from, after
+        a save that was not written (refused, cancelled at a warning) — its cursor, selection,
+        scroll and undo history carry over, so the user goes on where they were."""
         super().__init__()
         self.relpath = relpath
         self.title_text = title if title is not None else f"editing {relpath}"
         self.text = text
         self.original = text if saved is None else saved
+        self.resume = resume
+        # where the user was when ctrl+s closed this editor (for an editor that resumes it)
+        self.selection: Selection | None = None
+        self.scroll: tuple[float, float] = (0, 0)
+        self.history: EditHistory | None = None
 
     def compose(self) -> ComposeResult:
         yield Label(plain(f" {self.title_text}"), id="editor-title")
@@ -355,10 +363,18 @@ class EditorScreen(Screen["str | None"]):
         yield KeysFooter()
 
     def on_mount(self) -> None:
-        self.query_one(TextArea).focus()
+        area = self.query_one(TextArea)
+        before = self.resume
+        if before is not None and before.history is not None and before.selection is not None:
+            area.history = before.history  # its last state is this text: ctrl+z goes back from here
+            area.selection = before.selection
+            self.call_after_refresh(area.scroll_to, *before.scroll, animate=False)
+        area.focus()
 
     def action_save(self) -> None:
-        self.dismiss(self.query_one(TextArea).text)
+        area = self.query_one(TextArea)
+        self.selection, self.scroll, self.history = area.selection, (area.scroll_x, area.scroll_y), area.history
+        self.dismiss(area.text)
 
     def action_cancel(self) -> None:
         text = self.query_one(TextArea).text

@@ -935,13 +935,17 @@ class MemoriesPane(Pane):
         if self._write_refused(mem):
             return
 
+        editor = EditorScreen(mem.relpath, mem.text)
+
         def saved(text: str | None) -> None:
             if text is not None:
-                self._save_text(mem, text)
+                self._save_text(mem, text, editor)
 
-        self.app.push_screen(EditorScreen(mem.relpath, mem.text), saved)
+        self.app.push_screen(editor, saved)
 
-    def _save_text(self, mem: Memory, text: str) -> None:
+    def _save_text(self, mem: Memory, text: str, editor: EditorScreen | None = None) -> None:
+        """Save ``text`` as ``mem``; when it is not written, back to an editor that goes on
+        from ``editor`` (the one it was typed in: its cursor and undo history)."""
         fmt = self.locations.flavor.behaviour.memory_format
         try:
             plan = plan_save(self.locations.memory_dir, mem, text, fmt)
@@ -950,22 +954,22 @@ class MemoriesPane(Pane):
                 self.notify(str(exc), severity="warning")
                 return
             self.notify(f"{exc} — your text is still in the editor", title="Not saved", severity="warning", timeout=8)
-            self._edit_again(mem, text)
+            self._edit_again(mem, text, editor)
             return
         except ConflictError:
             self._resolve_conflict(mem, text)
             return
         except OSError as exc:  # the file became unreadable (a folder, no permission): keep the text
             self.notify(f"{exc.strerror or exc} — your text is still in the editor", title="Not saved", severity="error")
-            self._edit_again(mem, text)
+            self._edit_again(mem, text, editor)
             return
-        self._save_plan(plan, mem, text)
+        self._save_plan(plan, mem, text, editor)
 
-    def _save_plan(self, plan: Plan, mem: Memory, text: str) -> None:
+    def _save_plan(self, plan: Plan, mem: Memory, text: str, editor: EditorScreen | None = None) -> None:
         """Apply a save; when it would make the agent lose a name, description or type, show
         what is lost first and ask (Cancel: back to the editor, the text kept)."""
         def unsaved() -> None:
-            self._edit_again(mem, text)
+            self._edit_again(mem, text, editor)
 
         if not plan.losses:
             self.apply(plan, select=mem.relpath, unsaved=unsaved)
@@ -975,18 +979,19 @@ class MemoriesPane(Pane):
             if ok:
                 self.apply(plan, select=mem.relpath, unsaved=unsaved)
             else:
-                self._edit_again(mem, text)
+                self._edit_again(mem, text, editor)
 
         self.app.push_screen(PlanPreview(plan, confirm_label="Save anyway"), confirmed)
 
-    def _edit_again(self, mem: Memory, text: str) -> None:
-        """Back to the editor with ``text`` (not saved yet)."""
+    def _edit_again(self, mem: Memory, text: str, before: EditorScreen | None = None) -> None:
+        """Back to the editor with ``text`` (not saved yet), where the user was in ``before``."""
+        editor = EditorScreen(mem.relpath, text, saved=mem.text, resume=before)
 
         def saved(edited: str | None) -> None:
             if edited is not None:
-                self._save_text(mem, edited)
+                self._save_text(mem, edited, editor)
 
-        self.app.push_screen(EditorScreen(mem.relpath, text, saved=mem.text), saved)
+        self.app.push_screen(editor, saved)
 
     def _resolve_conflict(self, mem: Memory, text: str, diff: str | None = None) -> None:
         disk = read_memory(mem.path, self.locations.memory_dir, self.locations.flavor.behaviour.memory_format)
@@ -1105,9 +1110,11 @@ class MemoriesPane(Pane):
         self.locations.memory_dir.mkdir(parents=True, exist_ok=True)
         self.app.push_screen(NewMemoryDialog(), created)
 
-    def _write_new(self, relpath: str, draft: str, text: str | None) -> None:
+    def _write_new(self, relpath: str, draft: str, text: str | None, before: EditorScreen | None = None) -> None:
         """The editor on a new memory (``draft``: as the dialog made it; ``text``: what was
-        typed so far); ctrl+s creates it with its index entry, esc drops it."""
+        typed so far, in ``before``); ctrl+s creates it with its index entry, esc drops it."""
+        title = f"new memory {relpath} — written when you save (ctrl+s) · esc drops it"
+        editor = EditorScreen(relpath, draft if text is None else text, saved=draft, title=title, resume=before)
 
         def saved(edited: str | None) -> None:
             if edited is None:
@@ -1117,12 +1124,11 @@ class MemoriesPane(Pane):
                 plan = plan_create_text(self.locations.memory_dir, relpath, edited, fmt)
             except EditError as exc:
                 self.notify(f"{exc} — your text is still in the editor", title="Not created", severity="warning", timeout=8)
-                self._write_new(relpath, draft, edited)
+                self._write_new(relpath, draft, edited, editor)
                 return
-            self.apply(plan, select=relpath, unsaved=lambda: self._write_new(relpath, draft, edited))
+            self.apply(plan, select=relpath, unsaved=lambda: self._write_new(relpath, draft, edited, editor))
 
-        title = f"new memory {relpath} — written when you save (ctrl+s) · esc drops it"
-        self.app.push_screen(EditorScreen(relpath, draft if text is None else text, saved=draft, title=title), saved)
+        self.app.push_screen(editor, saved)
 
     def action_delete(self) -> None:
         entry = self._need_selection()

@@ -115,3 +115,38 @@ async def test_after_a_refused_save_of_a_new_memory_the_cursor_is_on_the_same_me
         await settle(pilot)
         assert not (app.locations.memory_dir / "feedback_deploy_day.md").exists()
         assert cursor(app) == (3, "reference_grafana.md")
+
+
+async def test_after_a_refused_save_the_editor_goes_on_where_the_user_was(make_app: Callable[..., MemtuiApp]) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("n")
+        await wait_until(pilot, lambda: isinstance(app.screen, NewMemoryDialog), what="the new-memory dialog")
+        dialog = app.screen
+        dialog.query_one("#new-name", Input).value = "Deploy day"
+        dialog.query_one("#new-description", Input).value = "Deploys go out on Mondays"
+        dialog.query_one("#new-description", Input).focus()
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, EditorScreen), what="the editor on the draft")
+        first = app.screen
+        area = first.query_one(TextArea)
+        template = area.text
+        last = template.count("\n") - 1  # the draft's last line: the template's body
+        area.move_cursor((last, 0))
+        await pilot.press("N", "o", "t", "e", "space")  # typed there; the placeholders stay: the save is refused
+        typed = area.text
+        at = area.cursor_location
+        assert at == (last, 5) and typed != template
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: any(n.title == "Not created" for n in app._notifications), what="the refusal")
+        await wait_until(pilot, lambda: isinstance(app.screen, EditorScreen) and app.screen is not first, what="the editor again")
+        again = app.screen.query_one(TextArea)
+        await pilot.pause()
+        assert again.text == typed
+        assert again.cursor_location == at  # not the top of the file
+        await pilot.press("x")  # typing goes on at the same place
+        assert again.text.splitlines()[last].startswith("Note x")
+        await pilot.press("ctrl+z")  # and the undo history came along: back to before the x…
+        await pilot.press("ctrl+z")  # …and before what was typed in the first editor
+        assert again.text == template
