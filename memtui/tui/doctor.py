@@ -384,6 +384,13 @@ class DoctorScreen(PaneScreen):
 
     def action_fix(self) -> None:
         f = self._selected()
+        node = self.query_one("#doctor-tree", Tree).cursor_node
+        if f is None and node is not None:  # a file's row: its one fixable finding, if it has one
+            fixable = [c.data for c in node.children if c.data is not None and c.data.fix]
+            if len(fixable) > 1:
+                self.notify(f"This file has {len(fixable)} findings with a fix: select one (↓) and press f.", severity="warning")
+                return
+            f = fixable[0] if fixable else None
         if f is None or not f.fix:
             self.notify("The selected finding has no safe fix.", severity="warning")
             return

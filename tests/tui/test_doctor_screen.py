@@ -114,3 +114,22 @@ async def test_after_a_fix_the_cursor_is_on_the_finding_that_followed_the_fixed_
         selected = tree.cursor_node
         assert selected is not None and selected.data is not None
         assert (selected.data.code, selected.data.path, selected.data.message) == (follower.code, follower.path, follower.message)
+
+
+async def test_f_on_a_file_row_fixes_its_one_finding_with_a_fix(make_app: Callable[..., MemtuiApp]) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("D")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, DoctorScreen)
+        await settle(pilot)
+        tree = screen.query_one("#doctor-tree", Tree)
+        row = next(group for group in tree.root.children if str(group.label).startswith("▲ feedback_nested.md"))
+        tree.move_cursor(row)  # the file's row, not its finding's
+        await pilot.pause()
+        await pilot.press("f")
+        await pilot.pause()
+        assert isinstance(app.screen, PlanPreview)
+        assert "+type: feedback" in app.screen.plan.diff()
