@@ -11,7 +11,7 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Footer, Header
 
-from support.pilot import settle, wait_until
+from support.pilot import settle
 
 from memtui.tui.app import MemtuiApp
 from memtui.tui.widgets.keys_panel import PaneBindingsTable, PaneKeys
@@ -109,18 +109,3 @@ async def test_collections_resume_once_the_screen_shows_the_key(make_app: Callab
             await settle(pilot)
         assert gc.isenabled()
     assert gc.isenabled()
-
-
-async def test_in_a_text_box_the_panel_lists_no_key_that_would_be_typed(make_app: Callable[[], MemtuiApp]) -> None:
-    app = make_app()
-    async with app.run_test(size=(120, 36)) as pilot:
-        await settle(pilot)
-        await pilot.press("3")  # the Recall pane: its query box has the focus
-        await settle(pilot)
-        await pilot.press("f1")
-        await wait_until(pilot, lambda: bool(app.screen.query(PaneKeys)), what="the key panel")
-        await pilot.pause()
-        lines = [line.strip() for line in panel_lines(app.screen.query_one(PaneKeys)) if line.strip()]
-        keys = [line.split()[0] for line in lines if not line.startswith("keys that work")]
-        assert not {"1", "2", "3", "4", "?", "q"} & set(keys), keys  # typed into the box, not run
-        assert "^p" in keys or any(k.startswith("^") for k in keys)  # keys with ctrl still listed

@@ -16,8 +16,7 @@ from textual.style import Style
 from textual.visual import RenderOptions, Visual
 from textual.containers import VerticalScroll
 from textual.screen import Screen
-from textual.keys import key_to_character
-from textual.widgets import Input, Static, TextArea
+from textual.widgets import Static
 
 # the keys every list and text box has, in one line instead of a row each
 MOVEMENT = "↑ ↓ ← → pgup pgdn home end: move in the focused list or text"
@@ -81,12 +80,8 @@ class PaneBindingsTable(Static):
         header_style = self.get_visual_style("bindings-table--header", partial=True)
         groups: dict[str, dict[str, list[str]]] = {"here": {}, "everywhere": {}}
         described: dict[str, Content] = {}
-        # in a text box a key that is a character is typed, whatever it is bound to elsewhere
-        typing = isinstance(self.app.focused, (Input, TextArea))
         for namespace, binding, enabled, _tooltip in self.screen.active_bindings.values():
             if not binding.id or binding.system or not enabled:
-                continue
-            if typing and key_to_character(binding.key) is not None:
                 continue
             rows = groups[_group(namespace)]
             rows.setdefault(binding.action, []).append(self.app.get_key_display(binding))
