@@ -13,6 +13,7 @@ from support.pilot import settle, wait_until
 
 from memtui.core.extract import extract
 from memtui.tui.app import MemtuiApp
+from memtui.tui.widgets.memory_table import MemoryTable
 from memtui.tui.doctor import DoctorScreen
 from memtui.tui.inbox import InboxScreen
 
@@ -30,6 +31,10 @@ def keys_then_settle(*keys: str) -> Callable[[Any], Any]:
             await pilot.press(key)
         for _ in range(3):
             await settle(pilot)
+        # the rows are built for the memory column's width at the table's final size (a layout
+        # that settles late — a scrollbar shown, then not — refits them once more)
+        await wait_until(pilot, lambda: all(t.row_width == t.memory_width() for t in pilot.app.query(MemoryTable)), what="the rows refitted")
+        await settle(pilot)
 
     return run_before
 

@@ -410,12 +410,13 @@ class MemoryTable(DataTable[RenderableType]):
 
     def _update_dimensions(self, new_rows: Iterable[RowKey]) -> None:
         """The virtual size: one line per row. Every row's memory cell is ``row_width`` cells
-        wide, so the memory column is measured once, not once per new row (as DataTable does:
-        its column only ever widens)."""
+        wide, so the memory column is that wide (at least its label): measured once, not once
+        per new row, and narrower again after a refit to a narrower table (DataTable's columns
+        only ever widen: the header and the cursor's row ran past the other rows)."""
         if self._count:
             column = self.columns.get(ColumnKey("memory"))
             if column is not None:
-                column.content_width = max(column.content_width, self._row_width)
+                column.content_width = max(column.label.cell_len, self._row_width)
         width = sum(column.get_render_width(self) for column in self.columns.values()) + self._row_label_column_width
         self.virtual_size = Size(width, self._count + (self.header_height if self.show_header else 0))
 
