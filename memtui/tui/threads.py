@@ -25,7 +25,7 @@ T = TypeVar("T")
 
 # The worker groups whose threads write to the memory dir or memtui's state: the app waits for
 # them before exiting (each is one journaled transaction: seconds at most).
-WRITE_GROUPS = frozenset({"memories-apply", "doctor-fix", "dream-apply", "inbox-write", "dream"})
+WRITE_GROUPS = frozenset({"memories-apply", "doctor-fix", "dream-apply", "inbox-write"})
 
 _counter = itertools.count(1)
 
