@@ -33,6 +33,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.css.query import NoMatches
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.events import Resize
 from textual.message import Message
@@ -770,8 +771,13 @@ class DreamPane(Pane):
         return styled(" offline ", style="bold $chip-text on $success")
 
     def _show_status(self) -> None:
-        """The badge and one line: what the pane is doing and which keys act now."""
+        """The badge and one line: what the pane is doing and which keys act now. (After a
+        refresh: the pane may have been removed meanwhile — a flavor switch rebuilds every pane.)"""
         self._status_due = False
+        try:
+            status = self.query_one("#dream-status", Static)
+        except NoMatches:  # the pane is being removed (its children go first)
+            return
         if self.running in ("dry", "run", "force"):
             what = f"{RUN_LABELS[self.running]}… esc cancels" + ("" if self.running == "dry" else " (the lock goes back)")
         elif self.running == "apply":
@@ -789,7 +795,7 @@ class DreamPane(Pane):
                 what = f"dry run: {counts} — a apply (takes the lock) · x discard · nothing is written before apply"
         else:
             what = "d dry run · R run through the gates · F force · u undo the last dream"
-        self.query_one("#dream-status", Static).update(assemble(self._badge(), " ", what))
+        status.update(assemble(self._badge(), " ", what))
         self.set_class(self.plan is not None, "-has-plan")
         self.refresh_bindings()
 

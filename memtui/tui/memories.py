@@ -732,6 +732,8 @@ class MemoriesPane(Pane):
         """Show the preview of the memory under the cursor, unless it shows already: fields,
         diagnostics and body drawn together, once the body's Markdown is ready."""
         self._preview_due = False
+        if not self.is_attached or not self.query_children("#memories-body"):  # being removed (a flavor switch), children first
+            return
         entry = self.selected_entry()
         if entry is not None and entry is self._previewed:
             return

@@ -91,11 +91,11 @@ async def test_ctrl_f_with_the_key_panel_open_closes_it_and_switches(project: Pa
 
 
 async def test_ctrl_f_right_at_startup_waits_for_the_panes(project: Path) -> None:
-    from textual.lazy import Lazy
 
     app = MemtuiApp.for_project(AGENT, project, watch=False)
     async with app.run_test(size=(120, 36)) as pilot:
-        assert app.query(Lazy)  # the panes shown later are still waiting to be mounted
+        # usually the panes shown later are still waiting to be mounted here (on a busy machine
+        # they may be in place already: the test then checks the plain case)
         await app.action_switch_flavor()
         await settle(pilot)
         assert app.locations.flavor.name == "claude" and app.is_running

@@ -229,7 +229,8 @@ async def test_quit_right_at_startup_lets_the_panes_finish_mounting(make_app: Ca
     exit_ = app.exit
     monkeypatch.setattr(app, "exit", lambda *a, **k: (mounting_at_exit.append(len(app.query(Lazy))), exit_(*a, **k)))
     async with app.run_test(size=(120, 36)):
-        assert app.query(Lazy)  # the panes shown later are still waiting to be mounted
+        # usually the panes shown later are still waiting to be mounted here (on a busy machine
+        # they may be in place already: the test then checks the plain case)
         await app.action_quit()
     assert mounting_at_exit == [0]
 
