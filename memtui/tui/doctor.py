@@ -56,6 +56,11 @@ def _finding_key(finding: Finding) -> tuple[str, str | None, int | None, str]:
     return (finding.code, finding.path, finding.line, finding.message)
 
 
+def _finding_rows(tree: Tree[Finding | None]) -> list[TreeNode[Finding | None]]:
+    """The rows of ``tree`` that are findings (under their file or group), top to bottom."""
+    return [leaf for group in tree.root.children for leaf in group.children if leaf.data is not None]
+
+
 def _icon(finding: Finding) -> tuple[str, str]:
     """The severity icon of ``finding`` and its style."""
     return f"{SEVERITY_ICON[finding.severity]} ", severity_style(finding.severity)
@@ -208,8 +213,7 @@ class DoctorScreen(PaneScreen):
     def _no_memory_dir(self, message: NoMemoryDir) -> None:
         self._stopped_running()
         problem = message.problem
-        why = "is not a directory." if problem.code == "not-a-directory" else "does not exist yet — the agent creates it when it first saves a memory."
-        self.query_one("#doctor-summary", Static).update(Text.assemble(("Nothing to check.  ", "bold"), (f"{visible(str(problem.memory_dir))} {why}", tone("$soft"))))
+        self.query_one("#doctor-summary", Static).update(Text.assemble(("Nothing to check.  ", "bold"), (f"{visible(str(problem.memory_dir))} {problem.what}", tone("$soft"))))
 
     @on(Done)
     def _done(self, message: Done) -> None:
@@ -327,7 +331,7 @@ class DoctorScreen(PaneScreen):
         selected = self._selected_key
         if selected is None:
             return None
-        leaves = [leaf for group in tree.root.children for leaf in group.children if leaf.data is not None]
+        leaves = _finding_rows(tree)
         for leaf in leaves:
             if _finding_key(leaf.data) == selected[0]:
                 return leaf
@@ -341,7 +345,7 @@ class DoctorScreen(PaneScreen):
         node = tree.cursor_node
         if node is None or node.data is None:
             return
-        leaves = [leaf for group in tree.root.children for leaf in group.children if leaf.data is not None]
+        leaves = _finding_rows(tree)
         self._selected_key = (_finding_key(node.data), leaves.index(node) if node in leaves else 0)
 
     def _selected(self) -> Finding | None:

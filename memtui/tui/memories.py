@@ -470,9 +470,9 @@ class MemoriesPane(Pane):
         self.loading = False
         problem = message.problem
         if problem.code == "not-a-directory":
-            self._show_nothing("Cannot show the memories.", f"{problem.memory_dir}\nis not a directory.")
+            self._show_nothing("Cannot show the memories.", f"{problem.memory_dir}\n{problem.what}")
             return
-        reason = f"{problem.memory_dir}\ndoes not exist yet — the agent creates it when it first saves a memory."
+        reason = f"{problem.memory_dir}\n{problem.what}"
         if message.other_flavor is not None:
             reason += "\n\n" + self._other_flavor_text(message.other_flavor)
         self._show_nothing("No memories yet.", reason)

@@ -4,13 +4,26 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from textual.pilot import Pilot
 from textual.widgets import Tree
 
 from support.pilot import settle
 
+from memtui.core.doctor import Finding
 from memtui.tui.app import MemtuiApp
 from memtui.tui.dialogs import PlanPreview
 from memtui.tui.doctor import DoctorScreen
+
+
+async def open_doctor(app: MemtuiApp, pilot: Pilot[None]) -> Tree[Finding | None]:
+    """Open the doctor from the Memories list and wait for its report; its tree of findings."""
+    await settle(pilot)
+    await pilot.press("D")
+    await pilot.pause()
+    screen = app.screen
+    assert isinstance(screen, DoctorScreen)
+    await settle(pilot)
+    return screen.query_one("#doctor-tree", Tree)
 
 
 async def test_doctor_groups_findings_by_file_and_applies_a_safe_fix(make_app: Callable[..., MemtuiApp]) -> None:
@@ -88,13 +101,7 @@ async def test_the_doctor_says_once_where_the_code_moved(tmp_path, monkeypatch) 
 async def test_after_a_fix_the_cursor_is_on_the_finding_that_followed_the_fixed_one(make_app: Callable[..., MemtuiApp]) -> None:
     app = make_app()
     async with app.run_test(size=(120, 36)) as pilot:
-        await settle(pilot)
-        await pilot.press("D")
-        await pilot.pause()
-        screen = app.screen
-        assert isinstance(screen, DoctorScreen)
-        await settle(pilot)
-        tree = screen.query_one("#doctor-tree", Tree)
+        tree = await open_doctor(app, pilot)
 
         def leaves() -> list:  # type: ignore[type-arg]
             return [leaf for group in tree.root.children for leaf in group.children if leaf.data is not None]
@@ -119,13 +126,7 @@ async def test_after_a_fix_the_cursor_is_on_the_finding_that_followed_the_fixed_
 async def test_f_on_a_file_row_fixes_its_one_finding_with_a_fix(make_app: Callable[..., MemtuiApp]) -> None:
     app = make_app()
     async with app.run_test(size=(120, 36)) as pilot:
-        await settle(pilot)
-        await pilot.press("D")
-        await pilot.pause()
-        screen = app.screen
-        assert isinstance(screen, DoctorScreen)
-        await settle(pilot)
-        tree = screen.query_one("#doctor-tree", Tree)
+        tree = await open_doctor(app, pilot)
         row = next(group for group in tree.root.children if str(group.label).startswith("▲ feedback_nested.md"))
         tree.move_cursor(row)  # the file's row, not its finding's
         await pilot.pause()

@@ -89,19 +89,24 @@ async def test_after_a_doctor_fix_the_cursor_is_on_the_same_memory(make_app: Cal
         assert cursor(app) == (3, "reference_grafana.md")
 
 
+async def new_memory_draft(app: MemtuiApp, pilot: Pilot[None]) -> None:
+    """``n``, a name and a description: the editor opens on the new memory's draft."""
+    await pilot.press("n")
+    await wait_until(pilot, lambda: isinstance(app.screen, NewMemoryDialog), what="the new-memory dialog")
+    dialog = app.screen
+    dialog.query_one("#new-name", Input).value = "Deploy day"
+    dialog.query_one("#new-description", Input).value = "Deploys go out on Mondays"
+    dialog.query_one("#new-description", Input).focus()
+    await pilot.press("enter")
+    await wait_until(pilot, lambda: isinstance(app.screen, EditorScreen), what="the editor on the draft")
+
+
 async def test_after_a_refused_save_of_a_new_memory_the_cursor_is_on_the_same_memory(make_app: Callable[..., MemtuiApp]) -> None:
     app = make_app()
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)
         await select(app, pilot, "reference_grafana.md")
-        await pilot.press("n")
-        await wait_until(pilot, lambda: isinstance(app.screen, NewMemoryDialog), what="the new-memory dialog")
-        dialog = app.screen
-        dialog.query_one("#new-name", Input).value = "Deploy day"
-        dialog.query_one("#new-description", Input).value = "Deploys go out on Mondays"
-        dialog.query_one("#new-description", Input).focus()
-        await pilot.press("enter")
-        await wait_until(pilot, lambda: isinstance(app.screen, EditorScreen), what="the editor on the draft")
+        await new_memory_draft(app, pilot)
         area = app.screen.query_one(TextArea)
         area.text = area.text.replace("name: Deploy day\n", "name:\n")  # no name: the save is refused
         await pilot.press("ctrl+s")
@@ -121,14 +126,7 @@ async def test_after_a_refused_save_the_editor_goes_on_where_the_user_was(make_a
     app = make_app()
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)
-        await pilot.press("n")
-        await wait_until(pilot, lambda: isinstance(app.screen, NewMemoryDialog), what="the new-memory dialog")
-        dialog = app.screen
-        dialog.query_one("#new-name", Input).value = "Deploy day"
-        dialog.query_one("#new-description", Input).value = "Deploys go out on Mondays"
-        dialog.query_one("#new-description", Input).focus()
-        await pilot.press("enter")
-        await wait_until(pilot, lambda: isinstance(app.screen, EditorScreen), what="the editor on the draft")
+        await new_memory_draft(app, pilot)
         first = app.screen
         area = first.query_one(TextArea)
         template = area.text

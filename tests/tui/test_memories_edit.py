@@ -84,15 +84,21 @@ async def test_rename_moves_the_file_and_its_index_link(make_app: Callable[..., 
         assert entry is not None and entry.relpath == "user_go_engineer.md"
 
 
+async def open_rename(app: MemtuiApp, pilot: Pilot[None], relpath: str) -> TextPrompt:
+    """The rename dialog (``m``) on ``relpath``, once the list is up."""
+    await settle(pilot)
+    await select(app, pilot, relpath)
+    await pilot.press("m")
+    await pilot.pause()
+    prompt = app.screen
+    assert isinstance(prompt, TextPrompt)
+    return prompt
+
+
 async def test_an_invalid_new_name_keeps_the_rename_dialog_with_the_name_and_the_reason(make_app: Callable[..., MemtuiApp]) -> None:
     app = make_app()
     async with app.run_test(size=(120, 36)) as pilot:
-        await settle(pilot)
-        await select(app, pilot, "user_role.md")
-        await pilot.press("m")
-        await pilot.pause()
-        prompt = app.screen
-        assert isinstance(prompt, TextPrompt)
+        prompt = await open_rename(app, pilot, "user_role.md")
         assert "enter renames · esc cancels" in plain_text(prompt)
         prompt.query_one(Input).value = "user_go_engineerMD"
         await pilot.press("enter")
@@ -478,12 +484,7 @@ async def test_a_new_memory_not_written_at_the_index_cap_preview_goes_back_to_th
 async def test_a_long_rename_error_is_shown_whole(make_app: Callable[..., MemtuiApp], size: tuple[int, int]) -> None:
     app = make_app()
     async with app.run_test(size=size) as pilot:
-        await settle(pilot)
-        await select(app, pilot, "user_role.md")
-        await pilot.press("m")
-        await pilot.pause()
-        prompt = app.screen
-        assert isinstance(prompt, TextPrompt)
+        prompt = await open_rename(app, pilot, "user_role.md")
         name = "user_role_a_much_longer_name_about_the_backend_engineer_who_writes_go_daily.mdx"
         prompt.query_one(Input).value = name
         await pilot.press("enter")

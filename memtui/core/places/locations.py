@@ -310,6 +310,14 @@ class MemoryDirProblem:
     memory_dir: Path
     other_flavor: tuple[str, Path] | None = None
 
+    @property
+    def what(self) -> str:
+        """What is wrong, as the end of a sentence about ``memory_dir``: "is not a directory." or
+        "does not exist yet — the agent creates it when it first saves a memory."."""
+        if self.code == "not-a-directory":
+            return "is not a directory."
+        return "does not exist yet — the agent creates it when it first saves a memory."
+
 
 def memory_dir_problem(loc: Locations, environ: Mapping[str, str] | None = None) -> MemoryDirProblem | None:
     """``None`` when ``loc.memory_dir`` is a directory, else what is wrong with it: the one
