@@ -3,7 +3,7 @@ plain view: ``plain_view``); each subcommand drives the core.
 
 Common options (before or after the subcommand): ``--project DIR`` (default: cwd),
 ``--memory-dir DIR`` (skip resolution; for folders copied out of a repo),
-``--flavor auto|agent|claude``, ``--settings FILE|JSON``.
+``--flavor auto|agent|claude``, ``--release VERSION|auto``, ``--settings FILE|JSON``.
 """
 
 from __future__ import annotations
@@ -110,13 +110,24 @@ class MemtuiGroup(click.Group):
     default=None,
     help="What the agent was started with as --settings: a settings file or inline JSON.",
 )
+@click.option(
+    "--release",
+    default=None,
+    metavar="VERSION",
+    help="The agent's release to model: a profile's version (claude: 2.1.328, 2.1.332) or auto (the default: "
+    "the version `claude --version` prints, else the newest transcript's, else the newest). Env: MEMTUI_RELEASE.",
+)
 @click.version_option(package_name="memtui")
 @click.pass_context
-def main(ctx: click.Context, project: Path | None, memory_dir: Path | None, flavor: str | None, settings: str | None) -> None:
+def main(
+    ctx: click.Context, project: Path | None, memory_dir: Path | None, flavor: str | None, settings: str | None, release: str | None
+) -> None:
     """See and tend the memory of a coding agent. With no command, open the app."""
     if project is not None and not project.is_dir():
         fail(f"--project {project}: not a directory")
-    ctx.obj = CliContext(flavor_name=flavor, project=project, memory_dir=memory_dir, settings=settings, open_app=open_app)
+    ctx.obj = CliContext(
+        flavor_name=flavor, project=project, memory_dir=memory_dir, settings=settings, release_name=release, open_app=open_app
+    )
     if ctx.invoked_subcommand is None:
         why = app_cannot_open()
         if why is None:

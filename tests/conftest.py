@@ -13,8 +13,9 @@ _ENV_PREFIXES = ("AGENT_", "CLAUDE_", "MEMTUI_", "ANTHROPIC_")
 
 @pytest.fixture(autouse=True)
 def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Point HOME, XDG dirs, the managed dir and memtui's state dir at a fresh temp tree and
-    clear every variable that steers the agent or memtui. Returns the fake HOME."""
+    """Point HOME, XDG dirs, the managed dir and memtui's state dir at a fresh temp tree, clear
+    every variable that steers the agent or memtui, and leave any `claude` program off PATH.
+    Returns the fake HOME."""
     root = tmp_path_factory.mktemp("isolated")
     for key in list(os.environ):
         if key.startswith(_ENV_PREFIXES):
@@ -26,6 +27,9 @@ def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     monkeypatch.setenv("XDG_CONFIG_HOME", str(root / "xdg-config"))
     monkeypatch.setenv("MEMTUI_MANAGED_DIR", str(root / "managed"))
     monkeypatch.setenv("MEMTUI_STATE_DIR", str(root / "state"))
+    # An installed `claude` would pick the release profile memtui models: tests see none.
+    path = [d for d in os.environ.get("PATH", "").split(os.pathsep) if d and not os.path.exists(os.path.join(d, "claude"))]
+    monkeypatch.setenv("PATH", os.pathsep.join(path))
     return home
 
 

@@ -20,6 +20,8 @@ from memtui.core.base.terminal import has_unsafe, visible, visible_block
 from memtui.core.places.autoflavor import FlavorChoice, OtherFlavorHint, choose_flavor, other_flavor_hint
 from memtui.core.places.flavor import Flavor, UnknownFlavorError
 from memtui.core.places.locations import Locations, memory_dir_problem, resolve_locations
+from memtui.core.places.profiles import UnknownReleaseError
+from memtui.core.sessions.version import choose_release
 from memtui.core.writes.transaction import recover_at_start
 
 P = ParamSpec("P")
@@ -31,12 +33,14 @@ AppOpener = Callable[[FlavorChoice, Path | None, Path | None], None]
 class CliContext:
     """The common options of every command: ``--project``, ``--memory-dir``, ``--flavor``
     (``flavor_name``: as given, ``None`` or ``"auto"`` to detect it; ``choice``/``flavor``:
-    the outcome, decided once all options are known)."""
+    the outcome, decided once all options are known), ``--settings``, ``--release``
+    (``release_name``: a release profile's version, ``None`` or ``"auto"`` to detect it)."""
 
     flavor_name: str | None
     project: Path | None
     memory_dir: Path | None
     settings: str | None = None
+    release_name: str | None = None
     # How to open the app (``flavor, project, memory_dir``), given by the ``memtui`` entry point:
     # the commands never import the TUI.
     open_app: AppOpener | None = field(default=None, repr=False)
@@ -46,12 +50,13 @@ class CliContext:
 
     @property
     def choice(self) -> FlavorChoice:
-        """The flavor and why (``--flavor``, ``$MEMTUI_FLAVOR``, else detected for the project);
+        """The flavor and why (``--flavor``, ``$MEMTUI_FLAVOR``, else detected for the project),
+        at its release profile (``--release``, ``$MEMTUI_RELEASE``, else the version installed);
         an unknown name is one line on stderr and exit 2."""
         if self._choice is None:
             try:
-                self._choice = choose_flavor(self.flavor_name, self.project)
-            except UnknownFlavorError as exc:
+                self._choice = choose_release(choose_flavor(self.flavor_name, self.project), self.project, given=self.release_name)
+            except (UnknownFlavorError, UnknownReleaseError) as exc:
                 fail(str(exc))
         return self._choice
 
@@ -257,6 +262,8 @@ def _set_common(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
         return value
     if param.name == "flavor":
         obj.flavor_name = str(value)
+    elif param.name == "release":
+        obj.release_name = str(value)
     elif param.name == "project":
         if not Path(value).is_dir():
             fail(f"--project {value}: not a directory")
@@ -270,7 +277,7 @@ def _set_common(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
 
 
 def common_options(func: Callable[P, R]) -> Callable[P, R]:
-    """Accept ``--project``, ``--memory-dir``, ``--flavor`` and ``--settings`` after the
+    """Accept ``--project``, ``--memory-dir``, ``--flavor``, ``--release`` and ``--settings`` after the
     subcommand too (``memtui ls --memory-dir DIR`` and ``memtui --memory-dir DIR ls`` mean the
     same). Every command and group takes them but ``demo``, which runs on its own workspace."""
     from memtui.core.places.autoflavor import FLAVOR_CHOICES
@@ -282,6 +289,8 @@ def common_options(func: Callable[P, R]) -> Callable[P, R]:
                      callback=_set_common, is_eager=True, help="Use this memory dir instead of resolving it."),
         click.option("--flavor", type=click.Choice(FLAVOR_CHOICES), default=None, expose_value=False,
                      callback=_set_common, is_eager=True, help="auto (default), agent (AGENT.md) or claude (CLAUDE.md)."),
+        click.option("--release", default=None, expose_value=False, callback=_set_common, is_eager=True,
+                     metavar="VERSION", help="The agent's release to model (e.g. 2.1.328), or auto (default)."),
         click.option("--settings", default=None, expose_value=False, callback=_set_common, is_eager=True,
                      help="The agent's --settings: a settings file or inline JSON (the flag layer)."),
     ]

@@ -9,17 +9,25 @@ import click
 from memtui.commands.common import CliContext, common_options, emit_json, say, user_errors
 from memtui.core.base.terminal import visible
 from memtui.core.places.locations import Locations
+from memtui.core.places.profiles import ReleaseChoice, profile_versions
 from memtui.core.sessions.version import VersionCheck, check_version
 
 _TRUST_NOTE = "a trusted workspace, or a -p/SDK run"
 
 
-def locations_to_json(loc: Locations, version: VersionCheck | None = None) -> dict[str, Any]:
-    """The ``memtui where --json`` shape."""
+def locations_to_json(loc: Locations, version: VersionCheck | None = None, choice: ReleaseChoice | None = None) -> dict[str, Any]:
+    """The ``memtui where --json`` shape: ``release`` is the profile modelled (``product``,
+    ``version``) and, when chosen, why (``source``, ``reason``, ``detected``…: ``ReleaseChoice.to_json``)
+    and the other profiles of the flavor (``profiles``)."""
     release = loc.flavor.behaviour
     return {
         "flavor": loc.flavor.name,
-        "release": {"product": release.product, "version": release.version},
+        "release": {
+            "product": release.product,
+            "version": release.version,
+            "profiles": list(profile_versions(loc.flavor)),
+            **({} if choice is None else {k: v for k, v in choice.to_json().items() if k != "profile"}),
+        },
         "version": version.to_json() if version is not None else None,
         "project_root": str(loc.project_root),
         "git_root": str(loc.git_root) if loc.git_root else None,
@@ -47,8 +55,12 @@ def locations_to_json(loc: Locations, version: VersionCheck | None = None) -> di
 def where(obj: CliContext, as_json: bool) -> None:
     """Show where the agent's memory, transcripts and memtui's state live."""
     loc = obj.locations
-    version = check_version(loc)
-    data = locations_to_json(loc, version)
+    chosen = obj.choice.release
+    if chosen is not None and chosen.source in ("command", "transcript"):
+        version = check_version(loc, detected=chosen.detected)
+    else:
+        version = check_version(loc)
+    data = locations_to_json(loc, version, chosen)
     data["flavor_reason"] = obj.choice.reason
     if as_json:
         emit_json(data)
@@ -58,7 +70,8 @@ def where(obj: CliContext, as_json: bool) -> None:
         trusted_note = f"; in {_TRUST_NOTE}"
     rows = [
         ("flavor", f"{data['flavor']}  ({obj.choice.reason})"),
-        ("models", loc.flavor.behaviour.title),
+        ("models", _models(loc, chosen)),
+        *([("profiles", f"{', '.join(profile_versions(loc.flavor))}  (--release VERSION picks one)")] if len(profile_versions(loc.flavor)) > 1 else []),
         ("project root", data["project_root"]),
         ("git root", data["git_root"] or "— (not in a git repository)"),
         ("canonical git root", data["canonical_git_root"] or "—"),
@@ -92,3 +105,12 @@ def where(obj: CliContext, as_json: bool) -> None:
     for d in data["diagnostics"]:
         where_ = f" {visible(d['path'])}" if d["path"] else ""
         say(f"{d['severity']}: {d['code']}{where_}: {visible(d['message'])}")
+
+
+def _models(loc: Locations, chosen: ReleaseChoice | None) -> str:
+    """``Claude Code 2.1.332  (`claude --version` says 2.1.332)``: the profile and why."""
+    title = loc.flavor.behaviour.title
+    known = profile_versions(loc.flavor)
+    if chosen is None or chosen.source == "only" or len(known) < 2:
+        return title
+    return f"{title}  ({chosen.reason})"

@@ -21,7 +21,7 @@ from memtui.core.places.autoflavor import FlavorChoice
 from memtui.core.places.flavor import Flavor
 from memtui.core.places.locations import Locations, resolve_locations
 from memtui.core.writes.transaction import recover_at_start
-from memtui.core.sessions.version import check_version
+from memtui.core.sessions.version import check_version, choose_release
 from memtui.tui.cascade import CascadePane
 from memtui.tui.dream import DreamPane
 from memtui.tui.heap import KeyPause, freeze_long_lived, thaw
@@ -82,6 +82,8 @@ class MemtuiApp(App[None]):
         self.locations = locations
         # how the flavor was chosen, for the header (``--flavor auto`` says why)
         self.choice = choice if choice is not None and choice.flavor is locations.flavor else FlavorChoice.given(locations.flavor)
+        # A release profile named with --release holds across ctrl+f.
+        self._release_given = None if self.choice.release is None or self.choice.release.source != "flag" else self.choice.release.version
         self.live_reload = watch  # not `watch`: that is DOMNode.watch, which Textual calls on the app
         self.register_theme(THEME)
         self.theme = THEME.name
@@ -155,7 +157,8 @@ class MemtuiApp(App[None]):
         """The header: the project, the flavor and why (when detected or from the environment),
         the release modelled; a claude flavor checks the installed version."""
         loc = self.locations
-        why = "" if self.choice == FlavorChoice.given(loc.flavor) else f" ({self.choice.reason})"  # a flag needs no echo
+        given = FlavorChoice.given(loc.flavor)
+        why = "" if (self.choice.source, self.choice.reason) == (given.source, given.reason) else f" ({self.choice.reason})"  # a flag needs no echo
         self.sub_title = visible(f"{shorten_home(loc.project_root)} · {loc.flavor.name} flavor{why}")
         if loc.flavor.behaviour.version is not None:
             self.sub_title += visible(f" · models {loc.flavor.behaviour.title}")
@@ -174,7 +177,9 @@ class MemtuiApp(App[None]):
             await panel.remove()
         await self._panes_mounted()
         loc = self.locations
-        self.choice = FlavorChoice(self.choice.other(), "flag", "switched with ctrl+f", {})
+        # The release profile from the transcripts (the version command is not run on the UI thread).
+        switched = FlavorChoice(self.choice.other(), "flag", "switched with ctrl+f", {})
+        self.choice = choose_release(switched, loc.project_root, given=self._release_given, ask_command=False)
         memory_dir = loc.memory_dir if loc.memory_dir_source == "option" else None
         self.locations = resolve_locations(self.choice.flavor, loc.project_root, memory_dir=memory_dir)
         recovered = recover_at_start(self.locations.state_dir, self.locations.memory_dir)
@@ -195,7 +200,9 @@ class MemtuiApp(App[None]):
     def check_version(self) -> None:
         """Read the user's version of the agent (transcripts, else its command) off the UI
         thread; a difference from the modelled release becomes a notice."""
-        result = check_version(self.locations)
+        release = self.choice.release
+        found = release.detected if release is not None else None
+        result = check_version(self.locations, detected=found)
         if result.notice is not None:
             self.call_from_thread(self._version_differs, result.installed or "?", result.notice)
 

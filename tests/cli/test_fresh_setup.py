@@ -65,7 +65,7 @@ def test_json_has_the_usual_shape_empty(fresh: tuple[Path, Path]) -> None:
     assert json.loads(run(project, "trash", "--json").stdout) == []
     assert run(project, "trash").stdout == "the trash is empty\n"
     status = run(project, "dream", "status", "--json")
-    assert status.exit_code == 0 and json.loads(status.stdout)["release"] == "claude-2.1.328"
+    assert status.exit_code == 0 and json.loads(status.stdout)["release"] == "claude-2.1.332"
     assert not memory.exists()
 
 

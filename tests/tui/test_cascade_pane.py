@@ -442,7 +442,7 @@ async def test_a_pane_whose_widgets_never_mount_raises_nothing(isolated_env: Pat
 
 
 async def test_the_team_memory_layer_says_what_it_is_for_each_flavor(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Claude Code 2.1.328 loads no team memory index: its empty layer says so instead of
+    """Claude Code 2.1.332 (as 2.1.328) loads no team memory index: its empty layer says so instead of
     "no files"; the layer's detail says what the layer is, for either flavor."""
     from memtui.core.places.flavor import CLAUDE
     from memtui.tui.widgets.cascade_view import LayerNode
@@ -455,7 +455,7 @@ async def test_the_team_memory_layer_says_what_it_is_for_each_flavor(tmp_path: P
     memory = tmp_path / "memory"
     (memory / "team").mkdir(parents=True)
     for flavor, label, what in (
-        (CLAUDE, "Team memory  not loaded by Claude Code 2.1.328", "Claude Code 2.1.328 loads no team memory at startup"),
+        (CLAUDE, "Team memory  not loaded by Claude Code 2.1.332", "Claude Code 2.1.332 loads no team memory at startup"),
         (AGENT, "Team memory  no files", f"memories shared with the team, in {memory / 'team'}/"),
     ):
         app = MemtuiApp.for_project(flavor, project, memory_dir=memory, watch=False)

@@ -33,17 +33,17 @@ async def test_recall_pane_reads_the_gate(isolated_env: Path, monkeypatch: pytes
     (isolated_env / ".claude.json").write_text(json.dumps({"cachedGrowthBookFeatures": {"tengu_moth_copse": flag}}))
     app = MemtuiApp.for_project(CLAUDE, project, memory_dir=memory_dir, watch=False)
     async with app.run_test(size=(120, 36)) as pilot:
-        assert "models Claude Code 2.1.328" in app.sub_title
+        assert "models Claude Code 2.1.332" in app.sub_title
         await open_recall(app, pilot)
         await type_text(pilot, "latency board for the backend engineer")
         result = await result_for(app, pilot, "latency board for the backend engineer")
         assert result.picks  # the preview works either way
         text = notice(app)
         if flag:
-            assert "Claude Code 2.1.328 recalls memories for you: this feature is on for your account;" in text and not result.would_only
+            assert "Claude Code 2.1.332 recalls memories for you: this feature is on for your account;" in text and not result.would_only
             assert "details: flag tengu_moth_copse: true in ~/.claude.json (cachedGrowthBookFeatures)" in text.splitlines()
         else:
-            assert "Claude Code 2.1.328 does not recall memories for you: this feature is off for your account." in text
+            assert "Claude Code 2.1.332 does not recall memories for you: this feature is off for your account." in text
             lines = text.splitlines()  # the flag's name: on the details line only
             assert [line for line in lines if "tengu_moth_copse" in line] == [
                 "details: flag tengu_moth_copse: false in ~/.claude.json (cachedGrowthBookFeatures); CLAUDE_MEMORY_STORES is not set"]

@@ -181,12 +181,12 @@ async def test_claude_flavor_panes_say_it_plainly(isolated_env: Path, monkeypatc
         assert jargon(lines) == [], step
     recall, dream = shown["recall pane"], shown["dream pane"]
     if flags is FLAGS_ON:
-        assert "Claude Code 2.1.328 recalls memories for you: this feature is on for your account; MEMORY.md is not in its context." in recall
+        assert "Claude Code 2.1.332 recalls memories for you: this feature is on for your account; MEMORY.md is not in its context." in recall
         assert "details: flag tengu_moth_copse: true in ~/.claude.json (cachedGrowthBookFeatures)" in recall
         return
     # what was read: the plain sentences, once each where they are shown, the flag names only in details
     off = off_said(flags)
-    assert recall.count(f"Claude Code 2.1.328 does not recall memories for you: this feature is {off}.") == 1
+    assert recall.count(f"Claude Code 2.1.332 does not recall memories for you: this feature is {off}.") == 1
     assert sum(f"this feature is {off}" in line for line in recall) == 1
     assert any(line.startswith("details: flag tengu_moth_copse") for line in recall)
     assert dream.count(f"■ never dreams here: the dream is {off}, and autoDreamEnabled cannot turn it on") == 1
@@ -233,16 +233,16 @@ def test_claude_flavor_commands_say_it_plainly(isolated_env: Path, monkeypatch: 
     for name, lines in runs.items():
         assert jargon(lines) == [], name
     if flags is FLAGS_ON:
-        assert "Claude Code 2.1.328 recalls memories for you: this feature is on for your account" in runs["recall"]
+        assert "Claude Code 2.1.332 recalls memories for you: this feature is on for your account" in runs["recall"]
         assert "note: Recall is on (this feature is on for your account): MEMORY.md is not loaded; recall picks memories per prompt." in runs["cascade"]
         return
     # each says it once, plainly, with the flag's name on its details line
     recall = runs["recall"]
     off = off_said(flags)
-    assert recall.count(f"Claude Code 2.1.328 does not recall memories for you: this feature is {off}") == 1
-    assert recall[recall.index(f"Claude Code 2.1.328 does not recall memories for you: this feature is {off}") + 1].startswith(
+    assert recall.count(f"Claude Code 2.1.332 does not recall memories for you: this feature is {off}") == 1
+    assert recall[recall.index(f"Claude Code 2.1.332 does not recall memories for you: this feature is {off}") + 1].startswith(
         "details: flag tengu_moth_copse")
-    assert not any("this feature is off" in line for line in recall[1:] if not line.startswith("Claude Code 2.1.328"))
+    assert not any("this feature is off" in line for line in recall[1:] if not line.startswith("Claude Code 2.1.332"))
     assert f"Claude Code would not extract: memory extraction is {off}." in runs["extract --explain"]
     assert any(line.lstrip().startswith("details: flag tengu_passport_quail") for line in runs["extract --explain"])
     dream = runs["dream status"]

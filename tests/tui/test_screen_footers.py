@@ -44,7 +44,7 @@ def test_the_screens_are_found() -> None:
 @pytest.mark.parametrize("size", [(120, 36), (80, 24)])
 @pytest.mark.parametrize("pane", ["cascade", "memories", "recall", "dream"])
 async def test_no_footer_key_is_cut_or_covered(make_app, pane: str, size: tuple[int, int]) -> None:  # type: ignore[no-untyped-def]
-    from support.pilot import settle
+    from support.pilot import settle, wait_until
     from textual.widgets._footer import FooterKey
 
     from memtui.tui.pane import PaneTabs
@@ -55,9 +55,14 @@ async def test_no_footer_key_is_cut_or_covered(make_app, pane: str, size: tuple[
         app.query_one(PaneTabs).show(pane)
         await settle(pilot)
         footer = app.screen.query_one(KeysFooter)
+
+        def laid_out() -> bool:  # the footer recomposes its keys after the focus moves, then lays them out
+            shown = [k for k in footer.query(FooterKey) if k.display]
+            return bool(shown) and all(k.region.width for k in shown)
+
+        await wait_until(pilot, laid_out, what="the footer's keys laid out")
         keys = [k for k in footer.query(FooterKey) if k.display]
         regions = [k.region for k in keys]
-        assert keys
         for key, region in zip(keys, regions):
             text = f"{key.key_display} {key.description}".strip()
             assert footer.region.contains_region(region), f"{text!r} is cut off"

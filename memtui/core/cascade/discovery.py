@@ -20,6 +20,7 @@ from memtui.core.base.units import agent_sanitize, estimate_tokens, utf16_len
 
 from .agents_md import AgentsMdSession, agents_md_mode, startup_agents
 from .approvals import resolve_approval
+from .cloud import cloud_placeholders
 from .excludes import ExcludeMatcher
 from .imports import is_inside
 from .lazy import new_session, simulate_read
@@ -82,8 +83,10 @@ def compute_cascade(
     _roots(files, loader.process_file(managed / flavor.instruction_file, "managed", "instructions", include_ext), "managed policy instructions (cannot be excluded)")
     files.extend(loader.process_rules(managed / flavor.dot_dir / "rules", "managed", include_ext, conditional_rule=False))
     base = locations.user_base_dir
+    user_start = len(files)
     _roots(files, loader.process_file(base / flavor.instruction_file, "user", "instructions", True), "user instructions for all projects")
     files.extend(loader.process_rules(base / "rules", "user", True, conditional_rule=False))
+    files.extend(cloud_placeholders(flavor, env, base, files[user_start:], excludes))
 
     roots = resolve_git_roots(real_cwd)
     nested_worktree = (
@@ -111,6 +114,15 @@ def compute_cascade(
 
     release = flavor.behaviour
     notes: list[str] = []
+    cloud = release.instructions.cloud_layer
+    if cloud is not None and cloud.env in env:
+        local_md = base / flavor.instruction_file
+        notes.append(
+            f"{cloud.env} is set: a cloud session fetches your personal cloud configuration's {flavor.instruction_file} and rules "
+            f"and loads them right after the user layer; a cloud file replaces the file of the same name in {base} "
+            f"({local_md} included). A local run ignores the variable, and memtui cannot see the cloud copy: "
+            "the two rows marked cloud-only stand for it."
+        )
     if loader.rules_seen > 1 and release.instructions.rule_order == "sorted":
         notes.append(RULES_ORDER_NOTE)
     config = locations.agent_config if locations.agent_config is not None else read_global_config(env)

@@ -34,6 +34,7 @@ Status = Literal[
     "dropped",  # dropped by the release's AGENTS.md support (managed-only mode)
     "hidden-by-recall",  # the index is left out because the agent recalls memories instead
     "nested",  # a nested file below the cwd: waits for a read under its folder
+    "cloud-only",  # a placeholder for a file only a cloud session fetches (never on disk)
 ]
 ApprovalSource = Literal["argument", "memtui", "claude.json", "default"]
 

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
 from memtui.core.places.flavor import AGENT, CLAUDE, FLAVORS, Flavor, UnknownFlavorError, home_dir
 from memtui.core.places.gitroot import resolve_git_roots
 from memtui.core.places.locations import Locations, resolve_locations
+from memtui.core.places.profiles import ReleaseChoice
 from memtui.core.places.slug import slugify
 
 # ``--flavor`` accepts a flavor's name or this.
@@ -33,13 +34,20 @@ class FlavorChoice:
 
     ``source``: ``"flag"`` (``--flavor NAME``), ``"env"`` (``$MEMTUI_FLAVOR``) or ``"auto"``
     (detected); ``found``: for ``auto``, each flavor's name -> the files of that flavor found
-    for the project (shown as ``~/…`` below HOME, else absolute); ``reason``: one short line.
+    for the project (shown as ``~/…`` below HOME, else absolute); ``reason``: one short line;
+    ``release``: the release profile ``flavor`` is at and why, once chosen
+    (``memtui.core.sessions.version.choose_release``; ``None`` before: the flavor's newest).
     """
 
     flavor: Flavor
     source: ChoiceSource
     reason: str
     found: Mapping[str, tuple[str, ...]]
+    release: ReleaseChoice | None = None
+
+    def at_release(self, flavor: Flavor, release: ReleaseChoice) -> FlavorChoice:
+        """This choice with ``flavor`` (a release profile of the same flavor) and why."""
+        return replace(self, flavor=flavor, release=release)
 
     @classmethod
     def given(cls, flavor: Flavor) -> FlavorChoice:
@@ -47,8 +55,8 @@ class FlavorChoice:
         return cls(flavor, "flag", f"--flavor {flavor.name}", {})
 
     def other(self) -> Flavor:
-        """The flavor not chosen."""
-        return CLAUDE if self.flavor is AGENT else AGENT
+        """The flavor not chosen, at its newest release profile."""
+        return AGENT if self.flavor.name == CLAUDE.name else CLAUDE
 
 
 def _shown(path: Path, home: Path, project: Path) -> str:

@@ -8,7 +8,8 @@ asks which flavor it runs for, so the next release of the agent is an edit of da
 captures that prove it), not a hunt through the code.
 
 Two exist: ``memtui.core.places.releases.seed`` (the seed design memtui was built from) and
-``memtui.core.places.releases.claude_code`` (Claude Code 2.1.328 as it ships). The release's
+``memtui.core.places.releases.claude_code`` (Claude Code as it ships: 2.1.332, and 2.1.328 kept as
+an older profile). The release's
 background work (dream, extraction) is described beside it in ``memtui.core.places.release``
 (``Flavor.release``); its long texts live in ``release_data/<release>/``.
 """
@@ -83,6 +84,27 @@ class AgentsMd:
 
 
 @dataclass(frozen=True, slots=True)
+class CloudLayer:
+    """A user layer a cloud session fetches instead of reading it from disk (Claude Code
+    2.1.332's personal cloud configuration, SPEC §13.1).
+
+    ``env``: the variable that asks for it (any value); ``virtual_root``: the path its files are
+    named under (``<personal-cloud-configuration>``), each file ``<virtual_root>/<dot dir>/<name>``;
+    ``after_layer``: the layer it is spliced right after (``user``); ``needs``: what else a
+    session must have for the fetch to happen (a sentence); ``shadows``: a cloud file replaces
+    the same-named file of that layer; ``follows_imports``: ``@`` imports in its files are
+    followed; ``max_rules``: the most rules it takes."""
+
+    env: str
+    virtual_root: str
+    after_layer: str
+    needs: str
+    shadows: bool = True
+    follows_imports: bool = False
+    max_rules: int = 200
+
+
+@dataclass(frozen=True, slots=True)
 class Instructions:
     """How the instruction cascade loads and renders.
 
@@ -94,7 +116,13 @@ class Instructions:
     ``lazy_content_trimmed``: the lazily loaded text is trimmed like startup text (else sent as
     read, after frontmatter and comment stripping); ``index_warning``; ``agents_md``: ``None``
     when the release reads no AGENTS.md; ``sanitize_index``: the loaded index goes through the
-    release's text cleaning (``memtui.core.base.units.agent_sanitize``)."""
+    release's text cleaning (``memtui.core.base.units.agent_sanitize``); ``cloud_layer``: a
+    user layer cloud sessions fetch (``None``: the release has none); ``markdown``: the dialect
+    that finds HTML blocks, comments and imports (``commonmark``, or ``claude-code``: Claude
+    Code's own lexer, ``memtui.core.cascade.html_blocks``, where a paragraph in a list item is
+    scanned for imports as written); ``keeps_link_definitions``: ``False`` when the release
+    rebuilds a file holding ``<!--`` from its blocks and so loses its link reference
+    definitions (Claude Code 2.1.328; 2.1.332 cuts only the comments)."""
 
     rule_order: RuleOrder
     labels: Mapping[str, str]
@@ -104,6 +132,9 @@ class Instructions:
     index_warning: IndexWarning
     agents_md: AgentsMd | None = None
     sanitize_index: bool = False
+    cloud_layer: CloudLayer | None = None
+    markdown: str = "commonmark"
+    keeps_link_definitions: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,5 +253,5 @@ class Behaviour:
 
     @property
     def title(self) -> str:
-        """``Claude Code 2.1.328``, or the product alone when it has no version."""
+        """``Claude Code 2.1.332``, or the product alone when it has no version."""
         return f"{self.product} {self.version}" if self.version else self.product

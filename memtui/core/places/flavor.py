@@ -9,11 +9,11 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from memtui.core.places.behaviour import Behaviour
-from memtui.core.places.releases.claude_code import CLAUDE_CODE
+from memtui.core.places.releases.claude_code import CLAUDE_CODE, CLAUDE_CODE_2_1_328
 from memtui.core.places.releases.seed import SEED
 
 
@@ -110,10 +110,17 @@ CLAUDE = Flavor(
     excludes_key="claudeMdExcludes",
     external_import_flag="hasClaudeMdExternalIncludesApproved",
     behaviour=CLAUDE_CODE,
-    release="claude-2.1.328",
+    release="claude-2.1.332",
 )
 
+# Claude Code 2.1.328, kept as a release profile for users who have not updated.
+CLAUDE_2_1_328 = replace(CLAUDE, behaviour=CLAUDE_CODE_2_1_328, release="claude-2.1.328")
+
+# Each flavor at its newest release profile: the default.
 FLAVORS: dict[str, Flavor] = {"agent": AGENT, "claude": CLAUDE}
+
+# Each flavor's release profiles, oldest first (``memtui.core.places.profiles`` picks one).
+PROFILES: dict[str, tuple[Flavor, ...]] = {"agent": (AGENT,), "claude": (CLAUDE_2_1_328, CLAUDE)}
 
 
 def get_flavor(name: str | None = None, environ: Mapping[str, str] | None = None) -> Flavor:

@@ -1,8 +1,11 @@
-"""Which release of the agent the user runs, against the one memtui models.
+"""Which release of the agent the user runs, and the release profile memtui models for it.
 
-The release memtui models is data (``Flavor.release.version``). The user's own version is read
-from the newest transcript line that carries a ``version`` field (the agent writes it on every
-message line), else asked of the agent's command (``claude --version``) when it is on ``PATH``.
+The releases memtui models are data (``memtui.core.places.flavor.PROFILES``). The user's own
+version is asked of the agent's command (``claude --version``) when it is on ``PATH`` — the
+program the next session runs — else read from the newest transcript line that carries a
+``version`` field (the agent writes it on every message line). :func:`choose_release` picks the
+profile from it (``memtui.core.places.profiles``); :func:`check_version` says when the version
+found has no profile of its own.
 """
 
 from __future__ import annotations
@@ -17,7 +20,9 @@ from pathlib import Path
 
 from memtui.core.base.jsontext import JSONInputError, loads_checked
 from memtui.core.base.safe_read import open_regular
-from memtui.core.places.locations import Locations
+from memtui.core.places.autoflavor import FlavorChoice
+from memtui.core.places.locations import Locations, resolve_locations
+from memtui.core.places.profiles import Detected, pick_profile
 
 from .transcripts import list_sessions
 
@@ -117,17 +122,55 @@ def command_version(command: tuple[str, ...], environ: Mapping[str, str] | None 
     return m.group(0) if m else None
 
 
-def check_version(locations: Locations, *, ask_command: bool = True, environ: Mapping[str, str] | None = None) -> VersionCheck:
-    """The modelled release's version against the user's: from the transcripts, else (when
-    ``ask_command``) from the release's version command."""
+def detect_version(locations: Locations, *, ask_command: bool = True, environ: Mapping[str, str] | None = None) -> Detected | None:
+    """The version of the agent the user runs: what its command prints (when ``ask_command``
+    and the release has one on ``PATH``), else the newest transcript's; ``None`` when neither
+    says."""
     release = locations.flavor.behaviour
-    if release.version is None:
-        return VersionCheck(None)
-    found = transcript_version(locations)
-    if found is not None:
-        return VersionCheck(release.version, found[0], f"transcript {found[1]}")
     if ask_command and release.version_command is not None:
         value = command_version(release.version_command, environ)
         if value is not None:
-            return VersionCheck(release.version, value, " ".join(release.version_command))
-    return VersionCheck(release.version)
+            return Detected(value, "command", " ".join(release.version_command))
+    found = transcript_version(locations)
+    if found is not None:
+        return Detected(found[0], "transcript", str(found[1]))
+    return None
+
+
+def check_version(
+    locations: Locations,
+    *,
+    ask_command: bool = True,
+    environ: Mapping[str, str] | None = None,
+    detected: Detected | None = None,
+) -> VersionCheck:
+    """The modelled release's version against the user's (``detected`` when already known,
+    else :func:`detect_version`)."""
+    release = locations.flavor.behaviour
+    if release.version is None:
+        return VersionCheck(None)
+    found = detected if detected is not None else detect_version(locations, ask_command=ask_command, environ=environ)
+    if found is None:
+        return VersionCheck(release.version)
+    source = f"transcript {found.where}" if found.source == "transcript" else found.where
+    return VersionCheck(release.version, found.version, source)
+
+
+def choose_release(
+    choice: FlavorChoice,
+    project: Path | None = None,
+    *,
+    given: str | None = None,
+    environ: Mapping[str, str] | None = None,
+    ask_command: bool = True,
+) -> FlavorChoice:
+    """``choice`` with its flavor at the release profile to model (``pick_profile``: ``given``
+    as ``--release``, else ``$MEMTUI_RELEASE``, else the version detected for the project at
+    ``project``, else the newest) and ``release`` saying why. Raises
+    ``memtui.core.places.profiles.UnknownReleaseError`` for a name that is no profile."""
+
+    def detect() -> Detected | None:
+        return detect_version(resolve_locations(choice.flavor, project, environ=environ), ask_command=ask_command, environ=environ)
+
+    flavor, release = pick_profile(choice.flavor, given=given, environ=environ, detect=detect)
+    return choice.at_release(flavor, release)

@@ -95,8 +95,8 @@ def test_the_users_version_comes_from_the_newest_transcript_line(proj: Path) -> 
     session = loc.sessions_dir / "s1.jsonl"
     write(session.parent, session.name, json.dumps({"type": "user", "version": "2.1.300"}) + "\n" + json.dumps({"type": "cost-state"}) + "\n")
     check = check_version(loc, ask_command=False)
-    assert (check.modelled, check.installed, check.differs) == ("2.1.328", "2.1.300", True)
-    assert check.notice is not None and "2.1.300" in check.notice and "2.1.328" in check.notice
-    write(session.parent, session.name, json.dumps({"type": "user", "version": "2.1.328"}) + "\n")
+    assert (check.modelled, check.installed, check.differs) == ("2.1.332", "2.1.300", True)
+    assert check.notice is not None and "2.1.300" in check.notice and "2.1.332" in check.notice
+    write(session.parent, session.name, json.dumps({"type": "user", "version": "2.1.332"}) + "\n")
     assert check_version(loc, ask_command=False).notice is None
     assert check_version(resolve_locations(AGENT, proj), ask_command=False).modelled is None

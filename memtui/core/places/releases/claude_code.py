@@ -1,19 +1,24 @@
-"""Claude Code as it ships: the ``claude`` flavor's release (2.1.328).
+"""Claude Code as it ships: the ``claude`` flavor's releases, 2.1.332 (the newest) and 2.1.328.
 
 Every value was read from the requests the real CLI sent to a local mock of the Messages API
 (captured under ``tests/captures/``; ``scripts/capture_claude_code.py`` makes them again) and
-from the JavaScript bundled in its binary. A new release is an edit of this module plus new
-captures.
+from the JavaScript bundled in its binary. A new release is an edit of this module (a
+``Behaviour`` built from the previous one with what changed) plus new captures.
+
+2.1.332 (2026-11-24) loads instructions as 2.1.328 does, sends the same prompts and reads the
+same memory format (SPEC §13.1); it adds the personal cloud configuration layer.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from importlib import resources
 from string import Template
 
 from memtui.core.places.behaviour import (
     AgentsMd,
     Behaviour,
+    CloudLayer,
     IndexWarning,
     InjectionFormat,
     Instructions,
@@ -23,7 +28,8 @@ from memtui.core.places.behaviour import (
     RecallRequest,
 )
 
-VERSION = "2.1.328"
+VERSION = "2.1.332"
+VERSION_2_1_328 = "2.1.328"
 
 # The per-layer labels of `Contents of <path> (<label>):` (Managed has its own since 2.1.x).
 LABELS = {
@@ -36,8 +42,9 @@ LABELS = {
 }
 
 def _text(name: str) -> str:
-    """A text of this release under ``release_data/claude-2.1.328/`` (the file's final newline
-    is not part of it; ``{{memory_dir}}`` becomes the template's ``$memory_dir``)."""
+    """A text of these releases under ``release_data/claude-2.1.328/`` (2.1.332 sends the same
+    texts; the file's final newline is not part of it; ``{{memory_dir}}`` becomes the
+    template's ``$memory_dir``)."""
     text = resources.files("memtui.core.places").joinpath("release_data", "claude-2.1.328", name).read_text(encoding="utf-8")
     return (text[:-1] if text.endswith("\n") else text).replace("{{memory_dir}}", "$memory_dir")
 
@@ -60,7 +67,7 @@ NO_THINKING_MODELS = (
     "claude-sonnet-5", "claude-haiku-4-5",
 )
 
-# JSONL line types 2.1.328 writes to a session transcript.
+# JSONL line types 2.1.328 and 2.1.332 write to a session transcript.
 TRANSCRIPT_TYPES = frozenset({
     "user", "assistant", "attachment", "system", "summary", "queue-operation", "last-prompt",
     "atis-latch", "api-request", "api-request-shape", "api-request-blob", "tools-used",
@@ -89,12 +96,13 @@ AGENTS_MD = AgentsMd(
     lazy_message="tool.call hook additional context: $messages",
 )
 
-CLAUDE_CODE = Behaviour(
+CLAUDE_CODE_2_1_328 = Behaviour(
     product="Claude Code",
-    version=VERSION,
+    version=VERSION_2_1_328,
     version_command=("claude", "--version"),
     memory_format=MemoryFormat(
-        key=f"claude-code-{VERSION}",
+        # The format as 2.1.328 reads it (2.1.332 reads it the same): caches are kept per key.
+        key=f"claude-code-{VERSION_2_1_328}",
         strip_bom=True,
         # `metadata:` is merged over the top-level keys, so `metadata.type` wins when present.
         type_keys=(("metadata", "type"), ("type",)),
@@ -110,6 +118,8 @@ CLAUDE_CODE = Behaviour(
         index_warning=IndexWarning(names_cut=True, quote_units=80),
         agents_md=AGENTS_MD,
         sanitize_index=True,
+        markdown="claude-code",
+        keeps_link_definitions=False,
     ),
     recall_gate=RecallGate(
         always=False,
@@ -145,3 +155,24 @@ CLAUDE_CODE = Behaviour(
     transcript_types=TRANSCRIPT_TYPES,
     attachment_types=ATTACHMENT_TYPES,
 )
+
+# The personal cloud configuration layer (SPEC §13.1): cloud sessions fetch a user CLAUDE.md
+# and rules from `/worker/personal-cloud-configuration`, named under this virtual root.
+CLOUD_LAYER = CloudLayer(
+    env="CLAUDE_CODE_FETCH_PERSONAL_CLOUD_CONFIGURATION",
+    virtual_root="<personal-cloud-configuration>",
+    after_layer="user",
+    needs="an --sdk-url on an Anthropic host, with user settings admitted as a source",
+    shadows=True,
+    follows_imports=False,
+    max_rules=200,
+)
+
+CLAUDE_CODE = replace(
+    CLAUDE_CODE_2_1_328,
+    version=VERSION,
+    instructions=replace(CLAUDE_CODE_2_1_328.instructions, cloud_layer=CLOUD_LAYER, keeps_link_definitions=True),
+)
+
+# Every release profile of the claude flavor, oldest first.
+RELEASES: tuple[Behaviour, ...] = (CLAUDE_CODE_2_1_328, CLAUDE_CODE)
