@@ -449,7 +449,7 @@ class CascadePane(Pane):
         for node in self._walk(tree.root):
             if not node.children:
                 node.allow_expand = False
-        tree.border_title = f"load order · {len(cascade.loaded_files)} of {len(cascade.files)} loaded"
+        tree.border_title = f"load order · {len(cascade.loaded_files)} of {len(cascade.considered_files)} loaded"
         _ = tree.last_line  # lay out the new lines so nodes know theirs
         nodes = list(self._walk(tree.root))
         target = next((n for n in nodes if keep is not None and node_key(n.data) == keep), None)
@@ -502,7 +502,7 @@ class CascadePane(Pane):
 
         def build(sizes: dict[str, bool], compact: bool) -> Text:
             parts: list[Text | tuple[str, str] | str] = [
-                (f"{loaded} of {counted(len(cascade.files), 'file')} " if compact else f"{loaded} of {counted(len(cascade.files), 'file')} loaded ", "bold"),
+                (f"{loaded} of {counted(len(cascade.considered_files), 'file')} " if compact else f"{loaded} of {counted(len(cascade.considered_files), 'file')} loaded ", "bold"),
                 ("· ", MUTED),
                 parts_text(cascade, **sizes),
             ]

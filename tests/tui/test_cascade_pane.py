@@ -491,3 +491,34 @@ async def test_approving_for_claude_says_once_that_the_agent_keeps_its_own_answe
         assert "The agent keeps its own answer for this project in ~/.claude.json; memtui does not change it." in lines
         details = [line for line in lines if "hasClaudeMdExternalIncludesApproved" in line]
         assert len(details) == 1 and details[0].startswith("details:")
+
+
+async def test_the_cloud_layer_shows_as_placeholders_that_count_for_nothing(tmp_path: Path, isolated_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """SPEC §13.1: with CLAUDE_CODE_FETCH_PERSONAL_CLOUD_CONFIGURATION set, Claude Code 2.1.332's
+    cloud sessions load a CLAUDE.md and rules right after the user layer; memtui shows two
+    cloud-only rows there, which a local run does not load (the counts are the files on disk),
+    and the row's detail says which ~/.claude file a cloud file replaces."""
+    from memtui.core.places.flavor import CLAUDE
+
+    monkeypatch.setenv("MEMTUI_NOW", NOW)
+    monkeypatch.setenv("CLAUDE_CODE_FETCH_PERSONAL_CLOUD_CONFIGURATION", "1")
+    (isolated_env / ".claude").mkdir()
+    (isolated_env / ".claude" / "CLAUDE.md").write_text("Be terse.\n")
+    project = tmp_path / "p"
+    project.mkdir()
+    (project / "CLAUDE.md").write_text("Be brief.\n")
+    app = MemtuiApp.for_project(CLAUDE, project, watch=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await open_pane(app, pilot)
+        lines = tree_lines(app)
+        user = lines.index(next(line for line in lines if line.startswith("User")))
+        assert lines[user + 1 : user + 4] == ["  ● ~/.claude/CLAUDE.md  9 ch · ~3 tok", "  ⊘ cloud: CLAUDE.md  cloud only", "  ⊘ cloud: rules/*.md  cloud only"]
+        tree = app.query_one("#cascade-tree", Tree)
+        assert str(tree.border_title) == "load order · 2 of 2 loaded"
+        node = next(n for n in tree.root.children[1].children if isinstance(n.data, FileNode) and n.data.entry.status == "cloud-only")
+        tree.move_cursor(node)
+        await pilot.pause()
+        await wait_until(pilot, lambda: "why" in detail(app))
+        text = " ".join(detail(app).split())
+        assert f"a cloud CLAUDE.md replaces {isolated_env / '.claude' / 'CLAUDE.md'}, which is then not loaded" in text
+        assert "<personal-cloud-configuration>/.claude/CLAUDE.md" in text

@@ -256,6 +256,12 @@ class Cascade:
         return [f for f in self.files if f.loaded]
 
     @property
+    def considered_files(self) -> list[CascadeFile]:
+        """The files the agent looks at on this machine, in order: ``files`` without the
+        placeholders of files only a cloud session fetches (status ``cloud-only``)."""
+        return [f for f in self.files if f.status != "cloud-only"]
+
+    @property
     def total_chars(self) -> int:
         """Length of ``rendered`` in UTF-16 code units."""
         return utf16_len(self.rendered)

@@ -108,7 +108,11 @@ def home_path(path: str | Path) -> str:
 
 def tree_name(entry: CascadeFile, cwd: Path, memory_dir: Path) -> str:
     """The short name of ``entry`` in the tree: the index files relative to the memory dir
-    (their layer says which), everything else by ``display_path``."""
+    (their layer says which), a cloud-only placeholder as ``cloud: <name>`` (its detail gives
+    the virtual path), everything else by ``display_path``."""
+    if entry.status == "cloud-only":
+        name = entry.path.partition("/")[2]  # <virtual root>/<dot dir>/<name>
+        return visible(f"cloud: {name.partition('/')[2] or name}")
     if entry.layer in ("automem", "teammem"):
         try:
             return visible(Path(entry.path).relative_to(memory_dir).as_posix())
@@ -344,7 +348,8 @@ def layer_detail(layer: Layer, files: Sequence[CascadeFile], cascade: Cascade) -
     grid.add_row("label", styled(f"({LABELS[layer]})", style="italic"))
     if layer in cascade.layer_notes:
         grid.add_row("what", visible(cascade.layer_notes[layer]))
-    grid.add_row("files", f"{len(loaded)} loaded of {len(files)} considered")
+    on_disk = [f for f in files if f.status != "cloud-only"]
+    grid.add_row("files", f"{len(loaded)} loaded of {len(on_disk)} considered" + (f" · {len(files) - len(on_disk)} cloud-only placeholders" if len(on_disk) < len(files) else ""))
     if loaded:
         grid.add_row("size", f"{sum(f.chars for f in loaded):,} characters · ~{sum(f.tokens_est for f in loaded):,} tokens")
     if layer in ("managed", "project", "local"):
