@@ -1,11 +1,16 @@
 """``@`` imports (docs/behaviour.md §3.3): finding them in prose and resolving them like the reference.
 
-An import is ``@`` at the start of a text token or after whitespace, followed by a run of
+An import is ``@`` at the start of a run of text or after whitespace, followed by a run of
 non-space characters (``\\ `` escapes a space) — the reference's
-``/(?:^|\\s)@((?:[^\\s\\\\]|\\\\ )+)/g`` applied to the *text* tokens of the Markdown only, so
-code blocks, code spans and raw HTML never import. A ``#fragment`` is cut off. Accepted forms:
-``./x``, ``../x``, ``~/x``, ``/abs`` (not ``/``) and a bare name starting with
-``[A-Za-z0-9._-]``. Relative paths resolve against the directory of the including file's
+``/(?:^|\\s)@((?:[^\\s\\\\]|\\\\ )+)/g`` applied to the *text* of the Markdown only, so code
+blocks, code spans and raw HTML never import (but see ``list_text_raw``). A run of text is what
+the reference's lexer keeps as one text token: ``\\ `` (a backslash before a space, which
+Markdown cannot escape) and entities stay in it as written, so ``@docs/release\\ notes.md``
+imports ``docs/release notes.md``; an escape (``\\(``, ``\\#``, ``\\\\``) ends it, so
+``@a\\(b).md`` tries ``a`` (Claude Code 2.1.332, oracle scenario ``o_import_escapes``).
+
+A ``#fragment`` is cut off. Accepted forms: ``./x``, ``../x``, ``~/x``, ``/abs`` (not ``/``)
+and a bare name starting with ``[A-Za-z0-9._-]``. Relative paths resolve against the directory of the including file's
 realpath; the result is normalised and NFC-normalised (the reference's ``expandPath``).
 """
 
@@ -68,33 +73,81 @@ def _refs_in_text(text: str, line: int) -> Iterable[ImportRef]:
             yield ImportRef(raw, path, fragment, line)
 
 
-def extract_import_refs(tokens: list[Token], body_line: int) -> list[ImportRef]:
+def _text_runs(children: list[Token], line: int) -> Iterable[tuple[str, int]]:
+    """The inline text of a paragraph as the reference's lexer cuts it: each run of adjacent
+    text with the file line it starts on. A backslash before a character that cannot be
+    escaped (``\\ ``) and an entity (``&amp;``) stay in the run as written; an escape
+    (``\\(``, ``\\#``, ``\\\\``), a hard break, code, raw HTML and link or emphasis marks end it.
+    An image's alt text is its own children: skipped."""
+    run: list[str] = []
+    run_line = line
+    for child in children:
+        if child.type == "softbreak" or child.type == "text" or (
+            child.type == "text_special" and (child.info == "entity" or child.content == child.markup)
+        ):
+            if not run:
+                run_line = line
+            run.append("\n" if child.type == "softbreak" else child.markup if child.type == "text_special" else child.content)
+        elif run:
+            yield "".join(run), run_line
+            run = []
+        if child.type in ("softbreak", "hardbreak"):
+            line += 1
+        elif child.type in ("text", "code_inline", "html_inline"):
+            line += child.content.count("\n")
+    if run:
+        yield "".join(run), run_line
+
+
+def _refs_by_line(text: str, line: int) -> Iterable[ImportRef]:
+    """``_refs_in_text`` with each reference on the line it is written on."""
+    for m in IMPORT_RE.finditer(text):
+        yield from _refs_in_text(m.group(0), line + text.count("\n", 0, m.start() + 1))
+
+
+def extract_import_refs(tokens: list[Token], body_line: int, *, list_text_raw: bool = False) -> list[ImportRef]:
     """Every import in the prose of ``tokens`` (markdown-it tokens of the file body), in order.
 
     ``body_line`` is the file line where the body starts, so each ``line`` is a file line.
     Block HTML comments are skipped, but the text left beside a closed comment is scanned.
+
+    ``list_text_raw`` (the ``claude-code`` Markdown dialect, confirmed with Claude Code 2.1.332
+    by the oracle scenario ``o_import_list_text``): the reference's lexer makes a paragraph in
+    a list item a ``text`` block whose source text it scans as well as its inline text, so in a
+    list item an ``@path`` inside a code span or an inline comment **is** imported. A paragraph
+    that follows a nested list inside the same item is an ordinary paragraph again (the lexer
+    leaves its "not at the top" state when the nested list ends).
     """
     refs: list[ImportRef] = []
+    containers: list[list[bool]] = []  # per open list item / blockquote: [is a list item, raw text scan]
     for token in tokens:
+        if token.type == "list_item_open":
+            containers.append([True, True])
+        elif token.type == "blockquote_open":
+            containers.append([False, False])
+        elif token.type in ("list_item_close", "blockquote_close"):
+            if containers:
+                containers.pop()
+        elif token.type in ("bullet_list_close", "ordered_list_close"):
+            if containers and containers[-1][0]:
+                containers[-1][1] = False
         if token.type in _SKIPPED_BLOCKS:
             if token.type == "html_block" and token.map is not None:
                 stripped = token.content.lstrip()
                 if stripped.startswith("<!--") and "-->" in stripped:
                     residue = re.sub(r"<!--[\s\S]*?-->", "", token.content)
                     if residue.strip():
-                        refs.extend(_refs_in_text(residue, body_line + token.map[0]))
+                        refs.extend(_refs_by_line(residue, body_line + token.map[0]))
             continue
         if token.type != "inline" or token.map is None:
             continue
         line = body_line + token.map[0]
-        for child in token.children or []:
-            if child.type in ("softbreak", "hardbreak"):
-                line += 1
-            elif child.type == "text":  # an image's alt text is its own children: skipped
-                refs.extend(_refs_in_text(child.content, line))
-                line += child.content.count("\n")
-            elif child.type == "code_inline":
-                line += child.markup.count("\n")
+        found: list[ImportRef] = []
+        if list_text_raw and containers and containers[-1][0] and containers[-1][1]:
+            found.extend(_refs_by_line(token.content, line))
+        for text, run_line in _text_runs(token.children or [], line):
+            found.extend(ref for ref in _refs_by_line(text, run_line) if ref.path not in {f.path for f in found})
+        refs.extend(found)
     return refs
 
 

@@ -165,8 +165,15 @@ class Loader:
             key = (norm, stat.st_mtime_ns, stat.st_size)
             parsed = self.env.parse_cache.get(key)
             if parsed is None:
-                strip_bom = self.env.flavor.behaviour.memory_format.strip_bom
-                parsed = self.env.parse_cache[key] = preprocess(read_text(Path(norm)), norm, want_imports=True, strip_bom=strip_bom)
+                release = self.env.flavor.behaviour
+                parsed = self.env.parse_cache[key] = preprocess(
+                    read_text(Path(norm)),
+                    norm,
+                    want_imports=True,
+                    strip_bom=release.memory_format.strip_bom,
+                    markdown=release.instructions.markdown,
+                    keeps_link_definitions=release.instructions.keeps_link_definitions,
+                )
         except FileNotFoundError:
             if not imported:
                 return []
@@ -214,7 +221,8 @@ class Loader:
         base_dir = Path(os.path.dirname(resolved))
         chain = (*origin.chain, norm, resolved)
         seen: set[str] = set()
-        for ref in extract_import_refs(parsed.tokens, parsed.body_line):
+        list_text_raw = self.env.flavor.behaviour.instructions.markdown == "claude-code"
+        for ref in extract_import_refs(parsed.tokens, parsed.body_line, list_text_raw=list_text_raw):
             target = expand_path(ref.path, base_dir, self.env.home)
             if ref.fragment:
                 entry.diagnostics.append(

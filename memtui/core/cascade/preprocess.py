@@ -18,6 +18,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from memtui.core.base.safe_read import read_regular
+from memtui.core.cascade.html_blocks import use_claude_html_blocks
 from memtui.core.base.diagnostics import Diagnostic
 from memtui.core.memory.frontmatter import Frontmatter, parse_frontmatter
 
@@ -44,10 +45,17 @@ BINARY_EXTENSIONS: frozenset[str] = frozenset(
 # JavaScript's String.prototype.trim whitespace (WhiteSpace + LineTerminator, BOM included).
 _JS_WS = "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
 _COMMENT_SPAN = re.compile(r"<!--[\s\S]*?-->")
+_LINE_ENDINGS = re.compile(r"\r\n?")
 
-# CommonMark without ``text_join``: escapes stay separate ``text_special`` tokens, as in
-# ``marked`` (where an escaped ``\@`` is an ``escape`` token, never import text).
-_MD = MarkdownIt("commonmark").disable("text_join")
+# The Markdown dialects (``Instructions.markdown``). Both are markdown-it's CommonMark without
+# ``text_join``: escapes stay separate ``text_special`` tokens, as in the reference's lexer
+# (where an escaped ``\@`` is an ``escape`` token, never import text). ``claude-code`` swaps in
+# Claude Code's HTML blocks (``memtui.core.cascade.html_blocks``) and emits link reference
+# definitions as ``definition`` tokens so a release that loses them can cut them out.
+_MARKDOWN: dict[str, MarkdownIt] = {
+    "commonmark": MarkdownIt("commonmark").disable("text_join"),
+    "claude-code": use_claude_html_blocks(MarkdownIt("commonmark", {"inline_definitions": True}).disable("text_join")),
+}
 
 
 def js_trim(text: str) -> str:
@@ -87,61 +95,112 @@ class ParsedFile:
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
 
-def preprocess(raw: str, path: str, *, want_imports: bool, strip_bom: bool = False) -> ParsedFile:
+def preprocess(
+    raw: str,
+    path: str,
+    *,
+    want_imports: bool,
+    strip_bom: bool = False,
+    markdown: str = "commonmark",
+    keeps_link_definitions: bool = True,
+) -> ParsedFile:
     """Strip frontmatter and block comments from ``raw`` (the decoded file text).
 
     ``want_imports``: the caller will extract ``@`` imports, so tokenise when the body holds an
-    ``@``; ``strip_bom``: a BOM before ``---`` is dropped (``MemoryFormat.strip_bom``). Never
-    raises.
+    ``@``; ``strip_bom``: a BOM before ``---`` is dropped (``MemoryFormat.strip_bom``);
+    ``markdown``: the dialect that finds the blocks (``Instructions.markdown``);
+    ``keeps_link_definitions``: ``False`` for a release that rebuilds a file holding ``<!--``
+    from its blocks (``Instructions.keeps_link_definitions``). Never raises.
     """
     fm = parse_frontmatter(raw, strip_bom=strip_bom)
     body = fm.body
-    need_tokens = "<!--" in body or (want_imports and "@" in body)
-    tokens = _MD.parse(body) if need_tokens else None
+    has_comment = "<!--" in body
+    need_tokens = has_comment or (want_imports and "@" in body)
+    tokens = _MARKDOWN[markdown].parse(body) if need_tokens else None
     diags: list[Diagnostic] = []
     content = body
-    if tokens is not None and "<!--" in body:
-        content, diags = _strip_block_comments(body, tokens, path, fm.body_line)
+    if tokens is not None and has_comment:
+        content, diags = _strip_block_comments(body, tokens, path, fm.body_line, keeps_link_definitions)
     return ParsedFile(content, fm, tokens, fm.body_line, diags)
 
 
-def _strip_block_comments(body: str, tokens: list[Token], path: str, body_line: int) -> tuple[str, list[Diagnostic]]:
-    """The reference's ``stripHtmlCommentsFromTokens``: a top-level HTML block that starts with
-    ``<!--`` and holds ``-->`` is replaced by what is left after removing its comments (dropped
-    when only whitespace is left, together with the blank lines after it, which ``marked``
-    counts into the block); everything else stays byte for byte."""
-    lines = body.split("\n")
+def _line_starts(text: str) -> list[int]:
+    starts = [0]
+    pos = text.find("\n")
+    while pos != -1:
+        starts.append(pos + 1)
+        pos = text.find("\n", pos + 1)
+    starts.append(len(text) + 1)
+    return starts
+
+
+def _span(token: Token, starts: list[int], size: int) -> tuple[int, int]:
+    """Where a top-level block lies in the LF text: its own span when the block rule recorded
+    one (a block starting mid-line), else its lines."""
+    if token.meta and "span" in token.meta:
+        return token.meta["span"]
+    assert token.map is not None
+    start, end = token.map
+    return starts[start], min(starts[end], size)
+
+
+def _strip_block_comments(
+    body: str, tokens: list[Token], path: str, body_line: int, keeps_link_definitions: bool
+) -> tuple[str, list[Diagnostic]]:
+    """The reference's comment stripping (Claude Code 2.1.332, read from its bundle and
+    confirmed by oracle scenarios ``o_html_*``).
+
+    A top-level HTML block whose text starts (after whitespace) with ``<!--`` and holds ``-->``
+    is replaced by what is left after removing its comments; when only whitespace is left it is
+    dropped together with the empty lines right after it (lines holding spaces stay). The
+    rest of the text stays byte for byte. A comment inside a list, a blockquote, a paragraph or
+    code stays, and so does an unclosed ``<!--`` (with a warning). When something was cut the
+    result has LF line endings (the reference normalises CRLF before cutting), else it is the
+    body as read.
+
+    With ``keeps_link_definitions`` false (2.1.328) the reference rebuilt the text from its
+    top-level blocks whenever it held ``<!--``: link reference definitions (``[x]: https://…``),
+    which are no block, vanished with the empty lines after them, and CRLF became LF even when
+    no comment was cut.
+    """
+    text = _LINE_ENDINGS.sub("\n", body)
+    starts = _line_starts(text)
     diags: list[Diagnostic] = []
     cuts: list[tuple[int, int, str]] = []
     for token in tokens:
-        if token.type != "html_block" or token.level != 0 or token.map is None:
+        if token.level != 0 or token.map is None:
             continue
-        start, end = token.map
-        block = "\n".join(lines[start:end])
-        if not block.lstrip().startswith("<!--"):
+        if token.type == "definition" and not keeps_link_definitions:
+            start, end = _span(token, starts, len(text))
+            while end < len(text) and text[end] == "\n":
+                end += 1
+            cuts.append((start, end, ""))
             continue
-        if "-->" not in block:
+        if token.type != "html_block" or not token.content.lstrip().startswith("<!--"):
+            continue
+        if "-->" not in token.content:
             diags.append(
                 Diagnostic(
                     "html-comment-unclosed",
                     "warning",
                     "`<!--` is never closed: the agent keeps this comment (and all text after it) in the context",
                     path,
-                    body_line + start,
+                    body_line + token.map[0],
                 )
             )
             continue
-        while end < len(lines) and lines[end].strip() == "":
+        start, end = _span(token, starts, len(text))
+        while end < len(text) and text[end] == "\n":
             end += 1
-        cuts.append((start, end, _COMMENT_SPAN.sub("", block)))
+        residue = _COMMENT_SPAN.sub("", text[start:end])
+        cuts.append((start, end, residue if js_trim(residue) else ""))
     if not cuts:
-        return body, diags
+        return (body if keeps_link_definitions else text), diags
     out: list[str] = []
     pos = 0
-    for start, end, residue in cuts:
-        out.extend(lines[pos:start])
-        if residue.strip():
-            out.append(residue)
-        pos = end
-    out.extend(lines[pos:])
-    return "\n".join(out), diags
+    for start, end, residue in sorted(cuts):
+        out.append(text[pos:start])
+        out.append(residue)
+        pos = max(pos, end)
+    out.append(text[pos:])
+    return "".join(out), diags
