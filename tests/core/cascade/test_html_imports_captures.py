@@ -1,0 +1,100 @@
+"""HTML blocks, comment stripping and ``@`` imports against what Claude Code itself sent.
+
+The captures (``tests/captures/claude-<version>/html_imports/<scenario>.json``) hold the files of
+one oracle scenario (``scripts/oracle_scenarios.py``) and the ``Contents of <path> (…)`` sections
+the real CLI sent for them (``scripts/oracle_own.sh``). Each test writes the same files under
+``tmp_path`` and compares memtui's cascade with the CLI's sections: which files loaded, in which
+order, and each file's text, byte for byte.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from memtui.core.cascade import compute_cascade
+from memtui.core.cascade.imports import extract_import_refs
+from memtui.core.cascade.preprocess import js_trim, preprocess
+from memtui.core.places.flavor import CLAUDE
+from memtui.core.places.locations import resolve_locations
+
+CAPTURES = Path(__file__).resolve().parents[2] / "captures"
+SCENARIOS_2_1_332 = sorted((CAPTURES / "claude-2.1.332" / "html_imports").glob("*.json"))
+SCENARIOS_2_1_328 = sorted((CAPTURES / "claude-2.1.328" / "html_imports").glob("*.json"))
+
+
+def _load(path: Path) -> dict:  # type: ignore[type-arg]
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _workspace(tmp_path: Path, capture: dict) -> Path:  # type: ignore[type-arg]
+    proj = tmp_path / "proj"
+    (proj / ".git").mkdir(parents=True)
+    for rel, text in capture["files"].items():
+        target = proj / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(text.encode("utf-8"))
+    return proj
+
+
+def _sections(flavor, proj: Path) -> list[tuple[str, str]]:  # type: ignore[no-untyped-def]
+    result = compute_cascade(resolve_locations(flavor, proj), proj)
+    return [
+        (os.path.relpath(f.path, proj), f.content or "")
+        for f in result.files
+        if f.loaded and f.content is not None and f.path.startswith(str(proj))
+    ]
+
+
+def _flavor_2_1_332():  # type: ignore[no-untyped-def]
+    """The claude flavor with 2.1.332's Markdown facts, whichever profile is the default."""
+    instructions = replace(CLAUDE.behaviour.instructions, markdown="claude-code", keeps_link_definitions=True)
+    return replace(CLAUDE, behaviour=replace(CLAUDE.behaviour, instructions=instructions))
+
+
+@pytest.mark.parametrize("capture_path", SCENARIOS_2_1_332, ids=lambda p: p.stem)
+def test_the_cascade_loads_and_strips_as_claude_code_2_1_332(tmp_path: Path, capture_path: Path) -> None:
+    capture = _load(capture_path)
+    proj = _workspace(tmp_path, capture)
+    expected = [(s["path"], s["content"]) for s in capture["sections"]]
+    assert _sections(_flavor_2_1_332(), proj) == expected
+
+
+@pytest.mark.parametrize("capture_path", SCENARIOS_2_1_328, ids=lambda p: p.stem)
+def test_2_1_328_rebuilt_a_commented_file_from_its_blocks(capture_path: Path) -> None:
+    # Link reference definitions (and the empty lines after them) vanished, CRLF became LF.
+    capture = _load(capture_path)
+    for section in capture["sections"]:
+        if not section["path"].startswith("c/"):
+            continue
+        parsed = preprocess(capture["files"][section["path"]], section["path"], want_imports=True, markdown="claude-code", keeps_link_definitions=False)
+        assert js_trim(parsed.content) == section["content"], section["path"]
+
+
+def test_the_held_back_shapes_a_div_after_a_closing_script_and_an_escaped_space() -> None:
+    # A `</script>` alone is paragraph text, so a comment under it is a block of its own and is
+    # cut with the <div> it wraps; `\ ` stays in the import path.
+    body = "</script>\n<!-- old:\n<div>\nx\n</div>\n-->\n\nSee @docs/release\\ notes.md\n"
+    parsed = preprocess(body, "CLAUDE.md", want_imports=True, markdown="claude-code")
+    assert js_trim(parsed.content) == "</script>\nSee @docs/release\\ notes.md"
+    assert parsed.tokens is not None
+    assert [r.path for r in extract_import_refs(parsed.tokens, 1, list_text_raw=True)] == ["docs/release notes.md"]
+
+
+def test_the_agent_flavor_keeps_commonmark_blocks_but_reads_escaped_spaces() -> None:
+    parsed = preprocess("</script>\n<!-- kept -->\n\n- see `@a.md` and @b\\ c.md\n", "AGENT.md", want_imports=True)
+    assert "<!-- kept -->" in parsed.content
+    assert parsed.tokens is not None
+    assert [r.path for r in extract_import_refs(parsed.tokens, 1)] == ["b c.md"]
+
+
+def test_import_lines_are_file_lines_in_list_text_and_after_breaks() -> None:
+    body = "intro\n\n- one `cat @a.md now`\n  two @b.md\n\nx\ny @c.md\n"
+    parsed = preprocess(body, "CLAUDE.md", want_imports=True, markdown="claude-code")
+    assert parsed.tokens is not None
+    refs = extract_import_refs(parsed.tokens, 3, list_text_raw=True)
+    assert [(r.path, r.line) for r in refs] == [("a.md", 5), ("b.md", 6), ("c.md", 9)]
