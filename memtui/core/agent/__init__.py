@@ -3,6 +3,8 @@ Claude consolidator (docs/behaviour.md §8) — with one tool policy and one loo
 
 - :class:`ToolPolicy`, :func:`execute` → :class:`ToolOutcome`: the six tools (Read, Grep,
   Glob, read-only Bash, Write/Edit inside one root) and every refusal as a tool error.
+- :class:`PathAlias` (``ToolPolicy.alias``): the model is shown one directory (the live memory
+  dir) where the tools work in another (memtui's staging copy); paths are mapped in, texts back.
 - :func:`tool_definitions`: the ``tools`` request parameter for a policy.
 - :func:`run_agent` → :class:`AgentRun`: the tool-use loop with a turn limit, a cancel event,
   a time budget for all its Bash commands (:class:`ShellBudget`), a deadline for the whole run,
@@ -27,6 +29,7 @@ Codes of a :class:`ToolOutcome` with ``is_error=True``:
 
 from __future__ import annotations
 
+from memtui.core.agent.alias import PathAlias
 from memtui.core.agent.bash import ShellBudget
 from memtui.core.agent.policy import (
     ALL_TOOLS,
@@ -62,6 +65,7 @@ __all__ = [
     "RUN_DEADLINE_S",
     "AgentEvent",
     "AgentRun",
+    "PathAlias",
     "ShellBudget",
     "ToolCall",
     "ToolOutcome",

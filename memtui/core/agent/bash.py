@@ -37,11 +37,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import IO
 
+from memtui.core.agent.alias import PathAlias
 from memtui.core.agent.deny import denied, tree_holds_denied
 from memtui.core.agent.options import Arg, CommandSpec, OptionError, parse_options
 from memtui.core.agent.policy import ToolOutcome, ToolPolicy
 
-__all__ = ["RULES", "BashRefusal", "CommandRule", "ShellBudget", "cap_text", "parse_command", "run_bash"]
+__all__ = ["RULES", "BashRefusal", "CommandRule", "PathSlot", "ShellBudget", "cap_text", "parse_command", "run_bash", "stage_paths"]
 
 # `find` primaries that run a program, delete, or write a file (GNU findutils manual).
 _FIND_FORBIDDEN = ("-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls")
@@ -57,7 +58,9 @@ class BashRefusal:
     reason: str
 
 
-def parse_command(command: str, allow: frozenset[str], cwd: str | os.PathLike[str] | None = None) -> list[list[str]] | BashRefusal:
+def parse_command(
+    command: str, allow: frozenset[str], cwd: str | os.PathLike[str] | None = None, alias: PathAlias | None = None
+) -> list[list[str]] | BashRefusal:
     """Split ``command`` into pipeline stages (each an argv list) or say why it is refused.
 
     Codes: ``bash-empty``, ``bash-syntax`` (unbalanced quotes, an empty pipeline stage),
@@ -68,8 +71,14 @@ def parse_command(command: str, allow: frozenset[str], cwd: str | os.PathLike[st
     would refuse — parsed as GNU ``getopt_long`` does: ``--comp`` is ``--compile``) and
     ``bash-denied-path`` (a file the tools never read: ``memtui.core.agent.deny``; ``cwd``:
     where relative paths start, default the current directory).
+
+    ``alias``: the file arguments of each stage (operands, path options, ``find``'s starting
+    points and reference files: :func:`stage_paths`) are rewritten by
+    :meth:`PathAlias.shell_arg` for a process started in ``cwd`` (as the model sees it), and the
+    read check runs on the rewritten paths from ``alias.cwd(cwd)``; patterns stay as written.
     """
     where = os.fspath(cwd) if cwd is not None else os.getcwd()
+    runs_in = alias.cwd(where) if alias is not None else where
     if not command.strip():
         return BashRefusal("bash-empty", "the command is empty")
     stages_text = _scan(command)
@@ -83,11 +92,38 @@ def parse_command(command: str, allow: frozenset[str], cwd: str | os.PathLike[st
             return BashRefusal("bash-syntax", f"the command cannot be parsed: {exc}")
         if not argv:
             return BashRefusal("bash-syntax", "a pipeline stage is empty")
-        refusal = _check_stage(argv, allow, piped=index > 0, cwd=where)
+        slots = _check_stage(argv, allow, piped=index > 0, cwd=where)
+        if isinstance(slots, BashRefusal):
+            return slots
+        if alias is not None:
+            for slot in sorted(slots, key=lambda sl: (sl.index, -sl.start)):
+                arg = argv[slot.index]
+                argv[slot.index] = arg[: slot.start] + alias.shell_arg(arg[slot.start : slot.end], where) + arg[slot.end :]
+        refusal = _check_paths([argv[sl.index][sl.start : sl.end] for sl in slots if sl.read], runs_in)
         if refusal is not None:
             return refusal
         stages.append(argv)
     return stages
+
+
+@dataclass(frozen=True, slots=True)
+class PathSlot:
+    """Where a stage's argv names a file: ``argv[index][start:end]`` (a path option's value may
+    be part of an argument: ``--files0-from=x``, ``-fx``, one of ``file -m a:b``). ``read``: the
+    command reads the file (checked against what the tools never read); else a reference only
+    (``find -newer x``, ``find -path 'dir/*'``), mapped through a path alias all the same."""
+
+    index: int
+    start: int
+    end: int
+    read: bool = True
+
+
+def stage_paths(argv: list[str], allow: frozenset[str]) -> list[PathSlot] | BashRefusal:
+    """The file arguments of one pipeline stage (see :class:`PathSlot`), or why the stage is
+    refused (the allow-list and the command's option rules; not the read check, which needs a
+    cwd). Patterns (``grep``'s, ``find -name``'s) are not file arguments."""
+    return _check_stage(argv, allow, piped=False, cwd=None)
 
 
 def _scan(command: str) -> list[str] | BashRefusal:
@@ -254,12 +290,16 @@ _FIND_PRIMARIES: dict[str, int] = {
                      "-files0-from"), 1),
 }
 _FIND_PATH_PRIMARIES = frozenset({"-files0-from"})
+# Primaries whose argument names a file only compared with (its times, its inode) or a path
+# pattern matched against the walked paths.
+_FIND_REFERENCES = frozenset({"-newer", "-anewer", "-cnewer", "-samefile", "-path", "-ipath", "-wholename", "-iwholename"})
 
 
-def _check_stage(argv: list[str], allow: frozenset[str], *, piped: bool, cwd: str) -> BashRefusal | None:
+def _check_stage(argv: list[str], allow: frozenset[str], *, piped: bool, cwd: str | None) -> list[PathSlot] | BashRefusal:
     """The allow-list and the per-command option rules for one stage: options parsed as the
-    command parses them, each on its command's allow-list; every file it would read (operands,
-    path options) outside what the tools never read (``memtui.core.agent.deny``)."""
+    command parses them, each on its command's allow-list; ``grep -r`` not over ``/`` or
+    ``/proc`` (from ``cwd``; ``None``: not checked). Returns where the stage names files
+    (operands, path options), for the caller's read check."""
     name = argv[0]
     listed = " ".join(sorted(allow))
     if "/" in name or name not in allow:
@@ -269,46 +309,58 @@ def _check_stage(argv: list[str], allow: frozenset[str], *, piped: bool, cwd: st
         )
     args = argv[1:]
     if name == "echo":
-        return None  # prints its arguments; reads nothing
+        return []  # prints its arguments; reads nothing
     if name == "find":
-        return _check_find(args, cwd)
+        return _check_find(args)
     rule = RULES.get(name)
     if rule is None:  # a command added to the allow-list without a rule: operands only
         if any(a.startswith("-") and a != "-" for a in args):
             return BashRefusal("bash-forbidden-option", f"{name} takes no options here (memtui has no rule for its options)")
-        return _check_paths(args, cwd)
-    args = _obsolete_count(name, args)
-    if isinstance(args, BashRefusal):
-        return args
+        return [PathSlot(i + 1, 0, len(a)) for i, a in enumerate(args)]
+    rewritten = _obsolete_count(name, args)
+    if isinstance(rewritten, BashRefusal):
+        return rewritten
+    shift = len(rewritten) - len(args)  # 1 when `-5` became `-n 5`: later arguments moved one on
+
+    def argv_index(at: int) -> int:
+        """``argv``'s index of ``rewritten[at]`` (the count's two words both came from ``args[0]``)."""
+        if shift and at < 2:
+            return 1
+        return at - shift + 1
+
     try:
-        parsed = parse_options(rule.spec, args)
+        parsed = parse_options(rule.spec, rewritten)
     except OptionError as exc:
         return BashRefusal("bash-forbidden-option", f"{name} would refuse this: {exc}")
     recursive = False
     explicit_pattern = False
-    paths: list[str] = []
-    for option, value, written in parsed.options:
+    slots: list[PathSlot] = []
+    for (option, value, written), at in zip(parsed.options, parsed.value_at, strict=True):
         why = rule.denied.get(option)
         if why is not None:
             return BashRefusal("bash-forbidden-option", f"{name} {written} is not allowed: {why}")
-        if option in rule.path_options and value is not None:
-            paths.extend(value.split(":") if (name, option) == ("file", "m") else [value])
+        if option in rule.path_options and value is not None and at is not None:
+            index, start = argv_index(at[0]), at[1]
+            parts = value.split(":") if (name, option) == ("file", "m") else [value]
+            for part in parts:
+                slots.append(PathSlot(index, start, start + len(part)))
+                start += len(part) + 1
         if name == "grep":
             explicit_pattern = explicit_pattern or option in ("e", "f")
             recursive = recursive or option == "r" or (option == "d" and value is not None and len(value) >= 3 and "recurse".startswith(value))
-    operands = list(parsed.operands)
+    operands = list(zip(parsed.operands, parsed.operand_at, strict=True))
     if rule.operands == "grep":
         if not explicit_pattern and operands:
             operands = operands[1:]
-        if recursive:
-            for top in operands or ["."]:
+        if recursive and cwd is not None:
+            for top in [o for o, _ in operands] or ["."]:
                 if tree_holds_denied(top, cwd=cwd):
                     return BashRefusal(
                         "bash-denied-path", f"grep -r over {top} would read other processes' state under /proc; search the directories you need"
                     )
     if rule.operands != "none":
-        paths.extend(operands)
-    return _check_paths(paths, cwd)
+        slots.extend(PathSlot(argv_index(at), 0, len(operand)) for operand, at in operands)
+    return slots
 
 
 def _obsolete_count(name: str, args: list[str]) -> list[str] | BashRefusal:
@@ -327,7 +379,12 @@ def _obsolete_count(name: str, args: list[str]) -> list[str] | BashRefusal:
     return [flag, count, *args[1:]]
 
 
-def _check_find(args: list[str], cwd: str) -> BashRefusal | None:
+def _check_find(args: list[str]) -> list[PathSlot] | BashRefusal:
+    """``find``'s own options, its starting points and its expression (only the primaries of
+    ``_FIND_PRIMARIES``). File arguments: the starting points and ``-files0-from`` (read); the
+    reference files of ``-newer``/``-anewer``/``-cnewer``/``-samefile``/``-newerXY`` and the
+    path patterns of ``-path``/``-wholename`` (matched against paths that begin with a starting
+    point) as references."""
     i = 0
     while i < len(args):  # find's own options: -H -L -P, -D debugopts, -Olevel
         if args[i] in ("-H", "-L", "-P") or (args[i].startswith("-O") and args[i][2:].isdigit()):
@@ -336,28 +393,32 @@ def _check_find(args: list[str], cwd: str) -> BashRefusal | None:
             i += 2
         else:
             break
-    starts: list[str] = []
+    slots: list[PathSlot] = []
     while i < len(args) and not (args[i].startswith("-") or args[i] in ("(", "!", ")", ",")):
-        starts.append(args[i])
+        slots.append(PathSlot(i + 1, 0, len(args[i])))
         i += 1
-    paths = list(starts)
     while i < len(args):
         token = args[i]
         if token in _FORBIDDEN_FIND:
             return BashRefusal("bash-forbidden-option", f"find {token} is not allowed: it runs a program, deletes or writes files")
-        takes = 1 if token.startswith("-newer") and len(token) == 8 else _FIND_PRIMARIES.get(token)  # -newerXY
+        newer_xy = token.startswith("-newer") and len(token) == 8
+        takes = 1 if newer_xy else _FIND_PRIMARIES.get(token)
         if takes is None:
             return BashRefusal("bash-forbidden-option", f"find {token} is not allowed (not one of the expressions that only read and print)")
-        if token in _FIND_PATH_PRIMARIES and i + 1 < len(args):
-            paths.append(args[i + 1])
+        if takes and i + 1 < len(args):
+            if token in _FIND_PATH_PRIMARIES:
+                slots.append(PathSlot(i + 2, 0, len(args[i + 1])))
+            elif token in _FIND_REFERENCES or (newer_xy and token[-1] != "t"):
+                slots.append(PathSlot(i + 2, 0, len(args[i + 1]), read=False))
         i += 1 + (1 if takes else 0)
-    return _check_paths(paths, cwd)
+    return slots
 
 
 _FORBIDDEN_FIND = frozenset(_FIND_FORBIDDEN)
 
 
 def _check_paths(paths: list[str], cwd: str) -> BashRefusal | None:
+    """The first of ``paths`` (relative to ``cwd``) the tools never read, as a refusal."""
     for path in paths:
         if path == "-":
             continue
@@ -404,7 +465,9 @@ class ShellBudget:
 
 
 def run_bash(policy: ToolPolicy, command: str, budget: ShellBudget | None = None) -> ToolOutcome:
-    """Check ``command`` against ``policy.bash_allow`` and run it in ``policy.cwd``.
+    """Check ``command`` against ``policy.bash_allow`` and run it in ``policy.cwd`` (with
+    ``policy.alias``: its file arguments and the cwd mapped, see :func:`parse_command`; the
+    caller, :func:`memtui.core.agent.tools.execute`, maps the output back).
 
     Each stage runs in a session of its own under ``RLIMIT_AS`` = ``policy.bash_memory_bytes``,
     ``RLIMIT_CPU`` = ``policy.bash_cpu_s`` (``SIGXCPU``; ``SIGKILL`` a second later),
@@ -427,7 +490,7 @@ def run_bash(policy: ToolPolicy, command: str, budget: ShellBudget | None = None
     """
     if budget is not None and budget.exhausted:
         return ToolOutcome(f"Refused: {budget.describe()}; no more Bash commands run in this run.", is_error=True, code="bash-budget")
-    parsed = parse_command(command, policy.bash_allow, policy.cwd)
+    parsed = parse_command(command, policy.bash_allow, policy.cwd, policy.alias)
     if isinstance(parsed, BashRefusal):
         return ToolOutcome(f"Refused: {parsed.reason}.", is_error=True, code=parsed.code)
     env = {key: os.environ[key] for key in _ENV_KEEP if key in os.environ}
@@ -445,7 +508,8 @@ def run_bash(policy: ToolPolicy, command: str, budget: ShellBudget | None = None
         started = budget.clock()
         budget.calls += 1
     try:
-        return _run_pipeline(resolved, policy, env, limit, budget if budget is not None and limit < policy.bash_timeout_s else None)
+        cwd = policy.alias.cwd(policy.cwd) if policy.alias is not None else os.fspath(policy.cwd)
+        return _run_pipeline(resolved, policy, cwd, env, limit, budget if budget is not None and limit < policy.bash_timeout_s else None)
     except (OSError, subprocess.SubprocessError) as exc:
         return ToolOutcome(f"The command could not run: {exc}.", is_error=True, code="bash-failed")
     finally:
@@ -529,8 +593,8 @@ def _set_rlimits(limits: tuple[tuple[int, int, int], ...]) -> None:
         resource.setrlimit(which, (soft, hard))
 
 
-def _run_pipeline(stages: list[list[str]], policy: ToolPolicy, env: dict[str, str], limit: float, budget: ShellBudget | None) -> ToolOutcome:
-    """Start the stages joined by pipes under the limits of :func:`_rlimits`; keep at most
+def _run_pipeline(stages: list[list[str]], policy: ToolPolicy, cwd: str, env: dict[str, str], limit: float, budget: ShellBudget | None) -> ToolOutcome:
+    """Start the stages joined by pipes in ``cwd`` under the limits of :func:`_rlimits`; keep at most
     ``max_output_chars`` * 4 bytes of the last stage's stdout (then stop everything); stop
     everything ``limit`` seconds after the start. ``budget``: the run's budget when ``limit``
     is what was left of it (the messages name it then)."""
@@ -545,7 +609,7 @@ def _run_pipeline(stages: list[list[str]], policy: ToolPolicy, env: dict[str, st
         for argv in stages:
             errfile = stack.enter_context(tempfile.TemporaryFile())
             proc = subprocess.Popen(
-                argv, stdin=stdin, stdout=subprocess.PIPE, stderr=errfile, cwd=policy.cwd, env=env, shell=False,
+                argv, stdin=stdin, stdout=subprocess.PIPE, stderr=errfile, cwd=cwd, env=env, shell=False,
                 start_new_session=True, preexec_fn=preexec,
             )
             if running and running[-1].proc.stdout is not None:
@@ -581,7 +645,7 @@ def _run_pipeline(stages: list[list[str]], policy: ToolPolicy, env: dict[str, st
         for stage in running:
             stage.errfile.seek(0)
             stage.stderr = stage.errfile.read(cap)
-    text = _text(bytes(buf), b"".join(stage.stderr for stage in running), policy.max_output_chars)
+    text = _text(bytes(buf), b"".join(stage.stderr for stage in running), policy.max_output_chars, policy.show)
     return _outcome(text, running, policy, timed_out=timed_out, truncated=truncated, killed=timed_out or truncated,
                     elapsed=elapsed, budget=budget)
 
@@ -679,10 +743,11 @@ def _signal_name(number: int) -> str:
         return str(number)
 
 
-def _text(stdout: bytes, stderr: bytes, max_chars: int) -> str:
-    """stdout, then stderr under a marker, cut at ``max_chars`` with a note."""
-    text = stdout.decode("utf-8", errors="replace")
-    err = stderr.decode("utf-8", errors="replace")
+def _text(stdout: bytes, stderr: bytes, max_chars: int, show: Callable[[str], str]) -> str:
+    """stdout, then stderr under a marker, each passed through ``show`` (``ToolPolicy.show``:
+    before the cut, so no path is cut half-mapped), cut at ``max_chars`` with a note."""
+    text = show(stdout.decode("utf-8", errors="replace"))
+    err = show(stderr.decode("utf-8", errors="replace"))
     if err:
         text = f"{text}{'' if not text or text.endswith(chr(10)) else chr(10)}[stderr]\n{err}"
     return cap_text(text, max_chars)

@@ -48,13 +48,20 @@ class CommandSpec:
 @dataclass(frozen=True, slots=True)
 class ParsedOptions:
     """``options``: (canonical option, value or ``None``, the argument as written) in order;
-    ``operands``: the other arguments, in order."""
+    ``operands``: the other arguments, in order. Where each came from, as indices into the
+    parsed ``args``: ``operand_at[k]`` is the argument of ``operands[k]``; ``value_at[k]`` is
+    ``(argument index, offset)`` of the value of ``options[k]`` (``--x=v``: the text after
+    ``=``; ``-nv``: after the letter; a separate argument: offset 0), ``None`` without one."""
 
     options: tuple[tuple[str, str | None, str], ...]
     operands: tuple[str, ...]
+    operand_at: tuple[int, ...] = ()
+    value_at: tuple[tuple[int, int] | None, ...] = ()
 
 
-def _long(spec: CommandSpec, text: str, rest: list[str]) -> tuple[str, str | None]:
+def _long(spec: CommandSpec, text: str, args: list[str], nxt: int) -> tuple[str, str | None, tuple[int, int] | None]:
+    """Option ``--text`` (argument ``nxt - 1``): its canonical name, value and the value's
+    place (``(nxt, 0)`` when it is the next argument, which the caller then skips)."""
     name, eq, value = text.partition("=")
     if name in spec.long:
         matches = [name]
@@ -68,53 +75,67 @@ def _long(spec: CommandSpec, text: str, rest: list[str]) -> tuple[str, str | Non
     if kind == "none":
         if eq:
             raise OptionError(f"option '--{matches[0]}' doesn't allow an argument")
-        return canonical, None
+        return canonical, None, None
     if eq:
-        return canonical, value
+        return canonical, value, (nxt - 1, 2 + len(name) + 1)
     if kind == "required":
-        if not rest:
+        if nxt >= len(args):
             raise OptionError(f"option '--{matches[0]}' requires an argument")
-        return canonical, rest.pop(0)
-    return canonical, None
+        return canonical, args[nxt], (nxt, 0)
+    return canonical, None, None
 
 
 def parse_options(spec: CommandSpec, args: list[str]) -> ParsedOptions:
     """Split ``args`` (without the command name) into options and operands as GNU
     ``getopt_long`` does. Raises :class:`OptionError`."""
-    rest = list(args)
     options: list[tuple[str, str | None, str]] = []
+    value_at: list[tuple[int, int] | None] = []
     operands: list[str] = []
-    while rest:
-        arg = rest.pop(0)
+    operand_at: list[int] = []
+    i, n = 0, len(args)
+    while i < n:
+        arg = args[i]
+        i += 1
         if arg == "--":
-            operands.extend(rest)
+            operands.extend(args[i:])
+            operand_at.extend(range(i, n))
             break
         if not arg.startswith("-") or arg == "-":
             operands.append(arg)
+            operand_at.append(i - 1)
             if not spec.permute:
-                operands.extend(rest)
+                operands.extend(args[i:])
+                operand_at.extend(range(i, n))
                 break
             continue
         if arg.startswith("--"):
-            canonical, value = _long(spec, arg[2:], rest)
+            canonical, value, at = _long(spec, arg[2:], args, i)
             options.append((canonical, value, arg))
+            value_at.append(at)
+            if at is not None and at[0] == i:
+                i += 1
             continue
         cluster = arg[1:]
-        for i, letter in enumerate(cluster):
+        for k, letter in enumerate(cluster):
             kind = spec.short.get(letter)
             if kind is None:
                 raise OptionError(f"invalid option -- '{letter}'")
             if kind == "none":
                 options.append((letter, None, arg))
+                value_at.append(None)
                 continue
-            attached = cluster[i + 1 :]
+            attached = cluster[k + 1 :]
             if attached:
                 options.append((letter, attached, arg))
+                value_at.append((i - 1, k + 2))
             elif kind == "required":
-                if not rest:
+                if i >= n:
                     raise OptionError(f"option requires an argument -- '{letter}'")
-                options.append((letter, rest.pop(0), arg))
+                options.append((letter, args[i], arg))
+                value_at.append((i, 0))
+                i += 1
             else:
                 options.append((letter, None, arg))
+                value_at.append(None)
             break
-    return ParsedOptions(tuple(options), tuple(operands))
+    return ParsedOptions(tuple(options), tuple(operands), tuple(operand_at), tuple(value_at))

@@ -10,9 +10,12 @@ Each call can also be recorded as a :class:`ToolCall` for the UI's event stream.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from memtui.core.agent.alias import PathAlias
 
 __all__ = [
     "ALL_TOOLS",
@@ -97,6 +100,12 @@ class ToolPolicy:
       ``write_root``, outside ``protected_dirs`` (``.git``, ``agents``).
     - ``denials``: the release's own refusal texts, ``{"shell": …, "tool": …}``: a refused
       shell command, and a refused tool or path, are answered with them.
+
+    ``alias``: the model is shown ``alias.shown`` where the tools work in ``alias.actual``
+    (:class:`~memtui.core.agent.alias.PathAlias`: the live memory dir and memtui's staging copy
+    of it). ``write_root`` is then ``alias.actual`` (the directory writes really stay in),
+    ``cwd`` is as the model sees it, every path the model gives is mapped in, and every text
+    it receives (results, errors, tool descriptions) is mapped back (:meth:`show`).
     """
 
     write_root: Path | None = None
@@ -121,6 +130,32 @@ class ToolPolicy:
     remove_md: bool = False
     protected_dirs: tuple[str, ...] = ()
     denials: Mapping[str, str] | None = None
+    alias: PathAlias | None = None
+
+    def show(self, text: str) -> str:
+        """``text`` as the model may read it: ``alias.actual`` named as ``alias.shown``."""
+        return text if self.alias is None else self.alias.show(text)
+
+    def read_target(self, raw: str) -> str:
+        """A path a reading tool was given (``~`` expanded, relative to ``cwd``), absolute and
+        mapped through ``alias`` (unnormalised when no alias applies)."""
+        absolute = os.path.join(self.cwd, os.path.expanduser(raw))
+        if self.alias is not None:
+            mapped = self.alias.to_actual(absolute, "/", expand_user=False)
+            if mapped is not None:
+                return mapped
+        return absolute
+
+    def write_target(self, raw: str) -> str:
+        """A path a writing tool (``Write``, ``Edit``, ``rm``) was given, as ``validate_inside``
+        takes it against ``write_root``: ``~`` expanded; relative to the write root the model
+        knows (``alias.shown``, else ``write_root``); mapped through ``alias`` — a path that does
+        not lead to ``alias.shown`` is returned absolute, so the containment check refuses it."""
+        text = os.path.expanduser(raw)
+        if self.alias is None:
+            return text
+        mapped = self.alias.to_actual(text, self.alias.shown, expand_user=False)
+        return mapped if mapped is not None else os.path.normpath(os.path.join(self.alias.shown, text))
 
     def offered(self) -> tuple[str, ...]:
         """The tool names a model is told about: ``tools`` minus ``Write``/``Edit`` without a

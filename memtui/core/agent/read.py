@@ -27,12 +27,13 @@ _SKIP_DIRS = frozenset({".git", ".hg", ".svn"})
 
 
 def _read_path(policy: ToolPolicy, raw: str) -> Path | ToolOutcome:
-    """``raw`` made absolute (``~`` expanded, relative to ``policy.cwd``); with
-    ``policy.read_roots``, its ``realpath``, checked to lie inside one of them (the checked path
-    is the one read: ``link/../x`` means another file to the kernel than to ``normpath``)."""
+    """``raw`` made absolute (``~`` expanded, relative to ``policy.cwd``, mapped through
+    ``policy.alias``); with ``policy.read_roots``, its ``realpath``, checked to lie inside one of
+    them (the checked path is the one read: ``link/../x`` means another file to the kernel than
+    to ``normpath``)."""
     if "\0" in raw:
         return error("bad-input", "Refused: the path contains a NUL byte.")
-    path = Path(os.path.join(policy.cwd, os.path.expanduser(raw)))
+    path = Path(policy.read_target(raw))
     why = denied(path)
     if why is not None:
         return error("denied", f"Refused: {why}.")
@@ -105,7 +106,7 @@ def read_tool(policy: ToolPolicy, args: Mapping[str, Any]) -> ToolOutcome:
     body = "\n".join(lines)
     if more:
         body += f"\n[more lines follow; continue with offset={first + len(lines)}]"
-    return ToolOutcome(cap_text(body, policy.max_output_chars))
+    return ToolOutcome(cap_text(policy.show(body), policy.max_output_chars))  # named as shown before the cut
 
 
 def _capped_lines(fh: BinaryIO, cap: int) -> Iterator[bytes]:
@@ -229,7 +230,7 @@ def glob_tool(policy: ToolPolicy, args: Mapping[str, Any]) -> ToolOutcome:
         text += f"\n[{len(found) - len(shown)} more not shown; narrow the pattern]"
     if stopped:
         text += f"\n[search stopped after {policy.search_timeout_s:g} s; results are incomplete]"
-    return ToolOutcome(cap_text(text, policy.max_output_chars))
+    return ToolOutcome(cap_text(policy.show(text), policy.max_output_chars))  # named as shown before the cut
 
 
 def grep_tool(policy: ToolPolicy, args: Mapping[str, Any]) -> ToolOutcome:
@@ -298,4 +299,4 @@ def grep_tool(policy: ToolPolicy, args: Mapping[str, Any]) -> ToolOutcome:
         text += f"\n[stopped at {policy.grep_max_matches} matching lines; narrow the search]"
     if stopped:
         text += f"\n[search stopped after {policy.search_timeout_s:g} s; results are incomplete]"
-    return ToolOutcome(cap_text(text, policy.max_output_chars))
+    return ToolOutcome(cap_text(policy.show(text), policy.max_output_chars))  # named as shown before the cut

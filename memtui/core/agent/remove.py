@@ -3,7 +3,7 @@ run (Claude Code 2.1.328: "rm (no flags except -f) of .md files under <memory di
 protected subdirectories like .git or agents)").
 
 Allowed only when ``policy.remove_md`` is set: ``rm [-f] [--] <path>...`` where every path is a
-``.md`` file inside ``policy.write_root`` (checked by
+``.md`` file inside ``policy.write_root`` (named as :meth:`ToolPolicy.write_target` reads it, checked by
 :func:`memtui.core.writes.safepath.validate_inside`, symlinks resolved) and below none of
 ``policy.protected_dirs``. Everything else is not an ``rm`` this tool runs (the caller refuses
 it like any other shell command). ``write_root`` is memtui's staging copy, so a removal there
@@ -57,7 +57,7 @@ def remove_tool(policy: ToolPolicy, command: str) -> ToolOutcome:
     targets: list[Path] = []
     for raw in paths:
         try:
-            target = validate_inside(raw, policy.write_root)
+            target = validate_inside(policy.write_target(raw), policy.write_root)
         except UnsafePathError as exc:
             return error("bash-not-allowed", f"Refused: rm may only remove .md files inside {policy.write_root}; {raw!r}: {exc.reason}.")
         rel = target.relative_to(root).parts

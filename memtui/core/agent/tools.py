@@ -9,6 +9,7 @@ through :func:`memtui.core.writes.atomic.atomic_write_bytes`. Any other name is 
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
@@ -122,9 +123,10 @@ _DEFINITIONS: dict[str, dict[str, Any]] = {
 def tool_definitions(policy: ToolPolicy) -> list[dict[str, Any]]:
     """The ``tools`` parameter of a Messages API request for ``policy``: one
     ``{"name", "description", "input_schema"}`` dict per tool in ``policy.offered()``, with the
-    allow-list, the writable root and the policy's caps written into the descriptions."""
+    allow-list, the writable root (as ``policy.show`` names it) and the policy's caps written into
+    the descriptions."""
     allow = ", ".join(sorted(policy.bash_allow))
-    root = str(policy.write_root) if policy.write_root is not None else "the writable directory"
+    root = policy.show(str(policy.write_root)) if policy.write_root is not None else "the writable directory"
     values = {
         "allow": allow,
         "root": root,
@@ -182,13 +184,17 @@ def execute(
 
     Returns a :class:`ToolOutcome`; a refusal or failure has ``is_error=True``, a ``code`` and
     a reason in ``content`` — this function never raises for anything the model sends (an
-    unexpected ``Exception`` inside a tool comes back as ``internal-error``). When ``log`` is
-    given, a :class:`ToolCall` (with ``tool_use_id`` and ``turn``) is appended to it.
+    unexpected ``Exception`` inside a tool comes back as ``internal-error``). With
+    ``policy.alias``, ``content`` names ``alias.shown`` wherever the tool named
+    ``alias.actual``; ``wrote`` and ``removed`` stay the real paths. When ``log`` is given, a
+    :class:`ToolCall` (with ``tool_use_id`` and ``turn``) is appended to it.
     """
     try:
         outcome = _dispatch(policy, name, tool_input, budget)
     except Exception as exc:  # noqa: BLE001 - the model must get an answer; the log keeps it
         outcome = ToolOutcome(f"Internal error in {name}: {type(exc).__name__}: {exc}", is_error=True, code="internal-error")
+    if policy.alias is not None:
+        outcome = dataclasses.replace(outcome, content=policy.show(outcome.content))
     if policy.denials is not None and outcome.is_error:
         outcome = _release_denial(policy.denials, name, outcome)
     if log is not None:

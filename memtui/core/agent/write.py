@@ -18,10 +18,11 @@ __all__ = ["edit_tool", "write_tool"]
 
 
 def _write_path(policy: ToolPolicy, raw: str, tool: str) -> Path | ToolOutcome:
-    """The real path a write of ``raw`` must go to, or the refusal (safepath's code)."""
+    """The real path a write of ``raw`` (see :meth:`ToolPolicy.write_target`) must go to, or the
+    refusal (safepath's code)."""
     assert policy.write_root is not None
     try:
-        target = validate_inside(raw, policy.write_root)
+        target = validate_inside(policy.write_target(raw), policy.write_root)
     except UnsafePathError as exc:
         return error(exc.code, f"Refused: {tool} may only change files inside {policy.write_root}; {raw!r}: {exc.reason}.")
     if target.is_dir():
@@ -35,7 +36,7 @@ def _write_path(policy: ToolPolicy, raw: str, tool: str) -> Path | ToolOutcome:
 
 
 def write_tool(policy: ToolPolicy, args: Mapping[str, Any]) -> ToolOutcome:
-    """``Write``: ``file_path`` (absolute, or relative to ``policy.write_root``) and ``content``
+    """``Write``: ``file_path`` (absolute, ``~``-relative, or relative to the write root) and ``content``
     (UTF-8, at most ``policy.write_max_bytes``); creates parent dirs. ``wrote`` is the real path
     written. Refusals carry safepath's codes. Never raises."""
     raw = str_arg(args, "file_path", "Write")

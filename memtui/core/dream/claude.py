@@ -4,8 +4,11 @@ Agent 的 Bash 被限制为只读命令，Write 只能写记忆目录").
 The agent (``memtui.core.agent.run_agent``) gets the docs/behaviour.md §7 tool policy — Read/Grep/Glob
 anywhere, read-only Bash by allow-list, Write/Edit only inside one root through
 ``memtui.core.writes.safepath`` — but that root is a **staging copy** of the memory dir in memtui's
-state dir, never the memory dir itself. When the run ends, the difference staging → real
-becomes the plan, previewed and applied like the offline one (and undone the same way).
+state dir, never the memory dir itself. The model is never told about the copy: every text it
+reads names the live memory dir, and the tools map that dir to the copy and back
+(``memtui.core.agent.alias.PathAlias`` on the policy). When the run ends, the difference
+staging → real becomes the plan, previewed and applied like the offline one (and undone the
+same way).
 
 - The agent cannot delete; it merges a duplicate by writing the merged text into the older
   file and **emptying** the newer one: an emptied file becomes a delete in the plan (its
@@ -55,12 +58,12 @@ from memtui.core.dream.prompt import DreamRequest, build_dream_request, instruct
 from memtui.core.memory.index import MAX_INDEX_LINES, MAX_INDEX_UNITS, format_file_size
 from memtui.core.writes.index_edit import MAX_ENTRY_CHARS
 from memtui.core.memory.memories import MAX_MEMORY_BYTES, TEAM_DIR
-from memtui.core.places.release import dir_text, release_of
+from memtui.core.places.release import release_of
 
 if TYPE_CHECKING:
     import anthropic
 
-    from memtui.core.agent import AgentEvent
+    from memtui.core.agent import AgentEvent, PathAlias
 
 # memtui's choice: enough requests to orient, gather, merge a few files and rewrite the index.
 # (The extractor's limit is 5, docs/behaviour.md §7; a dream does more.)
@@ -94,12 +97,12 @@ it will be moved to the trash. Never empty a file whose facts are not kept elsew
 - Finish with a short summary that lists every file you changed, one per line: `- <file>: <why>`."""
 
 
-def _user_message(ctx: DreamContext, staging: Path, now: datetime, sessions: list[Path], last: float | None) -> str:
+def _user_message(ctx: DreamContext, now: datetime, sessions: list[Path], last: float | None) -> str:
     listed = "\n".join(f"- {p}" for p in sessions[:50]) or "- (none)"
     more = f"\n- … and {len(sessions) - 50} more" if len(sessions) > 50 else ""
     return (
         f"Today is {now.date().isoformat()}.\n"
-        f"The memory directory is {staging}\n"
+        f"The memory directory is {ctx.memory_dir}\n"
         f"Last consolidated: {'never' if last is None else iso_utc(last)}.\n"
         f"Session transcripts since then:\n{listed}{more}\n\n"
         "Consolidate the memory now."
@@ -220,7 +223,7 @@ class ClaudeConsolidator:
     def __call__(self, ctx: DreamContext, now: datetime, emit: Emit, cancel: threading.Event | None) -> DreamPlan:
         """Run the agent on a staging copy and return the plan. Raises ``DreamError`` (API
         error, no credentials), ``DreamCancelled``, ``OSError`` (the staging copy failed)."""
-        from memtui.core.agent import DEFAULT_MAX_TOKENS, ToolPolicy, run_agent
+        from memtui.core.agent import DEFAULT_MAX_TOKENS, PathAlias, ToolPolicy, run_agent
 
         log = emit if isinstance(emit, EventLog) else EventLog(emit)
         client = self.client
@@ -247,26 +250,26 @@ class ClaudeConsolidator:
             not_staged = [Finding("orient", "file-unreadable", rel, f"left out of the dream's copy ({why}): the agent does not see it and it stays as it is") for rel, why in left_out]
             for finding in not_staged:
                 log(finding)
-            tracker = _PhaseTracker(log, self.max_turns, transcripts_dir=ctx.sessions_dir if release is not None else None)
+            alias = PathAlias(shown=ctx.memory_dir, actual=staging)
+            tracker = _PhaseTracker(log, self.max_turns, alias, transcripts_dir=ctx.sessions_dir if release is not None else None)
             tracker.start("orient")
             if release is not None:
-                request = build_dream_request(ctx, release, counted_sessions(ctx), memory_dir=staging, model=self.model,
+                request = build_dream_request(ctx, release, counted_sessions(ctx), staging_dir=staging, model=self.model,
                                               max_tokens=DEFAULT_MAX_TOKENS, instructions=instructions_block(ctx))
                 self.last_request = request
                 facts = release.dream
-                shown = dir_text(staging)
-                cwd = ctx.project_root if ctx.project_root is not None and ctx.project_root.is_dir() else staging
-                policy = ToolPolicy(write_root=staging, cwd=cwd, write_suffixes=(".md",), remove_md=True, protected_dirs=facts.protected_subdirs,
-                                    denials=release.denials(shown))
+                cwd = ctx.project_root if ctx.project_root is not None and ctx.project_root.is_dir() else ctx.memory_dir
+                policy = ToolPolicy(write_root=staging, alias=alias, cwd=cwd, write_suffixes=(".md",), remove_md=True,
+                                    protected_dirs=facts.protected_subdirs, denials=release.denials(request.memory_dir))
                 model, system, messages = request.model, request.system, [dict(m) for m in request.messages]
                 log(LogLine("orient", "info", f"{release.cli} {release.version}'s dream prompt, {len(request.session_ids)} session(s), model {model} ({request.model_source})"))
             else:
                 last = read_lock(ctx.memory_dir).last_consolidated_at
                 ids, _ = sessions_since(ctx, last)
                 sessions = [ctx.sessions_dir / f"{sid}.jsonl" for sid in ids]
-                policy = ToolPolicy(write_root=staging, cwd=staging)
+                policy = ToolPolicy(write_root=staging, alias=alias, cwd=ctx.memory_dir)
                 model, system = self._model(ctx), SYSTEM_PROMPT
-                messages = [{"role": "user", "content": _user_message(ctx, staging, now, sessions, last)}]
+                messages = [{"role": "user", "content": _user_message(ctx, now, sessions, last)}]
             run = run_agent(
                 client,
                 model=model,
@@ -274,7 +277,7 @@ class ClaudeConsolidator:
                 messages=messages,
                 policy=policy,
                 max_turns=self.max_turns,
-                on_event=lambda ev: tracker.on_agent_event(ev, staging),
+                on_event=tracker.on_agent_event,
                 cancel=cancel,
             )
             if run.stop_reason == "cancelled":
@@ -337,9 +340,11 @@ class _PhaseTracker:
     release's prompt, which asks for no phase lines) the phase follows the tool calls: a look
     at the transcripts is gather, a change of a memory file consolidate, of the index prune."""
 
-    def __init__(self, log: EventLog, max_turns: int, *, transcripts_dir: Path | None = None) -> None:
+    def __init__(self, log: EventLog, max_turns: int, alias: PathAlias, *, transcripts_dir: Path | None = None) -> None:
         self.log = log
         self.max_turns = max_turns
+        # The model's inputs name the live dir (alias.shown); ``wrote``/``removed`` the staging copy.
+        self.alias = alias
         self.phase: Phase = "orient"
         self.started: list[Phase] = []
         self.findings: list[Finding] = []
@@ -361,7 +366,8 @@ class _PhaseTracker:
         self.start("prune")
         self.log(PhaseFinished("prune", "done"))
 
-    def on_agent_event(self, ev: AgentEvent, staging: Path) -> None:
+    def on_agent_event(self, ev: AgentEvent) -> None:
+        live, staging = self.alias.shown, self.alias.actual
         if ev.kind == "turn":
             self.log(Progress(self.phase, min(ev.turn, self.max_turns), self.max_turns))
             self.log(LogLine(self.phase, "debug", f"request {ev.turn}"))
@@ -379,33 +385,33 @@ class _PhaseTracker:
                 return
             data: Any = call.input if isinstance(call.input, dict) else {}
             if self.transcripts_dir is not None:
-                self._infer(call, data, staging)
+                self._infer(call, data)
             self.log(LogLine(self.phase, "info", call.summary))
             for path in call.removed:
                 rel = _rel(str(path), staging)
                 self.removed.add(rel)
-                self.writes.setdefault(rel, []).append(call.summary.replace(str(staging) + "/", ""))
+                self.writes.setdefault(rel, []).append(call.summary.replace(str(live) + "/", ""))
             if call.name == "Read":
-                self.log(FileRead(self.phase, _rel(str(data.get("file_path", "")), staging), len(call.content)))
+                self.log(FileRead(self.phase, _rel(str(data.get("file_path", "")), live), len(call.content)))
             if call.wrote is not None:
                 rel = _rel(str(call.wrote), staging)
-                self.writes.setdefault(rel, []).append(call.summary.replace(str(staging) + "/", ""))
+                self.writes.setdefault(rel, []).append(call.summary.replace(str(live) + "/", ""))
         elif ev.kind == "done":
             self.log(LogLine(self.phase, "info", f"agent finished: {ev.text}"))
 
-    def _infer(self, call: Any, data: dict[str, Any], staging: Path) -> None:
+    def _infer(self, call: Any, data: dict[str, Any]) -> None:
         """The phase a tool call belongs to (see the class docstring)."""
         text = " ".join(str(v) for v in data.values())
         if call.wrote is not None:
             self.start("prune" if Path(str(call.wrote)).name == "MEMORY.md" else "consolidate")
         elif call.removed:
             self.start("consolidate")
-        elif self.transcripts_dir is not None and str(self.transcripts_dir) in text and str(staging) not in text:
+        elif self.transcripts_dir is not None and str(self.transcripts_dir) in text and str(self.alias.shown) not in text:
             self.start("gather")
 
 
-def _rel(path: str, staging: Path) -> str:
+def _rel(path: str, root: Path) -> str:
     try:
-        return Path(os.path.realpath(path)).relative_to(os.path.realpath(staging)).as_posix()
+        return Path(os.path.realpath(path)).relative_to(os.path.realpath(root)).as_posix()
     except ValueError:
         return path

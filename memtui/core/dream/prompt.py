@@ -17,9 +17,11 @@ fork, so it sends what the fork's prompt relies on:
 - **the main loop's model**: settings ``model``, else the release's default
   (``claude-opus-5-5``), overridable.
 
-The memory dir the model is given is the consolidator's staging copy (writes land there and
-become the plan); :func:`build_dream_request` with the real memory dir shows what the CLI itself
-would send now.
+Every text names the live memory dir, as the CLI's does (``~/.claude/projects/<slug>/memory/``
+or wherever the release resolves it). The consolidator's writes go to a staging copy all the
+same: its tools map the live dir to the copy and back (``memtui.core.agent.alias.PathAlias``),
+so the model never reads the copy's path; :attr:`DreamRequest.staging_dir` records it for a
+person.
 """
 
 from __future__ import annotations
@@ -57,8 +59,10 @@ def dream_prompt(release: Release, memory_dir: str, transcripts_dir: str, sessio
 @dataclass(frozen=True, slots=True)
 class DreamRequest:
     """One dream request: ``model``, ``max_tokens``, ``system`` (text), ``messages`` (API param
-    dicts), and what was substituted (``memory_dir`` as shown, ``transcripts_dir``,
-    ``session_ids``) and where the model came from (``model_source``)."""
+    dicts), what was substituted (``memory_dir``: the live memory dir as the model reads it,
+    with its final ``/``; ``transcripts_dir``; ``session_ids``), where the model came from
+    (``model_source``), and ``staging_dir``: where memtui's consolidator really wrote for that
+    dir (its staging copy, never shown to the model; ``None`` for a request not sent)."""
 
     model: str
     model_source: str
@@ -68,6 +72,7 @@ class DreamRequest:
     memory_dir: str
     transcripts_dir: str
     session_ids: tuple[str, ...]
+    staging_dir: str | None = None
 
     @property
     def prompt(self) -> str:
@@ -77,7 +82,7 @@ class DreamRequest:
 
     def to_json(self) -> dict[str, Any]:
         """``{model, model_source, max_tokens, system, messages, memory_dir, transcripts_dir,
-        session_ids}``."""
+        session_ids, staging_dir}`` (``staging_dir``: a string or ``null``)."""
         return {
             "model": self.model,
             "model_source": self.model_source,
@@ -87,11 +92,17 @@ class DreamRequest:
             "memory_dir": self.memory_dir,
             "transcripts_dir": self.transcripts_dir,
             "session_ids": list(self.session_ids),
+            "staging_dir": self.staging_dir,
         }
 
     def render(self) -> str:
-        """The request as text for a person: model, system, then each message's blocks."""
-        lines = [f"model: {self.model} ({self.model_source})  ·  max_tokens {self.max_tokens}", "", "── system ──", self.system]
+        """The request as text for a person: model, the memory dir the model was given (and,
+        for a request sent, where memtui staged its writes), system, then each message's
+        blocks."""
+        lines = [f"model: {self.model} ({self.model_source})  ·  max_tokens {self.max_tokens}", f"memory dir: {self.memory_dir}"]
+        if self.staging_dir is not None:
+            lines.append(f"writes staged in: {self.staging_dir} (memtui's scratch copy, removed after the run: the model's tools mapped the memory dir there)")
+        lines += ["", "── system ──", self.system]
         for i, message in enumerate(self.messages):
             content = message["content"]
             blocks = content if isinstance(content, list) else [{"type": "text", "text": content}]
@@ -131,23 +142,22 @@ def build_dream_request(
     release: Release,
     session_ids: Sequence[str],
     *,
-    memory_dir: Path | None = None,
+    staging_dir: Path | None = None,
     model: str | None = None,
     max_tokens: int,
     instructions: str | None = None,
 ) -> DreamRequest:
-    """The request for ``ctx``: the dream prompt over ``memory_dir`` (default the real memory
-    dir; the consolidator passes its staging copy), the project dir of ``ctx`` and
-    ``session_ids``; ``instructions``: the rendered instructions (their memory dir paths are
-    rewritten to ``memory_dir``)."""
-    shown = memory_dir if memory_dir is not None else ctx.memory_dir
-    mem_text = dir_text(shown)
-    prompt = dream_prompt(release, mem_text, str(ctx.sessions_dir).rstrip("/"), session_ids)
+    """The request for ``ctx``: the dream prompt and the ``# Memory`` section over the live
+    memory dir (``ctx.memory_dir``, as the CLI writes it), the project dir of ``ctx`` and
+    ``session_ids``; ``instructions``: the rendered instructions, sent as they are;
+    ``staging_dir``: where the consolidator's tools really write (recorded, never shown)."""
+    mem_text = dir_text(ctx.memory_dir)
+    transcripts = str(ctx.sessions_dir).rstrip("/")
+    prompt = dream_prompt(release, mem_text, transcripts, session_ids)
     content: list[dict[str, Any]] = []
     if instructions:
-        text = instructions.replace(dir_text(ctx.memory_dir), mem_text) if shown != ctx.memory_dir else instructions
-        content.append({"type": "text", "text": SYSTEM_REMINDER.format(text=text)})
+        content.append({"type": "text", "text": SYSTEM_REMINDER.format(text=instructions)})
     content.append({"type": "text", "text": prompt})
     chosen, source = main_model(ctx, release, model)
     return DreamRequest(chosen, source, max_tokens, release.memory_section(mem_text), ({"role": "user", "content": content},),
-                        mem_text, str(ctx.sessions_dir).rstrip("/"), tuple(session_ids))
+                        mem_text, transcripts, tuple(session_ids), None if staging_dir is None else dir_text(staging_dir))

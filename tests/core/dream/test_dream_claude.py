@@ -1,6 +1,7 @@
 """The Claude consolidator against a scripted Messages API (``httpx2.MockTransport``; anthropic
-2.x sends through httpx2). The agent works on a staging copy; only what the docs/behaviour.md §7 policy
-allows reaches it, and the staging-vs-real diff is the plan. Nothing touches the network."""
+2.x sends through httpx2). The agent works on a staging copy it is never told about (its tools map
+the live memory dir there); only what the docs/behaviour.md §7 policy allows reaches it, and the
+staging-vs-real diff is the plan. Nothing touches the network."""
 
 from __future__ import annotations
 
@@ -71,10 +72,11 @@ def test_only_the_allowed_write_succeeds_and_becomes_the_plan(tmp_path: Path) ->
     assert snapshot(ctx.memory_dir) == before
     assert not list(tmp_path.rglob("outside.md")) and not list(tmp_path.rglob("y.md"))
     assert not list((ctx.dream_state_dir / "staging").iterdir())
-    # the request: the system prompt's four phases, the staging dir, the docs/behaviour.md §7 tools
+    # the request: the system prompt's four phases, the live memory dir (never the staging copy), the docs/behaviour.md §7 tools
     first = api.bodies[0]
     assert first["model"] == MODEL
-    assert "Phase: <name>" in first["system"] and str(ctx.memory_dir) not in first["messages"][0]["content"]
+    assert "Phase: <name>" in first["system"] and f"The memory directory is {ctx.memory_dir}\n" in first["messages"][0]["content"]
+    assert all(str(ctx.dream_state_dir) not in json.dumps(body) for body in api.bodies)
     assert {t["name"] for t in first["tools"]} == {"Read", "Grep", "Glob", "Bash", "Write", "Edit"}
     phases = [e.phase for e in events if e.kind == "phase-started"]
     assert phases == ["orient", "gather", "consolidate", "prune"]

@@ -1,9 +1,17 @@
 """The claude flavor's dream request against the ones Claude Code 2.1.328 sent: the dream prompt
-byte for byte once the memory dir, the transcripts dir and the session list are substituted;
-the consolidator's own request (a scripted Messages API replaying the CLI's captured dream tool
-calls) carrying that prompt over memtui's staging copy, the main loop's model, and the CLI's
-permission answers — the shell and tool refusals word for word, ``rm`` of a memory file as a
-planned deletion that touches nothing before apply."""
+and the system prompt's ``# Memory`` section byte for byte; the consolidator's own request (a
+scripted Messages API replaying the CLI's captured dream tool calls) carrying that prompt over
+the live memory dir, as the CLI names it, the main loop's model, and the CLI's permission
+answers — the shell and tool refusals word for word, ``rm`` of a memory file as a planned
+deletion that touches nothing before apply.
+
+The captures were made under another HOME (``/tmp/oracle-13/bgcap/scen/<run>/home``) than a
+test's ``tmp_path``, and a test may not build its workspace there, so the directories are
+**substituted both ways**: the CLI's memory dir and transcripts dir in the captured text are
+replaced by the test's (``expected_prompt``), and the test's in memtui's text by the CLI's
+(``as_captured``), each compared byte for byte. What may differ is only the session list's
+order (the CLI lists the sessions in its own readdir order, memtui in the test dir's; the ids
+and their count are the same). The dream prompt and the ``# Memory`` section carry no date."""
 
 from __future__ import annotations
 
@@ -79,6 +87,61 @@ def replay(run: str) -> list[list[dict[str, Any]]]:
     return steps
 
 
+def live_calls(run: str, ctx: DreamContext) -> list[list[dict[str, Any]]]:
+    """The CLI's dream tool calls of ``run`` by step, with the capture's memory dir and
+    transcripts dir replaced by the test's (the live ones: what the model is shown)."""
+    cap_mem, cap_dir = captured_paths(runs()[run])
+    out = []
+    for step in replay(run):
+        calls = []
+        for call in step:
+            raw = json.dumps(call).replace(cap_mem, dir_text(ctx.memory_dir)).replace(cap_dir, str(ctx.sessions_dir))
+            calls.append(json.loads(raw))
+        out.append(calls)
+    return out
+
+
+def scripted_calls(steps: list[list[dict[str, Any]]]) -> Api:
+    """A Messages API answering request n with the tool calls of ``steps[n - 1]``, then a
+    summary."""
+
+    def answer(n: int, body: dict[str, Any]) -> httpx2.Response:
+        if n > len(steps):
+            return httpx2.Response(200, json=reply(text("Consolidated."), stop="end_turn"))
+        return httpx2.Response(200, json=reply(*(use(f"t{n}_{k}", c["name"], **c["input"]) for k, c in enumerate(steps[n - 1]))))
+
+    return Api(answer)
+
+
+def as_captured(text_: str, run: str, ctx: DreamContext) -> str:
+    """memtui's ``text_`` with the test's memory dir and transcripts dir written as the CLI's
+    capture of ``run`` names them."""
+    cap_mem, cap_dir = captured_paths(runs()[run])
+    return text_.replace(dir_text(ctx.memory_dir), cap_mem).replace(str(ctx.sessions_dir), cap_dir)
+
+
+@pytest.mark.parametrize("run", FIRED)
+def test_the_consolidators_prompt_and_memory_section_are_the_clis_byte_for_byte(run: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    ctx = scene_ctx(tmp_path, monkeypatch, run)
+    api = scripted_calls([])
+    plan_dream(ctx, build(tmp_path / "clock", run).now(7), "claude", client=client(api))
+    (first,) = api.bodies
+    sent = first["messages"][-1]["content"][-1]["text"]
+    captured = prompt(runs()[run]["files"]["dream_prompt"])
+    m, c = _SESSIONS.search(sent), _SESSIONS.search(captured)
+    assert m and c
+    # everything before the session list: identical once the directories are the CLI's
+    assert as_captured(sent[: m.start()], run, ctx) == captured[: c.start()]
+    # the list: the same heading, count and ids; the order is each machine's readdir order
+    assert m.group(1) == c.group(1) and sorted(m.group(2).splitlines()) == sorted(c.group(2).splitlines())
+    # and the other way: the captured prompt in the test's directories
+    assert sent == expected_prompt(run, dir_text(ctx.memory_dir), str(ctx.sessions_dir), counted_sessions(ctx))
+    cap_mem, _ = captured_paths(runs()[run])
+    section = prompt(runs()["dream1"]["files"]["memory_section"]).rstrip("\n").replace(captured_paths(runs()["dream1"])[0], cap_mem)
+    assert as_captured(first["system"], run, ctx) == section
+    assert first["system"] == RELEASE.memory_section(dir_text(ctx.memory_dir))
+
+
 def test_the_consolidator_sends_the_clis_dream_and_applies_its_permission_rules(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     run = "dream1"
     ctx = scene_ctx(tmp_path, monkeypatch, run)
@@ -86,37 +149,23 @@ def test_the_consolidator_sends_the_clis_dream_and_applies_its_permission_rules(
     (ctx.memory_dir / "project_deploy_2.md").write_text("---\nname: project-deploy-2\ndescription: deploy steps (again)\ntype: project\n---\n\nDeploys: run `make deploy`.\n")
     (ctx.memory_dir / "MEMORY.md").write_text("# Memory index\n\n- [Deploy](project_deploy.md) — how we deploy\n- [Deploy steps](project_deploy_2.md) — deploy steps (again)\n")
     real_before = {p.name: p.read_bytes() for p in ctx.memory_dir.iterdir()}
-    cap_mem, cap_dir = captured_paths(runs()[run])
-    steps = replay(run)
-    staging: dict[str, str] = {}
-
-    def answer(n: int, body: dict[str, Any]) -> httpx2.Response:
-        if n == 1:
-            staging["dir"] = re.search(r"Memory directory: `([^`]+)`", body["messages"][-1]["content"][-1]["text"]).group(1)  # type: ignore[union-attr]
-        if n > len(steps):
-            return httpx2.Response(200, json=reply(text("Consolidated."), stop="end_turn"))
-        blocks = []
-        for k, call in enumerate(steps[n - 1]):
-            raw = json.dumps(call["input"]).replace(cap_mem, staging["dir"]).replace(cap_dir, str(ctx.sessions_dir))
-            blocks.append(use(f"t{n}_{k}", call["name"], **json.loads(raw)))
-        return httpx2.Response(200, json=reply(*blocks))
-
-    api = Api(answer)
+    live = dir_text(ctx.memory_dir)
+    steps = live_calls(run, ctx)
+    api = scripted_calls(steps)
     dp = plan_dream(ctx, build(tmp_path / "clock", run).now(7), "claude", client=client(api))
 
     first = api.bodies[0]
     assert first["model"] == "claude-opus-5-5"
-    assert first["messages"][-1]["content"][-1]["text"] == expected_prompt(run, staging["dir"], str(ctx.sessions_dir), counted_sessions(ctx))
-    assert first["system"] == RELEASE.memory_section(staging["dir"])
-    assert staging["dir"].startswith(str(ctx.state_dir)) and staging["dir"].endswith("/")
+    assert first["messages"][-1]["content"][-1]["text"] == expected_prompt(run, live, str(ctx.sessions_dir), counted_sessions(ctx))
+    assert first["system"] == RELEASE.memory_section(live)
 
     captured = [c for step in steps for c in step]
     results = [b for body in api.bodies[1:] for b in body["messages"][-1]["content"] if b["type"] == "tool_result"]
     assert len(results) == len(captured)
     for call, result in zip(captured, results, strict=True):
         if call["result"].startswith(("Only read-only shell commands", "only Read, Grep, Glob")):
-            # the CLI's refusal, word for word, with the memory dir it was given
-            assert result["is_error"] and result["content"] == call["result"].replace(cap_mem, staging["dir"])
+            # the CLI's refusal, word for word, naming the live memory dir as the CLI's does
+            assert result["is_error"] and result["content"] == call["result"]
         elif call["name"] in ("Write", "Edit") and not call["is_error"]:
             assert not result["is_error"], result
     rm = next(c for c in captured if c["name"] == "Bash" and c["input"]["command"].startswith("rm "))
@@ -125,7 +174,11 @@ def test_the_consolidator_sends_the_clis_dream_and_applies_its_permission_rules(
     assert plan["project_deploy_2.md"] == "delete"  # the CLI's `rm`, as a planned deletion
     assert plan["project_release_schedule.md"] == "create" and plan["MEMORY.md"] == "modify"
     assert {p.name: p.read_bytes() for p in ctx.memory_dir.iterdir()} == real_before  # nothing applied
-    assert dp.request is not None and dp.request.memory_dir == staging["dir"]
+    assert dp.request is not None and dp.request.memory_dir == live
+    assert dp.request.staging_dir is not None and dp.request.staging_dir.startswith(str(ctx.dream_state_dir / "staging"))
+    assert dp.request.to_json()["staging_dir"] == dp.request.staging_dir
+    shown = dp.request.render()
+    assert f"memory dir: {live}" in shown and f"writes staged in: {dp.request.staging_dir}" in shown
 
 
 @pytest.mark.parametrize("run", ["dream1", "extract_p"])
