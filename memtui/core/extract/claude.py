@@ -3,10 +3,15 @@ memories (docs/behaviour.md §7), run with the shared tool policy of :mod:`memtu
 
 - **Tools**: Read/Grep/Glob anywhere, Bash read-only by allow-list, Write/Edit only inside a
   *staging copy* of the memory dir (``<state>/memdirs/<slug>/extract/staging/<run>/``, checked
-  by :func:`memtui.core.writes.safepath.validate_inside`). The agent is told the staging dir *is* its
-  memory dir; memtui then turns what changed there into proposals (new file → ``create``,
-  changed file → ``update``), which go to the inbox or, with ``apply``, through the normal write
-  path. Changes to ``MEMORY.md`` are ignored: memtui writes the index entry itself.
+  by :func:`memtui.core.writes.safepath.validate_inside`). The model is never told about the
+  copy: the prompt, the system text and the refusals name the live memory dir, as the CLI's
+  do, and the tools map that dir to the copy and back
+  (:class:`memtui.core.agent.alias.PathAlias` on the policy). memtui then turns what changed in
+  the copy into proposals (new file → ``create``, changed file → ``update``), which go to the
+  inbox or, with ``apply``, through the normal write path; the live dir is not written before
+  that. Changes to ``MEMORY.md`` are ignored: memtui writes the index entry itself.
+- **The request** (:class:`ExtractionAgentRequest`, :attr:`ClaudeExtractor.last_request`): what
+  the model was sent, the memory dir it was shown and, separately, where the writes were staged.
 - **At most 5 turns** (docs/behaviour.md §7). Reaching the limit is not a failure: what was written counts.
 - **Instructions**: the four types with their body shapes and the "do not save" list of
   docs/behaviour.md §4.1, and the existing manifest (docs/behaviour.md §6 lines) pre-injected so the agent updates a memory
@@ -20,6 +25,7 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -146,6 +152,87 @@ def user_message(request: ExtractionRequest, memory_dir_shown: Path) -> str:
     )
 
 
+@dataclass(frozen=True, slots=True)
+class ExtractionAgentRequest:
+    """The claude extractor's opening request: ``model``, ``system`` (text), ``messages`` (API
+    param dicts), ``prompt_source`` (``"Claude Code 2.1.328"``: the release's extraction
+    prompt and ``# Memory`` section; ``"memtui"``: memtui's own prompt), ``memory_dir``: the
+    live memory dir as the model reads it (absolute, one final ``/``), ``staging_dir``: where
+    the extractor's tools really wrote for it (memtui's staging copy, same form, never shown to
+    the model; ``None`` for a request not sent)."""
+
+    model: str
+    system: str
+    messages: tuple[dict[str, Any], ...]
+    prompt_source: str
+    memory_dir: str
+    staging_dir: str | None = None
+
+    @property
+    def prompt(self) -> str:
+        """The text of the last block of the last message: the extraction prompt (the release's)
+        or the opening message (memtui's)."""
+        content = self.messages[-1]["content"]
+        return content if isinstance(content, str) else str(content[-1]["text"])
+
+    def to_json(self) -> dict[str, Any]:
+        """``{model, system, messages, prompt_source, memory_dir, staging_dir}``
+        (``staging_dir``: a string or ``null``)."""
+        return {
+            "model": self.model,
+            "system": self.system,
+            "messages": [dict(m) for m in self.messages],
+            "prompt_source": self.prompt_source,
+            "memory_dir": self.memory_dir,
+            "staging_dir": self.staging_dir,
+        }
+
+    def render(self) -> str:
+        """The request as text for a person: model, the memory dir the model was given (and,
+        for a request sent, where memtui staged its writes), system, then each message's
+        blocks."""
+        lines = [f"model: {self.model}  ·  prompt: {self.prompt_source}", f"memory dir: {self.memory_dir}"]
+        if self.staging_dir is not None:
+            lines.append(f"writes staged in: {self.staging_dir} (memtui's scratch copy, removed after the run: the model's tools mapped the memory dir there)")
+        lines += ["", "── system ──", self.system]
+        for i, message in enumerate(self.messages):
+            content = message["content"]
+            blocks = content if isinstance(content, list) else [{"type": "text", "text": content}]
+            for j, block in enumerate(blocks):
+                lines += ["", f"── messages[{i}] {message['role']} · block {j} ──", str(block.get("text", block))]
+        return "\n".join(lines)
+
+
+def build_extraction_request(
+    request: ExtractionRequest,
+    *,
+    release: Release | None,
+    model: str,
+    max_turns: int = MAX_TURNS,
+    staging_dir: Path | None = None,
+) -> ExtractionAgentRequest:
+    """The opening request for ``request``, over the live memory dir ``request.memory_dir``
+    (made absolute and normalised, as :class:`memtui.core.agent.alias.PathAlias` names it).
+
+    - ``release``: its ``# Memory`` section over ``dir_text(<live dir>)`` as the system text,
+      and the conversation of the range (:func:`extraction_messages`) ending with its
+      extraction prompt for N user/assistant messages and the manifest of ``request.headers``;
+    - ``None``: :data:`SYSTEM_PROMPT` over the live dir (no final ``/``), ``max_turns`` and
+      ``request.now``'s date, and :func:`user_message`.
+
+    ``model``: as chosen by the caller; ``staging_dir``: recorded only. Reads no file."""
+    live = Path(os.path.normpath(os.path.abspath(request.memory_dir)))
+    staged = None if staging_dir is None else dir_text(os.path.normpath(os.path.abspath(staging_dir)))
+    if release is not None:
+        entries = [e for e in request.entries if e.type in ("user", "assistant")]
+        prompt = extraction_prompt(release, len(entries), build_manifest(list(request.headers)).text)
+        return ExtractionAgentRequest(model, release.memory_section(dir_text(live)), tuple(extraction_messages(entries, prompt)),
+                                      f"{release.cli} {release.version}", dir_text(live), staged)
+    system = SYSTEM_PROMPT.format(memory_dir=live, max_turns=max_turns, today=request.now.date().isoformat(), index=INDEX_NAME)
+    return ExtractionAgentRequest(model, system, ({"role": "user", "content": user_message(request, live)},), "memtui",
+                                  dir_text(live), staged)
+
+
 def _copy_memory_dir(memory_dir: Path, staging: Path) -> dict[str, bytes]:
     """Copy every memory file and index into ``staging``; returns relpath → original bytes."""
     originals: dict[str, bytes] = {}
@@ -198,8 +285,10 @@ def _draft(rel: str, data: bytes, before: bytes | None, message_uuid: str | None
 class ClaudeExtractor:
     """The agent extractor (see the module docstring). ``client``: an ``anthropic.Anthropic``
     (default: ``recall.make_client()`` from the environment's key); ``model`` (default: the
-    recall default model); ``cwd``: where the agent's Bash and relative reads start (default:
-    the session's cwd, else the memory dir); ``on_event``: each ``agent.AgentEvent``."""
+    recall default model; with ``release``, the release's main-loop default); ``cwd``: where the
+    agent's Bash and relative reads start, as the model sees it (default: the session's cwd,
+    else the live memory dir, which the tools map to the staging copy); ``on_event``: each
+    ``agent.AgentEvent``."""
 
     name: ExtractorName = "claude"
     heuristic = False
@@ -223,6 +312,7 @@ class ClaudeExtractor:
         self.max_turns = max_turns if release is None else release.extract.max_turns
         self.release = release
         self.last_run: Any = None  # the agent.AgentRun of the last run, for display and tests
+        self.last_request: ExtractionAgentRequest | None = None  # the opening request of the last run
 
     def _client(self) -> anthropic.Anthropic:
         if self.client is not None:
@@ -250,30 +340,28 @@ class ClaudeExtractor:
     def run(self, request: ExtractionRequest) -> tuple[list[Draft], list[str]]:
         """Run the agent over ``request``; returns drafts for what it wrote and notes. Raises
         ``ExtractorError`` on API failure, refusal or cancel (nothing is proposed then)."""
-        from memtui.core.agent import ToolPolicy, run_agent
+        from memtui.core.agent import PathAlias, ToolPolicy, run_agent
         from memtui.core.recall.engine import choose_model
 
         client = self._client()
         staging = self.staging_dir(request, request.now)
         try:
+            alias = PathAlias(shown=request.memory_dir, actual=staging)
+        except ValueError as exc:
+            raise ExtractorError(f"no staging copy apart from the memory dir: {exc}") from exc
+        try:
             originals = _copy_memory_dir(request.memory_dir, staging)
-            cwd = self.cwd if self.cwd is not None and self.cwd.is_dir() else staging
-            if self.release is not None:
-                release = self.release
-                shown = dir_text(staging)
-                policy = ToolPolicy(write_root=staging, cwd=cwd, write_suffixes=(".md",), remove_md=True,
-                                    protected_dirs=release.dream.protected_subdirs, denials=release.denials(shown))
-                entries = [e for e in request.entries if e.type in ("user", "assistant")]
-                prompt = extraction_prompt(release, len(entries), build_manifest(list(request.headers)).text)
-                system, model = release.memory_section(shown), self.model or release.main_model_default
-                messages = extraction_messages(entries, prompt)
+            cwd = self.cwd if self.cwd is not None and self.cwd.is_dir() else alias.shown
+            release = self.release
+            model = (self.model or release.main_model_default) if release is not None else choose_model(self.model)
+            sent = build_extraction_request(request, release=release, model=model, max_turns=self.max_turns, staging_dir=alias.actual)
+            self.last_request = sent
+            if release is not None:
+                policy = ToolPolicy(write_root=alias.actual, alias=alias, cwd=cwd, write_suffixes=(".md",), remove_md=True,
+                                    protected_dirs=release.dream.protected_subdirs, denials=release.denials(sent.memory_dir))
             else:
-                policy = ToolPolicy(write_root=staging, cwd=cwd)
-                system = SYSTEM_PROMPT.format(memory_dir=staging, max_turns=self.max_turns,
-                                              today=request.now.date().isoformat(), index=INDEX_NAME)
-                model = choose_model(self.model)
-                messages = [{"role": "user", "content": user_message(request, staging)}]
-            run = run_agent(client, model=model, system=system, messages=messages,
+                policy = ToolPolicy(write_root=alias.actual, alias=alias, cwd=cwd)
+            run = run_agent(client, model=sent.model, system=sent.system, messages=[dict(m) for m in sent.messages],
                             policy=policy, max_turns=self.max_turns, on_event=self.on_event, cancel=request.cancel)
             self.last_run = run
             if run.stop_reason == "cancelled":

@@ -24,7 +24,7 @@ from memtui.core.memory.headers import scan_headers
 from memtui.core.recall.manifest import build_manifest
 from memtui.core.places.flavor import CLAUDE
 from memtui.core.places.locations import resolve_locations
-from memtui.core.places.release import load_release
+from memtui.core.places.release import dir_text, load_release
 from memtui.core.sessions.transcripts import Transcript, is_human_turn, read_transcript
 
 RELEASE = load_release("claude-2.1.328")
@@ -121,17 +121,14 @@ def test_the_claude_extractor_sends_the_clis_extraction(tmp_path: Path, monkeypa
     after = build(tmp_path / "after", run, "after")
     transcript_path = own_transcript(run, after.project_dir)
     cap_mem, _ = captured_paths(record)
-    calls = json.loads(prompt(record["files"]["extract_tools"]))
+    live = dir_text(scene.memory_dir)
+    calls = json.loads(prompt(record["files"]["extract_tools"]).replace(cap_mem, live))  # the CLI's calls, in the test's live dir
     steps = [calls[:1], calls[1:]]  # the mock: Read MEMORY.md; then Write + Edit + a Write outside
-    staging: dict[str, str] = {}
 
     def answer(n: int, body: dict[str, Any]) -> httpx2.Response:
-        if n == 1:
-            staging["dir"] = re.search(r"persistent file-based memory at `([^`]+)`", body["system"]).group(1)  # type: ignore[union-attr]
         if n > len(steps):
             return httpx2.Response(200, json=reply(text("Saved."), stop="end_turn"))
-        blocks = [use(f"t{n}_{k}", c["name"], **json.loads(json.dumps(c["input"]).replace(cap_mem, staging["dir"]))) for k, c in enumerate(steps[n - 1])]
-        return httpx2.Response(200, json=reply(*blocks))
+        return httpx2.Response(200, json=reply(*(use(f"t{n}_{k}", c["name"], **c["input"]) for k, c in enumerate(steps[n - 1]))))
 
     api = Api(answer)
     extractor = ClaudeExtractor(state_dir=tmp_path / "state", client=client(api), model="claude-opus-5-5", release=RELEASE)
@@ -140,12 +137,12 @@ def test_the_claude_extractor_sends_the_clis_extraction(tmp_path: Path, monkeypa
     first = api.bodies[0]
     assert first["model"] == record["files"]["extract_request"]["model"]
     assert first["messages"][-1]["content"][-1]["text"] == sent
-    assert first["system"] == RELEASE.memory_section(staging["dir"])
+    assert first["system"] == RELEASE.memory_section(live)  # the live memory dir, as the CLI names it
     assert [m["role"] for m in first["messages"]] == ["user", "assistant", "user"]
     results = [b for body in api.bodies[1:] for b in body["messages"][-1]["content"] if b["type"] == "tool_result"]
     for call, got in zip(calls, results, strict=True):
         if call["is_error"]:
-            assert got["is_error"] and got["content"] == call["result"].replace(cap_mem, staging["dir"])
+            assert got["is_error"] and got["content"] == call["result"]  # the CLI's refusal, word for word
         else:
             assert not got["is_error"], got
     assert result.extractor == "claude" and [p.path for p in result.proposals] == ["project_deploy_fridays.md"]

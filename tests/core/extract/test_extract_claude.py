@@ -1,6 +1,7 @@
 """The claude extractor against a scripted Messages API (``httpx2.MockTransport``; no network):
-it reads in turn 1 and writes in turn 2; writes outside its memory dir, ``rm`` and a redirecting
-Bash command come back as tool errors; it never runs more than 5 turns."""
+it reads in turn 1 and writes in turn 2, over the live memory dir it is shown (its writes land in
+a staging copy); writes outside its memory dir, ``rm`` and a redirecting Bash command come back
+as tool errors; it never runs more than 5 turns."""
 
 from __future__ import annotations
 
@@ -54,7 +55,8 @@ class Api:
         return make_client(api_key="test", http_client=httpx2.Client(transport=httpx2.MockTransport(self)), max_retries=0)
 
 
-def staging_of(body: dict[str, Any]) -> str:
+def shown_dir(body: dict[str, Any]) -> str:
+    """The memory dir memtui's own system prompt names."""
     system = body["system"] if isinstance(body["system"], str) else body["system"][0]["text"]
     m = re.search(r"Write and Edit work only inside (\S+?)\. ", system)
     assert m, system
@@ -82,18 +84,18 @@ def setup(tmp_path: Path) -> tuple[Path, Path, Path]:
 
 def conversation(outside: Path) -> Callable[[int, dict[str, Any]], dict[str, Any]]:
     def script(n: int, body: dict[str, Any]) -> dict[str, Any]:
-        staging = staging_of(body)
+        shown = shown_dir(body)
         if n == 1:
             return reply(
-                use("r1", "Read", file_path=f"{staging}/feedback_real_db.md"),
-                use("b1", "Bash", command=f"rm -rf {staging}/feedback_real_db.md"),
-                use("b2", "Bash", command=f"cat {staging}/feedback_real_db.md > {outside}"),
+                use("r1", "Read", file_path=f"{shown}/feedback_real_db.md"),
+                use("b1", "Bash", command=f"rm -rf {shown}/feedback_real_db.md"),
+                use("b2", "Bash", command=f"cat {shown}/feedback_real_db.md > {outside}"),
                 use("w0", "Write", file_path=str(outside), content="pwned"),
             )
         if n == 2:
             return reply(
-                use("w1", "Write", file_path=f"{staging}/user_data_scientist.md", content=NEW),
-                use("e1", "Edit", file_path=f"{staging}/feedback_real_db.md", old_string="No mocks.",
+                use("w1", "Write", file_path=f"{shown}/user_data_scientist.md", content=NEW),
+                use("e1", "Edit", file_path=f"{shown}/feedback_real_db.md", old_string="No mocks.",
                     new_string="No mocks.\n\n**Why:** a mocked test hid a broken migration."),
             )
         return reply({"type": "text", "text": "Saved one new memory and updated one."}, stop="end_turn")
@@ -119,8 +121,8 @@ def test_reads_then_writes_refusals_are_tool_errors(setup: tuple[Path, Path, Pat
     opening = first["messages"][0]["content"]
     assert "User: I'm a data scientist looking at the logging system." in opening
     assert re.search(r"- \[feedback\] feedback_real_db\.md \(\S+\): Integration tests hit a real Postgres", opening)
-    staging = staging_of(first)
-    assert staging.startswith(str(state)) and not staging.startswith(str(memory))
+    assert shown_dir(first) == str(memory)  # the live dir, as the model is told; the copy is memtui's
+    assert str(state) not in json.dumps(api.bodies)
 
     turn1 = results_of(api.bodies[1])
     assert turn1["r1"].get("is_error") is False and "No mocks." in json.dumps(turn1["r1"]["content"])
@@ -140,7 +142,7 @@ def test_reads_then_writes_refusals_are_tool_errors(setup: tuple[Path, Path, Pat
     # Nothing touched the real memory dir; the staging copy is gone.
     assert (memory / "feedback_real_db.md").read_text(encoding="utf-8") == EXISTING
     assert sorted(p.name for p in memory.iterdir()) == ["MEMORY.md", "feedback_real_db.md"]
-    assert not Path(staging).exists()
+    assert not [p for p in state.rglob("*") if "staging" in p.parts and p.name != "staging"]
     assert any("3 tool call(s) refused" in n for n in result.notes)
 
     # Accepting both goes through the write path.
@@ -166,7 +168,7 @@ def test_turn_limit_holds(setup: tuple[Path, Path, Path]) -> None:
     memory, state, transcript = setup
 
     def forever(n: int, body: dict[str, Any]) -> dict[str, Any]:
-        return reply(use(f"r{n}", "Read", file_path=f"{staging_of(body)}/feedback_real_db.md"))
+        return reply(use(f"r{n}", "Read", file_path=f"{shown_dir(body)}/feedback_real_db.md"))
 
     api = Api(forever)
     result = extract(transcript, memory, state, NOW, extractor="claude", client=api.client())
@@ -196,11 +198,11 @@ def test_index_edits_and_untyped_files_are_left_out(setup: tuple[Path, Path, Pat
     memory, state, transcript = setup
 
     def script(n: int, body: dict[str, Any]) -> dict[str, Any]:
-        staging = staging_of(body)
+        shown = shown_dir(body)
         if n == 1:
             return reply(
-                use("w1", "Write", file_path=f"{staging}/notes.md", content="no frontmatter at all\n"),
-                use("w2", "Write", file_path=f"{staging}/MEMORY.md", content="- [x](x.md) — x\n"),
+                use("w1", "Write", file_path=f"{shown}/notes.md", content="no frontmatter at all\n"),
+                use("w2", "Write", file_path=f"{shown}/MEMORY.md", content="- [x](x.md) — x\n"),
             )
         return reply({"type": "text", "text": "done"}, stop="end_turn")
 
@@ -211,6 +213,24 @@ def test_index_edits_and_untyped_files_are_left_out(setup: tuple[Path, Path, Pat
     assert any("MEMORY.md" in n and "ignored" in n for n in result.notes)
 
 
-def test_cwd_defaults_to_the_staging_dir_when_the_session_cwd_is_gone(tmp_path: Path) -> None:
-    extractor = ClaudeExtractor(state_dir=tmp_path, cwd=tmp_path / "gone")
+def test_cwd_defaults_to_the_live_memory_dir_when_the_session_cwd_is_gone(setup: tuple[Path, Path, Path], tmp_path: Path) -> None:
+    """The session's cwd is gone: the model's shell starts in the memory dir as it is shown (the
+    live one), and runs in the staging copy of it (``ls`` lists the copied files)."""
+    memory, state, transcript = setup
+
+    def script(n: int, body: dict[str, Any]) -> dict[str, Any]:
+        if n == 1:
+            return reply(use("p", "Bash", command="pwd"), use("l", "Bash", command="ls"), use("r", "Read", file_path="feedback_real_db.md"))
+        return reply({"type": "text", "text": "Nothing to save."}, stop="end_turn")
+
+    api = Api(script)
+    extractor = ClaudeExtractor(state_dir=state, cwd=tmp_path / "gone", client=api.client())
     assert extractor.max_turns == 5 and extractor.name == "claude"
+    extract(transcript, memory, state, NOW, extractor=extractor)
+    got = results_of(api.bodies[1])
+    assert got["p"]["content"].strip() == str(memory)
+    assert got["l"]["content"].split() == ["MEMORY.md", "feedback_real_db.md"]
+    assert "No mocks." in json.dumps(got["r"]["content"]) and not got["r"]["is_error"]
+    sent = extractor.last_request
+    assert sent is not None and sent.memory_dir == f"{memory}/" and sent.prompt_source == "memtui"
+    assert sent.staging_dir is not None and sent.staging_dir.startswith(f"{state}/") and sent.staging_dir.endswith("/")
