@@ -8,7 +8,8 @@ same core the Dream pane drives (``memtui.core.dream``).
 - ``request``: the claude flavor's dream request as the agent would send it now;
 - ``reset-lock``: after a dream that left no record, the lock back (undoable);
 - ``plan``: a dry run — the four phases, then the plan with a diff and reason per file
-  (nothing written, no gates, no lock);
+  (nothing written, no gates, no lock); for the claude flavor, one line on whether the
+  agent's own dream runs now (the gates are not memtui's: the plan does not wait for them);
 - ``apply``: gates (``--force`` skips them), lock, plan, apply as one transaction; prints the
   journal id of the run;
 - ``undo``: restores the last applied dream byte for byte (files, mtimes, the lock).
@@ -19,6 +20,7 @@ to undo; 2 usage or environment errors.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 import click
@@ -33,7 +35,7 @@ from memtui.commands.common import (
 )
 from memtui.core.base.gcpause import gc_paused
 from memtui.core.base.terminal import visible
-from memtui.core.base.wording import details_line, with_sources
+from memtui.core.base.wording import counted, details_line, with_sources
 from memtui.core.dream import (
     DEFAULT_MAX_DELETIONS,
     DreamBlocked,
@@ -49,7 +51,7 @@ from memtui.core.dream import (
     status_to_json,
     undo_last_dream,
 )
-from memtui.core.dream.autodream import AutoDreamStatus, check_autodream, counted_sessions
+from memtui.core.dream.autodream import AutoDreamStatus, Gate, check_autodream, counted_sessions, headline, shorten
 from memtui.core.dream.autodream import status_to_json as autodream_to_json
 from memtui.core.dream.history import dream_history, item_diffs, remember_files
 from memtui.core.dream.prompt import build_dream_request, instructions_block
@@ -141,8 +143,12 @@ def _print_autodream(status: AutoDreamStatus) -> None:
         say(f"  {g.title:<17} {mark} {visible(g.detail)}")
         if g.details or g.sources:
             say(f"  {'':<17}        {visible(details_line(with_sources(g.details, g.sources)))}")
+        if g.id == "organization":
+            _print_marks(g)
         if not g.ok and g.opens:
             say(f"  {'':<17}        opens: {visible(g.opens)}")
+        if not g.ok and g.effect:
+            say(f"  {'':<17}        then: {visible(g.effect)}")
     counted = [s for s in status.sessions if s.counted]
     if status.sessions:
         say(f"sessions counted ({len(counted)} of {len(status.sessions)}):")
@@ -160,6 +166,24 @@ def _print_autodream(status: AutoDreamStatus) -> None:
         if trap.fix:
             say(f"      fix: {visible(trap.fix)}")
     say(visible(status.verdict))
+
+
+def _print_marks(g: Gate) -> None:
+    """The organization gate's marks (file, line, organization) and the lines that hold the
+    mark's type but are no mark, one a line; ``and N more`` past those memtui kept."""
+    marks, total = g.data.get("marks") or [], int(g.data.get("marks_total") or 0)
+    for m in marks:
+        say(f"  {'':<17}        marked: {visible(shorten(m['path']))} line {m['line']}: organization {visible(m['organization'])}")
+    if total > len(marks):
+        say(f"  {'':<17}        and {counted(total - len(marks), 'more mark')}")
+    for i in g.data.get("ignored") or []:
+        say(f"  {'':<17}        no mark: {visible(shorten(i['path']))} line {i['line']} ({visible(i['why'])})")
+
+
+def _auto_note(ctx: DreamContext, now: datetime) -> AutoDreamStatus | None:
+    """The flavor's CLI release's own auto-dream at ``now`` (``None`` for a flavor with none)."""
+    release = release_of(ctx.flavor)
+    return None if release is None else check_autodream(ctx, now, release)
 
 
 @dream.command("status")
@@ -302,15 +326,24 @@ def _print_plan(dp: DreamPlan, *, diffs: bool = True) -> None:
 def plan_cmd(obj: CliContext, consolidator: str, model: str | None, max_deletions: int, as_json: bool) -> None:
     """A dry run: the four phases and the plan, with a diff and reason per file (writes nothing)."""
     name = _consolidator(consolidator)
+    ctx = _context(obj)
     try:
-        dp = plan_dream(_context(obj), obj.now(), name, max_deletions=max_deletions, **_claude_options(name, model))  # type: ignore[arg-type]
+        dp = plan_dream(ctx, obj.now(), name, max_deletions=max_deletions, **_claude_options(name, model))  # type: ignore[arg-type]
     except DreamError as exc:
         fail(str(exc), 1)
+    auto = _auto_note(ctx, obj.now())
     if as_json:
         with gc_paused():  # a dict per event: no cyclic collection walking them meanwhile
-            emit_json(plan_to_json(dp))
+            data = plan_to_json(dp)
+            if auto is not None:
+                data["agent_dream"] = {"release": auto.release.name, "would_fire": auto.would_fire, "blocking": auto.blocking.id if auto.blocking else None,
+                                       "reason": auto.reason, "headline": headline(auto)}
+            emit_json(data)
         return
     _print_plan(dp)
+    if auto is not None:
+        say("")
+        say(f"{auto.release.cli} {auto.release.version}'s own dream: {visible(headline(auto))} (`memtui dream status` says why)")
 
 
 @dream.command("apply")

@@ -31,10 +31,12 @@ def scene(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, state: str
 def test_status_json_lists_the_gates_in_the_clis_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     s = scene(tmp_path, monkeypatch, "gate_4of5", "before")
     monkeypatch.setenv("MEMTUI_NOW", s.now(5).isoformat())
-    code, out = run("--flavor", "claude", "dream", "status", "--json", "--project", str(s.project))
+    code, out = run("--flavor", "claude", "--release", "2.1.328", "dream", "status", "--json", "--project", str(s.project))
     assert code == 0
     data = json.loads(out)
     assert [g["id"] for g in data["gates"]] == ["remote", "entrypoint", "auto_memory", "read_block", "flag", "time", "throttle", "sessions", "permission_rule", "lock"]
+    code, out = run("--flavor", "claude", "--release", "2.1.332", "dream", "status", "--json", "--project", str(s.project))
+    assert [g["id"] for g in json.loads(out)["gates"]][-2:] == ["lock", "organization"]
     assert data["would_fire"] is False and data["blocking"] == "sessions"
     sessions = next(g for g in data["gates"] if g["id"] == "sessions")
     assert sessions["data"]["count"] == 3 and sessions["data"]["min_sessions"] == 5

@@ -1,8 +1,9 @@
-"""The Dream pane on the claude flavor, over the states Claude Code 2.1.328's captured runs left
-(its flag cache, settings, lock and transcripts, rebuilt with their mtimes; the clock frozen an
-hour after the run): its gates in its order with the verdict, the failed-dream trap on the lock
-the failing run left, reset and undo from the pane, the dream request, and the history of the
-agent's own dream and extractions."""
+"""The Dream pane on the claude flavor at its 2.1.328 profile, over the states Claude Code
+2.1.328's captured runs left (its flag cache, settings, lock and transcripts, rebuilt with their
+mtimes; the clock frozen an hour after the run): its gates in its order with the verdict (no
+organization gate: 2.1.332 added it, see ``test_dream_pane_org``), the failed-dream trap on the
+lock the failing run left, reset and undo from the pane, the dream request, and the history of
+the agent's own dream and extractions."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from support.pilot import fixed_snapshot_dir, plain, settle, wait_until
 from textual.pilot import Pilot
 from textual.widgets import OptionList
 
-from memtui.core.places.flavor import CLAUDE
+from memtui.core.places.flavor import CLAUDE_2_1_328
 from memtui.tui.app import MemtuiApp
 from memtui.tui.dialogs import PlanPreview
 from memtui.tui.dream import DreamPane
@@ -27,7 +28,7 @@ def claude_app(root: Path, monkeypatch: pytest.MonkeyPatch, run: str, state: str
     scene = build(root, run, state, **kw)
     monkeypatch.setenv("HOME", str(scene.home))
     monkeypatch.setenv("MEMTUI_NOW", scene.now(HOUR).isoformat())
-    return scene, MemtuiApp.for_project(CLAUDE, scene.project, watch=False)
+    return scene, MemtuiApp.for_project(CLAUDE_2_1_328, scene.project, watch=False)
 
 
 async def open_dream(app: MemtuiApp, pilot: Pilot[None]) -> DreamPane:

@@ -1,5 +1,5 @@
-"""The gates of a CLI release's own auto-dream (the claude flavor: Claude Code 2.1.328), in the
-order its code checks them, each with its numbers and where they come from, and the verdict in
+"""The gates of a CLI release's own auto-dream (the claude flavor: Claude Code 2.1.332 and
+2.1.328), in the order its code checks them, each with its numbers and where they come from, and the verdict in
 a user's terms.
 
 At the end of every main-thread turn of an **interactive** session the CLI asks, in order:
@@ -20,7 +20,13 @@ At the end of every main-thread turn of an **interactive** session the CLI asks,
    override it). Contents do not matter; ``-p`` sessions count too;
 9. ``permission_rule`` — no deny or ask rule on Edit/Write covers the memory dir;
 10. ``lock`` — not held: a lock under 1 hour old whose content is a live PID (PID ≤ 1 counts as
-    dead) stops it.
+    dead) stops it. Otherwise the CLI takes it (writes its PID; the mtime is now);
+11. ``organization`` — only in a release with ``dream.organization_gate`` (2.1.332): no
+    transcript of the project marks a sign-in to a hybrid organization the session cannot
+    claim, and the search for those marks finishes (:mod:`memtui.core.dream.organization`).
+    When it closes, the CLI gives the lock back without dreaming (:func:`cli_rollback`: the
+    prior mtime restored and the body emptied, or the file deleted when there was none), so
+    the time gate stays open and every later eligible turn searches again.
 
 Then it fires. Its traps are diagnosed too (:func:`find_traps`): a flag/setting combination
 that means it never dreams, a memory dir whose sessions all ran under ``-p``, and a lock
@@ -42,16 +48,19 @@ from memtui.core.base.process import MAX_PID
 from memtui.core.base.wording import ON_FOR_YOUR_ACCOUNT, ONLY_ANTHROPIC, SAVE_BY_STARTING, counted, flag_details, json_value, off_for
 from memtui.core.base.diagnostics import Diagnostic
 from memtui.core.dream.gates import DreamContext
-from memtui.core.dream.lock import read_lock
+from memtui.core.dream.lock import LockInfo, cli_rollback, read_lock
+from memtui.core.dream.organization import OrgSearch, search_marks, search_to_json
 from memtui.core.memory.catalog import iso_utc
 from memtui.core.places.claude_json import GlobalConfig, read_global_config
-from memtui.core.places.release import Release
+from memtui.core.places.release import OrganizationGate, Release
 from memtui.core.places.permissions import memory_write_rule, setting_value
 from memtui.core.places.settings import SettingsLayers
 from memtui.core.sessions.background import SessionActivity, SessionFileInfo, list_cli_sessions, read_activity
 
-GateId = Literal["remote", "entrypoint", "auto_memory", "read_block", "flag", "time", "throttle", "sessions", "permission_rule", "lock"]
-GATE_ORDER: tuple[GateId, ...] = ("remote", "entrypoint", "auto_memory", "read_block", "flag", "time", "throttle", "sessions", "permission_rule", "lock")
+GateId = Literal["remote", "entrypoint", "auto_memory", "read_block", "flag", "time", "throttle", "sessions", "permission_rule", "lock", "organization"]
+# Every gate any release has, in the CLI's order (a release without an organization gate skips it).
+GATE_ORDER: tuple[GateId, ...] = ("remote", "entrypoint", "auto_memory", "read_block", "flag", "time", "throttle", "sessions", "permission_rule", "lock",
+                                  "organization")
 GATE_TITLES: dict[GateId, str] = {
     "remote": "local session",
     "entrypoint": "interactive",
@@ -63,6 +72,7 @@ GATE_TITLES: dict[GateId, str] = {
     "sessions": "sessions",
     "permission_rule": "permission rules",
     "lock": "lock",
+    "organization": "organization",
 }
 
 
@@ -74,7 +84,8 @@ class Gate:
     the user changes a setting or the flag changes), ``silent`` (the CLI logs nothing when it
     closes), ``data`` (the numbers, for JSON), ``details`` (the internal names behind
     ``detail`` — a flag and its cached value, a variable's value —, for a details line; ``""``
-    when none)."""
+    when none), ``effect`` (closed: what the CLI does on the way out, in plain words — the
+    organization gate's lock rollback; ``""`` when nothing)."""
 
     id: GateId
     ok: bool
@@ -85,6 +96,7 @@ class Gate:
     silent: bool = False
     data: Mapping[str, Any] = field(default_factory=dict)
     details: str = ""
+    effect: str = ""
 
     @property
     def title(self) -> str:
@@ -128,7 +140,8 @@ class AutoDreamStatus:
     ``sessions`` (every transcript looked at, directory order) and ``session_ids`` (the counted
     ones, in the order the dream prompt lists them), ``last_consolidated_at`` (the lock's mtime,
     ``None`` absent or 0), the effective ``min_hours`` / ``min_sessions``, ``traps``,
-    ``diagnostics`` (an unreadable config)."""
+    ``diagnostics`` (an unreadable config), ``organization``: what the organization gate's
+    search found (``None`` when the release has no such gate)."""
 
     release: Release
     now: datetime
@@ -142,6 +155,7 @@ class AutoDreamStatus:
     min_sessions: float
     traps: tuple[Trap, ...] = ()
     diagnostics: tuple[Diagnostic, ...] = ()
+    organization: OrgSearch | None = None
 
     @property
     def would_fire(self) -> bool:
@@ -149,8 +163,21 @@ class AutoDreamStatus:
         return self.blocking is None
 
     def gate(self, gate_id: GateId) -> Gate:
-        """The gate called ``gate_id``."""
+        """The gate called ``gate_id``. Raises ``StopIteration`` when the release has none
+        (see :meth:`find_gate`)."""
         return next(g for g in self.gates if g.id == gate_id)
+
+    def find_gate(self, gate_id: GateId) -> Gate | None:
+        """The gate called ``gate_id``, ``None`` when the release has none (the organization
+        gate before 2.1.332)."""
+        return next((g for g in self.gates if g.id == gate_id), None)
+
+    @property
+    def reason(self) -> str | None:
+        """The CLI's skip reason of the blocking gate when it logs one by name (the organization
+        gate's ``other_hybrid_organization`` / ``hybrid_organization_check_failed``), else
+        ``None``."""
+        return None if self.blocking is None else self.blocking.data.get("reason")
 
 
 # ----- inputs -------------------------------------------------------------------------------
@@ -215,6 +242,69 @@ def _permission_gate(ctx: DreamContext, settings: SettingsLayers | None) -> Gate
                 opens=f"remove {rule!r} from {where}", never=True, data={"rule": rule, "behavior": behavior, "source": source})
 
 
+# ----- the organization gate (2.1.332) -----------------------------------------------------------
+
+
+def _lock_given_back(info: LockInfo) -> tuple[str, dict[str, Any]]:
+    """How the CLI's rollback leaves the lock ``info`` describes, in words and as JSON."""
+    after = cli_rollback(info)
+    as_json = {"exists": after.exists, "body": after.body, "mtime": iso_utc(after.mtime) if after.mtime is not None else None}
+    if not info.exists:
+        return "there is no lock, so the one it creates is deleted again", as_json
+    if not after.exists:
+        why = "it cannot read the lock" if not info.readable else "the lock is dated 1970-01-01, which it reads as no lock"
+        return f"{why}, so it deletes the lock", as_json
+    return f"the lock is emptied and its date put back to {iso_utc(after.mtime or 0)[:16].replace('T', ' ')} UTC, so its age keeps counting from then", as_json
+
+
+def _organization_gate(ctx: DreamContext, release: Release, gate: OrganizationGate, search: OrgSearch, info: LockInfo) -> Gate:
+    """The organization gate over ``search`` (see :mod:`memtui.core.dream.organization`): open
+    when no mark was found and the search finished; else closed with the CLI's reason, the
+    marking files and organizations, and the lock rollback as its ``effect``."""
+    cli = release.cli
+    where = (f"{shorten(ctx.sessions_dir)}/**/{gate.glob}, searched as rg --no-config --no-ignore --hidden --text --fixed-strings "
+             f"--glob '{gate.glob}' --regexp '{gate.needle}' ({gate.timeout_s:g} s limit)")
+    data: dict[str, Any] = {"reason": search.reason(gate), **search_to_json(search), "lock_after": None}
+    ignored = "; ".join(f"{shorten(i.path)}:{i.line} is no mark ({i.why})" for i in search.ignored[:3])
+    if search.missing:
+        return Gate("organization", True, "no transcripts here yet: nothing to search for organization sign-ins", (where,), data=data,
+                    details=f"no line with {gate.needle}")
+    if search.state == "none":
+        also = f"; {counted(len(search.ignored), 'line')} with the mark's type {'is' if len(search.ignored) == 1 else 'are'} no mark" if search.ignored else ""
+        return Gate("organization", True, f"no transcript here marks a sign-in to an organization ({counted(search.files, 'file')} searched){also}",
+                    (where,), data=data, details="; ".join(p for p in (f"no line with {gate.needle}", ignored) if p))
+    phrase, lock_after = _lock_given_back(info)
+    data["lock_after"] = lock_after
+    interval = release.dream.scan_interval_s / 60
+    effect = (f"{cli} takes the lock before this search and gives it back without dreaming: {phrase}. "
+              f"It searches again at the end of each interactive turn, at most once every {interval:g} min")
+    reason = search.reason(gate) or ""
+    if search.state == "failed":
+        logged = gate.failed_log.format(why="…")
+        details = f"reason {reason}; event {gate.skip_event}; logs {logged!r}"
+        if search.failed_by == "memtui":
+            detail = (f"memtui could not finish the search of the transcripts for organization sign-ins ({search.failure}); "
+                      f"{cli} skips the dream when its own search fails")
+            opens = "once the search can finish"
+        else:
+            detail = f"the search of the transcripts for organization sign-ins fails ({search.failure}), and {cli} then skips the dream"
+            opens = f"once every folder and {gate.glob} file under {shorten(ctx.sessions_dir)} can be read"
+        return Gate("organization", False, detail, (where,), opens=opens, data=data, details=details, effect=effect)
+    first = search.marks[0] if search.marks else None
+    at = f" (marked in {shorten(first.path)} line {first.line}" + (f", and {search.marks_total - 1} more" if search.marks_total > 1 else "") + ")" if first else ""
+    details = f"reason {reason}; event {gate.skip_event}"
+    if search.mixed:
+        orgs = ", ".join(search.organizations)
+        detail = (f"past sessions here were signed in to {len(search.organizations)} different organizations ({orgs}){at}; "
+                  f"{cli} skips the dream for every session while their marks are here")
+        return Gate("organization", False, detail, (where,), never=True, data=data, details=details, effect=effect)
+    org = search.organizations[0]
+    detail = (f"a past session here was signed in to organization {org}{at}; {cli} skips the dream for a session that is not "
+              f"signed in to that organization alone, and memtui cannot see which organization a session signs in to")
+    opens = f"in a session signed in to organization {org} (and to no other since it started)"
+    return Gate("organization", False, detail, (where,), opens=opens, data=data, details=details, effect=effect)
+
+
 # ----- the evaluation ----------------------------------------------------------------------------
 
 
@@ -228,6 +318,8 @@ def check_autodream(
     last_scan_at: float | None = None,
     config: GlobalConfig | None = None,
     activities: list[SessionActivity] | None = None,
+    organization: OrgSearch | None = None,
+    search_limit_s: float | None = None,
 ) -> AutoDreamStatus:
     """Evaluate every gate of ``release``'s auto-dream for the end of the next turn at ``now``.
 
@@ -235,9 +327,12 @@ def check_autodream(
     ``remote``: a remote session; ``last_scan_at``: epoch s of that process's last session scan
     (``None``: a process that has not scanned — a new session); ``config``: the CLI's global
     config (default: read ``~/.claude.json``); ``activities``: the project's session activity
-    when already read. ``ctx.current_session`` is left out of the session count. Reads the
-    lock, the transcripts' mtimes and entrypoints, the settings and the flag cache; writes
-    nothing. Never raises for bad input (an unreadable config becomes a diagnostic)."""
+    when already read; ``organization``: the organization gate's search when already made
+    (else it is made here, over ``ctx.sessions_dir``, stopping after ``search_limit_s``
+    seconds, default the release's limit). ``ctx.current_session`` is left out of the session
+    count. Reads the lock, the transcripts' mtimes and entrypoints (and, with an organization
+    gate, every ``*.jsonl*`` file under the transcripts dir), the settings and the flag cache;
+    writes nothing. Never raises for bad input (an unreadable config becomes a diagnostic)."""
     facts = release.dream
     cfg = config if config is not None else read_global_config()
     settings = ctx.settings
@@ -341,9 +436,15 @@ def check_autodream(
                       opens=None if not held else f"when PID {info.holder_pid} exits, or {_when((info.mtime or 0) + facts.lock_stale_s, now)}",
                       data={"exists": info.exists, "holder_pid": info.holder_pid, "age_s": None if age_s is None else round(age_s, 3), "held": held}))
 
+    org_gate = facts.organization_gate
+    search = None
+    if org_gate is not None:
+        search = organization if organization is not None else search_marks(ctx.sessions_dir, org_gate, limit_s=search_limit_s)
+        gates.append(_organization_gate(ctx, release, org_gate, search, info))
+
     blocking = next((g for g in gates if not g.ok), None)
     status = AutoDreamStatus(release, now, tuple(gates), blocking, "", tuple(seen), tuple(counted), last, min_hours, float(min_sessions),
-                             diagnostics=(cfg.diagnostic,) if cfg.diagnostic else ())
+                             diagnostics=(cfg.diagnostic,) if cfg.diagnostic else (), organization=search)
     traps = find_traps(ctx, status, acts)
     return _with(status, verdict=verdict(status), traps=traps)
 
@@ -387,7 +488,8 @@ def verdict(status: AutoDreamStatus) -> str:
         return (f"Your {cli} will dream at the end of its next interactive turn ({since}, {counted(len(status.session_ids), 'session')} to review). "
                 "`claude -p` and SDK sessions never dream.")
     if g.never:
-        return f"Your {cli} never dreams here: {g.detail}. To change that: {g.opens}." if g.opens else f"Your {cli} never dreams here: {g.detail}."
+        then = f" {g.effect}." if g.effect else ""
+        return f"Your {cli} never dreams here: {g.detail}. To change that: {g.opens}.{then}" if g.opens else f"Your {cli} never dreams here: {g.detail}.{then}"
     if g.id == "time":
         s = status.gate("sessions")
         also = "" if s.ok else f"; then {s.opens} as well"
@@ -398,6 +500,9 @@ def verdict(status: AutoDreamStatus) -> str:
         return f"This process does not look again before {g.opens}: {g.detail}."
     if g.id == "lock":
         return f"A dream is running: the lock is {g.detail}; the next can run {g.opens}."
+    if g.id == "organization":
+        opens = f" It dreams {g.opens}." if g.opens and g.data.get("state") == "failed" else ""
+        return f"No dream: {g.detail}.{opens} {g.effect}."
     return f"Blocked by {g.title}: {g.detail}."
 
 
@@ -408,6 +513,13 @@ def headline(status: AutoDreamStatus) -> str:
     g = status.blocking
     if g is None:
         return "dreams at the end of the next interactive turn"
+    if g.id == "organization":
+        orgs = g.data.get("organizations") or []
+        if g.data.get("state") == "failed":
+            return "skipped: the search for organization sign-ins fails"
+        if len(orgs) > 1:
+            return f"never dreams here: past sessions were signed in to {len(orgs)} organizations"
+        return f"skipped: a past session here was signed in to organization {orgs[0]}"
     if g.never:
         return f"never dreams here: {g.detail}"
     if g.id == "time":
@@ -517,17 +629,23 @@ def last_recorded_dream(activities: list[SessionActivity], *, before: float | No
 
 def status_to_json(status: AutoDreamStatus) -> dict[str, Any]:
     """The claude flavor's ``memtui dream status --json``: ``{release, would_fire, verdict,
-    blocking, gates: [{id, title, ok, detail, sources, opens, never, silent, data}] (the CLI's
-    order), sessions: [{id, mtime, counted, why, entrypoint}], session_ids, last_consolidated_at,
-    min_hours, min_sessions, traps: [{code, title, message, fix, data}], diagnostics}``."""
+    blocking, reason, gates: [{id, title, ok, detail, sources, opens, never, silent, effect,
+    data}] (the CLI's order), sessions: [{id, mtime, counted, why, entrypoint}], session_ids,
+    last_consolidated_at, min_hours, min_sessions, traps: [{code, title, message, fix, data}],
+    diagnostics}``. ``reason``: the CLI's skip reason (:attr:`AutoDreamStatus.reason`). The
+    organization gate's ``data``: ``{reason, state (none|marks|failed), organizations,
+    marks: [{path, line, organization}], marks_total, ignored: [{path, line, why}],
+    files_searched, missing, failure, failed_by (rg|memtui), lock_after: {exists, body, mtime}
+    | null}``."""
     return {
         "release": status.release.name,
         "would_fire": status.would_fire,
         "verdict": status.verdict,
         "blocking": status.blocking.id if status.blocking else None,
+        "reason": status.reason,
         "gates": [
             {"id": g.id, "title": g.title, "ok": g.ok, "detail": g.detail, "sources": list(g.sources), "opens": g.opens,
-             "never": g.never, "silent": g.silent, "data": dict(g.data)}
+             "never": g.never, "silent": g.silent, "effect": g.effect, "data": dict(g.data)}
             for g in status.gates
         ],
         "sessions": [{"id": s.session_id, "mtime": iso_utc(s.mtime), "counted": s.counted, "why": s.why, "entrypoint": s.entrypoint} for s in status.sessions],

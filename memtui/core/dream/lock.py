@@ -36,7 +36,7 @@ from pathlib import Path
 
 from memtui.core.base.clock import EPOCH_MAX
 from memtui.core.base.process import parse_pid, pid_alive
-from memtui.core.base.safe_read import read_regular
+from memtui.core.base.safe_read import FileTooLargeError, read_regular
 from memtui.core.writes.atomic import atomic_write_bytes
 from memtui.core.memory.memories import LOCK_FILE
 
@@ -75,7 +75,9 @@ class LockInfo:
     body's leading integer, or ``None`` when there is none or it cannot name a process (``0``,
     over ``MAX_PID``: a 26-digit number is no holder); ``prior_mtime``: memtui's note (epoch s,
     ``0.0`` = there was no file before the run) or ``None`` (no note, or one that is not a
-    time a ``datetime`` can hold); ``run``: the run token or ``None``."""
+    time a ``datetime`` can hold); ``run``: the run token or ``None``; ``readable``: the body
+    could be read (``False``: a FIFO, a directory, no permission — the CLI's read fails too; a
+    body over 64 KiB is read by the CLI and counts as readable)."""
 
     path: Path
     exists: bool
@@ -84,6 +86,7 @@ class LockInfo:
     holder_pid: int | None
     prior_mtime: float | None
     run: str | None
+    readable: bool = True
 
     @property
     def holder_alive(self) -> bool:
@@ -128,14 +131,43 @@ def read_lock(memory_dir: Path) -> LockInfo:
         mtime = path.stat().st_mtime
     except OSError:
         return LockInfo(path, False, None, "", None, None, None)
+    readable = True
     try:
         body = read_regular(path, _MAX_LOCK_BYTES)[0].decode("utf-8", errors="replace")
-    except OSError:
+    except FileTooLargeError:
         body = ""
+    except OSError:
+        body, readable = "", False
     m = _PID.match(body)
     prior = _PRIOR.search(body)
     run = _RUN.search(body)
-    return LockInfo(path, True, mtime, body, parse_pid(m.group(1)) if m else None, _prior_mtime(prior.group(1)) if prior else None, run.group(1) if run else None)
+    return LockInfo(path, True, mtime, body, parse_pid(m.group(1)) if m else None, _prior_mtime(prior.group(1)) if prior else None,
+                    run.group(1) if run else None, readable)
+
+
+@dataclass(frozen=True, slots=True)
+class LockAfterRollback:
+    """The lock as the CLI leaves it when it took the lock and then gave it back without a
+    dream (Claude Code 2.1.332's organization gate, or a fork that threw): ``exists``; ``body``
+    (``""``); ``mtime`` (epoch s, the prior one put back; ``None`` when deleted); ``prior_ms``:
+    the prior mtime the CLI kept, in ms (``0``: none, so it deleted the file)."""
+
+    exists: bool
+    body: str
+    mtime: float | None
+    prior_ms: float
+
+
+def cli_rollback(info: LockInfo) -> LockAfterRollback:
+    """What the CLI's take-then-roll-back does to the lock ``info`` describes (read from the
+    2.1.332 bundle's lock functions; SPEC §13.1 and the dream oracle's README): taking it keeps the prior mtime in ms when both the ``stat`` and the read
+    of the body succeed, else 0, and writes its PID; giving it back deletes the file when that
+    prior mtime is 0 (no lock, an unreadable one, or one dated exactly 1970-01-01), else writes
+    ``""`` and sets the mtime back. Pure: reads nothing."""
+    prior_ms = (info.mtime or 0.0) * 1000.0 if info.exists and info.readable else 0.0
+    if prior_ms == 0:
+        return LockAfterRollback(False, "", None, 0.0)
+    return LockAfterRollback(True, "", prior_ms / 1000.0, prior_ms)
 
 
 def _prior_mtime(text: str) -> float | None:

@@ -270,6 +270,20 @@ def _lock_short(gate: Gate) -> str:
     return f"free (PID {d.get('holder_pid')} not running{age})" if d.get("holder_pid") is not None else f"free (no PID{age})"
 
 
+def _org_short(gate: Gate) -> str:
+    """The organization gate in a few words: nothing marked, the organization(s) marked (the
+    details view says where), or a search that fails."""
+    d = gate.data
+    if d.get("state") == "failed":
+        return "the search for organization sign-ins fails"
+    orgs = d.get("organizations") or []
+    if not orgs:
+        return "no transcript marks an organization sign-in"
+    if len(orgs) > 1:
+        return f"{len(orgs)} organizations signed in here before (g: where)"
+    return f"organization {orgs[0][:8]}… signed in here before (g: where)"
+
+
 def _details(details: str, indent: str = "") -> Text:
     """The muted ``details:`` line under a plain sentence (internal names: a flag, a file)."""
     return styled(indent + visible(details_line(details)), style=MUTED)
@@ -278,7 +292,8 @@ def _details(details: str, indent: str = "") -> Text:
 def autodream_text(status: AutoDreamStatus, *, compact: bool = False) -> Text:
     """The release's gates in its order, one short line each: the quiet ones together (a
     closed one on its own line with its sentence and a ``details:`` line, unless the verdict
-    line says that sentence), time, the throttle when closed, sessions, rules when closed, lock;
+    line says that sentence), time, the throttle when closed, sessions, rules when closed, lock,
+    the organization marks (a release with that gate);
     then the verdict in one line (with the ``details:`` line of the gate it names) and a line
     per trap the verdict does not already say (``g`` shows everything)."""
     lines: list[Text] = []
@@ -307,6 +322,9 @@ def autodream_text(status: AutoDreamStatus, *, compact: bool = False) -> Text:
     if not r.ok and r is not said:
         lines.append(assemble(_gate_mark(r), ("rules    ", "bold"), visible(r.detail)))
     lines.append(assemble(_gate_mark(k), ("lock     ", "bold"), _lock_short(k)))
+    o = status.find_gate("organization")
+    if o is not None:
+        lines.append(assemble(_gate_mark(o), ("org      ", "bold"), visible(_org_short(o))))
     lines.append(styled(("▶ " if status.would_fire else "■ ") + visible(headline(status)), style=OK_STYLE if status.would_fire else "bold"))
     if said is not None and said.details:
         lines.append(_details(said.details, "  ").append(" — g for more", style=tone(MUTED)))
@@ -318,9 +336,24 @@ def autodream_text(status: AutoDreamStatus, *, compact: bool = False) -> Text:
     return Text("\n").join(lines)
 
 
+def _marks_text(gate: Gate) -> Text:
+    """The organization gate's marks (file, line, organization) and the lines with the mark's
+    type that are no mark, one a line."""
+    out = Text()
+    marks, total = gate.data.get("marks") or [], int(gate.data.get("marks_total") or 0)
+    for m in marks:
+        out.append(f"       marked: {visible(m['path'])} line {m['line']}: organization {visible(m['organization'])}\n", style=tone(MUTED))
+    if total > len(marks):
+        out.append(f"       and {total - len(marks)} more\n", style=tone(MUTED))
+    for i in gate.data.get("ignored") or []:
+        out.append(f"       no mark: {visible(i['path'])} line {i['line']} ({visible(i['why'])})\n", style=tone(MUTED))
+    return out
+
+
 def autodream_details(status: AutoDreamStatus) -> Text:
     """Every gate with its plain sentence, a ``details:`` line (its internal names and where its
-    numbers came from) and when it opens; the sessions the gate looked at (id, mtime, kind,
+    numbers came from), the organization gate's marks, when it opens and what the CLI does
+    when it closes (the lock given back); the sessions the gate looked at (id, mtime, kind,
     counted or why not); the traps with their fix; the verdict."""
     r = status.release
     out = assemble((f"{r.cli} {r.version}'s auto-dream", "bold"), (" — the gates in the order it checks them, at the end of each interactive turn\n\n", MUTED))
@@ -328,8 +361,12 @@ def autodream_details(status: AutoDreamStatus) -> Text:
         out.append_text(assemble(f"{i:>2}. ", _gate_mark(g), (g.title, "bold"), f"  {visible(g.detail)}\n"))
         if g.details or g.sources:
             out.append(f"       {visible(details_line(with_sources(g.details, g.sources)))}\n", style=tone(MUTED))
+        if g.id == "organization":
+            out.append_text(_marks_text(g))
         if not g.ok and g.opens:
             out.append(f"       opens: {visible(g.opens)}\n", style=tone("$warning"))
+        if not g.ok and g.effect:
+            out.append(f"       then: {visible(g.effect)}\n", style=tone(MUTED))
     counted = sum(1 for s in status.sessions if s.counted)
     out.append(f"\nSessions ({counted} counted of {len(status.sessions)}, directory order)\n", style=tone("bold"))
     for s in status.sessions:
