@@ -177,6 +177,30 @@ def o_html_crlf(root: Path) -> dict:
     })
 
 
+def o_index_html(root: Path) -> dict:
+    """MEMORY.md read through the same lexer: a comment after a lone ``</script>`` is cut, a
+    link definition beside a comment stays (2.1.332), a ``<div>`` block and an inline comment stay."""
+    home, proj = workspace(root, "o_index_html")
+    w(proj / "CLAUDE.md", "# o_index_html\n")
+    w(home / ".claude" / "projects" / slug(str(proj)) / "memory" / "MEMORY.md",
+      "- [Deploy](project_deploy.md) — make ship <!-- inline stays -->\n"
+      "</script>\n<!--\n<div>cut with the comment</div>\n-->\n\n"
+      "[x]: https://example.com\n\n<div>\nkept\n</div>\n\n- [Tests](feedback_tests.md) — real DB\n")
+    return {"cwd": str(proj), "runs": [{"name": "base", "prompt": "hello there"}]}
+
+
+def o_cloud_env_local(root: Path) -> dict:
+    """CLAUDE_CODE_FETCH_PERSONAL_CLOUD_CONFIGURATION set on a local run (no --sdk-url): the CLI
+    fetches nothing, so the instruction block is the user and project files alone (memtui lists
+    two cloud-only placeholders that are not part of it)."""
+    home, proj = workspace(root, "o_cloud_env_local")
+    w(home / ".claude" / "CLAUDE.md", "# User CLAUDE.md\nBe terse.\n")
+    w(home / ".claude" / "rules" / "style.md", "# User rule\nSmall diffs.\n")
+    w(proj / "CLAUDE.md", "# o_cloud_env_local\nUse make.\n")
+    return {"cwd": str(proj), "runs": [{"name": "cloudenv", "prompt": "hello there",
+                                        "env": {"CLAUDE_CODE_FETCH_PERSONAL_CLOUD_CONFIGURATION": "1"}}]}
+
+
 BUILDERS = [
     o_html_kinds,
     o_html_containers,
@@ -186,6 +210,8 @@ BUILDERS = [
     o_html_frontmatter,
     o_linkref_comment,
     o_html_crlf,
+    o_index_html,
+    o_cloud_env_local,
 ]
 
 

@@ -233,7 +233,8 @@ def _index_entry(path: Path, layer: Layer, loader: Loader, release: Behaviour) -
     if norm in loader.processed:
         return CascadeFile(norm, layer, "index", None, 0, False, "duplicate", "already loaded earlier as an instruction file")
     loader.processed.add(norm)
-    parsed = preprocess(raw, norm, want_imports=False, strip_bom=release.memory_format.strip_bom)
+    parsed = preprocess(raw, norm, want_imports=False, strip_bom=release.memory_format.strip_bom,
+                        markdown=release.instructions.markdown, keeps_link_definitions=release.instructions.keeps_link_definitions)
     trunc = truncate_index(parsed.content, release.instructions.index_warning)
     content = js_trim(agent_sanitize(trunc.content) if release.instructions.sanitize_index else trunc.content)
     label = "auto-memory index" if layer == "automem" else "team memory index"

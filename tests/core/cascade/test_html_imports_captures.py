@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -50,18 +49,13 @@ def _sections(flavor, proj: Path) -> list[tuple[str, str]]:  # type: ignore[no-u
     ]
 
 
-def _flavor_2_1_332():  # type: ignore[no-untyped-def]
-    """The claude flavor with 2.1.332's Markdown facts, whichever profile is the default."""
-    instructions = replace(CLAUDE.behaviour.instructions, markdown="claude-code", keeps_link_definitions=True)
-    return replace(CLAUDE, behaviour=replace(CLAUDE.behaviour, instructions=instructions))
-
-
 @pytest.mark.parametrize("capture_path", SCENARIOS_2_1_332, ids=lambda p: p.stem)
 def test_the_cascade_loads_and_strips_as_claude_code_2_1_332(tmp_path: Path, capture_path: Path) -> None:
     capture = _load(capture_path)
     proj = _workspace(tmp_path, capture)
     expected = [(s["path"], s["content"]) for s in capture["sections"]]
-    assert _sections(_flavor_2_1_332(), proj) == expected
+    assert CLAUDE.behaviour.version == "2.1.332"
+    assert _sections(CLAUDE, proj) == expected
 
 
 @pytest.mark.parametrize("capture_path", SCENARIOS_2_1_328, ids=lambda p: p.stem)
@@ -98,3 +92,20 @@ def test_import_lines_are_file_lines_in_list_text_and_after_breaks() -> None:
     assert parsed.tokens is not None
     refs = extract_import_refs(parsed.tokens, 3, list_text_raw=True)
     assert [(r.path, r.line) for r in refs] == [("a.md", 5), ("b.md", 6), ("c.md", 9)]
+
+
+@pytest.mark.parametrize("version", ["2.1.332", "2.1.328"])
+def test_memory_md_goes_through_the_same_lexer_as_claude_md(tmp_path: Path, version: str) -> None:
+    """MEMORY.md: a comment under a lone ``</script>`` is cut with the ``<div>`` it wraps, an inline
+    comment and a ``<div>`` block stay, and a link definition beside a comment stays in 2.1.332 but
+    vanished in 2.1.328 — as each release sent it (``tests/captures/claude-<version>/index_html/``)."""
+    from memtui.core.places.flavor import CLAUDE_2_1_328
+
+    capture = _load(CAPTURES / f"claude-{version}" / "index_html" / "o_index_html.json")
+    flavor = CLAUDE if version == "2.1.332" else CLAUDE_2_1_328
+    proj = _workspace(tmp_path, {"files": {"CLAUDE.md": "# p\n"}})
+    loc = resolve_locations(flavor, proj)
+    loc.memory_dir.mkdir(parents=True)
+    (loc.memory_dir / "MEMORY.md").write_bytes(capture["files"]["MEMORY.md"].encode("utf-8"))
+    index = next(f for f in compute_cascade(loc, proj).files if f.layer == "automem")
+    assert index.loaded and index.content == capture["sections"][0]["content"]
