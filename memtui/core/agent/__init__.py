@@ -50,6 +50,7 @@ from memtui.core.agent.runner import (
     AgentRun,
     describe_api_error,
     run_agent,
+    request_text,
 )
 from memtui.core.agent.tools import execute, summarize, tool_definitions
 
@@ -72,6 +73,7 @@ __all__ = [
     "ToolPolicy",
     "describe_api_error",
     "execute",
+    "request_text",
     "run_agent",
     "summarize",
     "tool_definitions",

@@ -33,6 +33,7 @@ __all__ = [
     "AgentEvent",
     "AgentRun",
     "describe_api_error",
+    "request_text",
     "run_agent",
 ]
 
@@ -250,3 +251,20 @@ def describe_api_error(exc: BaseException, timeout: float = REQUEST_TIMEOUT_S) -
     if isinstance(exc, anthropic.AnthropicError):
         return f"client error: {exc}"
     return f"{type(exc).__name__}: {exc}"
+
+
+def request_text(head: str, memory_dir: str, staging_dir: str | None, system: str, messages: Sequence[dict[str, Any]]) -> str:
+    """A request to the model as text for a person: ``head`` (the model line), the memory dir the
+    model was given and, for a request sent, where memtui staged its writes (``staging_dir``),
+    then the system prompt and each message's blocks under a ``── messages[i] role · block j ──``
+    rule."""
+    lines = [head, f"memory dir: {memory_dir}"]
+    if staging_dir is not None:
+        lines.append(f"writes staged in: {staging_dir} (memtui's scratch copy, removed after the run: the model's tools mapped the memory dir there)")
+    lines += ["", "── system ──", system]
+    for i, message in enumerate(messages):
+        content = message["content"]
+        blocks = content if isinstance(content, list) else [{"type": "text", "text": content}]
+        for j, block in enumerate(blocks):
+            lines += ["", f"── messages[{i}] {message['role']} · block {j} ──", str(block.get("text", block))]
+    return "\n".join(lines)

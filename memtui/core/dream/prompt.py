@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from memtui.core.agent import request_text
 from memtui.core.dream.gates import DreamContext
 from memtui.core.places.release import Release, dir_text, fill
 
@@ -99,16 +100,7 @@ class DreamRequest:
         """The request as text for a person: model, the memory dir the model was given (and,
         for a request sent, where memtui staged its writes), system, then each message's
         blocks."""
-        lines = [f"model: {self.model} ({self.model_source})  ·  max_tokens {self.max_tokens}", f"memory dir: {self.memory_dir}"]
-        if self.staging_dir is not None:
-            lines.append(f"writes staged in: {self.staging_dir} (memtui's scratch copy, removed after the run: the model's tools mapped the memory dir there)")
-        lines += ["", "── system ──", self.system]
-        for i, message in enumerate(self.messages):
-            content = message["content"]
-            blocks = content if isinstance(content, list) else [{"type": "text", "text": content}]
-            for j, block in enumerate(blocks):
-                lines += ["", f"── messages[{i}] {message['role']} · block {j} ──", str(block.get("text", block))]
-        return "\n".join(lines)
+        return request_text(f"model: {self.model} ({self.model_source})  ·  max_tokens {self.max_tokens}", self.memory_dir, self.staging_dir, self.system, self.messages)
 
 
 def main_model(ctx: DreamContext, release: Release, override: str | None = None) -> tuple[str, str]:

@@ -30,6 +30,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from memtui.core.agent import request_text
 from memtui.core.base.safe_read import read_regular
 from memtui.core.extract.autoextract import extraction_messages, extraction_prompt
 from memtui.core.memory.memories import MAX_MEMORY_BYTES
@@ -191,16 +192,7 @@ class ExtractionAgentRequest:
         """The request as text for a person: model, the memory dir the model was given (and,
         for a request sent, where memtui staged its writes), system, then each message's
         blocks."""
-        lines = [f"model: {self.model}  ·  prompt: {self.prompt_source}", f"memory dir: {self.memory_dir}"]
-        if self.staging_dir is not None:
-            lines.append(f"writes staged in: {self.staging_dir} (memtui's scratch copy, removed after the run: the model's tools mapped the memory dir there)")
-        lines += ["", "── system ──", self.system]
-        for i, message in enumerate(self.messages):
-            content = message["content"]
-            blocks = content if isinstance(content, list) else [{"type": "text", "text": content}]
-            for j, block in enumerate(blocks):
-                lines += ["", f"── messages[{i}] {message['role']} · block {j} ──", str(block.get("text", block))]
-        return "\n".join(lines)
+        return request_text(f"model: {self.model}  ·  prompt: {self.prompt_source}", self.memory_dir, self.staging_dir, self.system, self.messages)
 
 
 def build_extraction_request(

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from support.trees import file_bytes
+
 from memtui.core.agent import PathAlias, ToolPolicy, execute, tool_definitions
 from memtui.core.agent.bash import stage_paths
 
@@ -17,15 +19,6 @@ DENY_TOOL = "only Read, Grep, Glob, read-only Bash, and Edit/Write within {d}/ a
 DENY_SHELL = "Only read-only shell commands and rm of .md files under {d}/"
 
 
-def tree_bytes(root: Path) -> dict[str, bytes]:
-    """Every regular file below ``root`` (links not followed) with its bytes."""
-    out = {}
-    for dirpath, _dirs, files in os.walk(root):
-        for name in files:
-            p = Path(dirpath, name)
-            if not p.is_symlink():
-                out[p.relative_to(root).as_posix()] = p.read_bytes()
-    return out
 
 
 class Scene:
@@ -53,7 +46,7 @@ class Scene:
         (self.staging / "b.md").write_text("beta\n")
         self.outside = tmp_path / "outside"
         self.outside.mkdir()
-        self.live_before = tree_bytes(self.live)
+        self.live_before = file_bytes(self.live)
         self.real_staging = Path(os.path.realpath(self.staging))
 
     def policy(self, cwd: Path | None = None) -> ToolPolicy:
@@ -100,7 +93,7 @@ def test_writes_land_in_the_copy_and_their_results_name_the_live_dir(s: Scene) -
     assert out.content == f"Edited {s.live}/b.md: replaced 1 occurrence." and (s.staging / "b.md").read_text() == "gamma\n"
     miss = execute(p, "Edit", {"file_path": f"{s.live}/a.md", "old_string": "zzz", "new_string": "y"})
     assert miss.code == "no-match" and str(s.live / "a.md") in miss.content
-    assert tree_bytes(s.live) == s.live_before
+    assert file_bytes(s.live) == s.live_before
     for text in (out.content, miss.content, str(tool_definitions(p))):
         s.unseen(text)
     assert f"Only files inside {s.live} may be written" in str(tool_definitions(p))
@@ -180,7 +173,7 @@ def test_rm_of_a_live_memory_removes_the_copy_only(s: Scene) -> None:
     p = s.policy()
     out = execute(p, "Bash", {"command": f"rm {s.live}/b.md"})
     assert not out.is_error and out.removed == (s.real_staging / "b.md",)
-    assert not (s.staging / "b.md").exists() and tree_bytes(s.live) == s.live_before
+    assert not (s.staging / "b.md").exists() and file_bytes(s.live) == s.live_before
 
 
 def test_stage_paths_names_file_arguments_not_patterns() -> None:

@@ -14,6 +14,7 @@ from typing import Any
 import httpx2
 import pytest
 from support.cli_captures import build, captured_paths, prompt, runs
+from support.trees import file_bytes
 from support.fake_api import Api, client, reply, text, use
 
 from memtui.core.dream import DreamSession
@@ -29,13 +30,7 @@ TOOL_DENIAL = "only Read, Grep, Glob, read-only Bash, and Edit/Write within {d} 
 
 def memory_bytes(root: Path) -> dict[str, bytes]:
     """Every regular file below ``root`` but the lock (links not followed), with its bytes."""
-    out = {}
-    for dirpath, _dirs, files in os.walk(root):
-        for name in files:
-            p = Path(dirpath, name)
-            if not p.is_symlink() and name != LOCK_NAME:
-                out[p.relative_to(root).as_posix()] = p.read_bytes()
-    return out
+    return file_bytes(root, skip=(LOCK_NAME,))
 
 
 def captured_steps(ctx: DreamContext) -> list[list[dict[str, Any]]]:

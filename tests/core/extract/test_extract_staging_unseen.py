@@ -16,6 +16,7 @@ from typing import Any
 import httpx2
 import pytest
 from support.cli_captures import build
+from support.trees import file_bytes
 from support.fake_api import Api, client, reply, text, use
 from test_autoextract_captured import own_transcript
 
@@ -34,15 +35,6 @@ DEPLOY = "---\nname: deploy\ndescription: how we deploy\ntype: project\n---\n\nW
 FRIDAYS = "---\nname: deploy-fridays\ndescription: The team deploys on Fridays\ntype: project\n---\n\nWe deploy on Fridays.\n"
 
 
-def tree(root: Path) -> dict[str, bytes]:
-    """Every regular file below ``root`` (links not followed), with its bytes."""
-    out = {}
-    for dirpath, _dirs, files in os.walk(root):
-        for name in files:
-            p = Path(dirpath, name)
-            if not p.is_symlink():
-                out[p.relative_to(root).as_posix()] = p.read_bytes()
-    return out
 
 
 @pytest.mark.parametrize("release", [RELEASE, None], ids=["claude-2.1.328", "memtui-prompt"])
@@ -55,7 +47,7 @@ def test_the_model_never_sees_the_staging_copy_and_writes_wait_for_apply(release
     (live / "MEMORY.md").write_text("# Memory index\n\n- [Deploy](project_deploy.md) — how we deploy\n")
     (live / "project_deploy.md").write_text(DEPLOY)
     (live / "user_role.md").write_text("---\nname: role\ndescription: the role\ntype: user\n---\n\nData scientist.\n")
-    before = tree(live)
+    before = file_bytes(live)
     transcript = own_transcript(RUN, build(tmp_path / "after", RUN, "after").project_dir)
     state = tmp_path / "state"
     outside = tmp_path / "outside"
@@ -95,8 +87,8 @@ def test_the_model_never_sees_the_staging_copy_and_writes_wait_for_apply(release
         return run_dir
 
     def answer(n: int, body: dict[str, Any]) -> httpx2.Response:
-        assert tree(live) == before, f"request {n}: the live dir changed before apply"
-        seen[n] = tree(staging())
+        assert file_bytes(live) == before, f"request {n}: the live dir changed before apply"
+        seen[n] = file_bytes(staging())
         if n > len(steps):
             return httpx2.Response(200, json=reply(text("Saved 1 memory."), stop="end_turn"))
         return httpx2.Response(200, json=reply(*(use(f"t{n}_{k}", c["name"], **c["input"]) for k, c in enumerate(steps[n - 1]))))
@@ -148,7 +140,7 @@ def test_the_model_never_sees_the_staging_copy_and_writes_wait_for_apply(release
     # the writes went to the copy, request by request; the live dir and the outside kept their bytes
     assert "project_deploy_fridays.md" not in seen[2] and seen[3]["project_deploy_fridays.md"] == FRIDAYS.encode()
     assert ("user_role.md" in seen[3]) is not removal_allowed
-    assert tree(live) == before and not list(outside.iterdir()) and not (live.parent / "escape.md").exists()
+    assert file_bytes(live) == before and not list(outside.iterdir()) and not (live.parent / "escape.md").exists()
     by_path = {p.path: p for p in result.proposals}
     assert sorted(by_path) == ["project_deploy.md", "project_deploy_fridays.md"]
     assert [by_path["project_deploy_fridays.md"].kind, by_path["project_deploy.md"].kind] == ["create", "update"]
@@ -156,7 +148,7 @@ def test_the_model_never_sees_the_staging_copy_and_writes_wait_for_apply(release
     inbox, journal = Inbox(state, live), Journal(state, live)
     for proposal in result.proposals:
         inbox.accept(proposal.id, journal, scene.now(61))
-    after = tree(live)
+    after = file_bytes(live)
     assert b"We deploy on Fridays." in after["project_deploy_fridays.md"]
     assert b"`make deploy`, on Fridays." in after["project_deploy.md"]
     assert after["user_role.md"] == before["user_role.md"]  # the agent's `rm` is a note, not a proposal
