@@ -61,7 +61,7 @@ def test_status_human(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert f"  organization      CLOSED a past session here was signed in to organization {A} (marked in {tilde(s, path)} line {line})" in out
     assert f"marked: {tilde(s, path)} line {line}: organization {A}\n" in out
     assert "then: Claude Code takes the lock before this search and gives it back without dreaming: the lock is emptied and its date put back to" in out
-    assert out.rstrip().splitlines()[-1].startswith(f"No dream: a past session here was signed in to organization {A}")
+    assert out.rstrip().splitlines()[-1].startswith(f"No dream unless the session is signed in to organization {A} alone: a past session here was signed in to organization {A}")
     for row in out.splitlines():
         if "tengu_" in row or "other_hybrid_organization" in row:
             assert row.strip().startswith("details:"), row
@@ -110,7 +110,8 @@ def test_apply_refuses_without_force(tmp_path: Path, monkeypatch: pytest.MonkeyP
     before = (s.lock.read_bytes(), s.lock.stat().st_mtime)
     code, out = dream(s, "apply", "--consolidator", "offline")
     assert code == 1
-    assert f"the dream would not run: No dream: a past session here was signed in to organization {A}" in out and "(--force skips the gates)" in out
+    assert f"the dream would not run: No dream unless the session is signed in to organization {A} alone" in out and "(--force skips the gates)" in out
+    assert "Nothing was changed." in out
     assert (s.lock.read_bytes(), s.lock.stat().st_mtime) == before
     code, out = dream(s, "apply", "--consolidator", "offline", "--json")
     data = json.loads(out)

@@ -118,7 +118,7 @@ def compute_cascade(
     if cloud is not None and cloud.env in env:
         local_md = base / flavor.instruction_file
         notes.append(
-            f"{cloud.env} is set: a cloud session fetches your personal cloud configuration's {flavor.instruction_file} and rules "
+            f"{cloud.env} is set (any value counts, even 0 or empty): a cloud session fetches your personal cloud configuration's {flavor.instruction_file} and rules "
             f"and loads them right after the user layer; a cloud file replaces the file of the same name in {base} "
             f"({local_md} included). A local run ignores the variable, and memtui cannot see the cloud copy: "
             "the two rows marked cloud-only stand for it."

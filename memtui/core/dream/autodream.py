@@ -262,8 +262,8 @@ def _organization_gate(ctx: DreamContext, release: Release, gate: OrganizationGa
     when no mark was found and the search finished; else closed with the CLI's reason, the
     marking files and organizations, and the lock rollback as its ``effect``."""
     cli = release.cli
-    where = (f"{shorten(ctx.sessions_dir)}/**/{gate.glob}, searched as rg --no-config --no-ignore --hidden --text --fixed-strings "
-             f"--glob '{gate.glob}' --regexp '{gate.needle}' ({gate.timeout_s:g} s limit)")
+    where = (f"{shorten(ctx.sessions_dir)}/**/{gate.glob}, searched as {cli}'s own ripgrep searches it (rg --no-config --no-ignore --hidden "
+             f"--text --fixed-strings --glob '{gate.glob}' --regexp '{gate.needle}', {gate.timeout_s:g} s limit)")
     data: dict[str, Any] = {"reason": search.reason(gate), **search_to_json(search), "lock_after": None}
     ignored = "; ".join(f"{shorten(i.path)}:{i.line} is no mark ({i.why})" for i in search.ignored[:3])
     if search.missing:
@@ -293,15 +293,19 @@ def _organization_gate(ctx: DreamContext, release: Release, gate: OrganizationGa
     first = search.marks[0] if search.marks else None
     at = f" (marked in {shorten(first.path)} line {first.line}" + (f", and {search.marks_total - 1} more" if search.marks_total > 1 else "") + ")" if first else ""
     details = f"reason {reason}; event {gate.skip_event}"
+    # The only lever memtui can name: the marks live in the transcripts, which the search reads.
+    lever = (f"if the marking sessions were an account you no longer use, the dream runs again once no file under "
+             f"{shorten(ctx.sessions_dir)} holds a mark (move those transcripts elsewhere; they are {cli}'s session history, "
+             "so keep them rather than delete them)")
     if search.mixed:
         orgs = ", ".join(search.organizations)
         detail = (f"past sessions here were signed in to {len(search.organizations)} different organizations ({orgs}){at}; "
                   f"{cli} skips the dream for every session while their marks are here")
-        return Gate("organization", False, detail, (where,), never=True, data=data, details=details, effect=effect)
+        return Gate("organization", False, detail, (where,), opens=lever, never=True, data=data, details=details, effect=effect)
     org = search.organizations[0]
-    detail = (f"a past session here was signed in to organization {org}{at}; {cli} skips the dream for a session that is not "
-              f"signed in to that organization alone, and memtui cannot see which organization a session signs in to")
-    opens = f"in a session signed in to organization {org} (and to no other since it started)"
+    detail = (f"a past session here was signed in to organization {org}{at}; {cli} skips the dream unless the session "
+              f"is signed in to that organization alone (memtui cannot see which organization your sessions sign in to)")
+    opens = f"in a session signed in to organization {org} and to no other since it started; or, {lever}"
     return Gate("organization", False, detail, (where,), opens=opens, data=data, details=details, effect=effect)
 
 
@@ -483,6 +487,12 @@ def verdict(status: AutoDreamStatus) -> str:
     cli = status.release.cli
     g = status.blocking
     t = status.gate("time")
+    org = status.find_gate("organization")
+    # A later gate that stays closed once the blocking one opens: said too, so the verdict
+    # never promises a dream it rules out.
+    even = "" if org is None or org.ok or org is g else (
+        f" Even then it never dreams here: {org.detail}." if org.never else f" Even then, no dream unless it is signed in to the marked organization: {org.detail}."
+        if org.data.get("state") == "marks" else f" Even then: {org.detail}.")
     if g is None:
         since = "never consolidated" if status.last_consolidated_at is None else f"{t.data['hours_since']:.1f} h since the last consolidation"
         return (f"Your {cli} will dream at the end of its next interactive turn ({since}, {counted(len(status.session_ids), 'session')} to review). "
@@ -493,17 +503,19 @@ def verdict(status: AutoDreamStatus) -> str:
     if g.id == "time":
         s = status.gate("sessions")
         also = "" if s.ok else f"; then {s.opens} as well"
-        return f"No dream before {g.opens}: {g.detail}{also}. (Only interactive sessions dream.)"
+        return f"No dream before {g.opens}: {g.detail}{also}.{even} (Only interactive sessions dream.)"
     if g.id == "sessions":
-        return f"No dream yet: {g.detail}. It runs at the end of the first interactive turn {g.opens}. (Only interactive sessions dream.)"
+        return f"No dream yet: {g.detail}. It runs at the end of the first interactive turn {g.opens}.{even} (Only interactive sessions dream.)"
     if g.id == "throttle":
-        return f"This process does not look again before {g.opens}: {g.detail}."
+        return f"This process does not look again before {g.opens}: {g.detail}.{even}"
     if g.id == "lock":
-        return f"A dream is running: the lock is {g.detail}; the next can run {g.opens}."
+        return f"A dream is running: the lock is {g.detail}; the next can run {g.opens}.{even}"
     if g.id == "organization":
-        opens = f" It dreams {g.opens}." if g.opens and g.data.get("state") == "failed" else ""
-        return f"No dream: {g.detail}.{opens} {g.effect}."
-    return f"Blocked by {g.title}: {g.detail}."
+        if g.data.get("state") == "failed":
+            return f"No dream: {g.detail}. It dreams {g.opens}. {g.effect}."
+        orgs = g.data.get("organizations") or ["?"]
+        return f"No dream unless the session is signed in to organization {orgs[0]} alone: {g.detail}. It dreams {g.opens}. {g.effect}."
+    return f"Blocked by {g.title}: {g.detail}.{even}"
 
 
 def headline(status: AutoDreamStatus) -> str:
@@ -519,7 +531,7 @@ def headline(status: AutoDreamStatus) -> str:
             return "skipped: the search for organization sign-ins fails"
         if len(orgs) > 1:
             return f"never dreams here: past sessions were signed in to {len(orgs)} organizations"
-        return f"skipped: a past session here was signed in to organization {orgs[0]}"
+        return f"skipped unless signed in to organization {orgs[0]}"
     if g.never:
         return f"never dreams here: {g.detail}"
     if g.id == "time":

@@ -68,7 +68,7 @@ class DreamBlocked(RuntimeError):
             why = status.verdict
         else:
             why = status.reasons[0] if status.reasons else str(status.blocking)
-        super().__init__(f"the dream would not run: {why}")
+        super().__init__(f"the dream would not run: {why.rstrip().rstrip('.')}. Nothing was changed.")
         self.status = status
 
 

@@ -89,15 +89,16 @@ def profile_versions(flavor: Flavor) -> tuple[str, ...]:
     return tuple(p.behaviour.version for p in profiles(flavor) if p.behaviour.version)
 
 
-def profile_named(flavor: Flavor, name: str) -> Flavor:
+def profile_named(flavor: Flavor, name: str, source: str = "--release") -> Flavor:
     """The profile called ``name``: its version (``2.1.328``) or its release folder
-    (``claude-2.1.328``). Raises ``UnknownReleaseError`` naming the known ones."""
+    (``claude-2.1.328``). Raises ``UnknownReleaseError`` naming ``source`` (where the name came
+    from) and the known ones."""
     wanted = name.strip().lower()
     for profile in profiles(flavor):
         if wanted in {profile.behaviour.version, profile.release}:
             return profile
     known = ", ".join(profile_versions(flavor)) or "none"
-    raise UnknownReleaseError(f"no release profile {name!r} for the {flavor.name} flavor (known: {known}, or auto)")
+    raise UnknownReleaseError(f"{source} {name!r}: no such release profile for the {flavor.name} flavor (known: {known}, or auto)")
 
 
 def profile_for_version(flavor: Flavor, version: str) -> Flavor:
@@ -136,7 +137,7 @@ def pick_profile(
         name = (value or "").strip()
         if not name or name.lower() == AUTO:
             continue
-        profile = profile_named(flavor, name)
+        profile = profile_named(flavor, name, label.rstrip(" ="))
         return profile, ReleaseChoice(profile.behaviour.version, source, f"{label}{name}")  # type: ignore[arg-type]
     found = detect()
     newest = ordered[-1]
@@ -151,6 +152,8 @@ def pick_profile(
         reason = said
     elif profile is newest and (version_key(found.version) or (0, 0, 0)) > (version_key(own or "") or (0, 0, 0)):
         reason = f"{said}; the newest profile is {own}"
+    elif profile is ordered[0] and (version_key(found.version) or (0, 0, 0)) < (version_key(own or "") or (0, 0, 0)):
+        reason = f"{said}; the oldest profile is {own}"
     else:
-        reason = f"{said}; the nearest profile is {own}"
+        reason = f"{said}; the newest profile not newer than it is {own}"
     return profile, ReleaseChoice(own, found.source, reason, found)

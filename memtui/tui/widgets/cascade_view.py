@@ -290,6 +290,9 @@ def content_block(entry: CascadeFile) -> RenderableType:
     if entry.content:
         title = "what the model receives" if entry.loaded else "what it would add"
         body: Text = Text(visible_block(entry.content))
+    elif entry.status == "cloud-only":
+        title = "content"
+        body = styled("fetched by a cloud session only: memtui cannot see it", style="italic " + MUTED)
     else:
         title = "content"
         body = styled("nothing: this file is not part of the context", style="italic " + MUTED)

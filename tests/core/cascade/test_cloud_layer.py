@@ -56,7 +56,7 @@ def test_placeholders_sit_after_the_user_layer_and_load_nothing(tmp_path: Path) 
     assert f"a cloud CLAUDE.md replaces {home / '.claude' / 'CLAUDE.md'}, which is then not loaded" in placeholder.reason
     assert "its @ imports are not followed" in placeholder.reason
     assert "style.md here" in cloud.files[3].reason
-    assert any(note.startswith(f"{ENV} is set: a cloud session fetches") for note in cloud.notes)
+    assert any(note.startswith(f"{ENV} is set (any value counts, even 0 or empty): a cloud session fetches") for note in cloud.notes)
 
 
 def test_excludes_that_match_the_local_name_drop_the_cloud_file_too(tmp_path: Path) -> None:

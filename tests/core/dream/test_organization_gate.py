@@ -142,8 +142,11 @@ def test_the_wording_is_plain(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
         assert "tengu_" not in text and "other_hybrid_organization" not in text
     assert g.details.startswith("reason other_hybrid_organization; event tengu_auto_dream_skipped")
     assert g.detail.startswith(f"a past session here was signed in to organization {A}")
-    assert "Claude Code skips the dream for a session that is not signed in to that organization alone" in g.detail
-    assert headline(status) == f"skipped: a past session here was signed in to organization {A}"
+    assert "Claude Code skips the dream unless the session is signed in to that organization alone" in g.detail
+    # what a user can do: sign in to it, or move the marking transcripts out (never edit them)
+    assert g.opens is not None and g.opens.startswith(f"in a session signed in to organization {A} and to no other since it started; or, if the marking sessions")
+    assert "move those transcripts elsewhere" in g.opens
+    assert headline(status) == f"skipped unless signed in to organization {A}"
 
 
 def test_status_json(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -171,6 +174,17 @@ def test_the_search_is_made_while_other_gates_are_closed(tmp_path: Path, monkeyp
     status = check_autodream(ctx_of(scene, monkeypatch), NOW, RELEASE)
     assert status.blocking is status.gate("time")
     assert status.gate("organization").data["organizations"] == [A]
+    # The verdict does not promise a dream the organization gate rules out.
+    assert "Even then, no dream unless it is signed in to the marked organization: a past session here was signed in to organization " + A in status.verdict
+
+
+def test_a_verdict_on_another_gate_says_the_mixed_marks_rule_the_dream_out(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    scene = build_org(tmp_path, "org_two")
+    os.utime(scene.lock, (NOW.timestamp() - 3600, NOW.timestamp() - 3600))
+    status = check_autodream(ctx_of(scene, monkeypatch), NOW, RELEASE)
+    assert status.blocking is status.gate("time")
+    assert status.verdict.startswith("No dream before ")
+    assert "Even then it never dreams here: past sessions here were signed in to 2 different organizations" in status.verdict
 
 
 def test_after_the_skip_the_next_turn_searches_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -46,8 +46,10 @@ def test_flag_beats_environment_beats_detection() -> None:
 
 
 def test_an_unknown_profile_names_the_known_ones() -> None:
-    with pytest.raises(UnknownReleaseError, match=r"'2\.1\.9'.*known: 2\.1\.328, 2\.1\.332"):
+    with pytest.raises(UnknownReleaseError, match=r"^--release '2\.1\.9': .*known: 2\.1\.328, 2\.1\.332"):
         pick_profile(CLAUDE, given="2.1.9", environ={})
+    with pytest.raises(UnknownReleaseError, match=r"^MEMTUI_RELEASE 'banana': no such release profile"):
+        pick_profile(CLAUDE, environ={"MEMTUI_RELEASE": "banana"})
 
 
 @pytest.mark.parametrize(
@@ -55,9 +57,9 @@ def test_an_unknown_profile_names_the_known_ones() -> None:
     [
         ("2.1.332", "2.1.332", "`claude --version` says 2.1.332"),
         ("2.1.328", "2.1.328", "`claude --version` says 2.1.328"),
-        ("2.1.330", "2.1.328", "`claude --version` says 2.1.330; the nearest profile is 2.1.328"),
+        ("2.1.330", "2.1.328", "`claude --version` says 2.1.330; the newest profile not newer than it is 2.1.328"),
         ("2.1.340", "2.1.332", "`claude --version` says 2.1.340; the newest profile is 2.1.332"),
-        ("2.0.9", "2.1.328", "`claude --version` says 2.0.9; the nearest profile is 2.1.328"),
+        ("2.0.9", "2.1.328", "`claude --version` says 2.0.9; the oldest profile is 2.1.328"),
     ],
 )
 def test_a_detected_version_picks_the_newest_profile_not_newer_than_it(found: str, profile: str, reason: str) -> None:
@@ -136,4 +138,4 @@ def test_where_shows_the_profile_and_takes_the_flag(tmp_path: Path) -> None:
     status = json.loads(runner.invoke(main, ["--release", "2.1.328", "dream", "status", "--json", "--project", str(project), "--flavor", "claude"]).stdout)
     assert status["release"] == "claude-2.1.328"
     bad = runner.invoke(main, ["--project", str(project), "--flavor", "claude", "where", "--release", "3.0.0"])
-    assert bad.exit_code == 2 and "no release profile '3.0.0' for the claude flavor (known: 2.1.328, 2.1.332, or auto)" in bad.output
+    assert bad.exit_code == 2 and "--release '3.0.0': no such release profile for the claude flavor (known: 2.1.328, 2.1.332, or auto)" in bad.output
