@@ -178,6 +178,32 @@ def did_you_mean(ref: ImportRef, base_dir: Path, home: Path) -> Path | None:
     return candidate if candidate.is_file() else None
 
 
+# At most this many entries of a folder are looked at for a spaced name (memtui's bound).
+SPACED_SCAN_LIMIT = 2_000
+
+
+def spaced_name(ref: ImportRef, base_dir: Path, home: Path) -> Path | None:
+    """When ``ref`` names no file but its folder holds one whose name is the path's last part,
+    a space and more (``@docs/release`` beside ``docs/release notes.md``: a space ends an import
+    path unless written ``\\ ``), that file (the first by name); else ``None``. Looks at no more
+    than ``SPACED_SCAN_LIMIT`` entries; never raises."""
+    if not ref.path or ref.path.endswith("/") or not is_import_form(ref.path):
+        return None
+    target = expand_path(ref.path, base_dir, home)
+    prefix = target.name + " "
+    found: list[str] = []
+    try:
+        with os.scandir(target.parent) as entries:
+            for n, entry in enumerate(entries):
+                if n >= SPACED_SCAN_LIMIT:
+                    break
+                if entry.name.startswith(prefix) and entry.is_file():
+                    found.append(entry.name)
+    except OSError:
+        return None
+    return target.parent / min(found) if found else None
+
+
 def is_inside(path: Path | str, root: Path | str) -> bool:
     """``path`` is ``root`` or below it (compared on a separator boundary)."""
     p, r = os.path.normpath(path), os.path.normpath(root)

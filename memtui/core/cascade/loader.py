@@ -22,7 +22,7 @@ from memtui.core.places.locations import Locations
 from memtui.core.base.units import estimate_tokens, utf16_len as _utf16_len
 
 from .excludes import EXCLUDABLE_LAYERS, ExcludeMatcher
-from .imports import ImportRef, did_you_mean, expand_path, extract_import_refs, is_inside
+from .imports import ImportRef, did_you_mean, expand_path, extract_import_refs, is_inside, spaced_name
 from .model import CascadeFile, ExternalApproval, Kind, Layer, PendingImport, Status
 from .preprocess import MAX_FILE_CHARS, ParsedFile, has_binary_extension, js_trim, preprocess, read_text
 from .rules import RulePaths, brace_split, flow_list_braces, ignored_path_keys, list_rule_files, rule_paths, suggested_paths
@@ -309,14 +309,20 @@ class Loader:
         assert origin.parent is not None and origin.ref is not None
         base_dir = Path(os.path.dirname(self.realpath(origin.parent.path)))
         hint = did_you_mean(origin.ref, base_dir, self.env.home)
+        spaced = spaced_name(origin.ref, base_dir, self.env.home) if hint is None else None
         if hint is not None:
             meant = origin.ref.path.rstrip(".,:;!?)]}'\"`>*_")
             reason = f"{path} does not exist: the trailing punctuation is part of the path for the agent — did you mean `{meant}`?"
             code = "import-trailing-punctuation"
+        elif spaced is not None:
+            rest = spaced.name[len(os.path.basename(path)) + 1 :].replace(" ", "\\ ")
+            meant = f"@{origin.ref.raw}\\ {rest}"
+            reason = f"{path} does not exist: a space ends an import path, and {spaced} is there — to import it, write `{meant}`"
+            code = "import-unescaped-space"
         else:
             reason = f"{path} does not exist; the agent skips it silently"
             code = "import-missing"
-        looks = not_an_import(origin.ref.raw) if hint is None else None
+        looks = not_an_import(origin.ref.raw) if hint is None and spaced is None else None
         if looks is not None:
             reason = f"{path} does not exist; `@{origin.ref.raw}` looks like {looks}, probably not meant as an import — the agent still tries to import it (write it in backticks to stop that)"
             self._note_on_importer(origin, "import-probably-not-meant", "info", f"`@{origin.ref.raw}`: {reason}")

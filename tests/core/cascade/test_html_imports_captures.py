@@ -109,3 +109,18 @@ def test_memory_md_goes_through_the_same_lexer_as_claude_md(tmp_path: Path, vers
     (loc.memory_dir / "MEMORY.md").write_bytes(capture["files"]["MEMORY.md"].encode("utf-8"))
     index = next(f for f in compute_cascade(loc, proj).files if f.layer == "automem")
     assert index.loaded and index.content == capture["sections"][0]["content"]
+
+
+def test_an_import_cut_at_an_unescaped_space_names_the_file_meant(tmp_path: Path) -> None:
+    """Claude Code ends an import path at a space (``o_import_escapes``: only ``\\ `` keeps it), so
+    ``@docs/release notes.md`` asks for ``docs/release``; with ``docs/release notes.md`` there,
+    the finding says how to write the import, instead of calling it an npm scope."""
+    proj = _workspace(tmp_path, {"files": {
+        "CLAUDE.md": "See @docs/release notes.md for the release.\n",
+        "docs/release notes.md": "# notes\n",
+    }})
+    cascade = compute_cascade(resolve_locations(CLAUDE, proj), proj)
+    found = [(d.code, d.severity, d.line) for d in cascade.diagnostics if d.code.startswith("import-")]
+    assert found == [("import-unescaped-space", "warning", 1)]
+    message = next(d.message for d in cascade.diagnostics if d.code == "import-unescaped-space")
+    assert message.endswith("to import it, write `@docs/release\\ notes.md`")
