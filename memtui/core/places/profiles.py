@@ -29,7 +29,8 @@ RELEASE_ENV = "MEMTUI_RELEASE"
 # ``--release`` accepts a profile's version, its folder name (``claude-2.1.328``) or this.
 AUTO = "auto"
 
-_VERSION = re.compile(r"(\d+)\.(\d+)\.(\d+)")
+# Each number at most 9 digits: a longer run is no version (and would cost int() its time).
+_VERSION = re.compile(r"(?<!\d)(\d{1,9})\.(\d{1,9})\.(\d{1,9})(?!\d)")
 
 
 class UnknownReleaseError(ValueError):

@@ -14,6 +14,7 @@ import os
 import re
 import shutil
 import subprocess
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,7 +31,10 @@ from .transcripts import list_sessions
 TAIL_BYTES = 256 * 1024
 # memtui's bound on asking the agent's command for its version.
 COMMAND_TIMEOUT_S = 5.0
-_VERSION = re.compile(r"\d+\.\d+\.\d+(?:[-+.][0-9A-Za-z.-]+)?")
+# A version as the agent prints it: each number at most 9 digits (a longer one is no version).
+_VERSION = re.compile(r"(?<!\d)\d{1,9}\.\d{1,9}\.\d{1,9}(?!\d)(?:[-+.][0-9A-Za-z.-]{1,64})?")
+# The most of the version command's output memtui reads (a version line is ~25 bytes).
+COMMAND_OUTPUT_BYTES = 4096
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,18 +112,50 @@ def transcript_version(locations: Locations) -> tuple[str, Path] | None:
 
 def command_version(command: tuple[str, ...], environ: Mapping[str, str] | None = None) -> str | None:
     """What ``command`` (e.g. ``claude --version``) prints as its version, when the program is
-    on ``PATH``; ``None`` otherwise or on any failure (memtui never waits more than
-    ``COMMAND_TIMEOUT_S``)."""
+    on ``PATH``; ``None`` otherwise or on any failure. memtui waits at most ``COMMAND_TIMEOUT_S``
+    and reads at most ``COMMAND_OUTPUT_BYTES`` of its output (undecodable bytes read as U+FFFD),
+    then stops the program."""
     env = dict(os.environ if environ is None else environ)
     program = shutil.which(command[0], path=env.get("PATH"))
     if program is None:
         return None
     try:
-        done = subprocess.run([program, *command[1:]], capture_output=True, text=True, timeout=COMMAND_TIMEOUT_S, env=env, stdin=subprocess.DEVNULL)
-    except (OSError, subprocess.SubprocessError):
+        proc = subprocess.Popen([program, *command[1:]], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, env=env)
+    except (OSError, ValueError):
         return None
-    m = _VERSION.search(done.stdout or "")
+    out = bytearray()
+    reader = threading.Thread(target=_read_some, args=(proc, out), daemon=True)
+    reader.start()
+    reader.join(COMMAND_TIMEOUT_S)
+    if proc.poll() is None:  # still running: it printed too much, or hangs
+        proc.kill()
+    try:
+        proc.wait(1.0)
+    except subprocess.TimeoutExpired:
+        pass
+    reader.join(1.0)
+    m = _VERSION.search(bytes(out[:COMMAND_OUTPUT_BYTES]).decode("utf-8", errors="replace"))
     return m.group(0) if m else None
+
+
+def _read_some(proc: subprocess.Popen[bytes], out: bytearray) -> None:
+    """Read ``proc``'s output until it ends or ``COMMAND_OUTPUT_BYTES`` are in ``out``, then
+    stop the program (it has said all memtui reads)."""
+    assert proc.stdout is not None
+    try:
+        while len(out) < COMMAND_OUTPUT_BYTES:
+            chunk = proc.stdout.read1(COMMAND_OUTPUT_BYTES - len(out))
+            if not chunk:
+                return
+            out += chunk
+        proc.kill()
+    except (OSError, ValueError):
+        return
+    finally:
+        try:
+            proc.stdout.close()
+        except OSError:
+            pass
 
 
 def detect_version(locations: Locations, *, ask_command: bool = True, environ: Mapping[str, str] | None = None) -> Detected | None:

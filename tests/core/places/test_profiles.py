@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import stat
 from pathlib import Path
 
@@ -139,3 +140,39 @@ def test_where_shows_the_profile_and_takes_the_flag(tmp_path: Path) -> None:
     assert status["release"] == "claude-2.1.328"
     bad = runner.invoke(main, ["--project", str(project), "--flavor", "claude", "where", "--release", "3.0.0"])
     assert bad.exit_code == 2 and "--release '3.0.0': no such release profile for the claude flavor (known: 2.1.328, 2.1.332, or auto)" in bad.output
+
+
+@pytest.mark.parametrize(
+    ("script", "expected"),
+    [
+        (f"exec {shutil.which('yes')} 2.1.328", "2.1.328"),  # never stops printing: read 4 KB, then stopped
+        (r"printf '\377\3762.1.328 (Claude Code)\n'", "2.1.328"),  # not UTF-8 before the version
+        ("printf '%05000d.1.1\\n' 9", None),  # a 5,000-digit number is no version
+        ("echo garbage", None),
+    ],
+    ids=["endless", "not-utf8", "huge-number", "garbage"],
+)
+def test_the_version_command_is_read_within_bounds(tmp_path: Path, script: str, expected: str | None) -> None:
+    from memtui.core.sessions.version import command_version
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    exe = bin_dir / "claude"
+    exe.write_text(f"#!/bin/sh\n{script}\n")
+    exe.chmod(exe.stat().st_mode | stat.S_IXUSR)
+    assert command_version(("claude", "--version"), {"PATH": str(bin_dir)}) == expected
+
+
+def test_a_transcript_version_too_long_to_be_one_picks_the_newest(tmp_path: Path) -> None:
+    project = _project(tmp_path)
+    _transcript(project, "9" * 5000 + ".1.1")
+    choice = choose_release(choose_flavor("claude", project), project)
+    assert choice.flavor == CLAUDE and choice.release is not None and choice.release.source == "newest"
+
+
+def test_a_memory_dir_in_a_symlink_loop_is_no_crash(tmp_path: Path) -> None:
+    from memtui.core.places.statedir import memdir_state
+
+    loop = tmp_path / "loop"
+    loop.symlink_to(loop)
+    assert memdir_state(tmp_path / "state", loop / "memory").parent == tmp_path / "state" / "memdirs"
