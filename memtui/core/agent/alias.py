@@ -117,7 +117,20 @@ class PathAlias:
         ``shown``: what the model may read."""
         actual = str(self.actual)
         real = os.path.realpath(actual)
-        for name in sorted({actual, real}, key=len, reverse=True):
+        shown = str(self.shown)
+        # Each name as written, and as ``ls -b`` / ``--quoting-style=escape`` writes it (a space
+        # or a shell character after a backslash), so an escaped listing hides the copy too.
+        forms = {name: shown for name in (actual, real)}
+        forms.update({_escaped(name): _escaped(shown) for name in (actual, real) if _escaped(name) != name})
+        for name in sorted(forms, key=len, reverse=True):
             if name in text:
-                text = text.replace(name, str(self.shown))
+                text = text.replace(name, forms[name])
         return text
+
+
+_SHELL_SPECIAL = set(" \t'\"()[]{}$&;|<>*?!#~`\\")
+
+
+def _escaped(path: str) -> str:
+    """``path`` with every space and shell character after a backslash (``ls -b``'s form)."""
+    return "".join(f"\\{c}" if c in _SHELL_SPECIAL else c for c in path)

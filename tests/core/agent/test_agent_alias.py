@@ -202,3 +202,17 @@ def test_an_alias_needs_two_separate_directories(tmp_path: Path) -> None:
     assert alias.to_actual("~no-such-user/a.md", "/") is None  # an unknown ~user stays a name
     assert alias.to_actual(f"{tmp_path}/mem-other/a.md", "/") is None  # a separator boundary
     assert alias.to_actual(f"{tmp_path}/mem/./sub//a.md", "/") == f"{tmp_path}/stage/sub/a.md"
+
+
+def test_an_escaped_listing_names_the_live_dir_too(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``ls -b`` writes a space in a path as ``\\ ``: a copy under a folder with a space (macOS's
+    state dir is ``~/Library/Application Support/memtui``) is hidden in that form as well."""
+    spaced = tmp_path / "Application Support" / "staging" / "run" / "memory"
+    spaced.mkdir(parents=True)
+    (spaced / "a.md").write_text("alpha\n")
+    live = tmp_path / "home" / ".claude" / "projects" / "p" / "memory"
+    live.mkdir(parents=True)
+    alias = PathAlias(live, spaced)
+    listing = f"{str(spaced).replace(' ', chr(92) + ' ')}/a.md\n"
+    assert alias.show(listing) == f"{live}/a.md\n"
+    assert alias.show(f"'{spaced}/a.md'") == f"'{live}/a.md'"
