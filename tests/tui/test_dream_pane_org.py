@@ -42,7 +42,7 @@ async def test_the_pane_lists_the_organization_gate(tmp_path: Path, monkeypatch:
         pane = await open_dream(app, pilot)
         assert pane.auto is not None and pane.auto.reason == "other_hybrid_organization"
         gates = plain(app, "#dream-gates", width=220)
-        assert "✘ org      organization 6f1b2c3d… signed in here before (g: where)" in gates
+        assert "✘ org      a past session signed in to 6f1b2c3d… (g)" in gates
         assert f"■ skipped unless signed in to organization {A}" in gates
         assert gates.index("lock     ") < gates.index("org      ")
         await pilot.press("g")

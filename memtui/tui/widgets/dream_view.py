@@ -280,8 +280,8 @@ def _org_short(gate: Gate) -> str:
     if not orgs:
         return "no transcript marks an organization sign-in"
     if len(orgs) > 1:
-        return f"{len(orgs)} organizations signed in here before (g: where)"
-    return f"organization {orgs[0][:8]}… signed in here before (g: where)"
+        return f"past sessions of {len(orgs)} organizations (g)"
+    return f"a past session signed in to {orgs[0][:8]}… (g)"
 
 
 def _details(details: str, indent: str = "") -> Text:
