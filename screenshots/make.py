@@ -150,10 +150,14 @@ USAGE_NOW = "2026-12-02T09:00:00Z"
 
 
 async def shoot(name: str, drive: Callable[[Pilot[None]], Awaitable[None]], project: Path, flavor: str = "agent") -> None:
-    from memtui.core.places.flavor import get_flavor
+    from memtui.core.places.autoflavor import choose_flavor
+    from memtui.core.sessions.version import choose_release
     from memtui.tui.app import MemtuiApp
 
-    app = MemtuiApp.for_project(get_flavor(flavor), project, memory_dir=None, watch=False)
+    # As `memtui --flavor NAME` opens it: the release profile from the workspace's transcripts
+    # (the version command is not asked: the shots must not depend on this machine's `claude`).
+    choice = choose_release(choose_flavor(flavor, project), project, ask_command=False)
+    app = MemtuiApp.for_project(choice, project, memory_dir=None, watch=False)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await drive(pilot)
