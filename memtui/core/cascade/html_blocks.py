@@ -106,12 +106,21 @@ def _start(src: str, pos: int) -> _End | None:
     return ("blank", "", 0)
 
 
+# A closing raw tag in any (ASCII) case, matched where it stands in the source: the reference
+# compares ``src.slice(at, at + marker.length).toLowerCase()`` with the marker, and no character
+# but ASCII letters lowers to one of a marker's, while U+0130 lowers to two characters (so it
+# never matches). Searched from the current line only: linear in the lines searched.
+_CLOSING = {name: re.compile(re.escape(f"</{name}>"), re.IGNORECASE | re.ASCII) for name in RAW_TAGS}
+_SPACES = re.compile(" *")
+_SPACES_TABS = re.compile("[ \t]*")
+
+
 def _find(src: str, marker: str, start: int, stop: int) -> int:
     """Where ``marker`` ends in ``src[start:stop]`` (a closing raw tag in any case), or -1."""
     if marker.startswith("</"):
-        at = src.lower().find(marker, start, stop)
-    else:
-        at = src.find(marker, start, stop)
+        m = _CLOSING[marker[2:-1]].search(src, start, stop)
+        return -1 if m is None else m.end()
+    at = src.find(marker, start, stop)
     return -1 if at == -1 else at + len(marker)
 
 
@@ -138,6 +147,73 @@ def claude_html_block(state: StateBlock, start_line: int, end_line: int, silent:
     docstring). A block that ends mid-line hands the rest of its last line, and the lines
     after, to the block tokenizer; top-level blocks record their exact ``span`` (offsets in
     the LF text) in ``token.meta``."""
+    found = _block(state, start_line, end_line, silent)
+    if isinstance(found, bool):
+        return found
+    _tokenize_rests(state, found, end_line)
+    return True
+
+
+def _tokenize_rests(state: StateBlock, rest: int, end_line: int) -> None:
+    """The block tokenizer from line ``rest`` (whose start was moved past a block that ended
+    mid-line) to ``end_line``, as ``state.md.block.tokenize(state, rest, end_line)`` would run
+    it, but without recursing when another block there ends mid-line again: each such block
+    is one more turn of the loop here (500 ``<?a?>`` on one line once exceeded Python's
+    recursion limit).
+
+    This is markdown-it's ``ParserBlock.tokenize`` loop, and a loop over the nested calls that
+    the recursive version made. A nested call ended as soon as its mid-line block returned (the
+    call it made had consumed the lines to ``end_line`` or to the container's end), so a turn
+    stops at such a block and the next turn starts a fresh call at its rest. ``state.tight``
+    set in these calls is overwritten by the caller's own tokenizer once the rule returns, as
+    it was."""
+    rules = state.md.block.ruler.getRules("")
+    max_nesting = state.md.options.maxNesting
+    floor = 0
+    next_rest: int | None = rest
+    while next_rest is not None:
+        line, next_rest = next_rest, None
+        floor = max(floor, line + 1)
+        has_empty_lines = False
+        while line < end_line:
+            state.line = line = state.skipEmptyLines(line)
+            if line >= end_line or state.sCount[line] < state.blkIndent:
+                break
+            if state.level >= max_nesting:
+                state.line = end_line
+                break
+            ok: bool = False
+            for rule in rules:
+                if rule is claude_html_block:
+                    found = _block(state, line, end_line, False)
+                    if not isinstance(found, bool):
+                        next_rest, found = found, True
+                    ok = found
+                else:
+                    ok = rule(state, line, end_line, False)
+                if ok:
+                    if state.line <= line:
+                        raise RuntimeError("block rule didn't increment state.line")
+                    break
+            if not ok:
+                raise RuntimeError("none of the block rules matched")
+            state.tight = not has_empty_lines
+            if next_rest is not None:
+                break
+            line = state.line
+            if (line - 1) < end_line and state.isEmpty(line - 1):
+                has_empty_lines = True
+            if line < end_line and state.isEmpty(line):
+                has_empty_lines = True
+                line += 1
+                state.line = line
+    state.line = max(state.line, floor)
+
+
+def _block(state: StateBlock, start_line: int, end_line: int, silent: bool) -> bool | int:
+    """The rule's work: ``False`` (no block here), ``True`` (a block, ``state.line`` past it),
+    or, for a block that ends mid-line with text after it, the line whose start was moved to
+    that text (``state.line`` one past it): the caller tokenizes from there."""
     if state.is_code_block(start_line):
         return False
     src = state.src
@@ -167,7 +243,7 @@ def claude_html_block(state: StateBlock, start_line: int, end_line: int, silent:
             line_start = search_from if line == start_line else state.bMarks[line]
             found = _find(src, marker, line_start, state.eMarks[line])
             if found != -1:
-                if ending == "after" and src[found : state.eMarks[line]].strip(" \t"):
+                if ending == "after" and _SPACES_TABS.match(src, found, state.eMarks[line]).end() < state.eMarks[line]:
                     cut = found
                 line += 1
                 break
@@ -183,13 +259,12 @@ def claude_html_block(state: StateBlock, start_line: int, end_line: int, silent:
         return True
     # The rest of the last line starts a new block, as in the reference's string lexer.
     rest = line - 1
-    indent = len(src[cut : state.eMarks[rest]]) - len(src[cut : state.eMarks[rest]].lstrip(" "))
+    indent = _SPACES.match(src, cut, state.eMarks[rest]).end() - cut
     state.bMarks[rest] = cut
     state.tShift[rest] = indent
     state.sCount[rest] = state.blkIndent + indent
-    state.md.block.tokenize(state, rest, end_line)
-    state.line = max(state.line, line)
-    return True
+    state.line = line
+    return rest
 
 
 def use_claude_html_blocks(md: MarkdownIt) -> MarkdownIt:

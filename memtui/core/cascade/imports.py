@@ -100,9 +100,14 @@ def _text_runs(children: list[Token], line: int) -> Iterable[tuple[str, int]]:
 
 
 def _refs_by_line(text: str, line: int) -> Iterable[ImportRef]:
-    """``_refs_in_text`` with each reference on the line it is written on."""
+    """``_refs_in_text`` with each reference on the line it is written on (the newlines
+    counted forward from the previous match: linear in ``text``)."""
+    counted = 0
     for m in IMPORT_RE.finditer(text):
-        yield from _refs_in_text(m.group(0), line + text.count("\n", 0, m.start() + 1))
+        upto = m.start() + 1
+        line += text.count("\n", counted, upto)
+        counted = upto
+        yield from _refs_in_text(m.group(0), line)
 
 
 def extract_import_refs(tokens: list[Token], body_line: int, *, list_text_raw: bool = False) -> list[ImportRef]:
@@ -145,8 +150,14 @@ def extract_import_refs(tokens: list[Token], body_line: int, *, list_text_raw: b
         found: list[ImportRef] = []
         if list_text_raw and containers and containers[-1][0] and containers[-1][1]:
             found.extend(_refs_by_line(token.content, line))
+        # A path already found in this paragraph (by the raw scan or an earlier run) is not
+        # found again from its inline text; the set is kept up to date as refs are added.
+        seen = {f.path for f in found}
         for text, run_line in _text_runs(token.children or [], line):
-            found.extend(ref for ref in _refs_by_line(text, run_line) if ref.path not in {f.path for f in found})
+            for ref in _refs_by_line(text, run_line):
+                if ref.path not in seen:
+                    seen.add(ref.path)
+                    found.append(ref)
         refs.extend(found)
     return refs
 

@@ -116,12 +116,34 @@ def preprocess(
     body = fm.body
     has_comment = "<!--" in body
     need_tokens = has_comment or (want_imports and "@" in body)
-    tokens = _MARKDOWN[markdown].parse(body) if need_tokens else None
     diags: list[Diagnostic] = []
+    tokens = _tokenize(body, markdown, path, fm.body_line, diags) if need_tokens else None
     content = body
     if tokens is not None and has_comment:
         content, diags = _strip_block_comments(body, tokens, path, fm.body_line, keeps_link_definitions)
     return ParsedFile(content, fm, tokens, fm.body_line, diags)
+
+
+def _tokenize(body: str, markdown: str, path: str, body_line: int, diags: list[Diagnostic]) -> list[Token] | None:
+    """The body's markdown-it tokens, or ``None`` (with a ``markdown-too-deep`` warning) when
+    the parser runs out of Python's stack: the last line of defence that keeps
+    :func:`preprocess` from raising. No input known today gets here (markdown-it stops nesting
+    at ``maxNesting`` and the HTML-block rule loops instead of recursing); the file then keeps
+    its comments and its imports are not followed, which the warning says."""
+    try:
+        return _MARKDOWN[markdown].parse(body)
+    except RecursionError:
+        diags.append(
+            Diagnostic(
+                "markdown-too-deep",
+                "warning",
+                "memtui's Markdown parser gave up on this file (nested too deeply): memtui shows it with its "
+                "HTML comments kept and follows none of its @imports, which may differ from what the agent loads",
+                path,
+                body_line,
+            )
+        )
+        return None
 
 
 def _line_starts(text: str) -> list[int]:
