@@ -205,3 +205,14 @@ def fixed_snapshot_dir(name: str) -> Iterator[Path]:
             yield path
         finally:
             shutil.rmtree(path, ignore_errors=True)
+
+
+async def open_claude_dream(app: Any, pilot: Pilot[Any]) -> Any:
+    """Show the Dream pane (key 4) of a claude-flavor app and wait until it holds the release's
+    own gate status; returns the pane."""
+    from memtui.tui.dream import DreamPane
+
+    await pilot.press("4")
+    await wait_until(pilot, lambda: app.query_one(DreamPane).auto is not None)
+    await pilot.pause()
+    return app.query_one(DreamPane)

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from support.cli_captures import Scene, build
-from support.pilot import fixed_snapshot_dir, plain, settle, wait_until
+from support.pilot import fixed_snapshot_dir, open_claude_dream, plain, settle, wait_until
 from textual.pilot import Pilot
 from textual.widgets import OptionList
 
@@ -31,19 +31,12 @@ def claude_app(root: Path, monkeypatch: pytest.MonkeyPatch, run: str, state: str
     return scene, MemtuiApp.for_project(CLAUDE_2_1_328, scene.project, watch=False)
 
 
-async def open_dream(app: MemtuiApp, pilot: Pilot[None]) -> DreamPane:
-    await pilot.press("4")
-    await wait_until(pilot, lambda: app.query_one(DreamPane).auto is not None)
-    await pilot.pause()
-    return app.query_one(DreamPane)
-
-
 async def test_the_failed_dream_trap_on_the_lock_the_failing_run_left(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     scene, app = claude_app(tmp_path, monkeypatch, "gate_fail")
     lock = scene.memory_dir / ".consolidate-lock"
     before = (lock.read_bytes(), lock.stat().st_mtime)
     async with app.run_test(size=(140, 40)) as pilot:
-        pane = await open_dream(app, pilot)
+        pane = await open_claude_dream(app, pilot)
         gates = plain(app, "#dream-gates", width=220)
         assert "✘ time     1.0 h since the last  (min 24 h)" in gates
         assert "✘ sessions 1 of 5 newer than the lock" in gates
@@ -71,7 +64,7 @@ async def test_the_failed_dream_trap_on_the_lock_the_failing_run_left(tmp_path: 
 async def test_history_lists_the_agents_dream_and_extractions(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     scene, app = claude_app(tmp_path, monkeypatch, "both")
     async with app.run_test(size=(140, 40)) as pilot:
-        pane = await open_dream(app, pilot)
+        pane = await open_claude_dream(app, pilot)
         await pilot.press("h")
         await pilot.pause()
         options = app.query_one("#dream-changes", OptionList)
@@ -88,7 +81,7 @@ async def test_history_lists_the_agents_dream_and_extractions(tmp_path: Path, mo
 async def test_the_request_as_claude_code_would_send_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     scene, app = claude_app(tmp_path, monkeypatch, "dream1", "before")
     async with app.run_test(size=(140, 40)) as pilot:
-        await open_dream(app, pilot)
+        await open_claude_dream(app, pilot)
         await pilot.press("v")
         await wait_until(pilot, lambda: "# Dream: Memory Consolidation" in plain(app, "#dream-diff-text", width=220))
         text = plain(app, "#dream-diff-text", width=220)

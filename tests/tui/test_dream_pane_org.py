@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from support.org_gate import NOW, OrgScene, build_org
-from support.pilot import fixed_snapshot_dir, plain, settle, wait_until
+from support.pilot import fixed_snapshot_dir, open_claude_dream, plain, settle, wait_until
 from textual.pilot import Pilot
 
 from memtui.core.places.flavor import CLAUDE, CLAUDE_2_1_328, Flavor
@@ -28,18 +28,11 @@ def org_app(root: Path, monkeypatch: pytest.MonkeyPatch, name: str, flavor: Flav
     return scene, MemtuiApp.for_project(flavor, scene.project, watch=False)
 
 
-async def open_dream(app: MemtuiApp, pilot: Pilot[None]) -> DreamPane:
-    await pilot.press("4")
-    await wait_until(pilot, lambda: app.query_one(DreamPane).auto is not None)
-    await pilot.pause()
-    return app.query_one(DreamPane)
-
-
 async def test_the_pane_lists_the_organization_gate(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     scene, app = org_app(tmp_path, monkeypatch, "org_main")
     (path, line, _text), = scene.marked
     async with app.run_test(size=(140, 40)) as pilot:
-        pane = await open_dream(app, pilot)
+        pane = await open_claude_dream(app, pilot)
         assert pane.auto is not None and pane.auto.reason == "other_hybrid_organization"
         gates = plain(app, "#dream-gates", width=220)
         assert "✘ org      a past session signed in to 6f1b2c3d… (g)" in gates
@@ -57,7 +50,7 @@ async def test_the_pane_lists_the_organization_gate(tmp_path: Path, monkeypatch:
 async def test_an_open_organization_gate(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     _scene, app = org_app(tmp_path, monkeypatch, "org_bad")
     async with app.run_test(size=(140, 40)) as pilot:
-        pane = await open_dream(app, pilot)
+        pane = await open_claude_dream(app, pilot)
         assert pane.auto is not None and pane.auto.would_fire
         gates = plain(app, "#dream-gates", width=220)
         assert "✔ org      no transcript marks an organization sign-in" in gates
@@ -67,7 +60,7 @@ async def test_an_open_organization_gate(tmp_path: Path, monkeypatch: pytest.Mon
 async def test_the_2_1_328_profile_has_no_organization_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     _scene, app = org_app(tmp_path, monkeypatch, "org_main", CLAUDE_2_1_328)
     async with app.run_test(size=(140, 40)) as pilot:
-        pane = await open_dream(app, pilot)
+        pane = await open_claude_dream(app, pilot)
         assert pane.auto is not None and pane.auto.would_fire
         assert "org " not in plain(app, "#dream-gates", width=220)
         await pilot.press("g")
