@@ -201,6 +201,31 @@ def o_cloud_env_local(root: Path) -> dict:
                                         "env": {"CLAUDE_CODE_FETCH_PERSONAL_CLOUD_CONFIGURATION": "1"}}]}
 
 
+def o_automem_settings_env(root: Path) -> dict:
+    """CLAUDE_CODE_DISABLE_AUTO_MEMORY set in a settings file's ``env`` block (as a memory plugin's
+    installer writes it into ~/.claude/settings.json): auto memory off like the variable itself;
+    runs: user settings; user settings with the shell's variable saying 0; project settings."""
+    home, proj = workspace(root, "o_automem_settings_env")
+    w(proj / "CLAUDE.md", "# o_automem_settings_env\n")
+    md = home / ".claude" / "projects" / slug(str(proj)) / "memory"
+    w(md / "MEMORY.md", "- [Deploy](project_deploy.md) — make ship\n")
+    w(md / "project_deploy.md", "---\nname: deploy\ndescription: make ship\ntype: project\n---\nmake ship\n")
+    w(home / ".claude" / "settings.json", json.dumps({"env": {"CLAUDE_CODE_DISABLE_AUTO_MEMORY": "1"}}))
+    return {"cwd": str(proj), "runs": [{"name": "base", "prompt": "hello there"},
+                                       {"name": "shell_zero", "prompt": "hello there", "env": {"CLAUDE_CODE_DISABLE_AUTO_MEMORY": "0"}}]}
+
+
+def o_automem_project_env(root: Path) -> dict:
+    """The same switch in the project's .claude/settings.json ``env`` block (a -p run is trusted)."""
+    home, proj = workspace(root, "o_automem_project_env")
+    w(proj / "CLAUDE.md", "# o_automem_project_env\n")
+    md = home / ".claude" / "projects" / slug(str(proj)) / "memory"
+    w(md / "MEMORY.md", "- [Deploy](project_deploy.md) — make ship\n")
+    w(md / "project_deploy.md", "---\nname: deploy\ndescription: make ship\ntype: project\n---\nmake ship\n")
+    w(proj / ".claude" / "settings.json", json.dumps({"env": {"CLAUDE_CODE_DISABLE_AUTO_MEMORY": "1"}}))
+    return {"cwd": str(proj), "runs": [{"name": "base", "prompt": "hello there"}]}
+
+
 BUILDERS = [
     o_html_kinds,
     o_html_containers,
@@ -212,6 +237,8 @@ BUILDERS = [
     o_html_crlf,
     o_index_html,
     o_cloud_env_local,
+    o_automem_settings_env,
+    o_automem_project_env,
 ]
 
 

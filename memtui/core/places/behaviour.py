@@ -235,7 +235,9 @@ class Behaviour:
     ``memory_dir_invalid_falls_through``: an invalid value lets the next layer decide (else the
     first layer that sets the key decides, and an invalid value means the default dir);
     ``transcript_types``: the JSONL line types the release writes (others are skipped quietly);
-    ``attachment_types``: the attachment kinds memtui reads from its transcripts."""
+    ``attachment_types``: the attachment kinds memtui reads from its transcripts;
+    ``settings_env``: the agent copies each settings file's ``env`` block into its environment,
+    over the shell's (so a variable such as the auto-memory switch counts when set there)."""
 
     product: str
     version: str | None
@@ -250,6 +252,7 @@ class Behaviour:
     memory_prompt: MemoryPrompt | None = None
     transcript_types: frozenset[str] = field(default_factory=frozenset)
     attachment_types: frozenset[str] = field(default_factory=frozenset)
+    settings_env: bool = False
 
     @property
     def title(self) -> str:

@@ -31,7 +31,7 @@ from memtui.core.places.agentconfig import Trust, workspace_trust
 from memtui.core.places.claude_json import GlobalConfig, read_global_config
 from memtui.core.places.flavor import Flavor, home_dir
 from memtui.core.places.gitroot import resolve_git_roots
-from memtui.core.places.settings import SettingsLayers, load_settings
+from memtui.core.places.settings import MERGE_PRIORITY, SettingsLayers, load_settings
 from memtui.core.places.slug import slugify
 
 MemoryDirSource = Literal["env", "policy", "flag", "user", "project", "local", "default", "option"]
@@ -111,14 +111,32 @@ def validate_memory_dir_override(raw: object, *, expand_tilde: bool, home: Path)
     return Path(unicodedata.normalize("NFC", normalized)), None
 
 
+def _settings_env(settings: SettingsLayers, name: str) -> tuple[str | None, str | None]:
+    """The value of variable ``name`` in the ``env`` block of the highest settings layer that
+    sets it, and that layer (``None, None`` when none does)."""
+    for source in MERGE_PRIORITY:
+        block = settings.layers.get(source, {}).get("env")
+        if isinstance(block, dict) and isinstance(block.get(name), str):
+            return block[name], source
+    return None, None
+
+
 def _auto_memory_enabled(flavor: Flavor, settings: SettingsLayers, env: Mapping[str, str]) -> tuple[bool, str]:
-    raw = env.get(flavor.disable_auto_memory_env)
+    """Whether auto memory is on, and what decided it. The switch variable counts when a
+    settings file's ``env`` block sets it, for a release that copies those blocks into its
+    environment over the shell's (``Behaviour.settings_env``: Claude Code 2.1.328 and 2.1.332,
+    oracle scenarios ``o_automem_settings_env`` and ``o_automem_project_env``), else from the
+    environment; then ``autoMemoryEnabled``."""
+    raw, layer = _settings_env(settings, flavor.disable_auto_memory_env) if flavor.behaviour.settings_env else (None, None)
+    where = f"{flavor.disable_auto_memory_env} in the env block of the {layer} settings"
+    if raw is None:
+        raw, where = env.get(flavor.disable_auto_memory_env), "env"
     if raw is not None:
         value = raw.strip().lower()
         if value in _TRUTHY:
-            return False, "env"
+            return False, where
         if value in _FALSY:
-            return True, "env"
+            return True, where
     value, source = settings.get("autoMemoryEnabled")
     if isinstance(value, bool) and source is not None:
         return value, source

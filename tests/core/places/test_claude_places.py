@@ -100,3 +100,19 @@ def test_the_users_version_comes_from_the_newest_transcript_line(proj: Path) -> 
     write(session.parent, session.name, json.dumps({"type": "user", "version": "2.1.332"}) + "\n")
     assert check_version(loc, ask_command=False).notice is None
     assert check_version(resolve_locations(AGENT, proj), ask_command=False).modelled is None
+
+
+def test_a_settings_env_block_turns_auto_memory_off_over_the_shell(proj: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Confirmed with Claude Code 2.1.332 (own oracle scenarios o_automem_settings_env and
+    o_automem_project_env): CLAUDE_CODE_DISABLE_AUTO_MEMORY=1 in a settings file's env block
+    (as a memory plugin's installer writes it) turns auto memory off, even when the shell sets it
+    to 0; in the project's settings too (a -p run is trusted)."""
+    write(home(), ".claude/settings.json", json.dumps({"env": {"CLAUDE_CODE_DISABLE_AUTO_MEMORY": "1"}}))
+    loc = resolve_locations(CLAUDE, proj)
+    assert (loc.auto_memory_enabled, loc.auto_memory_source) == (False, "CLAUDE_CODE_DISABLE_AUTO_MEMORY in the env block of the user settings")
+    monkeypatch.setenv("CLAUDE_CODE_DISABLE_AUTO_MEMORY", "0")
+    assert resolve_locations(CLAUDE, proj).auto_memory_enabled is False
+    write(home(), ".claude/settings.json", json.dumps({}))
+    assert resolve_locations(CLAUDE, proj).auto_memory_enabled is True  # the shell's 0 alone: on
+    write(proj, ".claude/settings.json", json.dumps({"env": {"CLAUDE_CODE_DISABLE_AUTO_MEMORY": "1"}}))
+    assert resolve_locations(CLAUDE, proj).auto_memory_source == "CLAUDE_CODE_DISABLE_AUTO_MEMORY in the env block of the project settings"

@@ -154,6 +154,8 @@ CLAUDE_CODE_2_1_328 = Behaviour(
     memory_prompt=MemoryPrompt(recall_off=MEMORY_PROMPT_RECALL_OFF, recall_on=MEMORY_PROMPT_RECALL_ON),
     transcript_types=TRANSCRIPT_TYPES,
     attachment_types=ATTACHMENT_TYPES,
+    # Confirmed for 2.1.328 and 2.1.332: own oracle scenarios o_automem_settings_env / _project_env.
+    settings_env=True,
 )
 
 # The personal cloud configuration layer (SPEC §13.1): cloud sessions fetch a user CLAUDE.md
