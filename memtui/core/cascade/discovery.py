@@ -72,7 +72,8 @@ def compute_cascade(
         raise NotADirectoryError(f"cwd {cwd} is not a directory")
     flavor = locations.flavor
     approval, approval_diags = resolve_approval(flavor, locations.state_dir, real_cwd, approved_external=approved_external, environ=env)
-    excludes = ExcludeMatcher.from_settings(locations.settings, flavor.excludes_key)
+    cloud_layer = flavor.behaviour.instructions.cloud_layer
+    excludes = ExcludeMatcher.from_settings(locations.settings, flavor.excludes_key, () if cloud_layer is None else (cloud_layer.virtual_root,))
     load_env = LoadEnv(flavor, real_cwd, home_dir(env), locations.managed_dir, locations.user_base_dir, excludes, approval)
     loader = Loader(load_env, set())
     files: list[CascadeFile] = []

@@ -76,9 +76,11 @@ class ExcludeMatcher:
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
     @classmethod
-    def from_settings(cls, settings: SettingsLayers, key: str) -> ExcludeMatcher:
+    def from_settings(cls, settings: SettingsLayers, key: str, virtual_roots: tuple[str, ...] = ()) -> ExcludeMatcher:
         """Collect ``key`` from every layer (a value that is not a list of strings is
-        reported and skipped) and compile each pattern."""
+        reported and skipped) and compile each pattern. ``virtual_roots``: names the agent gives
+        files that are not on disk (``<personal-cloud-configuration>``): a pattern starting with
+        one is matched against those names, so it is not reported as relative."""
         matcher = cls()
         seen: list[str] = []
         for source in _SETTINGS_ORDER:
@@ -94,7 +96,7 @@ class ExcludeMatcher:
             for pattern in value:
                 if pattern and pattern not in seen:
                     seen.append(pattern)
-                    if not (pattern.startswith("/") or pattern.startswith("**")):
+                    if not (pattern.startswith("/") or pattern.startswith("**") or pattern.startswith(tuple(f"{r}/" for r in virtual_roots))):
                         matcher.diagnostics.append(
                             Diagnostic(
                                 "excludes-pattern-relative",

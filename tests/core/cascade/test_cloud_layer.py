@@ -74,3 +74,16 @@ def test_2_1_328_has_no_cloud_layer(tmp_path: Path) -> None:
     old = _cascade(project, CLAUDE_2_1_328, **{ENV: "1"})
     assert all(f.status != "cloud-only" for f in old.files)
     assert not any(ENV in note for note in old.notes)
+
+
+def test_an_excludes_pattern_on_the_cloud_name_is_not_called_relative(tmp_path: Path) -> None:
+    """SPEC §13.1: a pattern matching ``<personal-cloud-configuration>/.claude/<name>`` drops
+    the cloud file, so such a pattern is no "relative pattern that never matches"."""
+    project = _setup(tmp_path)
+    (project / ".claude").mkdir()
+    (project / ".claude" / "settings.json").write_text(json.dumps({"claudeMdExcludes": ["<personal-cloud-configuration>/**", "docs/*.md"]}))
+    cloud = _cascade(project, **{ENV: "1"})
+    relative = [d.message for d in cloud.diagnostics if d.code == "excludes-pattern-relative"]
+    assert len(relative) == 1 and "'docs/*.md'" in relative[0]
+    placeholder = next(f for f in cloud.files if f.path == "<personal-cloud-configuration>/.claude/CLAUDE.md")
+    assert [d.code for d in placeholder.diagnostics] == ["cloud-excluded"]
