@@ -201,28 +201,34 @@ def o_cloud_env_local(root: Path) -> dict:
                                         "env": {"CLAUDE_CODE_FETCH_PERSONAL_CLOUD_CONFIGURATION": "1"}}]}
 
 
+# A settings file whose env block turns auto memory off.
+AUTOMEM_OFF = json.dumps({"env": {"CLAUDE_CODE_DISABLE_AUTO_MEMORY": "1"}})
+
+
+def automem_workspace(root: Path, name: str) -> tuple[Path, Path]:
+    """A workspace with a CLAUDE.md and a memory dir holding one memory and its MEMORY.md line."""
+    home, proj = workspace(root, name)
+    w(proj / "CLAUDE.md", f"# {name}\n")
+    md = home / ".claude" / "projects" / slug(str(proj)) / "memory"
+    w(md / "MEMORY.md", "- [Deploy](project_deploy.md) — make ship\n")
+    w(md / "project_deploy.md", "---\nname: deploy\ndescription: make ship\ntype: project\n---\nmake ship\n")
+    return home, proj
+
+
 def o_automem_settings_env(root: Path) -> dict:
     """CLAUDE_CODE_DISABLE_AUTO_MEMORY set in a settings file's ``env`` block (as a memory plugin's
     installer writes it into ~/.claude/settings.json): auto memory off like the variable itself;
     runs: user settings; user settings with the shell's variable saying 0; project settings."""
-    home, proj = workspace(root, "o_automem_settings_env")
-    w(proj / "CLAUDE.md", "# o_automem_settings_env\n")
-    md = home / ".claude" / "projects" / slug(str(proj)) / "memory"
-    w(md / "MEMORY.md", "- [Deploy](project_deploy.md) — make ship\n")
-    w(md / "project_deploy.md", "---\nname: deploy\ndescription: make ship\ntype: project\n---\nmake ship\n")
-    w(home / ".claude" / "settings.json", json.dumps({"env": {"CLAUDE_CODE_DISABLE_AUTO_MEMORY": "1"}}))
+    home, proj = automem_workspace(root, "o_automem_settings_env")
+    w(home / ".claude" / "settings.json", AUTOMEM_OFF)
     return {"cwd": str(proj), "runs": [{"name": "base", "prompt": "hello there"},
                                        {"name": "shell_zero", "prompt": "hello there", "env": {"CLAUDE_CODE_DISABLE_AUTO_MEMORY": "0"}}]}
 
 
 def o_automem_project_env(root: Path) -> dict:
     """The same switch in the project's .claude/settings.json ``env`` block (a -p run is trusted)."""
-    home, proj = workspace(root, "o_automem_project_env")
-    w(proj / "CLAUDE.md", "# o_automem_project_env\n")
-    md = home / ".claude" / "projects" / slug(str(proj)) / "memory"
-    w(md / "MEMORY.md", "- [Deploy](project_deploy.md) — make ship\n")
-    w(md / "project_deploy.md", "---\nname: deploy\ndescription: make ship\ntype: project\n---\nmake ship\n")
-    w(proj / ".claude" / "settings.json", json.dumps({"env": {"CLAUDE_CODE_DISABLE_AUTO_MEMORY": "1"}}))
+    _home, proj = automem_workspace(root, "o_automem_project_env")
+    w(proj / ".claude" / "settings.json", AUTOMEM_OFF)
     return {"cwd": str(proj), "runs": [{"name": "base", "prompt": "hello there"}]}
 
 

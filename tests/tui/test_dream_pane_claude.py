@@ -19,7 +19,6 @@ from textual.widgets import OptionList
 from memtui.core.places.flavor import CLAUDE_2_1_328
 from memtui.tui.app import MemtuiApp
 from memtui.tui.dialogs import PlanPreview
-from memtui.tui.dream import DreamPane
 
 HOUR = 3600.0
 
@@ -98,8 +97,7 @@ def test_dream_pane_claude_snapshot(snap_compare: Any, tmp_path: Path, monkeypat
 
         async def run_before(pilot: Any) -> None:
             await settle(pilot)
-            await pilot.press("4")
-            await wait_until(pilot, lambda: pilot.app.query_one(DreamPane).auto is not None)
+            await open_claude_dream(pilot.app, pilot)
             await settle(pilot)
 
         assert snap_compare(app, terminal_size=(120, 36), run_before=run_before)

@@ -11,12 +11,11 @@ from typing import Any
 
 import pytest
 from support.org_gate import NOW, OrgScene, build_org
-from support.pilot import fixed_snapshot_dir, open_claude_dream, plain, settle, wait_until
+from support.pilot import fixed_snapshot_dir, open_claude_dream, plain, settle
 from textual.pilot import Pilot
 
 from memtui.core.places.flavor import CLAUDE, CLAUDE_2_1_328, Flavor
 from memtui.tui.app import MemtuiApp
-from memtui.tui.dream import DreamPane
 
 A = "6f1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d"
 
@@ -75,8 +74,7 @@ def test_dream_pane_org_snapshot(snap_compare: Any, monkeypatch: pytest.MonkeyPa
 
         async def run_before(pilot: Any) -> None:
             await settle(pilot)
-            await pilot.press("4")
-            await wait_until(pilot, lambda: pilot.app.query_one(DreamPane).auto is not None)
+            await open_claude_dream(pilot.app, pilot)
             await settle(pilot)
 
         assert snap_compare(app, terminal_size=(120, 36), run_before=run_before)
