@@ -42,6 +42,7 @@ LAZY_COMMANDS: dict[str, str] = {
     "hook": "memtui.commands.extract:hook",
     "dream": "memtui.commands.dream:dream",
     "usage": "memtui.commands.usage:usage_cmd",
+    "stores": "memtui.commands.stores:stores",
 }
 
 

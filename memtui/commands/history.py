@@ -27,11 +27,24 @@ from memtui.core.writes.edits import (
     undo,
     undoable_entries,
 )
-from memtui.core.writes.journal import Journal
+from memtui.core.places.flavor import home_dir
+from memtui.core.stores.merge import merge_journals, touches
+from memtui.core.writes.journal import Journal, JournalEntry
 
 
 def _memory_dir(obj: CliContext) -> Path:
     return obj.checked_memory_dir()
+
+
+def _candidates(obj: CliContext, memory_dir: Path) -> list[tuple[Path, Journal, JournalEntry]]:
+    """The changes ``memtui undo`` can revert, newest first: the memory dir's own, and the
+    store merges into or out of it (kept in the journal of the stores' common folder)."""
+    journal = Journal(obj.locations.state_dir, memory_dir)
+    out = [(memory_dir, journal, e) for e in undoable_entries(journal)]
+    for folder, other in merge_journals(obj.locations.state_dir, memory_dir, home_dir()):
+        out.extend((folder, other, e) for e in undoable_entries(other) if touches(e, folder, memory_dir))
+    out.sort(key=lambda c: c[2].time, reverse=True)
+    return out
 
 
 @click.command("undo")
@@ -46,7 +59,7 @@ def undo_cmd(obj: CliContext, listing: bool, entry_id: str | None, as_json: bool
     if listing:
         # a read: a memory dir the agent has not created yet has nothing to undo
         memory_dir, exists = obj.readable_memory_dir()
-        undoable = undoable_entries(Journal(obj.locations.state_dir, memory_dir)) if exists else []
+        undoable = [e for _, _, e in _candidates(obj, memory_dir)] if exists else []
         if as_json:
             emit_json([{"id": e.id, "title": e.title, "time": e.time, "action": e.action} for e in undoable])
         else:
@@ -57,8 +70,13 @@ def undo_cmd(obj: CliContext, listing: bool, entry_id: str | None, as_json: bool
         return
     memory_dir = _memory_dir(obj)
     journal = Journal(obj.locations.state_dir, memory_dir)
+    root = memory_dir
+    found = [c for c in _candidates(obj, memory_dir) if entry_id is None or c[2].id == entry_id]
+    if found:
+        root, journal, picked = found[0]
+        entry_id = picked.id
     try:
-        entry = undo(memory_dir, journal, obj.now(), entry_id)
+        entry = undo(root, journal, obj.now(), entry_id)
     except (EditError, ConflictError, ApplyError) as exc:
         fail(str(exc), 1)
     if as_json:

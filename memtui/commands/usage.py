@@ -59,12 +59,59 @@ def usage_cmd(obj: CliContext, since: float | None, as_json: bool) -> None:
     index.refresh()
     report = index.report(now, since)
     cost = startup_cost_for(obj, report)
+    loads = index_loads_for(obj, now, since)
     if as_json:
         data = report.to_json()
         data["cost"] = None if cost is None else cost.to_json()  # type: ignore[attr-defined]
+        data["index_loads"] = None if loads is None else [c.to_json() for c in loads]
         emit_json(data)
         return
     _print(report, cost, now)
+    if loads:
+        _print_loads(loads)
+
+
+def index_loads_for(obj: CliContext, now: float, since: float | None) -> list | None:
+    """The memory index each session and each of its sub-agents loaded, from their own
+    transcripts (claude flavor; ``None`` for the others): ``memtui.core.stores.cost``."""
+    loc = obj.locations
+    if loc.flavor.name != "claude":
+        return None
+    from datetime import datetime, timezone
+
+    from memtui.core.audit.cost import counting_model
+    from memtui.core.audit.tokens import TokenCounter
+    from memtui.core.stores.audit import repository_project_dirs, repository_sessions
+    from memtui.core.stores.cost import index_costs
+
+    sessions, subagents = repository_sessions(repository_project_dirs(loc))
+    if since is not None:
+        cutoff = datetime.fromtimestamp(now - since * 86400, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S")
+        sessions = [e for e in sessions if (e.last_time or e.first_time or "") >= cutoff]
+    counter = TokenCounter(counting_model(loc), state_dir=loc.state_dir)
+    return index_costs(sessions, subagents, counter)
+
+
+# memtui's choice: the sessions the text output lists (the JSON has all).
+SHOWN_LOADS = 10
+
+
+def _print_loads(loads: list) -> None:
+    from rich.table import Table
+
+    console = rich_console()
+    with_agents = sum(1 for c in loads if len(c.agents) > 1)
+    console.print(f"\n[bold]memory index loaded[/] per session, its sub-agents included ({counted(len(loads), 'session')}, {with_agents} with sub-agents; newest {min(SHOWN_LOADS, len(loads))}):")
+    table = Table(expand=False)
+    for name, justify in (("session", "left"), ("started", "left"), ("itself", "right"), ("sub-agents", "left"), ("total", "right")):
+        table.add_column(name, justify=justify, overflow="fold")  # type: ignore[arg-type]
+    for c in loads[-SHOWN_LOADS:][::-1]:
+        own, subs = c.agents[0], c.agents[1:]
+        agents = ", ".join(f"{escape(a.agent_type or a.agent or '?')} {a.tokens}" for a in subs) or "—"
+        table.add_row(escape(c.session[:8]), escape((c.time or "")[:16].replace("T", " ")), str(own.tokens), agents, str(c.total))
+    print_table(console, table)
+    if any(not c.total.exact for c in loads):
+        console.print("[dim]~ estimated at 4 characters a token (no API key: ANTHROPIC_API_KEY)[/]")
 
 
 def _row(m: MemoryUsage, now: float) -> tuple[str, ...]:

@@ -62,6 +62,13 @@ def where(obj: CliContext, as_json: bool) -> None:
         version = check_version(loc)
     data = locations_to_json(loc, version, chosen)
     data["flavor_reason"] = obj.choice.reason
+    stores = None
+    if loc.flavor.name == "claude" and loc.memory_dir_source != "option":
+        from memtui.core.stores.audit import audit_stores
+
+        stores = audit_stores(loc)
+        data["other_stores"] = [s.path for s in stores.others]
+        data["store_findings"] = [f.code for f in stores.findings]
     if as_json:
         emit_json(data)
         return
@@ -89,6 +96,17 @@ def where(obj: CliContext, as_json: bool) -> None:
         rows.insert(
             rows.index(next(r for r in rows if r[0] == "memory dir")) + 1,
             ("  if untrusted", f"{loc.memory_dir_untrusted}  (from {loc.memory_dir_untrusted_source}: an interactive session in a workspace whose trust was not accepted)"),
+        )
+    if stores is not None:
+        others = len(stores.others)
+        found = len(stores.findings)
+        rows.append(
+            (
+                "other stores",
+                f"{others} other memory store{'' if others == 1 else 's'} in play"
+                + (f", {found} finding{'' if found == 1 else 's'}" if found else "")
+                + ("  (`memtui stores` shows them)" if others or found else ""),
+            )
         )
     if loc.trust is not None:
         rows.append(("workspace trust", f"accepted ({loc.trust.key})" if loc.trust.trusted else "no record (interactive sessions ask; -p/SDK runs count as trusted)"))

@@ -44,6 +44,10 @@ _DOCTOR_ONLY: dict[str, tuple[Severity, str]] = {
     "possible-conflict": ("info", "this memory and a newer one may speak of the same thing with different values (a date, number, version, name or yes/no): worth a look, often two different things"),
     "index-superseded": ("warning", "the index line calls this memory superseded or obsolete, yet the agent still loads the line and recall still reads the memory (and may rank it first)"),
     "unread-memory-folder": ("warning", "a folder of memories in the project that the agent never reads: Claude Code reads its memory from its own memory dir, not from the repository"),
+    "store-written-not-read": ("warning", "sessions wrote memories into a store no session reads (a session started in a subdirectory writes into its own folder's store): `memtui stores` names both and the merge"),
+    "store-split": ("warning", "sessions of this repository read different memory stores (a worktree whose link is broken, a setting honoured only in a trusted workspace, a moved checkout): `memtui stores` says which"),
+    "auto-memory-off": ("warning", "auto memory is switched off (a settings env block, the environment, autoMemoryEnabled): sessions get neither the memory instructions nor the index"),
+    "memory-setting-ignored": ("warning", "an autoMemoryDirectory value Claude Code skips without a word (not absolute, too short, a root): it reads the default store"),
     "unused": ("info", "not recalled, read or written in the agent's last 20 sessions (its transcripts): a candidate for review, never a deletion"),
     **VERIFY_CODES,
 }

@@ -96,9 +96,33 @@ def project_findings(locations: Locations) -> list[Finding]:
     return out
 
 
+# The stores findings doctor repeats (``memtui.core.stores``); ``store-never-read`` is
+# ``unread-memory-folder`` here.
+STORE_CODES_IN_DOCTOR = ("store-written-not-read", "store-split", "auto-memory-off", "memory-setting-ignored")
+
+
+def store_findings(locations: Locations) -> list[Finding]:
+    """The findings of ``memtui stores`` (claude flavor; not with ``--memory-dir``, which
+    names the store itself) as doctor findings: the fix's command, or its words, end the
+    message; ``data`` holds the finding's JSON (both paths, the evidence, the fixes)."""
+    if locations.flavor.name != "claude" or locations.memory_dir_source == "option":
+        return []
+    from memtui.core.stores.audit import audit_stores
+
+    out: list[Finding] = []
+    for f in audit_stores(locations).findings:
+        if f.code not in STORE_CODES_IN_DOCTOR:
+            continue
+        fix = f.fixes[0] if f.fixes else None
+        tail = f" — fix: `{fix.command}`" if fix is not None and fix.command else f" — fix: {fix.text}" if fix is not None else ""
+        out.append(Finding(f.code, f.severity, None, None, f.message + tail, None, f.to_json()))
+    return out
+
+
 def add_project_findings(report: DoctorReport, locations: Locations) -> DoctorReport:
-    """``report`` with ``project_findings(locations)`` among its findings (in report order)."""
-    extra = project_findings(locations)
+    """``report`` with ``project_findings(locations)`` and ``store_findings(locations)`` among
+    its findings (in report order)."""
+    extra = project_findings(locations) + store_findings(locations)
     if not extra:
         return report
     return replace(report, findings=tuple(sorted([*extra, *report.findings], key=sort_key)), rendered=None, counted=None)

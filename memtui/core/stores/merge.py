@@ -1,0 +1,244 @@
+"""Moving a stray store's memories into the store that is read, as one journaled change.
+
+``plan_merge(src, dst)`` looks at every memory file of ``src`` (``.md`` files other than its
+``MEMORY.md``, below it, links not followed) and decides, per file:
+
+- ``move``: ``dst`` has no file of that name — it is created there with the same bytes;
+- ``same``: ``dst`` has the same bytes under that name — nothing to copy;
+- ``renamed``: ``dst`` has *different* bytes under that name — the file goes in as
+  ``<stem>-2.md`` (the first free number), so both versions stay and doctor's duplicate and
+  conflict checks can compare them.
+
+``src``'s ``MEMORY.md`` lines that link a moved or renamed file (retargeted to the new name)
+are added to ``dst``'s ``MEMORY.md``, under the heading of the memory's type when it has one
+(``add_entries``); a line for a ``same`` file only when ``dst``'s index links no such file. The
+files of ``src`` are removed (not with ``copy``), and its ``MEMORY.md`` too when every line of
+it was carried over or is a heading or blank; other files are left where they are.
+
+The change is planned against the two stores' common folder (``merge_root``) and applied
+through ``apply_plan`` — checked against what was read, journaled with every before-image,
+written atomically, rolled back whole on failure — in the journal of that folder, which
+``memtui undo`` consults for changes that touch its memory dir (``merge_journals``).
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Literal
+
+from memtui.core.base.safe_read import read_regular
+from memtui.core.memory.index import INDEX_NAME, parse_entries
+from memtui.core.writes.edits import FileChange, Plan, apply_plan
+from memtui.core.writes.index_edit import add_entries, link_target, memory_type_of
+from memtui.core.writes.journal import Journal, JournalEntry
+
+# memtui's bounds: memory files in one store, and the largest file moved (a memory is a few KB).
+MAX_FILES = 10_000
+MAX_FILE_BYTES = 4 * 1024 * 1024
+
+
+class MergeError(ValueError):
+    """The merge cannot be planned: the reason, in words."""
+
+
+@dataclass(frozen=True, slots=True)
+class MergeItem:
+    """One file of ``src``: ``relpath`` (POSIX, in ``src``), ``target`` (POSIX, in ``dst``; ``None``
+    when left), ``action`` and ``reason`` (for a file left where it is)."""
+
+    relpath: str
+    target: str | None
+    action: Literal["move", "same", "renamed", "left"]
+    reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class MergePlan:
+    """What a merge does: ``src``/``dst`` (absolute), ``root`` (the folder the plan's relpaths
+    are relative to, and whose journal records it), ``plan`` (``Plan``), ``items``,
+    ``index_lines`` (the lines added to ``dst``'s index) and ``copy`` (``src`` is kept)."""
+
+    src: Path
+    dst: Path
+    root: Path
+    plan: Plan
+    items: tuple[MergeItem, ...]
+    index_lines: tuple[str, ...]
+    copy: bool
+
+
+def merge_root(src: Path, dst: Path, home: Path) -> Path:
+    """The deepest folder holding both stores. Raises ``MergeError`` when it is ``/``, the
+    home folder or above it (a change contained only by the whole home folder is not one memtui
+    makes)."""
+    root = Path(os.path.commonpath([str(src), str(dst)]))
+    home_real = Path(os.path.realpath(home))
+    if root == Path(root.anchor) or root == home_real or root in home_real.parents:
+        raise MergeError(f"{src} and {dst} share no folder below {home_real}; move the files by hand or set autoMemoryDirectory instead")
+    return root
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        data, _ = read_regular(path, MAX_FILE_BYTES)
+    except FileNotFoundError:
+        return None
+    return data
+
+
+def _memory_files(src: Path) -> tuple[list[str], list[MergeItem]]:
+    """The memory files of ``src`` (relpaths, sorted) and the files left, with why."""
+    files: list[str] = []
+    left: list[MergeItem] = []
+    for dirpath, dirnames, filenames in os.walk(src):
+        dirnames[:] = sorted(d for d in dirnames if not os.path.islink(os.path.join(dirpath, d)))
+        for name in sorted(filenames):
+            full = os.path.join(dirpath, name)
+            rel = Path(os.path.relpath(full, src)).as_posix()
+            if rel == INDEX_NAME:
+                continue
+            if os.path.islink(full):
+                left.append(MergeItem(rel, None, "left", "a link"))
+            elif not name.endswith(".md"):
+                left.append(MergeItem(rel, None, "left", "not a memory file (.md)"))
+            elif len(files) >= MAX_FILES:
+                left.append(MergeItem(rel, None, "left", f"past the first {MAX_FILES:,} files"))
+            else:
+                files.append(rel)
+    return files, left
+
+
+def _free_name(rel: str, taken: set[str]) -> str:
+    stem, ext = posixpath.splitext(rel)
+    n = 2
+    while f"{stem}-{n}{ext}" in taken:
+        n += 1
+    return f"{stem}-{n}{ext}"
+
+
+def plan_merge(src: Path, dst: Path, *, home: Path, copy: bool = False) -> MergePlan:
+    """The merge of store ``src`` into store ``dst`` (see the module docstring). Reads only.
+    Raises ``MergeError`` (same store, one inside the other, ``src`` not a folder, nothing to
+    merge, no common folder) or ``OSError`` (a file could not be read, or is over
+    ``MAX_FILE_BYTES``)."""
+    src = Path(os.path.realpath(src))
+    dst = Path(os.path.realpath(dst))
+    if src == dst:
+        raise MergeError(f"{src} is the store it would be merged into")
+    if src in dst.parents or dst in src.parents:
+        raise MergeError(f"{src} and {dst}: one store is inside the other")
+    if not src.is_dir():
+        raise MergeError(f"{src} is not a folder")
+    if dst.exists() and not dst.is_dir():
+        raise MergeError(f"{dst} is not a folder")
+    root = merge_root(src, dst, home)
+    files, left = _memory_files(src)
+    if not files:
+        raise MergeError(f"{src} holds no memory files to merge")
+
+    def rel(path: Path) -> str:
+        return Path(os.path.relpath(path, root)).as_posix()
+
+    taken = set()
+    if dst.is_dir():
+        for dirpath, _dirs, names in os.walk(dst):
+            taken.update(Path(os.path.relpath(os.path.join(dirpath, n), dst)).as_posix() for n in names)
+    changes: list[FileChange] = []
+    items: list[MergeItem] = []
+    renamed: dict[str, str] = {}
+    datas: dict[str, bytes] = {}
+    for relpath in files:
+        data = _read(src / relpath)
+        if data is None:
+            continue
+        datas[relpath] = data
+        existing = _read(dst / relpath) if relpath in taken else None
+        if existing is None and relpath not in taken:
+            target, action = relpath, "move"
+        elif existing == data:
+            target, action = relpath, "same"
+        else:
+            target, action = _free_name(relpath, taken), "renamed"
+            renamed[relpath] = target
+        taken.add(target)
+        items.append(MergeItem(relpath, target, action))  # type: ignore[arg-type]
+        if action != "same":
+            changes.append(FileChange(rel(dst / target), None, data))
+        if not copy:
+            changes.append(FileChange(rel(src / relpath), data, None))
+    src_index = _read(src / INDEX_NAME)
+    dst_index = _read(dst / INDEX_NAME)
+    dst_text = (dst_index or b"").decode("utf-8", "replace")
+    dst_links = {e.relpath for e in parse_entries(dst_text)} if dst_text else set()
+    added: list[tuple[str | None, str]] = []
+    carried_all = True
+    if src_index is not None:
+        src_text = src_index.decode("utf-8", "replace")
+        entry_lines: dict[int, list[str | None]] = {}
+        for e in parse_entries(src_text):
+            entry_lines.setdefault(e.line, []).append(e.relpath)
+        rows = src_text.split("\n")
+        by_item = {i.relpath: i for i in items}
+        for n, row in enumerate(rows, start=1):
+            line = row.rstrip("\r")
+            targets = entry_lines.get(n)
+            if not targets:
+                if line.strip() and not line.lstrip().startswith("#"):
+                    carried_all = False
+                continue
+            ok = [t for t in targets if t is not None and t in by_item]
+            if len(ok) != len(targets):
+                carried_all = False
+                continue
+            item = by_item[ok[0]]
+            if item.action == "same" and item.target in dst_links:
+                continue
+            for old, new in renamed.items():
+                if old in ok:
+                    line = line.replace(f"]({link_target(old, '')})", f"]({link_target(new, '')})")
+            added.append((memory_type_of(datas[ok[0]].decode("utf-8", "replace")), line))
+        if not copy and carried_all:
+            changes.append(FileChange(rel(src / INDEX_NAME), src_index, None))
+    if added:
+        new_index = add_entries(dst_text, added).encode("utf-8")
+        changes.append(FileChange(rel(dst / INDEX_NAME), dst_index, new_index))
+    if src_index is not None and not carried_all:
+        left.append(MergeItem(INDEX_NAME, None, "left", "it holds lines that are not index entries of merged files"))
+    if not changes:
+        raise MergeError(f"every memory of {src} is already in {dst}")
+    verb = "Copy" if copy else "Move"
+    plan = Plan(f"{verb} the memories of {src} into {dst}", tuple(changes), action="merge")
+    return MergePlan(src, dst, root, plan, tuple(items + left), tuple(line for _, line in added), copy)
+
+
+def apply_merge(merge: MergePlan, state_dir: Path, now: datetime) -> JournalEntry:
+    """Apply ``merge`` as one transaction in the journal of ``merge.root`` (``apply_plan``'s
+    errors: ``ConflictError``, ``ApplyError``, ``OSError``)."""
+    journal = Journal(state_dir, merge.root)
+    meta = {"src": str(merge.src), "dst": str(merge.dst), "copy": merge.copy}
+    return apply_plan(merge.root, merge.plan, journal, now, meta=meta)
+
+
+def merge_journals(state_dir: Path, memory_dir: Path, home: Path) -> list[tuple[Path, Journal]]:
+    """The journals of the folders above ``memory_dir`` (below ``home``) that hold an entry,
+    each with its folder: where a merge into or out of ``memory_dir`` is recorded."""
+    out: list[tuple[Path, Journal]] = []
+    memory_dir = Path(os.path.realpath(memory_dir))
+    home_real = Path(os.path.realpath(home))
+    for folder in memory_dir.parents:
+        if folder == home_real or folder in home_real.parents or folder == Path(folder.anchor):
+            break
+        journal = Journal(state_dir, folder)
+        if journal.base.is_dir():
+            out.append((folder, journal))
+    return out
+
+
+def touches(entry: JournalEntry, root: Path, memory_dir: Path) -> bool:
+    """Whether a merge ``entry`` of the journal of ``root`` changed a file in ``memory_dir``."""
+    inside = Path(os.path.relpath(os.path.realpath(memory_dir), root)).as_posix().rstrip("/") + "/"
+    return entry.action == "merge" and any(c.relpath.startswith(inside) for c in entry.changes)
