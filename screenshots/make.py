@@ -188,8 +188,39 @@ def usage_workspace(dest: Path) -> Path:
     return dest / "proj"
 
 
+async def stores(pilot: Pilot[None]) -> None:
+    """The memory stores view (W in the Memories pane) on the worktree scenario captured from
+    Claude Code 2.1.332: a worktree moved without `git worktree repair` reads its own store."""
+    await pilot.press("2")
+    await settle(pilot)
+    await pilot.press("W")
+    await settle(pilot)
+
+
+# Shots of the memory stores, on the transcripts of tests/captures/claude-2.1.332/stores (claude flavor).
+STORES_SHOTS: dict[str, Callable[[Pilot[None]], Awaitable[None]]] = {"stores": stores}
+
+
 def main(names: list[str]) -> None:
-    wanted = names or [*SHOTS, *USAGE_SHOTS]
+    wanted = names or [*SHOTS, *USAGE_SHOTS, *STORES_SHOTS]
+    stores_names = [n for n in wanted if n in STORES_SHOTS]
+    if stores_names:
+        sys.path.insert(0, str(HERE.parent / "tests"))
+        from support.stores import materialize as stores_materialize
+
+        dest = Path(tempfile.gettempdir()) / "memtui-stores"
+        shutil.rmtree(dest, ignore_errors=True)
+        layout = stores_materialize("worktree", dest)
+        saved = dict(os.environ)
+        os.environ.clear()
+        os.environ.update({"PATH": saved.get("PATH", ""), "HOME": layout["home"], "MEMTUI_STATE_DIR": str(dest / "state"),
+                           "MEMTUI_NOW": USAGE_NOW, "TERM": saved.get("TERM", "xterm-256color")})
+        os.chdir(layout["project"])
+        for name in stores_names:
+            asyncio.run(shoot(name, STORES_SHOTS[name], Path(layout["project"]), flavor="claude"))
+        os.environ.clear()
+        os.environ.update(saved)
+        shutil.rmtree(dest, ignore_errors=True)
     demo = [n for n in wanted if n in SHOTS]
     if demo:
         demo_shots(demo)

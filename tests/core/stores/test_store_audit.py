@@ -1,0 +1,159 @@
+"""The stores audit on real Claude Code 2.1.332 transcripts, one scenario per case of SPEC §14.
+
+Each scenario is laid out again under ``tmp_path`` (``support.stores.materialize``). The expected
+store, cause and evidence of each finding follow from what the CLI did in the run: which dir it
+told each session, and where the scripted Writes landed (``scripts/oracle_stores.py``)."""
+
+from __future__ import annotations
+
+import json
+import struct
+from pathlib import Path
+
+import pytest
+from support.stores import CAPTURES, materialize
+
+from memtui.core.places.flavor import CLAUDE
+from memtui.core.places.locations import resolve_locations
+from memtui.core.stores.audit import audit_stores, has_commit
+
+
+def _run(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[dict, object]:
+    layout = materialize(name, tmp_path / name)
+    monkeypatch.setenv("HOME", layout["home"])
+    loc = resolve_locations(CLAUDE, Path(layout["project"]))
+    return layout, audit_stores(loc)
+
+
+def _sid(layout: dict, label: str) -> str:
+    return next(s["session_id"] for s in layout["sessions"] if s["label"] == label)
+
+
+def _store(layout: dict, folder: str) -> str:
+    slug = "".join(c if c.isalnum() else "-" for c in folder)
+    return f"{layout['home']}/.claude/projects/{slug}/memory"
+
+
+def test_a_healthy_project_has_one_store_and_no_finding(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    layout, report = _run("healthy", tmp_path, monkeypatch)
+    assert report.findings == ()
+    assert [s.path for s in report.stores] == [_store(layout, layout["project"])]
+    (only,) = report.stores
+    assert only.memories == 3  # deploy, style, and build written by the second session
+    assert [r.session for r in only.readers] == [_sid(layout, ""), _sid(layout, "write+agents")]
+    assert [(w.session, [Path(f).name for f in w.files]) for w in only.writers] == [(_sid(layout, "write+agents"), ["build.md"])]
+
+
+def test_a_subdirectory_session_writes_where_nothing_reads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    layout, report = _run("subdir", tmp_path, monkeypatch)
+    (f,) = report.findings
+    assert (f.code, f.cause) == ("store-written-not-read", "subdir")
+    assert f.store == layout["stray"] and f.reads == _store(layout, layout["project"])
+    assert f.store in f.message and f.reads in f.message
+    assert [e.session for e in f.evidence] == [_sid(layout, "svc-write")]
+    assert f.evidence[0].cwd == layout["project"] + "/svc" and f.evidence[0].files == (layout["stray"] + "/svc_notes.md",)
+    assert f.fixes[0].command == f"memtui stores merge {f.store} --into {f.reads}"
+
+
+def test_a_worktree_moved_without_repair_splits_the_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    layout, report = _run("worktree", tmp_path, monkeypatch)
+    (f,) = report.findings
+    assert (f.code, f.cause) == ("store-split", "worktree-link")
+    assert f.store == layout["worktree_store"] and f.reads == _store(layout, layout["project"])
+    assert [e.session for e in f.evidence] == [_sid(layout, "moved-write")]
+    assert f.fixes[0].command == f"git -C {layout['project']} worktree repair {layout['worktree']}"
+    assert f.fixes[1].command == f"memtui stores merge {f.store} --into {f.reads}"
+
+
+def test_a_setting_honoured_only_when_trusted_splits_the_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    layout, report = _run("trust", tmp_path, monkeypatch)
+    (f,) = report.findings
+    assert (f.code, f.cause) == ("store-split", "trust")
+    assert f.reads == layout["setting_dir"] and f.store == layout["default_store"]
+    assert [e.session for e in f.evidence] == [_sid(layout, "untrusted")]
+    assert "settings.local.json" in f.message
+    assert f.fixes[0].setting is not None and f.fixes[0].setting["key"] == "autoMemoryDirectory"
+    assert f.fixes[0].setting["file"] == layout["home"] + "/.claude/settings.json"
+
+
+def test_a_moved_checkout_leaves_its_memories_under_the_old_slug(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    layout, report = _run("moved", tmp_path, monkeypatch)
+    (f,) = report.findings
+    assert (f.code, f.cause) == ("store-split", "moved")
+    assert f.store == layout["old_store"] and f.reads == _store(layout, layout["project"])
+    assert [e.session for e in f.evidence] == [_sid(layout, "before")]
+    assert layout["old_project"] in f.message
+
+
+def test_auto_memory_off_names_the_switch_the_file_the_session_and_the_plugin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    layout, report = _run("automem_off", tmp_path, monkeypatch)
+    (f,) = report.findings
+    assert f.code == "auto-memory-off" and f.severity == "warning"
+    settings = layout["home"] + "/.claude/settings.json"
+    assert f"CLAUDE_CODE_DISABLE_AUTO_MEMORY in the env block of {settings}" in f.message
+    assert "claude-mem@thedotmack is enabled beside it" in f.message
+    assert [e.session for e in f.evidence] == [_sid(layout, "off"), _sid(layout, "on")]
+    assert f"since session {_sid(layout, 'off')[:8]}" in f.message
+    assert f.fixes[0].setting == {"file": settings, "key": "env.CLAUDE_CODE_DISABLE_AUTO_MEMORY", "change": "remove it"}
+
+
+def test_an_invalid_memory_dir_setting_is_said_to_be_ignored(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    layout, report = _run("ignored", tmp_path, monkeypatch)
+    (f,) = report.findings
+    assert (f.code, f.cause) == ("memory-setting-ignored", "setting")
+    assert "'notes/memory' is not an absolute path" in f.message
+    assert f.reads == _store(layout, layout["project"])
+    assert [e.session for e in f.evidence] == [_sid(layout, "ignored")]
+
+
+def test_a_committed_memory_folder_is_never_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    layout, report = _run("committed", tmp_path, monkeypatch)
+    (f,) = report.findings
+    assert f.code == "store-never-read"
+    assert f.store == layout["project"] + "/.claude/memory"
+    assert f.fixes[0].command is not None and f.fixes[0].command.endswith("--copy")  # never deletes tracked files
+
+
+def test_every_finding_json_carries_a_fix(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("subdir", "worktree", "trust", "moved", "automem_off", "ignored", "committed"):
+        _, report = _run(name, tmp_path, monkeypatch)
+        for f in report.to_json()["findings"]:
+            assert f["fixes"] and all(x["command"] or x["setting"] for x in f["fixes"]), (name, f)
+
+
+def test_a_nested_repository_inside_the_project_is_not_one_of_its_sessions(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    layout = materialize("subdir", tmp_path / "subdir")
+    monkeypatch.setenv("HOME", layout["home"])
+    svc = Path(layout["project"]) / "svc"
+    (svc / ".git").mkdir()
+    (svc / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    report = audit_stores(resolve_locations(CLAUDE, Path(layout["project"])))
+    assert report.findings == ()
+    assert layout["stray"] not in [s.path for s in report.stores]
+
+
+def _idx(ids: list[bytes]) -> bytes:
+    ids = sorted(ids)
+    fan = [sum(1 for i in ids if i[0] <= b) for b in range(256)]
+    return b"\xfftOc" + struct.pack(">I", 2) + b"".join(struct.pack(">I", n) for n in fan) + b"".join(ids)
+
+
+def test_has_commit_finds_loose_and_packed_objects(tmp_path: Path) -> None:
+    common = tmp_path / ".git"
+    (common / "objects" / "ab").mkdir(parents=True)
+    (common / "objects" / "ab" / ("cdef12" + "0" * 32)).write_bytes(b"")
+    packed = bytes.fromhex("97c4674" + "1" * 33)
+    others = [bytes.fromhex(f"{b:02x}" + "2" * 38) for b in (0x01, 0x97, 0xfe)]
+    (common / "objects" / "pack").mkdir()
+    (common / "objects" / "pack" / "pack-x.idx").write_bytes(_idx([packed, *others]))
+    assert has_commit(common, "abcdef1")
+    assert has_commit(common, "97c4674")
+    assert not has_commit(common, "97c4675")
+    assert not has_commit(common, "not-hex")
+
+
+def test_the_capture_scenarios_are_all_covered() -> None:
+    assert sorted(p.name for p in CAPTURES.iterdir() if (p / "scenario.json").is_file()) == sorted(
+        ["healthy", "subdir", "worktree", "trust", "moved", "automem_off", "ignored", "committed"]
+    )
+    assert all(s["rc"] == 0 for p in CAPTURES.iterdir() for s in json.loads((p / "scenario.json").read_text())["sessions"])

@@ -1,0 +1,129 @@
+"""Merging a stray store into the one that is read: what moves, what clashes, the index lines,
+and the undo that puts every byte (and folder) back."""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+from support.trees import file_bytes
+
+from memtui.core.stores.merge import MergeError, apply_merge, merge_journals, plan_merge, touches
+from memtui.core.writes.edits import undo, undoable_entries
+
+NOW = datetime(2026, 12, 7, 12, 0, tzinfo=timezone.utc)
+MEM = "---\nname: {0}\ndescription: {0}\ntype: project\n---\n\n{0} body\n"
+
+
+def _w(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+@pytest.fixture()
+def stores(tmp_path: Path) -> tuple[Path, Path, Path]:
+    home = tmp_path / "home"
+    projects = home / ".claude" / "projects"
+    src, dst = projects / "-p-svc" / "memory", projects / "-p" / "memory"
+    _w(src / "new_one.md", MEM.format("new_one"))
+    _w(src / "same.md", MEM.format("same"))
+    _w(src / "clash.md", MEM.format("clash from svc"))
+    _w(src / "notes.txt", "not a memory\n")
+    _w(src / "MEMORY.md", "# Index\n- [New one](new_one.md) — new\n- [Same](same.md) — same\n- [Clash](clash.md) — clash\n")
+    _w(dst / "same.md", MEM.format("same"))
+    _w(dst / "clash.md", MEM.format("clash"))
+    _w(dst / "MEMORY.md", "- [Same](same.md) — same\n- [Clash](clash.md) — clash\n")
+    return home, src, dst
+
+
+def test_merge_moves_renames_a_clash_and_carries_index_lines(stores: tuple[Path, Path, Path], tmp_path: Path) -> None:
+    home, src, dst = stores
+    merge = plan_merge(src, dst, home=home)
+    assert {(i.relpath, i.target, i.action) for i in merge.items} == {
+        ("new_one.md", "new_one.md", "move"),
+        ("same.md", "same.md", "same"),
+        ("clash.md", "clash-2.md", "renamed"),
+        ("notes.txt", None, "left"),
+    }
+    assert merge.index_lines == ("- [New one](new_one.md) — new", "- [Clash](clash-2.md) — clash")
+    apply_merge(merge, tmp_path / "state", NOW)
+    assert (dst / "new_one.md").read_text() == MEM.format("new_one")
+    assert (dst / "clash-2.md").read_text() == MEM.format("clash from svc")
+    assert (dst / "clash.md").read_text() == MEM.format("clash")
+    assert (dst / "MEMORY.md").read_text() == (
+        "- [Same](same.md) — same\n- [Clash](clash.md) — clash\n- [New one](new_one.md) — new\n- [Clash](clash-2.md) — clash\n"
+    )
+    assert sorted(os.listdir(src)) == ["notes.txt"]  # the index went too: every line was carried or a heading
+
+
+def test_undo_puts_every_byte_and_folder_back(stores: tuple[Path, Path, Path], tmp_path: Path) -> None:
+    home, src, dst = stores
+    fresh = dst.parent.parent / "-q" / "memory"  # a store that does not exist yet
+    before = file_bytes(home)
+    merge = plan_merge(src, fresh, home=home)
+    entry = apply_merge(merge, tmp_path / "state", NOW)
+    assert fresh.is_dir() and not (src / "new_one.md").exists()
+    (folder, journal), = merge_journals(tmp_path / "state", fresh, home)
+    assert folder == merge.root == home / ".claude" / "projects"
+    assert [e.id for e in undoable_entries(journal) if touches(e, folder, fresh)] == [entry.id]
+    assert [e.id for e in undoable_entries(journal) if touches(e, folder, src)] == [entry.id]
+    undo(folder, journal, NOW)
+    assert file_bytes(home) == before
+    assert not fresh.parent.exists()
+
+
+def test_copy_keeps_the_source(stores: tuple[Path, Path, Path], tmp_path: Path) -> None:
+    home, src, dst = stores
+    before = file_bytes(src)
+    apply_merge(plan_merge(src, dst, home=home, copy=True), tmp_path / "state", NOW)
+    assert file_bytes(src) == before
+    assert (dst / "new_one.md").is_file()
+
+
+def test_an_index_with_other_text_is_kept(stores: tuple[Path, Path, Path], tmp_path: Path) -> None:
+    home, src, dst = stores
+    _w(src / "MEMORY.md", "Remember: ask before deploying.\n- [New one](new_one.md) — new\n")
+    merge = plan_merge(src, dst, home=home)
+    apply_merge(merge, tmp_path / "state", NOW)
+    assert (src / "MEMORY.md").read_text() == "Remember: ask before deploying.\n- [New one](new_one.md) — new\n"
+    assert any(i.relpath == "MEMORY.md" and i.action == "left" for i in merge.items)
+
+
+@pytest.mark.parametrize(
+    ("case", "message"),
+    [("same", "is the store it would be merged into"), ("nested", "one store is inside the other"), ("empty", "holds no memory files")],
+)
+def test_refusals(stores: tuple[Path, Path, Path], tmp_path: Path, case: str, message: str) -> None:
+    home, src, dst = stores
+    if case == "same":
+        a, b = dst, dst
+    elif case == "nested":
+        a, b = dst / "sub", dst
+        _w(a / "x.md", "x")
+    else:
+        a, b = dst.parent.parent / "-empty" / "memory", dst
+        a.parent.mkdir()
+        a.mkdir()
+    with pytest.raises(MergeError, match=message):
+        plan_merge(a, b, home=home)
+
+
+def test_stores_sharing_only_the_home_folder_are_refused(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    _w(home / "notes" / "a.md", "a")
+    (home / ".claude" / "projects" / "-p" / "memory").mkdir(parents=True)
+    with pytest.raises(MergeError, match="share no folder below"):
+        plan_merge(home / "notes", home / ".claude" / "projects" / "-p" / "memory", home=home)
+
+
+def test_a_link_in_the_source_is_left(stores: tuple[Path, Path, Path], tmp_path: Path) -> None:
+    home, src, dst = stores
+    secret = tmp_path / "secret.md"
+    secret.write_text("secret")
+    os.symlink(secret, src / "link.md")
+    merge = plan_merge(src, dst, home=home)
+    assert ("link.md", None, "left") in {(i.relpath, i.target, i.action) for i in merge.items}
+    apply_merge(merge, tmp_path / "state", NOW)
+    assert not (dst / "link.md").exists() and secret.read_text() == "secret"
