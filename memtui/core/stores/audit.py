@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from memtui.core.base.gcpause import gc_paused
 from memtui.core.base.safe_read import read_regular
 from memtui.core.places.gitroot import find_git_root, resolve_git_roots
 from memtui.core.places.locations import Locations, validate_memory_dir_override
@@ -427,10 +428,11 @@ def repository_sessions(dirs: Sequence[ProjectDirInfo]) -> tuple[list[SessionEvi
     main sessions' and the sub-agents', each oldest first."""
     sessions: list[SessionEvidence] = []
     subagents: list[SessionEvidence] = []
-    for info in dirs:
-        for t in list_transcripts(info.path)[:MAX_TRANSCRIPTS]:
-            ev = read_evidence(t.path, t.session_id, t.agent_id)
-            (subagents if t.subagent else sessions).append(ev)
+    with gc_paused():
+        for info in dirs:
+            for t in list_transcripts(info.path)[:MAX_TRANSCRIPTS]:
+                ev = read_evidence(t.path, t.session_id, t.agent_id)
+                (subagents if t.subagent else sessions).append(ev)
     sessions.sort(key=lambda e: (e.first_time or "", str(e.transcript)))
     subagents.sort(key=lambda e: (e.first_time or "", str(e.transcript)))
     return sessions, subagents
@@ -466,13 +468,18 @@ def audit_stores(loc: Locations, *, repository_dirs: Sequence[ProjectDirInfo] | 
             s = store(d, "seen")
             s.readers.append(_ref(ev))
     projects_base = _norm(loc.user_base_dir / "projects")
+    home_of: dict[tuple[str | None, str], str | None] = {}  # (cwd, folder as written) -> its store
     for ev in sessions:
         by_store: dict[str, list[str]] = {}
         for w in ev.writes:
             if w.ok is False:
                 continue
-            target = _norm(w.path if os.path.isabs(w.path) else os.path.join(ev.cwd or "/", w.path))
-            home = _store_of(target, stores, projects_base)
+            folder, name = os.path.split(w.path)
+            key = (ev.cwd, folder)
+            if key not in home_of:
+                target = _norm(os.path.join(folder if os.path.isabs(folder) else os.path.join(ev.cwd or "/", folder), "x.md"))
+                home_of[key] = _store_of(target, stores, projects_base)
+            home = home_of[key]
             if home is not None:
                 by_store.setdefault(home, []).append(w.path)
         for home, files in by_store.items():
