@@ -106,6 +106,8 @@ def merge_cmd(obj: CliContext, src: Path, dst: Path | None, copy: bool, yes: boo
             entry_id = apply_merge(merge, loc.state_dir, obj.now()).id
         except (EditError, ConflictError, ApplyError) as exc:
             fail(str(exc), 1)
+        except OSError as exc:  # the journal could not be written (nothing was touched)
+            fail(f"not merged: {exc.strerror or exc}", 2)
     if as_json:
         emit_json(
             {

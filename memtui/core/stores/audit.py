@@ -220,7 +220,9 @@ class StoresReport:
 
 
 def _norm(path: str | os.PathLike[str]) -> str:
-    return os.path.normpath(str(path)).rstrip("/") or "/"
+    """``path`` as one store or folder is named everywhere: links resolved (a HOME reached
+    through a link names the same store two ways), no trailing slash."""
+    return os.path.realpath(str(path)).rstrip("/") or "/"
 
 
 def _inside(path: str, root: str) -> bool:
@@ -334,7 +336,7 @@ def _relation(cwd: str, root: str, common: str | None, commits: Callable[[], tup
     if common is None:
         return None
     shared = commits()
-    if shared and any(has_commit(Path(common), h) for h in shared[:3]):
+    if shared and has_commit(Path(common), shared[0]):  # the commit the checkout was at
         return "moved"
     return None
 
@@ -547,12 +549,14 @@ def _findings(loc: Locations, report: StoresReport) -> list[StoreFinding]:
     reads = report.reads
     by_path = {s.path: s for s in report.stores}
     readers_of = {s.path for s in report.stores if s.readers}
+    told = {str(ev.transcript) for ev in report.sessions if ev.told}
     info_of_cwd = {_norm(p.cwd): p for p in report.project_dirs}
     read_now = {reads} | ({_norm(loc.memory_dir_untrusted)} if loc.memory_dir_untrusted is not None else set())
     for s in report.stores:
         if s.path == reads or (s.path in read_now and not s.readers):
             continue
-        if s.writers and s.path not in readers_of and s.memories:
+        # a writer that was told its store shows the transcripts record what sessions read
+        if s.writers and s.path not in readers_of and s.memories and any(w.transcript in told for w in s.writers):
             writers = s.writers
             cwds = {_norm(w.cwd) for w in writers if w.cwd}
             subdir = any(info_of_cwd.get(c) is not None and info_of_cwd[c].relation == "subdir" for c in cwds)
@@ -628,7 +632,7 @@ def _split(loc: Locations, report: StoresReport, s: Store, info_of_cwd: dict[str
         cause = "moved"
         old = next(r.cwd for r in readers if r.cwd and info_of_cwd.get(_norm(r.cwd)) is not None and info_of_cwd[_norm(r.cwd)].relation == "moved")
         why = f"the checkout at {old} no longer exists (moved or deleted): the store is keyed by that path"
-    elif setting_file and s.path == (_norm(loc.memory_dir_untrusted) if loc.memory_dir_untrusted else None):
+    elif setting_file and s.path == slug_store(loc, str(loc.canonical_git_root or loc.project_root)):
         cause = "trust"
         why = (
             f"autoMemoryDirectory in {setting_file} counts only in a trusted workspace (and in -p runs without --ignore-persisted-trust): "
@@ -642,9 +646,6 @@ def _split(loc: Locations, report: StoresReport, s: Store, info_of_cwd: dict[str
                 {"file": user_file, "key": "autoMemoryDirectory", "change": f"set to {reads}; remove it from {setting_file}"},
             )
         )
-    elif loc.memory_dir_source in ("local", "project") and loc.memory_dir_untrusted is None and s.path != reads:
-        cause = None
-        why = f"they were not told {reads}"
     else:
         cause = None
         why = f"they were not told {reads}"

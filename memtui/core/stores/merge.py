@@ -232,7 +232,10 @@ def merge_journals(state_dir: Path, memory_dir: Path, home: Path) -> list[tuple[
     for folder in memory_dir.parents:
         if folder == home_real or folder in home_real.parents or folder == Path(folder.anchor):
             break
-        journal = Journal(state_dir, folder)
+        try:
+            journal = Journal(state_dir, folder)
+        except OSError:  # the state dir is inside this folder: no merge is journaled there
+            continue
         if journal.base.is_dir():
             out.append((folder, journal))
     return out

@@ -157,3 +157,36 @@ def test_the_capture_scenarios_are_all_covered() -> None:
         ["healthy", "subdir", "worktree", "trust", "moved", "automem_off", "ignored", "committed"]
     )
     assert all(s["rc"] == 0 for p in CAPTURES.iterdir() for s in json.loads((p / "scenario.json").read_text())["sessions"])
+
+
+def test_a_writer_whose_transcript_records_no_read_is_no_evidence(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A transcript that names no told dir (an older format) cannot show the store went unread.
+    layout = materialize("subdir", tmp_path / "subdir")
+    monkeypatch.setenv("HOME", layout["home"])
+    sid = _sid(layout, "svc-write")
+    transcript = next(Path(layout["home"]).rglob(f"{sid}.jsonl"))
+    kept = [ln for ln in transcript.read_text(encoding="utf-8").splitlines(keepends=True) if "persistent file-based memory at" not in ln and '"AutoMem"' not in ln]
+    transcript.write_text("".join(kept), encoding="utf-8")
+    report = audit_stores(resolve_locations(CLAUDE, Path(layout["project"])))
+    assert report.findings == ()
+
+
+def test_the_trust_split_is_named_in_a_workspace_trusted_since(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The workspace was trusted after the untrusted session: the stray store is still the trust's doing.
+    layout = materialize("trust", tmp_path / "trust")
+    monkeypatch.setenv("HOME", layout["home"])
+    config = Path(layout["home"]) / ".claude.json"
+    config.write_text(json.dumps({"projects": {layout["project"]: {"hasTrustDialogAccepted": True}}}))
+    loc = resolve_locations(CLAUDE, Path(layout["project"]))
+    assert loc.memory_dir_untrusted is None
+    (f,) = audit_stores(loc).findings
+    assert (f.code, f.cause, f.store) == ("store-split", "trust", layout["default_store"])
+
+
+def test_a_home_reached_through_a_link_is_one_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    layout = materialize("healthy", tmp_path / "healthy")
+    link = tmp_path / "home-link"
+    link.symlink_to(layout["home"])
+    monkeypatch.setenv("HOME", str(link))
+    report = audit_stores(resolve_locations(CLAUDE, Path(layout["project"])))
+    assert report.findings == () and len(report.stores) == 1
