@@ -39,7 +39,10 @@ ROOM_DEPS: dict[str, frozenset[str]] = {
     "verify": frozenset({"base", "places", "memory", "sessions", "recall"}),
     "agent": frozenset({"base", "places", "memory", "writes"}),
     "team": frozenset({"base", "places", "memory", "writes"}),
-    "doctor": frozenset({"base", "places", "memory", "writes", "sessions", "cascade", "recall", "verify"}),
+    # stores: every memory dir in play, from the transcripts; merges through the write path;
+    # the index cost per sub-agent counted with audit's token counter
+    "stores": frozenset({"base", "places", "memory", "writes", "sessions", "audit"}),
+    "doctor": frozenset({"base", "places", "memory", "writes", "sessions", "cascade", "recall", "verify", "stores"}),
     "extract": frozenset({"base", "places", "memory", "writes", "sessions", "agent", "recall"}),
     "dream": frozenset({"base", "places", "memory", "writes", "sessions", "agent", "recall", "doctor", "cascade", "verify"}),
     "audit": frozenset({"base", "places", "memory", "sessions", "cascade", "recall"}),

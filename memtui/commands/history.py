@@ -28,7 +28,7 @@ from memtui.core.writes.edits import (
     undoable_entries,
 )
 from memtui.core.places.flavor import home_dir
-from memtui.core.stores.merge import merge_journals, touches
+from memtui.core.stores.merge import merge_journals, touches, undo_merge
 from memtui.core.writes.journal import Journal, JournalEntry
 
 
@@ -76,7 +76,7 @@ def undo_cmd(obj: CliContext, listing: bool, entry_id: str | None, as_json: bool
         root, journal, picked = found[0]
         entry_id = picked.id
     try:
-        entry = undo(root, journal, obj.now(), entry_id)
+        entry = undo_merge(root, journal, obj.now(), entry_id) if root != memory_dir else undo(root, journal, obj.now(), entry_id)
     except (EditError, ConflictError, ApplyError) as exc:
         fail(str(exc), 1)
     if as_json:

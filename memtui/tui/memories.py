@@ -184,7 +184,7 @@ class MemoriesPane(Pane):
         Binding("u", "undo", "Undo", id="memories.undo", tooltip="Undo the last change"),
         Binding("z", "trash", "Trash", show=False, id="memories.trash", tooltip="Deleted memories; restore one"),
         Binding("D", "doctor", "Doctor", id="memories.doctor", tooltip="Every check of the lint catalog, with safe fixes"),
-        Binding("W", "stores", "Stores", id="memories.stores", tooltip="Every memory store in play: who read and who wrote each, what is wrong, the fix"),
+        Binding("W", "stores", "Stores", show=False, id="memories.stores", tooltip="Every memory store in play: who read and who wrote each, what is wrong, the fix"),
         Binding("I", "inbox", "Inbox", id="memories.inbox", tooltip="Memories proposed by extraction: accept, edit, reject"),
         Binding("o", "source", "Source", id="memories.source", tooltip="The conversation at a use of this memory (from the agent's transcripts), or the one it came from"),
         Binding("U", "cycle_sort", "Sort", show=False, id="memories.sort", tooltip="Sort: newest → most used → least used (the agent's own use, from its transcripts)"),

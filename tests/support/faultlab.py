@@ -314,7 +314,26 @@ def restore_workspace(root: Path) -> Workspace:
     return ws
 
 
+def merge_workspace(root: Path) -> Workspace:
+    """``memtui stores merge SRC --into DST --yes``: a stray store's memories moved into the one
+    read — a new file, a clash renamed, a same file dropped, DST's index grown, SRC's files and
+    index deleted. The "memory dir" is the stores' common folder, whose journal records it."""
+    _, state = _base(root)
+    projects = root / "projects"
+    src, dst = projects / "-p-svc" / "memory", projects / "-p" / "memory"
+    write(src / "project_new.md", memory("New", "new", "project", "new\n"), T - 3 * DAY)
+    write(src / "project_same.md", memory("Same", "same", "project", "same\n"), T - 3 * DAY)
+    write(src / "project_clash.md", memory("Clash", "clash", "project", "svc's\n"), T - 3 * DAY)
+    write(src / "MEMORY.md", "- [New](project_new.md) — new\n- [Same](project_same.md) — same\n- [Clash](project_clash.md) — clash\n", T - 3 * DAY)
+    write(dst / "project_same.md", memory("Same", "same", "project", "same\n"), T - 4 * DAY)
+    write(dst / "project_clash.md", memory("Clash", "clash", "project", "root's\n"), T - 4 * DAY)
+    write(dst / "MEMORY.md", "- [Same](project_same.md) — same\n- [Clash](project_clash.md) — clash\n", T - 4 * DAY)
+    (root / "memory").rmdir()
+    return Workspace(root, projects, state, ["stores", "merge", str(src), "--into", str(dst), "--yes"])
+
+
 BUILDERS: dict[str, Callable[[Path], Workspace]] = {
+    "merge": merge_workspace,
     "save": save_workspace,
     "rename": rename_workspace,
     "dream": dream_workspace,

@@ -32,7 +32,7 @@ from typing import Literal
 
 from memtui.core.base.safe_read import read_regular
 from memtui.core.memory.index import INDEX_NAME, parse_entries
-from memtui.core.writes.edits import FileChange, Plan, apply_plan
+from memtui.core.writes.edits import FileChange, Plan, apply_plan, undo, undo_plan
 from memtui.core.writes.index_edit import add_entries, link_target, memory_type_of
 from memtui.core.writes.journal import Journal, JournalEntry
 
@@ -245,3 +245,22 @@ def touches(entry: JournalEntry, root: Path, memory_dir: Path) -> bool:
     """Whether a merge ``entry`` of the journal of ``root`` changed a file in ``memory_dir``."""
     inside = Path(os.path.relpath(os.path.realpath(memory_dir), root)).as_posix().rstrip("/") + "/"
     return entry.action == "merge" and any(c.relpath.startswith(inside) for c in entry.changes)
+
+
+def undo_merge(root: Path, journal: Journal, now: datetime, entry_id: str | None = None) -> JournalEntry:
+    """Revert a merge (``edits.undo`` in the journal of ``root``), then remove the folders the
+    merge created (a store that did not exist) when they are left empty. The folders go after
+    the transaction: a crash in between leaves an empty folder, which Claude Code reads as no
+    store."""
+    plan = undo_plan(root, journal, entry_id)
+    entry = undo(root, journal, now, plan.undoes)
+    try:
+        created = journal.load(plan.undoes).dirs if plan.undoes else []
+    except (OSError, ValueError):
+        created = []
+    for rel in reversed(created):
+        try:
+            os.rmdir(root / rel)
+        except OSError:
+            pass  # not empty (someone wrote there since), or already gone: kept
+    return entry

@@ -588,20 +588,8 @@ def undo_plan(memory_dir: Path, journal: Journal, entry_id: str | None = None) -
 
 
 def undo(memory_dir: Path, journal: Journal, now: datetime, entry_id: str | None = None) -> JournalEntry:
-    """Revert the last applied change (or ``entry_id``) as a new journal entry. The folders the
-    reverted change created are removed again when they are left empty."""
-    plan = undo_plan(memory_dir, journal, entry_id)
-    entry = apply_plan(memory_dir, plan, journal, now)
-    try:
-        created = journal.load(plan.undoes).dirs if plan.undoes else []
-    except (OSError, ValueError):
-        created = []
-    for rel in reversed(created):
-        try:
-            os.rmdir(memory_dir / rel)
-        except OSError:
-            pass  # not empty (someone wrote there since), or already gone: kept
-    return entry
+    """Revert the last applied change (or ``entry_id``) as a new journal entry."""
+    return apply_plan(memory_dir, undo_plan(memory_dir, journal, entry_id), journal, now)
 
 
 @dataclass(frozen=True, slots=True)

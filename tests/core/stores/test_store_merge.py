@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from support.trees import file_bytes
 
-from memtui.core.stores.merge import MergeError, apply_merge, merge_journals, plan_merge, touches
-from memtui.core.writes.edits import undo, undoable_entries
+from memtui.core.stores.merge import MergeError, apply_merge, merge_journals, plan_merge, touches, undo_merge
+from memtui.core.writes.edits import undoable_entries
 
 NOW = datetime(2026, 12, 7, 12, 0, tzinfo=timezone.utc)
 MEM = "---\nname: {0}\ndescription: {0}\ntype: project\n---\n\n{0} body\n"
@@ -69,7 +69,7 @@ def test_undo_puts_every_byte_and_folder_back(stores: tuple[Path, Path, Path], t
     assert folder == merge.root == home / ".claude" / "projects"
     assert [e.id for e in undoable_entries(journal) if touches(e, folder, fresh)] == [entry.id]
     assert [e.id for e in undoable_entries(journal) if touches(e, folder, src)] == [entry.id]
-    undo(folder, journal, NOW)
+    undo_merge(folder, journal, NOW)
     assert file_bytes(home) == before
     assert not fresh.parent.exists()
 
