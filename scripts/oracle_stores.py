@@ -166,7 +166,10 @@ class Scenario:
         for p in sorted(self.root.rglob("*")):  # the workspace's own files (git metadata aside)
             rel = p.relative_to(self.root)
             if p.is_file() and rel.parts[0] != "home" and ".git" not in rel.parts and not rel.name.startswith("requests-"):
-                w(dest / "work" / rel, p.read_text(encoding="utf-8"))
+                text = p.read_text(encoding="utf-8")
+                if p.suffix == ".jsonl":
+                    text = "".join(ln for ln in text.splitlines(keepends=True) if not ln.startswith('{"type":"api-request'))
+                w(dest / "work" / rel, text)
         self.layout["sessions"] = self.sessions
         w(dest / "scenario.json", json.dumps(self.layout, indent=2) + "\n")
 
@@ -271,7 +274,78 @@ def committed(s: Scenario) -> None:
     s.run(proj, "hello there", label="root")
 
 
-SCENARIOS = {f.__name__: f for f in (healthy, subdir, worktree, trust, moved, automem_off, ignored, committed)}
+def worktree_ok(s: Scenario) -> None:
+    """A linked worktree with its link intact: its sessions read and write the main checkout's
+    store (nothing to say)."""
+    proj = repo(s.root / "proj")
+    mem = store(s.home, proj, ["deploy"])
+    git("worktree", "add", "-q", str(s.root / "wt"), "-b", "feature", cwd=proj)
+    s.layout.update(project=str(proj), worktree=str(s.root / "wt"))
+    s.run(s.root / "wt", f"remember WRITE:{mem}/from_wt.md", label="wt-write")
+    s.run(proj, "hello there", label="main")
+
+
+def two_subdirs(s: Scenario) -> None:
+    """Sessions in two subfolders write into their own folders' stores; one more session in a
+    third subfolder only reads."""
+    proj = repo(s.root / "proj")
+    store(s.home, proj, ["deploy"])
+    strays = []
+    for sub in ("api", "web"):
+        (proj / sub).mkdir()
+        stray = s.home / ".claude" / "projects" / slug(proj / sub) / "memory"
+        strays.append(str(stray))
+        s.run(proj / sub, f"remember WRITE:{stray}/{sub}_notes.md", label=f"{sub}-write")
+    (proj / "docs").mkdir()
+    s.run(proj / "docs", "hello there", label="docs-read")
+    s.layout.update(project=str(proj), strays=strays)
+
+
+def config_dir(s: Scenario) -> None:
+    """CLAUDE_CONFIG_DIR moves every store; the sessions read and write there (nothing to say)."""
+    proj = repo(s.root / "proj")
+    cfg = s.root / "cfg"
+    mem = cfg / "projects" / slug(proj) / "memory"
+    w(mem / "deploy.md", BODY.format(name="deploy"))
+    w(mem / "MEMORY.md", "- [deploy](deploy.md) — deploy\n")
+    w(cfg / ".claude.json", json.dumps({"hasCompletedOnboarding": True, "numStartups": 1}))
+    s.layout.update(project=str(proj), config_dir=str(cfg))
+    s.run(proj, f"save WRITE:{mem}/cfg_note.md", env={"CLAUDE_CONFIG_DIR": str(cfg)}, label="cfg")
+
+
+def project_dir_name(s: Scenario) -> None:
+    """CLAUDE_CODE_PROJECT_DIR_NAME with CLAUDE_CONFIG_DIR: the store is named by it."""
+    proj = repo(s.root / "proj")
+    cfg = s.root / "cfg"
+    w(cfg / ".claude.json", json.dumps({"hasCompletedOnboarding": True, "numStartups": 1}))
+    s.layout.update(project=str(proj), config_dir=str(cfg))
+    s.run(proj, "hello there", env={"CLAUDE_CONFIG_DIR": str(cfg), "CLAUDE_CODE_PROJECT_DIR_NAME": "my-named-project"}, label="named")
+
+
+def user_setting(s: Scenario) -> None:
+    """autoMemoryDirectory in the user settings: every session reads and writes there, trusted
+    or not (nothing to say)."""
+    proj = repo(s.root / "proj")
+    shared = s.root / "notes-mem"
+    w(shared / "deploy.md", BODY.format(name="deploy"))
+    w(shared / "MEMORY.md", "- [deploy](deploy.md) — deploy\n")
+    w(s.home / ".claude" / "settings.json", json.dumps({"autoMemoryDirectory": str(shared)}))
+    s.layout.update(project=str(proj), setting_dir=str(shared))
+    s.run(proj, f"save WRITE:{shared}/a_note.md", label="trusted")
+    s.run(proj, "hello there", args=("--ignore-persisted-trust",), label="untrusted")
+
+
+def automem_enabled_false(s: Scenario) -> None:
+    """autoMemoryEnabled: false in the project's settings."""
+    proj = repo(s.root / "proj")
+    store(s.home, proj, ["deploy"])
+    w(proj / ".claude" / "settings.json", json.dumps({"autoMemoryEnabled": False}))
+    s.layout.update(project=str(proj))
+    s.run(proj, "hello there", label="off")
+
+
+SCENARIOS = {f.__name__: f for f in (healthy, subdir, worktree, trust, moved, automem_off, ignored, committed,
+                                     worktree_ok, two_subdirs, config_dir, project_dir_name, user_setting, automem_enabled_false)}
 
 
 def main() -> None:

@@ -18,7 +18,8 @@ import shutil
 from pathlib import Path
 
 CAPTURES = Path(__file__).resolve().parent.parent / "captures" / "claude-2.1.332" / "stores"
-SCENARIOS = ("healthy", "subdir", "worktree", "trust", "moved", "automem_off", "ignored", "committed")
+SCENARIOS = ("healthy", "subdir", "worktree", "trust", "moved", "automem_off", "ignored", "committed",
+             "worktree_ok", "two_subdirs", "config_dir", "project_dir_name", "user_setting", "automem_enabled_false")
 _COMMITS = re.compile(r"Recent commits:\\n([0-9a-f]{7,40}) ")
 
 
@@ -38,7 +39,8 @@ def _main_git(checkout: Path, commits: set[str]) -> None:
 
 def materialize(name: str, root: Path) -> dict:
     """Lay scenario ``name`` out under ``root``; returns its layout (``scenario.json``) with every
-    path rewritten, plus ``home``."""
+    path rewritten, plus ``home`` and ``env`` (the variables the sessions ran with that steer the
+    stores: ``CLAUDE_CONFIG_DIR``, ``CLAUDE_CODE_PROJECT_DIR_NAME``)."""
     src = CAPTURES / name
     layout = json.loads((src / "scenario.json").read_text())
     old = layout["root"]
@@ -64,9 +66,21 @@ def materialize(name: str, root: Path) -> dict:
     (root / "home").mkdir(exist_ok=True)
     out = json.loads(fix(json.dumps(layout)))
     out["home"] = str(root / "home")
+    out["env"] = {k: v for s in out.get("sessions", []) for k, v in s.get("env", {}).items()}
     project = Path(out["project"])
     project.mkdir(parents=True, exist_ok=True)
     _main_git(project, commits)
+    if name == "worktree_ok":  # an intact link: the admin dir's gitdir names the worktree's .git
+        admin = project / ".git" / "worktrees" / "wt"
+        admin.mkdir(parents=True)
+        (admin / "commondir").write_text("../..\n")
+        (admin / "HEAD").write_text("ref: refs/heads/feature\n")
+        (admin / "gitdir").write_text(str(Path(out["worktree"]) / ".git") + "\n")
+        Path(out["worktree"]).mkdir(parents=True, exist_ok=True)
+        (Path(out["worktree"]) / ".git").write_text(f"gitdir: {admin}\n")
+    if name not in ("moved", "worktree"):  # the folders the sessions ran in (those two were moved away)
+        for session in out.get("sessions", []):
+            Path(session["cwd"]).mkdir(parents=True, exist_ok=True)
     if name == "worktree":
         admin = project / ".git" / "worktrees" / "wt"
         admin.mkdir(parents=True)

@@ -42,6 +42,11 @@ class Flavor:
     # The CLI release whose background work (dream, extraction) this flavor follows: a folder
     # of memtui/core/places/release_data (None: the seed design's own rules).
     release: str | None = None
+    # The variable that names the project dir instead of the slug while ``config_dir_env`` is
+    # set (Claude Code 2.1.328 and 2.1.332, the same code in both bundles:
+    # ``CLAUDE_CODE_PROJECT_DIR_NAME``, a name matching ``locations.PROJECT_DIR_NAME``; captured in
+    # tests/captures/claude-2.1.332/stores/project_dir_name).
+    project_dir_name_env: str | None = None
 
     def user_base_dir(self, environ: Mapping[str, str] | None = None) -> Path:
         """``<base>``: ``$AGENT_CONFIG_DIR`` (resp. ``$CLAUDE_CONFIG_DIR``) else ``$HOME/.agent``."""
@@ -111,6 +116,7 @@ CLAUDE = Flavor(
     external_import_flag="hasClaudeMdExternalIncludesApproved",
     behaviour=CLAUDE_CODE,
     release="claude-2.1.332",
+    project_dir_name_env="CLAUDE_CODE_PROJECT_DIR_NAME",
 )
 
 # Claude Code 2.1.328, kept as a release profile for users who have not updated.

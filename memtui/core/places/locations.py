@@ -143,6 +143,25 @@ def _auto_memory_enabled(flavor: Flavor, settings: SettingsLayers, env: Mapping[
     return True, "default"
 
 
+# Claude Code's check of a project dir name (the 2.1.328 and 2.1.332 bundles: ``/^[A-Za-z0-9_-]{1,64}$/``, and
+# not a name Windows reserves).
+PROJECT_DIR_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
+_RESERVED_NAME = re.compile(r"(?:con|prn|aux|nul|com[0-9]|lpt[0-9])", re.IGNORECASE)
+
+
+def project_dir_name(flavor: Flavor, env: Mapping[str, str]) -> str | None:
+    """The project dir name that replaces the slug (every session's transcripts and the default
+    memory dir go under ``<base>/projects/<name>/``): ``flavor.project_dir_name_env`` when the
+    flavor has one, ``flavor.config_dir_env`` is set and the name is valid; else ``None``. An
+    invalid name is ignored, as the agent ignores it."""
+    if flavor.project_dir_name_env is None or not env.get(flavor.config_dir_env):
+        return None
+    name = env.get(flavor.project_dir_name_env)
+    if not name or not PROJECT_DIR_NAME.fullmatch(name) or _RESERVED_NAME.fullmatch(name):
+        return None
+    return name
+
+
 def state_dir(environ: Mapping[str, str] | None = None) -> Path:
     """memtui's own state dir: ``$MEMTUI_STATE_DIR`` else ``platformdirs.user_state_dir("memtui")``.
 
@@ -210,7 +229,8 @@ def resolve_locations(
     settings = load_settings(flavor, project_root, env, flag_settings=flag_settings)
     diags.extend(settings.diagnostics)
     home = home_dir(env)
-    slug = slugify(str(roots.canonical or project_root))
+    named = project_dir_name(flavor, env)
+    slug = named or slugify(str(roots.canonical or project_root))
     release = flavor.behaviour
     needs_trust = any(t for _, t in release.memory_dir_sources)
     config = read_global_config(env) if (needs_trust or flavor.external_import_flag or not release.recall_gate.always) else None
@@ -282,7 +302,7 @@ def resolve_locations(
         managed_dir=flavor.managed_dir(env),
         memory_dir=chosen,
         memory_dir_source=source,
-        sessions_dir=base / "projects" / slugify(str(project_root)),
+        sessions_dir=base / "projects" / (named or slugify(str(project_root))),
         state_dir=state,
         auto_memory_enabled=enabled,
         auto_memory_source=enabled_source,

@@ -397,6 +397,8 @@ def _ref(e: SessionEvidence, files: Sequence[str] = ()) -> SessionRef:
 
 def _why(loc: Locations) -> str:
     source = loc.memory_dir_source
+    if source == "default" and loc.slug != slugify(str(loc.canonical_git_root or loc.project_root)):
+        return f"the default, in the project dir named by ${loc.flavor.project_dir_name_env} ({loc.slug})"
     if source == "default":
         key = loc.canonical_git_root or loc.project_root
         return f"the default: the slug of {key}" + (" (the repository's main checkout)" if loc.canonical_git_root and loc.git_root != loc.canonical_git_root else "")

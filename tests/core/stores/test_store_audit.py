@@ -11,7 +11,7 @@ import struct
 from pathlib import Path
 
 import pytest
-from support.stores import CAPTURES, materialize
+from support.stores import CAPTURES, SCENARIOS, materialize
 
 from memtui.core.places.flavor import CLAUDE
 from memtui.core.places.locations import resolve_locations
@@ -153,9 +153,7 @@ def test_has_commit_finds_loose_and_packed_objects(tmp_path: Path) -> None:
 
 
 def test_the_capture_scenarios_are_all_covered() -> None:
-    assert sorted(p.name for p in CAPTURES.iterdir() if (p / "scenario.json").is_file()) == sorted(
-        ["healthy", "subdir", "worktree", "trust", "moved", "automem_off", "ignored", "committed"]
-    )
+    assert sorted(p.name for p in CAPTURES.iterdir() if (p / "scenario.json").is_file()) == sorted(SCENARIOS)
     assert all(s["rc"] == 0 for p in CAPTURES.iterdir() for s in json.loads((p / "scenario.json").read_text())["sessions"])
 
 
@@ -190,3 +188,58 @@ def test_a_home_reached_through_a_link_is_one_store(tmp_path: Path, monkeypatch:
     monkeypatch.setenv("HOME", str(link))
     report = audit_stores(resolve_locations(CLAUDE, Path(layout["project"])))
     assert report.findings == () and len(report.stores) == 1
+
+
+# ----- more layouts, more sessions: what must be said, and what must not -------------------------
+
+
+def _run_env(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[dict, object]:
+    layout = materialize(name, tmp_path / name)
+    monkeypatch.setenv("HOME", layout["home"])
+    for key, value in layout["env"].items():
+        monkeypatch.setenv(key, value)
+    return layout, audit_stores(resolve_locations(CLAUDE, Path(layout["project"])))
+
+
+def test_an_intact_worktree_shares_the_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    layout, report = _run_env("worktree_ok", tmp_path, monkeypatch)
+    assert report.findings == ()
+    (only,) = report.stores
+    assert {r.cwd for r in only.readers} == {layout["project"], layout["worktree"]}
+    assert [w.session for w in only.writers] == [_sid(layout, "wt-write")]
+
+
+def test_two_subfolders_two_stray_stores(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    layout, report = _run_env("two_subdirs", tmp_path, monkeypatch)
+    assert sorted((f.code, f.cause, f.store) for f in report.findings) == [("store-written-not-read", "subdir", s) for s in sorted(layout["strays"])]
+    assert {f.evidence[0].session for f in report.findings} == {_sid(layout, "api-write"), _sid(layout, "web-write")}
+
+
+def test_a_config_dir_moves_every_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    layout, report = _run_env("config_dir", tmp_path, monkeypatch)
+    assert report.findings == ()
+    assert report.reads == f"{layout['config_dir']}/projects/{''.join(c if c.isalnum() else '-' for c in layout['project'])}/memory"
+    assert [w.session for w in report.stores[0].writers] == [_sid(layout, "cfg")]
+
+
+def test_a_project_dir_name_replaces_the_slug(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    layout, report = _run_env("project_dir_name", tmp_path, monkeypatch)
+    assert report.findings == ()
+    assert report.reads == f"{layout['config_dir']}/projects/my-named-project/memory"
+    assert [r.session for r in report.stores[0].readers] == [_sid(layout, "named")]
+    assert "CLAUDE_CODE_PROJECT_DIR_NAME" in report.reads_why
+
+
+def test_a_user_setting_counts_trusted_or_not(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    layout, report = _run_env("user_setting", tmp_path, monkeypatch)
+    assert report.findings == ()
+    assert report.reads == layout["setting_dir"]
+    assert [r.session for r in report.stores[0].readers] == [_sid(layout, "trusted"), _sid(layout, "untrusted")]
+
+
+def test_auto_memory_enabled_false_in_the_project_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    layout, report = _run_env("automem_enabled_false", tmp_path, monkeypatch)
+    (f,) = report.findings
+    assert (f.code, f.severity) == ("auto-memory-off", "warning")
+    assert f"autoMemoryEnabled: false in {layout['project']}/.claude/settings.json" in f.message
+    assert [e.session for e in f.evidence] == [_sid(layout, "off")]  # no session ever had it
