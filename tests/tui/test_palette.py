@@ -17,6 +17,7 @@ from support.pilot import settle
 
 import memtui.tui.doctor
 import memtui.tui.inbox
+import memtui.tui.stores
 import memtui.tui.widgets.import_dialog
 import memtui.tui.widgets.session_view
 import memtui.tui.widgets.usage_view
@@ -37,6 +38,7 @@ SCREENS: dict[type[Screen[Any]], Callable[[MemtuiApp], Screen[Any]]] = {
     TrashDialog: lambda app: TrashDialog([]),
     memtui.tui.doctor.DoctorScreen: lambda app: memtui.tui.doctor.DoctorScreen(app.locations),
     memtui.tui.inbox.InboxScreen: lambda app: memtui.tui.inbox.InboxScreen(app.locations),
+    memtui.tui.stores.StoresScreen: lambda app: memtui.tui.stores.StoresScreen(app.locations),
     memtui.tui.inbox.SourceDialog: lambda app: memtui.tui.inbox.SourceDialog("Where a.md came from", None),
     memtui.tui.widgets.import_dialog.ImportDecisionDialog: lambda app: memtui.tui.widgets.import_dialog.ImportDecisionDialog("approved", "~/project", [], None),
     memtui.tui.widgets.usage_view.UsesDialog: lambda app: memtui.tui.widgets.usage_view.UsesDialog("a.md", []),
