@@ -4,6 +4,7 @@ session was told and loaded, which it wrote, and what each sub-agent loaded.
 
 Usage:
   CLAUDE=/tmp/oracle/cc/node_modules/.bin/claude python3 scripts/oracle_stores.py [--work /tmp/oracle-stores] [NAME...]
+  python3 scripts/oracle_stores.py --compare [NAME...]     (memtui against the last run's workspaces)
 
 Each scenario gets its own HOME and workspace under ``WORK/<name>/`` and runs one or more ``claude
 -p`` sessions against a mock of the Messages API (``../shared/oracle/mock_server.py`` plus
@@ -13,7 +14,10 @@ answer. Between sessions a scenario may change the workspace (move a worktree, m
 checkout, switch auto memory off). Afterwards every transcript under ``home/.claude/projects``
 is copied to ``tests/captures/claude-2.1.332/stores/<name>/`` with its path relative to HOME
 (``api-request`` bodies are dropped: they copy the conversation and make the files large), and a
-``scenario.json`` records the layout (the paths are rewritten to ``/W/<name>/…`` by the tests).
+``scenario.json`` records the layout (``tests/support/stores.py`` lays it out again elsewhere).
+Then memtui's ``stores --json`` runs on each live workspace (real git metadata, the CLI's own
+paths) and is compared with ``EXPECT`` and with the dir the CLI told the session that reads now:
+MATCH/DIFFER per point and a ``TOTAL`` line.
 """
 from __future__ import annotations
 
@@ -348,12 +352,81 @@ SCENARIOS = {f.__name__: f for f in (healthy, subdir, worktree, trust, moved, au
                                      worktree_ok, two_subdirs, config_dir, project_dir_name, user_setting, automem_enabled_false)}
 
 
+# What memtui must say of each scenario: the findings (code, cause), and the session whose told
+# dir is the one the agent reads now (None: auto memory is off, no session is told).
+EXPECT: dict[str, tuple[list[tuple[str, str | None]], str | None]] = {
+    "healthy": ([], "write+agents"),
+    "subdir": ([("store-written-not-read", "subdir")], "root"),
+    "worktree": ([("store-split", "worktree-link")], "main"),
+    "trust": ([("store-split", "trust")], "trusted"),
+    "moved": ([("store-split", "moved")], "after"),
+    "automem_off": ([("auto-memory-off", "switch")], None),
+    "ignored": ([("memory-setting-ignored", "setting")], "ignored"),
+    "committed": ([("store-never-read", "committed")], "root"),
+    "worktree_ok": ([], "main"),
+    "two_subdirs": ([("store-written-not-read", "subdir"), ("store-written-not-read", "subdir")], "docs-read"),
+    "config_dir": ([], "cfg"),
+    "project_dir_name": ([], "named"),
+    "user_setting": ([], "trusted"),
+    "automem_enabled_false": ([("auto-memory-off", "switch")], None),
+}
+_TOLD = re.compile(r"persistent file-based memory at `([^`]*)`")
+
+
+def _told(home: Path, layout: dict, label: str) -> str | None:
+    """The dir the CLI told the session ``label`` (its own transcript, wherever it is filed)."""
+    sid = next(x["session_id"] for x in layout["sessions"] if x["label"] == label)
+    roots = [home, Path(layout["root"])]
+    for root in roots:
+        for path in root.rglob(f"{sid}.jsonl"):
+            found = _TOLD.findall(path.read_text(encoding="utf-8"))
+            if found:
+                return found[-1].rstrip("/")
+    return None
+
+
+def compare(work: Path, names: list[str], memtui: str) -> int:
+    """memtui's ``stores --json`` on each live scenario against what the CLI did: MATCH/DIFFER
+    per point, then ``TOTAL``. Returns the number of DIFFERs."""
+    match = differ = 0
+    for name in names:
+        layout = json.loads((CAPS / name / "scenario.json").read_text())
+        home = Path(layout["home"])
+        env = {"PATH": os.environ.get("PATH", ""), "HOME": str(home), "MEMTUI_STATE_DIR": str(work / "memtui-state"), "LANG": "C.UTF-8"}
+        for x in layout["sessions"]:
+            env.update(x.get("env", {}))
+        done = subprocess.run([memtui, "stores", "--json", "--flavor", "claude", "--release", "2.1.332"], cwd=layout["project"], env=env, capture_output=True, text=True, timeout=120)
+        try:
+            data = json.loads(done.stdout)
+        except ValueError:
+            print(f"DIFFER {name}: memtui said no JSON ({done.stderr.strip()[:200]})")
+            differ += 2
+            continue
+        want_findings, reads_label = EXPECT[name]
+        got = sorted((f["code"], f["cause"]) for f in data["findings"])
+        points = [("findings", sorted(want_findings), got)]
+        if reads_label is not None:
+            told = _told(home, layout, reads_label)
+            points.append(("reads", os.path.realpath(told) if told else None, data["reads"]))
+        for what, want, have in points:
+            ok = want == have
+            match += ok
+            differ += not ok
+            print(f"{'MATCH ' if ok else 'DIFFER'} {name}/{what}: {have}" + ("" if ok else f" (the CLI: {want})"))
+    print(f"TOTAL: {match} MATCH, {differ} DIFFER")
+    return differ
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--work", default="/tmp/oracle-stores")
     ap.add_argument("--collect-only", action="store_true", help="copy the captures of an earlier run again")
+    ap.add_argument("--compare", action="store_true", help="only compare memtui with the scenarios of an earlier run (their live workspaces)")
+    ap.add_argument("--memtui", default=str(REPO / ".venv" / "bin" / "memtui"))
     ap.add_argument("names", nargs="*")
     a = ap.parse_args()
+    if a.compare:
+        raise SystemExit(1 if compare(Path(a.work).resolve(), a.names or list(SCENARIOS), a.memtui) else 0)
     if a.collect_only:
         for name in a.names or list(SCENARIOS):
             s = Scenario.__new__(Scenario)
@@ -370,6 +443,7 @@ def main() -> None:
         s = Scenario(work, name)
         SCENARIOS[name](s)
         s.collect()
+    raise SystemExit(1 if compare(work, a.names or list(SCENARIOS), a.memtui) else 0)
 
 
 if __name__ == "__main__":
