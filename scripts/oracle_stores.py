@@ -39,23 +39,18 @@ REPO = HERE.parent
 sys.path.insert(0, str(REPO.parent / "shared" / "oracle"))
 import mock_server as ms  # noqa: E402
 
+sys.path.insert(0, str(HERE))
+from capture_usage import _prompt  # noqa: E402  (the first human prompt of a main-loop request)
+
 CLAUDE = os.environ.get("CLAUDE", "/tmp/oracle/cc/node_modules/.bin/claude")
 CAPS = REPO / "tests" / "captures" / "claude-2.1.332" / "stores"
 BODY = "---\nname: {name}\ndescription: {name} for the store audit\nmetadata:\n  type: project\n---\n\n{name} body.\n"
 
 
 def _directives(body: dict) -> list[tuple[str, str]]:
-    for m in body.get("messages", []):
-        if m.get("role") != "user":
-            continue
-        c = m.get("content")
-        parts = [c] if isinstance(c, str) else [b.get("text", "") for b in c if isinstance(b, dict) and b.get("type") == "text"]
-        for t in parts:
-            found = re.findall(r"(WRITE|AGENT):(\S+)", t)
-            if found and "<system-reminder>" not in t[:20]:
-                return found
-        return []
-    return []
+    """The ``WRITE:<path>`` / ``AGENT:<type>`` directives of the first human prompt (found by its
+    ``WRITE:``: a prompt here that starts sub-agents writes a memory too)."""
+    return re.findall(r"\b(WRITE|AGENT):(\S+)", _prompt(body))
 
 
 def _messages(self, body):
