@@ -5,15 +5,17 @@ previews its change unless ``--yes``."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import click
 
 from memtui.commands.common import CliContext, common_options, emit_json, fail, say, user_errors
-from memtui.core.base.terminal import visible
+from memtui.core.base.terminal import visible, visible_block
 from memtui.core.places.flavor import home_dir
 from memtui.core.stores.audit import StoresReport, audit_stores
 from memtui.core.stores.merge import MergeError, apply_merge, plan_merge
+from memtui.core.stores.settings_fix import SettingEditError, apply_setting, plan_setting, setting_plan
 from memtui.core.writes.edits import ApplyError, ConflictError, EditError
 
 
@@ -131,3 +133,38 @@ def merge_cmd(obj: CliContext, src: Path, dst: Path | None, copy: bool, yes: boo
         say(f"applied as {entry_id} (undo: `memtui undo`)")
     else:
         say("nothing applied: add --yes to apply this change (undo with `memtui undo`)")
+
+
+@stores.command("setting")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("key")
+@click.option("--set", "value", default=None, metavar="VALUE", help="The string to set KEY to.")
+@click.option("--unset", is_flag=True, help="Remove KEY.")
+@click.option("--yes", is_flag=True, help="Apply the change (undo with `memtui undo`); without it, only preview.")
+@common_options
+@click.pass_obj
+@user_errors
+def setting_cmd(obj: CliContext, file: Path, key: str, value: str | None, unset: bool, yes: bool) -> None:
+    """Set KEY (dotted: env.NAME) of the settings FILE to a string, or remove it: the fixes
+    `memtui stores` gives as a setting. The file keeps its other keys, their order and its
+    indent; previewed as a diff, applied with --yes as one change `memtui undo` reverts."""
+    if unset == (value is not None):
+        fail("give one of --set VALUE or --unset", 2)
+    try:
+        change = plan_setting(Path(os.path.abspath(file)), key, None if unset else value)
+    except SettingEditError as exc:
+        fail(str(exc), 1)
+    except OSError as exc:
+        fail(f"cannot read {file}: {exc.strerror or exc}", 2)
+    say(visible(change.title))
+    say(visible_block(setting_plan(change).diff()), nl=False)
+    if not yes:
+        say("nothing applied: add --yes to apply this change (undo with `memtui undo`)")
+        return
+    try:
+        entry = apply_setting(change, obj.locations.state_dir, obj.now())
+    except (EditError, ConflictError, ApplyError) as exc:
+        fail(str(exc), 1)
+    except OSError as exc:
+        fail(f"not changed: {exc.strerror or exc}", 2)
+    say(f"applied as {entry.id} (undo: `memtui undo`)")

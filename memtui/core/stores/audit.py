@@ -536,6 +536,14 @@ def _merge_fix(src: str, dst: str, *, copy: bool = False) -> Fix:
     return Fix(f"{verb} its memories into {dst}, the store that is read (previewed first; `memtui undo` reverts it)", command)
 
 
+def _setting_fix(text: str, file: str, key: str, value: str | None) -> Fix:
+    """A fix that is a setting: ``memtui stores setting`` sets ``key`` of ``file`` to
+    ``value`` (``None``: removes it), previewed first."""
+    change = "remove it" if value is None else f"set to {value}"
+    command = f"memtui stores setting {_q(file)} {_q(key)} " + ("--unset" if value is None else f"--set {_q(value)}")
+    return Fix(text, command, {"file": file, "key": key, "change": change})
+
+
 def _sessions_words(refs: Sequence[SessionRef], limit: int = 2) -> str:
     shown = [f"session {r.session[:8]} on {r.date} in {r.cwd or 'an unknown folder'}" for r in refs[:limit]]
     more = len(refs) - len(shown)
@@ -601,10 +609,11 @@ def _findings(loc: Locations, report: StoresReport) -> list[StoreFinding]:
                     (),
                     (
                         _merge_fix(s.path, reads, copy=True),
-                        Fix(
+                        _setting_fix(
                             f"or make it the store: autoMemoryDirectory = {s.path} in .claude/settings.local.json (counts in a trusted workspace)",
-                            None,
-                            {"file": str(loc.project_root / ".claude" / "settings.local.json"), "key": "autoMemoryDirectory", "change": f"set to {s.path}"},
+                            str(loc.project_root / ".claude" / "settings.local.json"),
+                            "autoMemoryDirectory",
+                            s.path,
                         ),
                     ),
                 )
@@ -642,10 +651,11 @@ def _split(loc: Locations, report: StoresReport, s: Store, info_of_cwd: dict[str
         )
         user_file = str(loc.settings.paths.get("user", loc.user_base_dir / "settings.json"))
         fixes.append(
-            Fix(
-                f"move autoMemoryDirectory from {setting_file} to {user_file}, which every session reads (or accept the workspace trust dialog)",
-                None,
-                {"file": user_file, "key": "autoMemoryDirectory", "change": f"set to {reads}; remove it from {setting_file}"},
+            _setting_fix(
+                f"set autoMemoryDirectory in {user_file}, which every session reads, trusted or not (or accept the workspace trust dialog)",
+                user_file,
+                "autoMemoryDirectory",
+                reads,
             )
         )
     else:
@@ -717,11 +727,10 @@ def _auto_memory_off(loc: Locations, report: StoresReport, by_path: dict[str, St
     held = store.memories if store is not None else 0
     severity: Literal["warning", "info"] = "warning" if held else "info"
     text = f"Auto memory is off ({where}): {report.reads} ({_memories(held)}) is neither loaded nor written{when}{beside}"
-    fix = Fix(
-        f"to turn Claude Code's memory back on, {setting['change']} ({setting['key']} in {setting['file']})" if setting else f"unset ${switch}",
-        None if setting else f"unset {switch}",
-        setting,
-    )
+    if setting is not None and setting["file"]:
+        fix = _setting_fix(f"to turn Claude Code's memory back on, {setting['change']} ({setting['key']} in {setting['file']})", setting["file"], setting["key"], None)
+    else:
+        fix = Fix(f"unset ${switch} in the shell that starts Claude Code", f"unset {switch}", setting)
     return StoreFinding("auto-memory-off", severity, text, report.reads, report.reads, "switch", tuple(evidence), (fix,))
 
 
@@ -747,7 +756,7 @@ def _ignored_settings(loc: Locations, report: StoresReport) -> list[StoreFinding
                 report.reads,
                 "setting",
                 tuple(told[-1:]),
-                (Fix("give an absolute path (or ~/…), or remove the key", None, {"file": file, "key": "autoMemoryDirectory", "change": "an absolute path, or remove it"}),),
+                (_setting_fix("give an absolute path (or ~/…), or remove the key", file, "autoMemoryDirectory", None),),
             )
         )
     return out

@@ -118,7 +118,7 @@ def test_every_finding_json_carries_a_fix(tmp_path: Path, monkeypatch: pytest.Mo
     for name in ("subdir", "worktree", "trust", "moved", "automem_off", "ignored", "committed"):
         _, report = _run(name, tmp_path, monkeypatch)
         for f in report.to_json()["findings"]:
-            assert f["fixes"] and all(x["command"] or x["setting"] for x in f["fixes"]), (name, f)
+            assert f["fixes"] and all(x["command"] for x in f["fixes"]), (name, f)
 
 
 def test_a_nested_repository_inside_the_project_is_not_one_of_its_sessions(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
