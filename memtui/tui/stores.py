@@ -20,10 +20,11 @@ from memtui.core.base.clock import system_now
 from memtui.core.base.terminal import visible
 from memtui.core.base.wording import counted
 from memtui.core.places.flavor import home_dir
-from memtui.core.places.locations import Locations
+from memtui.core.places.locations import Locations, resolve_locations
 from memtui.core.stores.audit import Store, StoreFinding, StoresReport, audit_stores
 from memtui.core.stores.cost import SessionCost, index_costs
 from memtui.core.stores.merge import MergeError, MergePlan, apply_merge, plan_merge
+from memtui.core.stores.settings_fix import SettingChange, SettingEditError, apply_setting, plan_setting, setting_plan
 from memtui.core.writes.edits import ApplyError, ConflictError, EditError
 from memtui.core.writes.journal import JournalEntry
 from memtui.tui.dialogs import PlanPreview
@@ -44,6 +45,7 @@ class StoresScreen(PaneScreen):
 
     CSS_PATH = stylesheets("stores")
     BINDINGS = [
+        Binding("f", "fix", "Fix", id="stores.fix", tooltip="Preview and apply the selected finding's fix memtui can make: the merge, or the setting (undo: memtui undo)"),
         Binding("m", "merge", "Merge into the read store", id="stores.merge", tooltip="Preview moving the selected store's memories into the store Claude Code reads (undo: memtui undo)"),
         Binding("r", "rerun", "Re-read", id="stores.rerun", tooltip="Read the transcripts and the stores again"),
         Binding("escape,q", "close", "Back", id="stores.close", tooltip="Back to the memories"),
@@ -58,7 +60,7 @@ class StoresScreen(PaneScreen):
 
     @dataclass
     class Merged(Message):
-        """A merge was applied (``entry``: its journal entry)."""
+        """A merge or a setting was applied (``entry``: its journal entry)."""
 
         entry: JournalEntry
 
@@ -165,8 +167,8 @@ class StoresScreen(PaneScreen):
                 out.append(visible(fix.text) + "\n")
                 if fix.command:
                     out.append(f"     {visible(fix.command)}\n", style=tone("$success"))
-            if any(fix.command and fix.command.startswith("memtui stores merge") for fix in row.fixes):
-                out.append("\nm previews the merge here.", style=muted)
+            if any(fix.command and fix.command.startswith(("memtui stores merge", "memtui stores setting")) for fix in row.fixes):
+                out.append("\nf previews the fix here.", style=muted)
         elif isinstance(row, Store):
             out.append(visible(row.path) + "\n", style="bold")
             out.append(f"keyed by  {visible(row.keyed)}\n")
@@ -215,6 +217,42 @@ class StoresScreen(PaneScreen):
 
         self.app.push_screen(PlanPreview(merge.plan), go)
 
+    def action_fix(self) -> None:
+        node = self.query_one("#stores-tree", Tree).cursor_node
+        row = node.data if node is not None else None
+        if not isinstance(row, StoreFinding):
+            self.notify("Select a finding (its fix is in the detail).", severity="warning")
+            return
+        for fix in row.fixes:
+            if fix.command and fix.command.startswith("memtui stores merge"):
+                self.action_merge()
+                return
+            if fix.command and fix.command.startswith("memtui stores setting") and fix.setting is not None:
+                value = None if fix.setting["change"] == "remove it" else fix.setting["change"].removeprefix("set to ")
+                try:
+                    change = plan_setting(Path(fix.setting["file"]), fix.setting["key"], value)
+                except (SettingEditError, OSError) as exc:
+                    self.notify(str(exc), title="Not changed", severity="warning")
+                    return
+
+                def go(ok: bool | None, change: SettingChange = change) -> None:
+                    if ok:
+                        self.query_one("#stores-tree", Tree).loading = True
+                        self.apply_change(change)
+
+                self.app.push_screen(PlanPreview(setting_plan(change)), go)
+                return
+        self.notify("This finding's fix is not one memtui makes: its command is in the detail.", severity="warning")
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="stores-merge")
+    def apply_change(self, change: SettingChange) -> None:
+        """Write a setting off the UI thread."""
+        try:
+            entry = apply_setting(change, self.locations.state_dir, system_now())
+        except (ConflictError, ApplyError, EditError, OSError) as exc:
+            raise WorkFailed("Not changed", str(exc)) from exc
+        self.post_message(self.Merged(entry))
+
     @work(thread=True, exclusive=True, exit_on_error=False, group="stores-merge")
     def apply(self, merge: MergePlan) -> None:
         """Write the merge off the UI thread."""
@@ -227,7 +265,15 @@ class StoresScreen(PaneScreen):
     @on(Merged)
     def _merged(self, message: Merged) -> None:
         self.changed = True
-        self.notify(f"{message.entry.title}  ·  `memtui undo` reverts it", title="Merged")
+        self.notify(f"{message.entry.title}  ·  `memtui undo` reverts it", title="Applied")
+        loc = self.locations  # a setting may have moved the store or switched auto memory: read it again
+        flag = loc.settings.paths.get("flag")
+        self.locations = resolve_locations(
+            loc.flavor,
+            loc.project_root,
+            memory_dir=loc.memory_dir if loc.memory_dir_source == "option" else None,
+            flag_settings=str(flag) if flag is not None and flag.is_file() else None,
+        )
         self.action_rerun()
 
     def action_rerun(self) -> None:

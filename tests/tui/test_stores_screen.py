@@ -93,3 +93,17 @@ def test_stores_screen_snapshot(snap_compare: Any, scenario: dict, size: tuple[i
         await _open(pilot)
 
     assert snap_compare(_app(scenario), terminal_size=size, run_before=run_before)
+
+
+@pytest.mark.parametrize("scenario", ["automem_off"], indirect=True)
+async def test_f_previews_and_applies_the_setting_fix(scenario: dict) -> None:
+    app = _app(scenario)
+    settings = Path(scenario["home"]) / ".claude" / "settings.json"
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await _open(pilot)
+        assert screen.report is not None and [f.code for f in screen.report.findings] == ["auto-memory-off"]
+        await pilot.press("f")
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, PlanPreview), what="the preview")
+        await pilot.press("y")
+        await wait_until(pilot, lambda: screen.changed and screen.report is not None and not screen.report.findings, what="the setting and the re-read")
+    assert "CLAUDE_CODE_DISABLE_AUTO_MEMORY" not in settings.read_text()
