@@ -25,11 +25,9 @@ from memtui.core.writes.edits import (
     restore_plan,
     trash,
     undo,
-    undoable_entries,
 )
 from memtui.core.places.flavor import home_dir
-from memtui.core.stores.merge import merge_journals, touches, undo_merge
-from memtui.core.stores.settings_fix import settings_journals
+from memtui.core.stores.merge import undo_candidate, undo_candidates
 from memtui.core.writes.journal import Journal, JournalEntry
 
 
@@ -38,18 +36,9 @@ def _memory_dir(obj: CliContext) -> Path:
 
 
 def _candidates(obj: CliContext, memory_dir: Path) -> list[tuple[Path, Journal, JournalEntry]]:
-    """The changes ``memtui undo`` can revert, newest first: the memory dir's own, the store
-    merges into or out of it (kept in the journal of the stores' common folder) and the
-    settings changed for this project (in the journal of each settings file's folder)."""
-    journal = Journal(obj.locations.state_dir, memory_dir)
-    out = [(memory_dir, journal, e) for e in undoable_entries(journal)]
-    for folder, other in merge_journals(obj.locations.state_dir, memory_dir, home_dir()):
-        out.extend((folder, other, e) for e in undoable_entries(other) if touches(e, folder, memory_dir))
-    # the settings this project's findings changed (``memtui stores setting``)
-    for folder, other in settings_journals(obj.locations.state_dir, list(obj.locations.settings.paths.values())):
-        out.extend((folder, other, e) for e in undoable_entries(other) if e.action == "setting")
-    unique = {(str(folder), e.id): (folder, j, e) for folder, j, e in out}
-    return sorted(unique.values(), key=lambda c: c[2].time, reverse=True)
+    """``undo_candidates`` for this project: the memory dir's changes, its store merges and its
+    settings changed by ``memtui stores setting``."""
+    return undo_candidates(obj.locations.state_dir, memory_dir, home_dir(), list(obj.locations.settings.paths.values()))
 
 
 @click.command("undo")
@@ -75,16 +64,12 @@ def undo_cmd(obj: CliContext, listing: bool, entry_id: str | None, as_json: bool
         return
     memory_dir = _memory_dir(obj)
     journal = Journal(obj.locations.state_dir, memory_dir)
-    root = memory_dir
     found = [c for c in _candidates(obj, memory_dir) if entry_id is None or c[2].id == entry_id]
-    if found:
-        root, journal, picked = found[0]
-        entry_id = picked.id
     try:
-        if root == memory_dir or (found and found[0][2].action != "merge"):
-            entry = undo(root, journal, obj.now(), entry_id)
+        if found:
+            entry = undo_candidate(*found[0], memory_dir, obj.now())
         else:
-            entry = undo_merge(root, journal, obj.now(), entry_id)
+            entry = undo(memory_dir, journal, obj.now(), entry_id)
     except (EditError, ConflictError, ApplyError) as exc:
         fail(str(exc), 1)
     if as_json:

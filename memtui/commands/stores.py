@@ -22,7 +22,7 @@ from memtui.core.writes.edits import ApplyError, ConflictError, EditError
 def _roles(roles: list[str]) -> str:
     words = {
         "reads": "read now",
-        "reads-untrusted": "read by untrusted interactive sessions",
+        "reads-untrusted": "read when the workspace is not trusted",
         "seen": "",
         "sibling": "a store of a folder of this repository",
         "committed": "in the repository",
@@ -39,7 +39,7 @@ def print_report(report: StoresReport) -> None:
         role = _roles(s.roles)
         say(f"{visible(s.path)}" + (f"  [{role}]" if role else ""))
         say(f"  keyed by  {visible(s.keyed)}")
-        state = f"{s.memories} memor{'y' if s.memories == 1 else 'ies'}" if s.exists else "does not exist"
+        state = f"{s.memories} memor{'y' if s.memories == 1 else 'ies'}" if s.exists else "nothing (no folder yet)"
         if s.git_tracked is not None:
             state += ", tracked by git" if s.git_tracked else ", not tracked by git"
         say(f"  holds     {state}")
@@ -50,13 +50,18 @@ def print_report(report: StoresReport) -> None:
             if len(refs) > 5:
                 say(f"  {'':<9} … and {len(refs) - 5} earlier")
     say()
+    if not report.sessions:
+        say(f"no Claude Code session of this repository under {visible(str(report.projects_dir))}: nothing shows which store sessions read"
+            + (" (is CLAUDE_CONFIG_DIR set as when Claude Code runs?)" if "CLAUDE_CONFIG_DIR" not in os.environ else ""))
     if not report.findings:
         say("no findings")
         return
     for f in report.findings:
         say(f"{f.severity}: {f.code}: {visible(f.message)}")
         for fix in f.fixes:
-            say(f"  fix: {visible(fix.command)}" if fix.command else f"  fix: {visible(fix.text)}")
+            say(f"  fix: {visible(fix.text)}")
+            if fix.command:
+                say(f"       {visible(fix.command)}")
 
 
 @click.group("stores", invoke_without_command=True)
@@ -72,6 +77,8 @@ def stores(ctx: click.Context, as_json: bool) -> None:
     if ctx.invoked_subcommand is not None:
         return
     obj: CliContext = ctx.obj
+    if obj.flavor.name != "claude":
+        say(f"memtui: the {obj.flavor.name} flavor ({obj.choice.reason}) reads its own transcripts; for Claude Code's, add --flavor claude", err=True)
     report = audit_stores(obj.locations)
     if as_json:
         emit_json(report.to_json())
@@ -122,7 +129,7 @@ def merge_cmd(obj: CliContext, src: Path, dst: Path | None, copy: bool, yes: boo
             }
         )
         return
-    verbs = {"move": "moves to", "same": "is already in DST as", "renamed": "differs from DST's; comes in as", "left": "stays"}
+    verbs = {"move": "copies to" if copy else "moves to", "same": "is already in DST as", "renamed": "differs from DST's; comes in as", "left": "stays", "removed": "is removed"}
     say(visible(merge.plan.title))
     for item in merge.items:
         tail = f" {visible(item.target)}" if item.target else f" ({visible(item.reason)})"
@@ -157,7 +164,8 @@ def setting_cmd(obj: CliContext, file: Path, key: str, value: str | None, unset:
     except OSError as exc:
         fail(f"cannot read {file}: {exc.strerror or exc}", 2)
     say(visible(change.title))
-    say(visible_block(setting_plan(change).diff()), nl=False)
+    diff = setting_plan(change).diff()
+    say(visible_block(diff if diff.endswith("\n") else diff + "\n\\ No newline at end of file\n"), nl=False)
     if not yes:
         say("nothing applied: add --yes to apply this change (undo with `memtui undo`)")
         return

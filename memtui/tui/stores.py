@@ -23,10 +23,10 @@ from memtui.core.places.flavor import home_dir
 from memtui.core.places.locations import Locations, resolve_locations
 from memtui.core.stores.audit import Store, StoreFinding, StoresReport, audit_stores
 from memtui.core.stores.cost import SessionCost, index_costs
-from memtui.core.stores.merge import MergeError, MergePlan, apply_merge, plan_merge
+from memtui.core.stores.merge import MergeError, MergePlan, apply_merge, plan_merge, undo_candidate, undo_candidates
 from memtui.core.stores.settings_fix import SettingChange, SettingEditError, apply_setting, plan_setting, setting_plan
-from memtui.core.writes.edits import ApplyError, ConflictError, EditError
-from memtui.core.writes.journal import JournalEntry
+from memtui.core.writes.edits import ApplyError, ConflictError, EditError, undo_plan
+from memtui.core.writes.journal import Journal, JournalEntry
 from memtui.tui.dialogs import PlanPreview
 from memtui.tui.pane import Failure, KeysFooter, PaneScreen, WorkFailed
 from memtui.tui.safe import plain
@@ -47,6 +47,7 @@ class StoresScreen(PaneScreen):
     BINDINGS = [
         Binding("f", "fix", "Fix", id="stores.fix", tooltip="Preview and apply the selected finding's fix memtui can make: the merge, or the setting (undo: memtui undo)"),
         Binding("m", "merge", "Merge into the read store", id="stores.merge", tooltip="Preview moving the selected store's memories into the store Claude Code reads (undo: memtui undo)"),
+        Binding("u", "undo", "Undo", id="stores.undo", tooltip="Preview and undo the last merge or setting made here (as `memtui undo` does)"),
         Binding("r", "rerun", "Re-read", id="stores.rerun", tooltip="Read the transcripts and the stores again"),
         Binding("escape,q", "close", "Back", id="stores.close", tooltip="Back to the memories"),
     ]
@@ -244,6 +245,39 @@ class StoresScreen(PaneScreen):
                 return
         self.notify("This finding's fix is not one memtui makes: its command is in the detail.", severity="warning")
 
+    def action_undo(self) -> None:
+        loc = self.locations
+        try:
+            found = [c for c in undo_candidates(loc.state_dir, loc.memory_dir, home_dir(), list(loc.settings.paths.values())) if c[0] != loc.memory_dir]
+        except OSError as exc:
+            self.notify(str(exc), title="Undo", severity="error")
+            return
+        if not found:
+            self.notify("No merge or setting made from here to undo (the Memories pane's u undoes edits).", severity="warning")
+            return
+        root, journal, entry = found[0]
+        try:
+            plan = undo_plan(root, journal, entry.id)
+        except (ConflictError, EditError, OSError) as exc:
+            self.notify(f"{exc}. Nothing was written.", title="Undo stops here", severity="warning", timeout=12)
+            return
+
+        def go(ok: bool | None) -> None:
+            if ok:
+                self.query_one("#stores-tree", Tree).loading = True
+                self.undo_change(root, journal, entry)
+
+        self.app.push_screen(PlanPreview(plan), go)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="stores-merge")
+    def undo_change(self, root: Path, journal: Journal, entry: JournalEntry) -> None:
+        """Revert a merge or a setting off the UI thread."""
+        try:
+            done = undo_candidate(root, journal, entry, self.locations.memory_dir, system_now())
+        except (ConflictError, ApplyError, EditError, OSError) as exc:
+            raise WorkFailed("Not undone", str(exc)) from exc
+        self.post_message(self.Merged(done))
+
     @work(thread=True, exclusive=True, exit_on_error=False, group="stores-merge")
     def apply_change(self, change: SettingChange) -> None:
         """Write a setting off the UI thread."""
@@ -265,7 +299,8 @@ class StoresScreen(PaneScreen):
     @on(Merged)
     def _merged(self, message: Merged) -> None:
         self.changed = True
-        self.notify(f"{message.entry.title}  ·  `memtui undo` reverts it", title="Applied")
+        undoing = message.entry.undoes is not None
+        self.notify(message.entry.title + ("" if undoing else "  ·  u here (or `memtui undo`) reverts it"), title="Undone" if undoing else "Applied")
         loc = self.locations  # a setting may have moved the store or switched auto memory: read it again
         flag = loc.settings.paths.get("flag")
         self.locations = resolve_locations(

@@ -5,7 +5,7 @@ A capture is ``tests/captures/claude-2.1.332/stores/<name>/``: ``home/`` (the CL
 sub-agent files and memory dirs, relative to HOME), ``work/`` (the workspace's own files) and
 ``scenario.json`` (the layout, with the paths of the run). ``materialize`` copies both under a
 new root, rewriting the run's root path — in file contents, and as a slug in the project dir
-names — and rebuilds the git metadata the CLI saw (by hand: no ``git`` needed): a main checkout's
+names —, every file dated a minute before the first session (the workspace was there first), and rebuilds the git metadata the CLI saw (by hand: no ``git`` needed): a main checkout's
 ``.git`` with the objects of the commits the sessions recorded, and for the ``worktree`` scenario
 the linked worktree's admin dir whose back-link still names the worktree's first place.
 """
@@ -13,7 +13,9 @@ the linked worktree's admin dir whose back-link still names the worktree's first
 from __future__ import annotations
 
 import json
+import os
 import re
+from datetime import datetime
 import shutil
 from pathlib import Path
 
@@ -21,6 +23,7 @@ CAPTURES = Path(__file__).resolve().parent.parent / "captures" / "claude-2.1.332
 SCENARIOS = ("healthy", "subdir", "worktree", "trust", "moved", "automem_off", "ignored", "committed",
              "worktree_ok", "two_subdirs", "config_dir", "project_dir_name", "user_setting", "automem_enabled_false")
 _COMMITS = re.compile(r"Recent commits:\\n([0-9a-f]{7,40}) ")
+_STAMP = re.compile(r'"timestamp":"(20[0-9]{2}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z)"')
 
 
 def slug(path: str) -> str:
@@ -50,6 +53,8 @@ def materialize(name: str, root: Path) -> dict:
         return text.replace(slug(old), slug(new)).replace(old, new)
 
     commits: set[str] = set()
+    stamps: list[str] = []
+    written: list[Path] = []
     for part in ("home", "work"):
         base = src / part
         if not base.is_dir():
@@ -62,7 +67,13 @@ def materialize(name: str, root: Path) -> dict:
             dest.parent.mkdir(parents=True, exist_ok=True)
             text = f.read_text(encoding="utf-8")
             commits.update(_COMMITS.findall(text))
+            stamps.extend(_STAMP.findall(text))
             dest.write_text(fix(text), encoding="utf-8")
+            written.append(dest)
+    # the workspace's files were there before its first session, as in the run
+    before = datetime.fromisoformat(min(stamps).replace("Z", "+00:00")).timestamp() - 60 if stamps else None
+    for dest in written if before is not None else ():
+        os.utime(dest, (before, before))
     (root / "home").mkdir(exist_ok=True)
     out = json.loads(fix(json.dumps(layout)))
     out["home"] = str(root / "home")

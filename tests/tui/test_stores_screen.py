@@ -107,3 +107,22 @@ async def test_f_previews_and_applies_the_setting_fix(scenario: dict) -> None:
         await pilot.press("y")
         await wait_until(pilot, lambda: screen.changed and screen.report is not None and not screen.report.findings, what="the setting and the re-read")
     assert "CLAUDE_CODE_DISABLE_AUTO_MEMORY" not in settings.read_text()
+
+
+@pytest.mark.parametrize("scenario", ["subdir"], indirect=True)
+async def test_u_undoes_the_merge_made_here(scenario: dict) -> None:
+    from support.trees import file_bytes
+
+    app = _app(scenario)
+    before = file_bytes(Path(scenario["home"]))
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await _open(pilot)
+        await pilot.press("m")
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, PlanPreview), what="the preview")
+        await pilot.press("y")
+        await wait_until(pilot, lambda: screen.changed and screen.report is not None and not screen.report.findings, what="the merge")
+        await pilot.press("u")
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, PlanPreview), what="the undo's preview")
+        await pilot.press("y")
+        await wait_until(pilot, lambda: screen.report is not None and len(screen.report.findings) == 1, what="the undo and the re-read")
+    assert file_bytes(Path(scenario["home"])) == before

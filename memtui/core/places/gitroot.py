@@ -119,6 +119,20 @@ def canonical_git_root(git_root: Path) -> tuple[Path, list[Diagnostic]]:
     except (OSError, ValueError) as exc:
         diags.append(Diagnostic("worktree-broken", "warning", f"cannot read the worktree back-link: {getattr(exc, 'strerror', None) or exc}", str(dot_git)))
         return git_root, diags
+    if backlink != Path(os.path.realpath(git_root)) / ".git" and not os.path.lexists(backlink.parent):
+        # the folder the back-link names is gone: the worktree was moved (git's own
+        # `git worktree repair` case), not forged
+        main = common_dir.parent if common_dir.name == ".git" else common_dir
+        diags.append(
+            Diagnostic(
+                "worktree-moved",
+                "warning",
+                f"this worktree was moved from {backlink.parent} without `git worktree repair`: it keeps a memory dir of its own, "
+                f"apart from the main repository's; `git -C {main} worktree repair {git_root}` links it again",
+                str(dot_git),
+            )
+        )
+        return git_root, diags
     if backlink != Path(os.path.realpath(git_root)) / ".git":
         diags.append(
             Diagnostic(

@@ -30,8 +30,9 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -40,6 +41,7 @@ from memtui.core.base.safe_read import read_regular
 from memtui.core.places.gitroot import find_git_root, resolve_git_roots
 from memtui.core.places.locations import Locations, validate_memory_dir_override
 from memtui.core.places.slug import slugify
+from memtui.core.sessions.background import parse_time
 from memtui.core.sessions.projects import list_transcripts, transcript_cwd
 from memtui.core.stores.evidence import SessionEvidence, read_evidence
 
@@ -54,7 +56,7 @@ COMMITTED_FOLDER = ".claude/memory"
 # Settings variables and the names of memory plugins that switch Claude Code's own memory off.
 MEMORY_PLUGIN_HINTS = ("mem",)
 
-Relation = Literal["root", "subdir", "worktree", "broken-worktree", "moved"]
+Relation = Literal["root", "subdir", "worktree", "broken-worktree", "main", "moved"]
 StoreRole = Literal["reads", "reads-untrusted", "seen", "sibling", "committed"]
 
 
@@ -188,7 +190,8 @@ class ProjectDirInfo:
 class StoresReport:
     """``reads``: the dir the agent reads now and ``reads_why`` (words); ``stores`` (the one read
     first); ``findings``; ``sessions`` (the main sessions' evidence, oldest first);
-    ``subagents`` (the sub-agents' evidence); ``project_dirs``; ``auto_memory``: on or off."""
+    ``subagents`` (the sub-agents' evidence); ``project_dirs``; ``auto_memory``: on or off;
+    ``projects_dir``: where the transcripts were looked for (``<base>/projects``)."""
 
     reads: str
     reads_why: str
@@ -198,6 +201,7 @@ class StoresReport:
     subagents: tuple[SessionEvidence, ...]
     project_dirs: tuple[ProjectDirInfo, ...]
     auto_memory: bool
+    projects_dir: Path = Path()
 
     @property
     def others(self) -> tuple[Store, ...]:
@@ -210,6 +214,8 @@ class StoresReport:
             "reads": self.reads,
             "reads_why": self.reads_why,
             "auto_memory": self.auto_memory,
+            "projects_dir": str(self.projects_dir),
+            "sessions": len(self.sessions),
             "stores": [s.to_json() for s in self.stores],
             "findings": [f.to_json() for f in self.findings],
             "project_dirs": [{"path": str(p.path), "cwd": p.cwd, "relation": p.relation} for p in self.project_dirs],
@@ -332,7 +338,12 @@ def _relation(cwd: str, root: str, common: str | None, commits: Callable[[], tup
         if own is None or git_common_dir(own) != common:
             return None
         canonical = resolve_git_roots(Path(cwd)).canonical
-        return "worktree" if canonical is not None and _norm(canonical) == _norm(root) else "broken-worktree"
+        if canonical is not None and _norm(canonical) == _norm(root):
+            return "worktree"
+        main = os.path.dirname(common) if os.path.basename(common) == ".git" else common
+        if canonical is not None and _norm(canonical) == _norm(main):
+            return "main"  # the main checkout (or a worktree sharing it) of this broken worktree
+        return "broken-worktree"
     if common is None:
         return None
     shared = commits()
@@ -391,6 +402,33 @@ def count_memories(folder: str) -> tuple[bool, int]:
     return True, count
 
 
+def all_in(src: str, dst: str) -> bool:
+    """Whether every memory file of store ``src`` is in store ``dst`` under the same name with
+    the same bytes (at most ``MAX_COUNTED`` files compared, each up to 4 MB; ``False`` past that)."""
+    if not os.path.isdir(dst):
+        return False
+    seen = 0
+    for dirpath, dirnames, filenames in os.walk(src):
+        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+        for name in filenames:
+            if not name.endswith(".md") or (name == "MEMORY.md" and dirpath == src):
+                continue
+            seen += 1
+            if seen > MAX_COUNTED:
+                return False
+            a = os.path.join(dirpath, name)
+            b = os.path.join(dst, os.path.relpath(a, src))
+            try:
+                if os.path.islink(a) or os.path.getsize(a) != os.path.getsize(b) or os.path.getsize(a) > 4 * 1024 * 1024:
+                    return False
+                with open(a, "rb") as fa, open(b, "rb") as fb:
+                    if fa.read() != fb.read():
+                        return False
+            except OSError:
+                return False
+    return seen > 0
+
+
 def _ref(e: SessionEvidence, files: Sequence[str] = ()) -> SessionRef:
     return SessionRef(e.session_id, e.agent_id, e.first_time, e.cwd, e.entrypoint, str(e.transcript), tuple(files))
 
@@ -419,6 +457,7 @@ def _keyed_for(path: str, loc: Locations, dirs: Sequence[ProjectDirInfo]) -> str
                 "subdir": "the slug of a subdirectory",
                 "worktree": "the slug of a worktree",
                 "broken-worktree": "the slug of a worktree whose back-link is broken",
+                "main": "the slug of the main checkout, which this worktree no longer shares",
                 "moved": "the slug of a path the checkout was moved from",
             }[info.relation]
             return f"{words} ({info.cwd})"
@@ -501,10 +540,8 @@ def audit_stores(loc: Locations, *, repository_dirs: Sequence[ProjectDirInfo] | 
     for s in stores.values():
         s.exists, s.memories = count_memories(s.path)
     ordered = sorted(stores.values(), key=lambda s: (0 if "reads" in s.roles else 1 if "reads-untrusted" in s.roles else 2, s.path))
-    report = StoresReport(reads, _why(loc), tuple(ordered), (), tuple(sessions), tuple(subagents), tuple(dirs), loc.auto_memory_enabled)
-    return StoresReport(
-        report.reads, report.reads_why, report.stores, tuple(_findings(loc, report)), report.sessions, report.subagents, report.project_dirs, report.auto_memory
-    )
+    report = StoresReport(reads, _why(loc), tuple(ordered), (), tuple(sessions), tuple(subagents), tuple(dirs), loc.auto_memory_enabled, loc.user_base_dir / "projects")
+    return replace(report, findings=tuple(_findings(loc, report)))
 
 
 def _store_of(target: str, stores: dict[str, Store], projects_base: str) -> str | None:
@@ -530,10 +567,19 @@ def _q(path: str) -> str:
     return shlex.quote(path)
 
 
-def _merge_fix(src: str, dst: str, *, copy: bool = False) -> Fix:
+def _merge_fix(loc: Locations, src: str, dst: str, *, copy: bool = False, after: str = "") -> Fix:
+    """The merge of ``src`` into ``dst`` as a fix: a move when the two stores share a folder one
+    change can be journaled in (``merge.move_root``), else a copy (SRC's files stay: the words say
+    to remove them once the copy is checked)."""
+    from memtui.core.places.flavor import home_dir
+    from memtui.core.stores.merge import move_root
+
+    if not copy and move_root(Path(src), Path(dst), home_dir(), loc.state_dir) is None:
+        command = f"memtui stores merge {_q(src)} --into {_q(dst)} --copy"
+        return Fix(f"{after}copy its memories into {dst} (the two stores share no folder one move can be journaled in: remove {src}'s files once the copy is checked)", command)
     command = f"memtui stores merge {_q(src)} --into {_q(dst)}" + (" --copy" if copy else "")
     verb = "copy" if copy else "move"
-    return Fix(f"{verb} its memories into {dst}, the store that is read (previewed first; `memtui undo` reverts it)", command)
+    return Fix(f"{after}{verb} its memories into {dst} (previewed first; `memtui undo` reverts it)", command)
 
 
 def _setting_fix(text: str, file: str, key: str, value: str | None) -> Fix:
@@ -565,6 +611,8 @@ def _findings(loc: Locations, report: StoresReport) -> list[StoreFinding]:
     for s in report.stores:
         if s.path == reads or (s.path in read_now and not s.readers):
             continue
+        if s.memories and all_in(s.path, reads):
+            continue  # every memory of it is in the store read (merged, or copied by hand)
         # a writer that was told its store shows the transcripts record what sessions read
         if s.writers and s.path not in readers_of and s.memories and any(w.transcript in told for w in s.writers):
             writers = s.writers
@@ -581,13 +629,13 @@ def _findings(loc: Locations, report: StoresReport) -> list[StoreFinding]:
                 StoreFinding(
                     "store-written-not-read",
                     "warning",
-                    f"{s.path}: {_memories(s.memories)} written where no session reads them — {_sessions_words(writers)} wrote {os.path.basename(files[0]) if files else 'a memory'}"
+                    f"{s.path}: {_memories(s.memories)} written where no session reads {'it' if s.memories == 1 else 'them'} — {_sessions_words(writers)} wrote {os.path.basename(files[0]) if files else 'a memory'}"
                     + f"; {why}",
                     s.path,
                     reads,
                     cause,
                     tuple(writers),
-                    (_merge_fix(s.path, reads),),
+                    (_merge_fix(loc, s.path, reads),),
                 )
             )
             continue
@@ -596,7 +644,7 @@ def _findings(loc: Locations, report: StoresReport) -> list[StoreFinding]:
             if s.memories or split.cause in ("trust", "worktree-link"):
                 out.append(split)
     for s in report.stores:
-        if "committed" in s.roles and s.path not in readers_of and s.path not in read_now:
+        if "committed" in s.roles and s.path not in readers_of and s.path not in read_now and not all_in(s.path, reads):
             tracked = " (tracked by git)" if s.git_tracked else " (not tracked by git)" if s.git_tracked is False else ""
             out.append(
                 StoreFinding(
@@ -608,10 +656,10 @@ def _findings(loc: Locations, report: StoresReport) -> list[StoreFinding]:
                     "committed",
                     (),
                     (
-                        _merge_fix(s.path, reads, copy=True),
+                        _merge_fix(loc, s.path, reads, copy=True),
                         _setting_fix(
                             f"or make it the store: autoMemoryDirectory = {s.path} in .claude/settings.local.json (counts in a trusted workspace)",
-                            str(loc.project_root / ".claude" / "settings.local.json"),
+                            str(Path(loc.git_root or loc.project_root) / ".claude" / "settings.local.json"),
                             "autoMemoryDirectory",
                             s.path,
                         ),
@@ -639,30 +687,49 @@ def _split(loc: Locations, report: StoresReport, s: Store, info_of_cwd: dict[str
         main = str(loc.canonical_git_root or loc.git_root or loc.project_root)
         why = f"the worktree {wt} was moved without `git worktree repair`: its back-link is broken, so its sessions read their own store"
         fixes.append(Fix(f"repair the worktree's link so its sessions share {reads}", f"git -C {_q(main)} worktree repair {_q(wt)}"))
+        if s.memories:
+            fixes.append(_merge_fix(loc, s.path, reads))
+    elif "main" in relations:
+        cause = "worktree-link"
+        here = str(loc.git_root or loc.project_root)
+        main_cwd = next(r.cwd for r in readers if r.cwd and info_of_cwd.get(_norm(r.cwd)) is not None and info_of_cwd[_norm(r.cwd)].relation == "main")
+        main = str(find_git_root(Path(main_cwd)) or main_cwd)
+        why = (
+            f"this checkout is a worktree moved without `git worktree repair`: its back-link is broken, so it reads a store of its own "
+            f"while the main checkout {main} reads {s.path}"
+        )
+        fixes.append(Fix(f"repair this worktree's link: it then reads {s.path}", f"git -C {_q(main)} worktree repair {_q(here)}"))
+        here_store = next((x for x in report.stores if x.path == reads), None)
+        if here_store is not None and here_store.memories:
+            fixes.append(_merge_fix(loc, reads, s.path, after="after the repair, "))
     elif "moved" in relations:
         cause = "moved"
         old = next(r.cwd for r in readers if r.cwd and info_of_cwd.get(_norm(r.cwd)) is not None and info_of_cwd[_norm(r.cwd)].relation == "moved")
         why = f"the checkout at {old} no longer exists (moved or deleted): the store is keyed by that path"
+        if s.memories:
+            fixes.append(_merge_fix(loc, s.path, reads))
     elif setting_file and s.path == slug_store(loc, str(loc.canonical_git_root or loc.project_root)):
-        cause = "trust"
-        why = (
-            f"autoMemoryDirectory in {setting_file} counts only in a trusted workspace (and in -p runs without --ignore-persisted-trust): "
-            f"these sessions did not honour it"
-        )
-        user_file = str(loc.settings.paths.get("user", loc.user_base_dir / "settings.json"))
-        fixes.append(
-            _setting_fix(
-                f"set autoMemoryDirectory in {user_file}, which every session reads, trusted or not (or accept the workspace trust dialog)",
-                user_file,
-                "autoMemoryDirectory",
-                reads,
+        changed = _mtime(setting_file)
+        late = [r for r in readers if changed is not None and (parse_time(r.time) or 0) >= changed]
+        if late:
+            cause = "trust"
+            readers = late
+            why = (
+                f"autoMemoryDirectory in {setting_file} counts only in a trusted workspace (and in -p runs without --ignore-persisted-trust): "
+                f"these sessions did not honour it"
             )
-        )
+            fixes.append(Fix(f"trust this folder in Claude Code (accept its trust dialog once): interactive sessions then honour autoMemoryDirectory in {setting_file}"))
+        else:
+            cause = "setting-changed"
+            when = time.strftime("%Y-%m-%d", time.gmtime(changed)) if changed is not None else "later"
+            why = f"they ran before autoMemoryDirectory in {setting_file} (last changed {when}) pointed at {reads}"
+        if s.memories:
+            fixes.append(_merge_fix(loc, s.path, reads))
     else:
         cause = None
         why = f"they were not told {reads}"
-    if s.memories:
-        fixes.append(_merge_fix(s.path, reads))
+        if s.memories:
+            fixes.append(_merge_fix(loc, s.path, reads))
     return StoreFinding(
         "store-split",
         "warning",
@@ -673,6 +740,13 @@ def _split(loc: Locations, report: StoresReport, s: Store, info_of_cwd: dict[str
         tuple(readers),
         tuple(fixes),
     )
+
+
+def _mtime(path: str) -> float | None:
+    try:
+        return os.stat(path).st_mtime
+    except OSError:
+        return None
 
 
 def _plugins(loc: Locations) -> list[tuple[str, str]]:

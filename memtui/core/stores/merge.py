@@ -11,14 +11,18 @@
 
 ``src``'s ``MEMORY.md`` lines that link a moved or renamed file (retargeted to the new name)
 are added to ``dst``'s ``MEMORY.md``, under the heading of the memory's type when it has one
-(``add_entries``); a line for a ``same`` file only when ``dst``'s index links no such file. The
-files of ``src`` are removed (not with ``copy``), and its ``MEMORY.md`` too when every line of
-it was carried over or is a heading or blank; other files are left where they are.
+(``add_entries``); a line for a ``same`` file only when ``dst``'s index links no such file; a
+moved file at the top of ``src`` that its index does not link gets a line made from its
+``name`` and ``description`` (as a team import makes one). The files of ``src`` are removed
+(not with ``copy``), and its ``MEMORY.md`` too when every line of it was carried over or is a
+heading or blank; other files are left where they are.
 
-The change is planned against the two stores' common folder (``merge_root``) and applied
-through ``apply_plan`` — checked against what was read, journaled with every before-image,
-written atomically, rolled back whole on failure — in the journal of that folder, which
-``memtui undo`` consults for changes that touch its memory dir (``merge_journals``).
+A move is planned against the two stores' common folder (``merge_root``), a copy against
+``dst`` alone, and applied through ``apply_plan`` — checked against what was read, journaled
+with every before-image, written atomically, rolled back whole on failure — in the journal of
+that folder: ``dst``'s own for a copy, else one ``memtui undo`` consults for changes that touch
+its memory dir (``merge_journals``). Whatever the folder, every file written or deleted must lie
+in one of the two stores, links resolved, and be no link itself.
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ from typing import Literal
 from memtui.core.base.safe_read import read_regular
 from memtui.core.memory.index import INDEX_NAME, parse_entries
 from memtui.core.writes.edits import FileChange, Plan, apply_plan, undo, undo_plan
-from memtui.core.writes.index_edit import add_entries, link_target, memory_type_of
+from memtui.core.writes.index_edit import add_entries, entry_line, link_target, memory_type_of, title_and_hook
 from memtui.core.writes.journal import Journal, JournalEntry
 
 # memtui's bounds: memory files in one store, and the largest file moved (a memory is a few KB).
@@ -48,11 +52,12 @@ class MergeError(ValueError):
 @dataclass(frozen=True, slots=True)
 class MergeItem:
     """One file of ``src``: ``relpath`` (POSIX, in ``src``), ``target`` (POSIX, in ``dst``; ``None``
-    when left), ``action`` and ``reason`` (for a file left where it is)."""
+    when left or removed), ``action`` and ``reason`` (for a file left where it is, or ``src``'s
+    index removed)."""
 
     relpath: str
     target: str | None
-    action: Literal["move", "same", "renamed", "left"]
+    action: Literal["move", "same", "renamed", "left", "removed"]
     reason: str = ""
 
 
@@ -78,7 +83,20 @@ def merge_root(src: Path, dst: Path, home: Path) -> Path:
     root = Path(os.path.commonpath([str(src), str(dst)]))
     home_real = Path(os.path.realpath(home))
     if root == Path(root.anchor) or root == home_real or root in home_real.parents:
-        raise MergeError(f"{src} and {dst} share no folder below {home_real}; move the files by hand or set autoMemoryDirectory instead")
+        raise MergeError(f"{src} and {dst} share no folder below {home_real} one move can be journaled in; `--copy` copies the memories (then remove {src}'s files yourself)")
+    return root
+
+
+def move_root(src: Path, dst: Path, home: Path, state_dir: Path) -> Path | None:
+    """The folder a move of ``src`` into ``dst`` is journaled in (``merge_root``), or ``None``
+    when there is none: no common folder below the home folder, or one holding memtui's state
+    dir (a journal is never kept inside the folder it records)."""
+    src, dst = Path(os.path.realpath(src)), Path(os.path.realpath(dst))
+    try:
+        root = merge_root(src, dst, home)
+        Journal(state_dir, root)
+    except (MergeError, OSError):
+        return None
     return root
 
 
@@ -120,6 +138,17 @@ def _free_name(rel: str, taken: set[str]) -> str:
     return f"{stem}-{n}{ext}"
 
 
+def _inside_store(path: Path, src: Path, dst: Path) -> None:
+    """Raise ``MergeError`` unless ``path`` (a file the merge writes or deletes) is no link and
+    its folder, links resolved, is inside ``src`` or ``dst``: a merge touches the two stores
+    and nothing else, whatever folder its journal is kept for."""
+    if path.is_symlink():
+        raise MergeError(f"{path} is a link; the merge does not write through it")
+    folder = Path(os.path.realpath(path.parent))
+    if not any(folder == store or store in folder.parents for store in (src, dst)):
+        raise MergeError(f"{path} leads out of the two stores (through a link); nothing was merged")
+
+
 def plan_merge(src: Path, dst: Path, *, home: Path, copy: bool = False) -> MergePlan:
     """The merge of store ``src`` into store ``dst`` (see the module docstring). Reads only.
     Raises ``MergeError`` (same store, one inside the other, ``src`` not a folder, nothing to
@@ -135,7 +164,9 @@ def plan_merge(src: Path, dst: Path, *, home: Path, copy: bool = False) -> Merge
         raise MergeError(f"{src} is not a folder")
     if dst.exists() and not dst.is_dir():
         raise MergeError(f"{dst} is not a folder")
-    root = merge_root(src, dst, home)
+    # a copy changes DST alone: it is DST's own change (its journal, its undo); a move changes
+    # both stores, in the journal of their common folder
+    root = dst if copy else merge_root(src, dst, home)
     files, left = _memory_files(src)
     if not files:
         raise MergeError(f"{src} holds no memory files to merge")
@@ -176,9 +207,9 @@ def plan_merge(src: Path, dst: Path, *, home: Path, copy: bool = False) -> Merge
     dst_links = {e.relpath for e in parse_entries(dst_text)} if dst_text else set()
     added: list[tuple[str | None, str]] = []
     carried_all = True
+    entry_lines: dict[int, list[str | None]] = {}
     if src_index is not None:
         src_text = src_index.decode("utf-8", "replace")
-        entry_lines: dict[int, list[str | None]] = {}
         for e in parse_entries(src_text):
             entry_lines.setdefault(e.line, []).append(e.relpath)
         rows = src_text.split("\n")
@@ -203,6 +234,13 @@ def plan_merge(src: Path, dst: Path, *, home: Path, copy: bool = False) -> Merge
             added.append((memory_type_of(datas[ok[0]].decode("utf-8", "replace")), line))
         if not copy and carried_all:
             changes.append(FileChange(rel(src / INDEX_NAME), src_index, None))
+            left.append(MergeItem(INDEX_NAME, None, "removed", "every line of it is carried over, or a heading"))
+    indexed = {t for ts in (entry_lines.values() if src_index is not None else ()) for t in ts}
+    for item in items:  # a memory SRC's index does not link comes in with a line of its own
+        if item.action != "same" and item.relpath not in indexed and posixpath.dirname(item.relpath) == "":
+            text = datas[item.relpath].decode("utf-8", "replace")
+            title, hook = title_and_hook(text, item.target or item.relpath)
+            added.append((memory_type_of(text), entry_line(title, item.target or item.relpath, hook)))
     if added:
         new_index = add_entries(dst_text, added).encode("utf-8")
         changes.append(FileChange(rel(dst / INDEX_NAME), dst_index, new_index))
@@ -210,6 +248,8 @@ def plan_merge(src: Path, dst: Path, *, home: Path, copy: bool = False) -> Merge
         left.append(MergeItem(INDEX_NAME, None, "left", "it holds lines that are not index entries of merged files"))
     if not changes:
         raise MergeError(f"every memory of {src} is already in {dst}")
+    for change in changes:
+        _inside_store(root / change.relpath, src, dst)
     verb = "Copy" if copy else "Move"
     plan = Plan(f"{verb} the memories of {src} into {dst}", tuple(changes), action="merge")
     return MergePlan(src, dst, root, plan, tuple(items + left), tuple(line for _, line in added), copy)
@@ -264,3 +304,29 @@ def undo_merge(root: Path, journal: Journal, now: datetime, entry_id: str | None
         except OSError:
             pass  # not empty (someone wrote there since), or already gone: kept
     return entry
+
+
+def undo_candidates(state_dir: Path, memory_dir: Path, home: Path, settings_files: list[Path]) -> list[tuple[Path, Journal, JournalEntry]]:
+    """The changes ``memtui undo`` can revert for ``memory_dir``, newest first, each with the
+    folder its journal records and that journal: the memory dir's own changes, the store merges
+    into or out of it (``merge_journals``) and the settings changed in ``settings_files``'
+    folders (``memtui stores setting``)."""
+    from memtui.core.stores.settings_fix import settings_journals
+    from memtui.core.writes.edits import undoable_entries
+
+    journal = Journal(state_dir, memory_dir)
+    out = [(memory_dir, journal, e) for e in undoable_entries(journal)]
+    for folder, other in merge_journals(state_dir, memory_dir, home):
+        out.extend((folder, other, e) for e in undoable_entries(other) if touches(e, folder, memory_dir))
+    for folder, other in settings_journals(state_dir, settings_files):
+        out.extend((folder, other, e) for e in undoable_entries(other) if e.action == "setting")
+    unique = {(str(folder), e.id): (folder, j, e) for folder, j, e in out}
+    return sorted(unique.values(), key=lambda c: c[2].time, reverse=True)
+
+
+def undo_candidate(root: Path, journal: Journal, entry: JournalEntry, memory_dir: Path, now: datetime) -> JournalEntry:
+    """Revert one of ``undo_candidates``: a merge with ``undo_merge`` (the folder it created
+    goes too), anything else with ``edits.undo``."""
+    if root != memory_dir and entry.action == "merge":
+        return undo_merge(root, journal, now, entry.id)
+    return undo(root, journal, now, entry.id)

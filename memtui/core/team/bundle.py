@@ -35,7 +35,7 @@ from memtui.core.base.safe_read import read_regular
 from memtui.core.writes.edits import ApplyError, ConflictError, FileChange, Plan, apply_plan
 from memtui.core.memory.frontmatter import parse_frontmatter
 from memtui.core.memory.index import INDEX_NAME, IndexEntry, linked_relpaths, pushed_past_cap
-from memtui.core.writes.index_edit import add_entries, entry_line, memory_type_of
+from memtui.core.writes.index_edit import add_entries, entry_line, memory_type_of, title_and_hook
 from memtui.core.writes.journal import Journal, read_or_none
 from memtui.core.memory.memories import TEAM_DIR
 from memtui.core.writes.contained import ContainmentError, check_target
@@ -363,7 +363,7 @@ def _plan(memory_dir: Path, team_dir: Path, changed: list[_Planned], planned: li
             if p.status != "created" or not rel.endswith(".md") or Path(rel).name == INDEX_NAME or rel in linked:
                 continue
             text_of_file = p.data.decode("utf-8")
-            title, hook = _title_hook(text_of_file, rel)
+            title, hook = title_and_hook(text_of_file, rel)
             items.append((memory_type_of(text_of_file), entry_line(title, rel, hook, TEAM_DIR)))
             linked.add(rel)
         if items:
@@ -380,15 +380,6 @@ def _plan(memory_dir: Path, team_dir: Path, changed: list[_Planned], planned: li
         tuple(notes),
         action="team-import",
     )
-
-
-def _title_hook(text: str, relpath: str) -> tuple[str, str | None]:
-    """The index title (frontmatter ``name``, else the file stem) and hook (``description``)."""
-    data = parse_frontmatter(text).data
-    name, description = data.get("name"), data.get("description")
-    title = str(name) if isinstance(name, (str, int, float)) and str(name).strip() else Path(relpath).stem
-    hook = str(description) if isinstance(description, (str, int, float)) and str(description).strip() else None
-    return title, hook
 
 
 def _apply(memory_dir: Path, state_dir: Path, now: datetime, plan: Plan, changed: list[_Planned]) -> str:

@@ -229,3 +229,13 @@ def newly_dropped(before_text: str | None, after_text: str, index_dir_rel: str =
         return []  # far past the cap already and audited only in part: not parsed again
     before = {(e.relpath, e.title) for e in dropped_entries(before_text, index_dir_rel)} if before_text else set()
     return [e for e in dropped_entries(after_text, index_dir_rel) if (e.relpath, e.title) not in before]
+
+
+def title_and_hook(text: str, relpath: str) -> tuple[str, str | None]:
+    """The index title of a memory (its frontmatter ``name``, else the file stem) and hook (its
+    ``description``), for a line made for it (``entry_line``)."""
+    data = parse_frontmatter(text).data
+    name, description = data.get("name"), data.get("description")
+    title = str(name) if isinstance(name, (str, int, float)) and str(name).strip() else posixpath.splitext(posixpath.basename(relpath))[0]
+    hook = str(description) if isinstance(description, (str, int, float)) and str(description).strip() else None
+    return title, hook

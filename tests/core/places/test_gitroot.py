@@ -276,3 +276,16 @@ def test_worktree_reached_through_a_symlink_still_validates(tmp_path: Path) -> N
     canonical, diags = canonical_git_root(base / "link")
     assert canonical == base / "main"
     assert diags == []
+
+
+def test_a_worktree_moved_away_from_its_back_link_is_moved_not_forged(tmp_path: Path) -> None:
+    # `git worktree add` then `mv wt wt-moved`: the admin dir's gitdir still names wt/.git, and
+    # wt is gone — git's own `worktree repair` case.
+    main_git = fake_git_dir(tmp_path / "main" / ".git")
+    wt_git_dir = hand_made_worktree(main_git, tmp_path / "wt")
+    (tmp_path / "wt").rename(tmp_path / "wt-moved")
+    canonical, diags = canonical_git_root(tmp_path / "wt-moved")
+    assert canonical == tmp_path / "wt-moved"
+    assert [d.code for d in diags] == ["worktree-moved"]
+    assert f"git -C {tmp_path / 'main'} worktree repair {tmp_path / 'wt-moved'}" in diags[0].message
+    assert (wt_git_dir / "gitdir").read_text().strip() == str(tmp_path / "wt" / ".git")

@@ -72,8 +72,9 @@ def test_a_setting_honoured_only_when_trusted_splits_the_store(tmp_path: Path, m
     assert f.reads == layout["setting_dir"] and f.store == layout["default_store"]
     assert [e.session for e in f.evidence] == [_sid(layout, "untrusted")]
     assert "settings.local.json" in f.message
-    assert f.fixes[0].setting is not None and f.fixes[0].setting["key"] == "autoMemoryDirectory"
-    assert f.fixes[0].setting["file"] == layout["home"] + "/.claude/settings.json"
+    assert f.fixes[0].command is None and "trust this folder" in f.fixes[0].text
+    # the two stores share no folder below HOME one move can be journaled in: a copy
+    assert f.fixes[1].command == f"memtui stores merge {f.store} --into {f.reads} --copy"
 
 
 def test_a_moved_checkout_leaves_its_memories_under_the_old_slug(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -118,7 +119,8 @@ def test_every_finding_json_carries_a_fix(tmp_path: Path, monkeypatch: pytest.Mo
     for name in ("subdir", "worktree", "trust", "moved", "automem_off", "ignored", "committed"):
         _, report = _run(name, tmp_path, monkeypatch)
         for f in report.to_json()["findings"]:
-            assert f["fixes"] and all(x["command"] for x in f["fixes"]), (name, f)
+            assert any(x["command"] for x in f["fixes"]), (name, f)
+            assert all(x["command"] or "trust this folder" in x["text"] for x in f["fixes"]), (name, f)
 
 
 def test_a_nested_repository_inside_the_project_is_not_one_of_its_sessions(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -243,3 +245,37 @@ def test_auto_memory_enabled_false_in_the_project_settings(tmp_path: Path, monke
     assert (f.code, f.severity) == ("auto-memory-off", "warning")
     assert f"autoMemoryEnabled: false in {layout['project']}/.claude/settings.json" in f.message
     assert [e.session for e in f.evidence] == [_sid(layout, "off")]  # no session ever had it
+
+
+def test_from_inside_the_moved_worktree_the_main_checkout_is_named_as_such(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    layout = materialize("worktree", tmp_path / "worktree")
+    monkeypatch.setenv("HOME", layout["home"])
+    report = audit_stores(resolve_locations(CLAUDE, Path(layout["worktree"])))
+    (f,) = report.findings
+    assert (f.code, f.cause) == ("store-split", "worktree-link")
+    assert f.reads == layout["worktree_store"] and f.store == _store(layout, layout["project"])
+    assert "while the main checkout" in f.message
+    assert f.fixes[0].command == f"git -C {layout['project']} worktree repair {layout['worktree']}"
+    assert f.fixes[1].command == f"memtui stores merge {f.reads} --into {f.store}"  # this worktree's store into the main's
+
+
+def test_a_finding_clears_once_every_memory_is_in_the_store_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    layout = materialize("subdir", tmp_path / "subdir")
+    monkeypatch.setenv("HOME", layout["home"])
+    loc = resolve_locations(CLAUDE, Path(layout["project"]))
+    (f,) = audit_stores(loc).findings
+    (Path(f.reads) / "svc_notes.md").write_bytes((Path(layout["stray"]) / "svc_notes.md").read_bytes())  # copied by hand
+    assert audit_stores(loc).findings == ()
+
+
+def test_sessions_before_the_setting_are_not_blamed_on_trust(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The committed folder made the store after the session ran: that session read the default
+    # store because the setting was not there yet — not because the folder was untrusted.
+    layout = materialize("committed", tmp_path / "committed")
+    monkeypatch.setenv("HOME", layout["home"])
+    folder = layout["project"] + "/.claude/memory"
+    (Path(layout["project"]) / ".claude" / "settings.local.json").write_text(json.dumps({"autoMemoryDirectory": folder}))
+    (f,) = audit_stores(resolve_locations(CLAUDE, Path(layout["project"]))).findings
+    assert (f.code, f.cause, f.reads) == ("store-split", "setting-changed", folder)
+    assert "they ran before autoMemoryDirectory" in f.message
+    assert [x.command for x in f.fixes] == [f"memtui stores merge {f.store} --into {folder} --copy"]

@@ -11,7 +11,8 @@ import pytest
 from support.trees import file_bytes
 
 from memtui.core.stores.merge import MergeError, apply_merge, merge_journals, plan_merge, touches, undo_merge
-from memtui.core.writes.edits import undoable_entries
+from memtui.core.writes.edits import undo, undoable_entries
+from memtui.core.writes.journal import Journal
 
 NOW = datetime(2026, 12, 7, 12, 0, tzinfo=timezone.utc)
 MEM = "---\nname: {0}\ndescription: {0}\ntype: project\n---\n\n{0} body\n"
@@ -46,6 +47,7 @@ def test_merge_moves_renames_a_clash_and_carries_index_lines(stores: tuple[Path,
         ("same.md", "same.md", "same"),
         ("clash.md", "clash-2.md", "renamed"),
         ("notes.txt", None, "left"),
+        ("MEMORY.md", None, "removed"),
     }
     assert merge.index_lines == ("- [New one](new_one.md) — new", "- [Clash](clash-2.md) — clash")
     apply_merge(merge, tmp_path / "state", NOW)
@@ -127,3 +129,39 @@ def test_a_link_in_the_source_is_left(stores: tuple[Path, Path, Path], tmp_path:
     assert ("link.md", None, "left") in {(i.relpath, i.target, i.action) for i in merge.items}
     apply_merge(merge, tmp_path / "state", NOW)
     assert not (dst / "link.md").exists() and secret.read_text() == "secret"
+
+
+def test_a_memory_the_source_index_does_not_link_comes_with_a_line_of_its_own(stores: tuple[Path, Path, Path], tmp_path: Path) -> None:
+    home, src, dst = stores
+    (src / "MEMORY.md").unlink()
+    _w(src / "loose.md", "---\nname: Loose one\ndescription: written by a session in svc\ntype: feedback\n---\n\nbody\n")
+    merge = plan_merge(src, dst, home=home)
+    assert "- [Loose one](loose.md) — written by a session in svc" in merge.index_lines
+    assert "- [new_one](new_one.md) — new_one" in merge.index_lines
+
+
+def test_a_copy_is_the_destination_s_own_change(stores: tuple[Path, Path, Path], tmp_path: Path) -> None:
+    # A copy touches DST alone: its journal is DST's, and the plain undo of the memory dir reverts it.
+    home, src, dst = stores
+    outside = tmp_path / "repo" / ".claude" / "memory"  # shares only tmp_path with DST
+    _w(outside / "team_rule.md", MEM.format("team_rule"))
+    before = file_bytes(dst)
+    merge = plan_merge(outside, dst, home=home, copy=True)
+    assert merge.root == dst.resolve()
+    entry = apply_merge(merge, tmp_path / "state", NOW)
+    journal = Journal(tmp_path / "state", dst)
+    assert [e.id for e in undoable_entries(journal)] == [entry.id]
+    undo(dst, journal, NOW)
+    assert file_bytes(dst) == before and (outside / "team_rule.md").is_file()
+
+
+def test_a_destination_file_that_is_a_link_is_refused(stores: tuple[Path, Path, Path], tmp_path: Path) -> None:
+    home, src, dst = stores
+    victim = tmp_path / "victim.md"
+    victim.write_text("keep")
+    os.symlink(victim, dst / "MEMORY.md.tmp-link")
+    (dst / "MEMORY.md").unlink()
+    os.symlink(victim, dst / "MEMORY.md")
+    with pytest.raises(MergeError, match="is a link"):
+        plan_merge(src, dst, home=home)
+    assert victim.read_text() == "keep"
