@@ -80,12 +80,6 @@ class CliContext:
                 self._recovered.add(self._locations.memory_dir)
                 for message in recover_at_start(self._locations.state_dir, self._locations.memory_dir):
                     warn(message)
-                from memtui.core.places.flavor import home_dir
-                from memtui.core.stores.merge import merge_journals
-
-                for folder, _journal in merge_journals(self._locations.state_dir, self._locations.memory_dir, home_dir()):
-                    for message in recover_at_start(self._locations.state_dir, folder):
-                        warn(message)
         return self._locations
 
     def run_app(self, choice: FlavorChoice, project: Path | None, memory_dir: Path | None = None) -> None:

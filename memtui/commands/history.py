@@ -62,9 +62,10 @@ def undo_cmd(obj: CliContext, listing: bool, entry_id: str | None, as_json: bool
             if not undoable:
                 say("nothing to undo")
         return
-    memory_dir = _memory_dir(obj)
+    # a merge or a setting can be undone when the memory dir is gone (a setting moved it)
+    found = [c for c in _candidates(obj, obj.locations.memory_dir) if entry_id is None or c[2].id == entry_id]
+    memory_dir = obj.locations.memory_dir if found and found[0][0] != obj.locations.memory_dir else _memory_dir(obj)
     journal = Journal(obj.locations.state_dir, memory_dir)
-    found = [c for c in _candidates(obj, memory_dir) if entry_id is None or c[2].id == entry_id]
     try:
         if found:
             entry = undo_candidate(*found[0], memory_dir, obj.now())

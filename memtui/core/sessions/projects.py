@@ -94,8 +94,8 @@ def list_transcripts(project_dir: Path) -> list[TranscriptFile]:
         if not is_dir:
             continue
         sub = Path(item.path) / SUBAGENTS_DIR
-        if not sub.is_dir():
-            continue
+        if sub.is_symlink() or not sub.is_dir():
+            continue  # a link is not followed: it could lead anywhere (/, a network disk)
         for dirpath, dirnames, filenames in os.walk(sub):
             dirnames.sort()
             for fname in sorted(filenames):

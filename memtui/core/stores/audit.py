@@ -27,6 +27,7 @@ paths and its evidence (session, date, file).
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import subprocess
@@ -37,7 +38,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from memtui.core.base.gcpause import gc_paused
-from memtui.core.base.safe_read import read_regular
+from memtui.core.base.safe_read import open_regular, read_regular
 from memtui.core.places.gitroot import find_git_root, resolve_git_roots
 from memtui.core.places.locations import Locations, validate_memory_dir_override
 from memtui.core.places.slug import slugify
@@ -51,6 +52,10 @@ MAX_PROJECT_DIRS = 20_000
 MAX_TRANSCRIPTS = 5_000
 MAX_COUNTED = 10_000
 GIT_TIMEOUT = 5.0
+# The pack indexes looked at per repository (git gc keeps one or a few), and the project dirs of
+# vanished folders checked for a commit of the repository per audit.
+MAX_PACKS = 256
+MAX_MOVED_CHECKS = 500
 # Where people commit a copy of Claude Code's memory folder (as doctor's unread-memory-folder).
 COMMITTED_FOLDER = ".claude/memory"
 # Settings variables and the names of memory plugins that switch Claude Code's own memory off.
@@ -228,7 +233,11 @@ class StoresReport:
 def _norm(path: str | os.PathLike[str]) -> str:
     """``path`` as one store or folder is named everywhere: links resolved (a HOME reached
     through a link names the same store two ways), no trailing slash."""
-    return os.path.realpath(str(path)).rstrip("/") or "/"
+    text = str(path).replace("\0", "")  # a NUL cannot name a file; a value holding one names none
+    try:
+        return os.path.realpath(text).rstrip("/") or "/"
+    except (OSError, ValueError):
+        return os.path.normpath(text).rstrip("/") or "/"
 
 
 def _inside(path: str, root: str) -> bool:
@@ -260,12 +269,33 @@ def _git(args: Sequence[str], cwd: Path) -> subprocess.CompletedProcess[bytes] |
     """``git args`` in ``cwd``, bounded to ``GIT_TIMEOUT`` s; ``None`` when git is missing or
     the call failed to run."""
     try:
-        return subprocess.run(["git", *args], cwd=cwd, capture_output=True, timeout=GIT_TIMEOUT, stdin=subprocess.DEVNULL, check=False)
+        # the repository's own config must run nothing: no fsmonitor hook, no pager
+        safe = ["-c", "core.fsmonitor=false", "-c", "core.untrackedCache=false", "--no-pager"]
+        return subprocess.run(["git", *safe, *args], cwd=cwd, capture_output=True, timeout=GIT_TIMEOUT, stdin=subprocess.DEVNULL, check=False,
+                              env={**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "GIT_TERMINAL_PROMPT": "0"})
     except (OSError, subprocess.SubprocessError):
         return None
 
 
+@functools.lru_cache(maxsize=4096)
+def _has_commit_cached(common_dir: str, short: str, stamp: tuple[int, int]) -> bool:
+    return _has_commit(Path(common_dir), short)
+
+
 def has_commit(common_dir: Path, short: str) -> bool:
+    """Whether the object store of the git common dir ``common_dir`` holds an object whose id
+    starts with ``short`` (see ``_has_commit``); the answer is kept while ``objects/pack`` and
+    the loose objects' folder of ``short`` keep their mtimes."""
+    stamp = (0, 0)
+    for folder in ("pack", short[:2]):  # a new pack, or a new loose object, changes the answer
+        try:
+            stamp = (stamp[0] ^ os.stat(Path(common_dir) / "objects" / folder).st_mtime_ns, stamp[1] + 1)
+        except OSError:
+            pass
+    return _has_commit_cached(str(common_dir), short, stamp)
+
+
+def _has_commit(common_dir: Path, short: str) -> bool:
     """Whether the object store of the git common dir ``common_dir`` holds an object whose id
     starts with ``short`` (7 to 40 hex digits): a loose object, or one in a pack's version-2
     index (git's documented ``pack-*.idx`` layout: 8-byte header, 256-entry fan-out, sorted
@@ -283,12 +313,13 @@ def has_commit(common_dir: Path, short: str) -> bool:
         pass
     want = bytes.fromhex(short if len(short) % 2 == 0 else short + "0")
     try:
-        packs = sorted(p for p in os.listdir(objects / "pack") if p.endswith(".idx"))[:1000]
+        packs = sorted(p for p in os.listdir(objects / "pack") if p.endswith(".idx"))[:MAX_PACKS]
     except OSError:
         return False
     for name in packs:
         try:
-            with open(objects / "pack" / name, "rb") as fh:
+            fh, _ = open_regular(objects / "pack" / name)
+            with fh:
                 head = fh.read(8 + 256 * 4)
                 if len(head) < 8 + 256 * 4 or head[:4] != b"\xfftOc" or head[4:8] != b"\x00\x00\x00\x02":
                     continue
@@ -352,6 +383,13 @@ def _relation(cwd: str, root: str, common: str | None, commits: Callable[[], tup
     return None
 
 
+class _Budget:
+    """How many vanished folders are still checked for a commit in this audit."""
+
+    def __init__(self, n: int) -> None:
+        self.left = n
+
+
 def repository_project_dirs(loc: Locations) -> list[ProjectDirInfo]:
     """The project dirs under ``<base>/projects`` whose sessions ran in the repository (see the
     module docstring), in name order."""
@@ -360,10 +398,11 @@ def repository_project_dirs(loc: Locations) -> list[ProjectDirInfo]:
     base = loc.user_base_dir / "projects"
     try:
         with os.scandir(base) as it:
-            names = sorted(e.name for n, e in zip(range(MAX_PROJECT_DIRS), it) if e.is_dir(follow_symlinks=False))
+            names = sorted(e.name for n, e in zip(range(MAX_PROJECT_DIRS), it) if e.is_dir())
     except OSError:
         return []
     out: list[ProjectDirInfo] = []
+    budget = _Budget(MAX_MOVED_CHECKS)
     for name in names:
         path = base / name
         transcripts = [t for t in list_transcripts(path) if not t.subagent][:3]
@@ -372,6 +411,9 @@ def repository_project_dirs(loc: Locations) -> list[ProjectDirInfo]:
             continue
 
         def commits(ts=transcripts) -> tuple[str, ...]:
+            if budget.left <= 0:
+                return ()  # past the bound: no more vanished folders are looked into
+            budget.left -= 1
             found: list[str] = []
             for t in ts:
                 found.extend(read_evidence(t.path, t.session_id).commits)
@@ -532,8 +574,10 @@ def audit_stores(loc: Locations, *, repository_dirs: Sequence[ProjectDirInfo] | 
         if mem not in stores and count_memories(mem)[1]:
             store(mem, "sibling")
     repo_root = loc.canonical_git_root or loc.git_root or loc.project_root
-    committed = _norm(Path(repo_root) / COMMITTED_FOLDER)
-    if os.path.isdir(committed) and not os.path.islink(committed) and committed not in stores and count_memories(committed)[1]:
+    raw = Path(repo_root) / COMMITTED_FOLDER
+    committed = _norm(raw)
+    inside = committed.startswith(_norm(repo_root) + "/") and not any(os.path.islink(p) for p in (raw, raw.parent))
+    if inside and os.path.isdir(committed) and committed not in stores and count_memories(committed)[1]:
         c = store(committed, "committed")
         c.keyed = "a folder in the repository (Claude Code never loads it by itself)"
         c.git_tracked = git_tracks(Path(repo_root), COMMITTED_FOLDER) if (loc.git_root or loc.canonical_git_root) else None

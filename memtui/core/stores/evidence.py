@@ -40,7 +40,10 @@ from memtui.core.sessions.transcripts import MAX_TRANSCRIPT_BYTES
 WRITE_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})
 # The system text that names the memory dir (Claude Code 2.1.328 and 2.1.332, captured).
 TOLD_MARK = b"persistent file-based memory at `"
-_TOLD = re.compile(rb"persistent file-based memory at `((?:[^`\\\n]|\\.){1,4096})`")
+_TOLD_TEXT = re.compile(r"persistent file-based memory at `([^`\n]{1,4096})`")
+# The lines whose system prompt carries it (Claude Code 2.1.328 and 2.1.332).
+_SHAPE = b'{"type":"api-request-shape"'
+_SNAPSHOT = b'"attachment":{"type":"prompt_snapshot"'
 _TIMESTAMP = re.compile(rb'"timestamp":\s*"([0-9T:.+\-Z]{10,40})"')
 _CWD = re.compile(rb'"cwd":\s*"((?:[^"\\]|\\.){1,4096})"')
 _ENTRYPOINT = re.compile(rb'"entrypoint":\s*"([A-Za-z0-9_.\-]{1,40})"')
@@ -50,6 +53,10 @@ _HASH = re.compile(rb"(?:^|\\n)([0-9a-f]{7,40}) ")
 # memtui's bounds: writes and loads kept per transcript (a session writes a few memories), the
 # size of a sub-agent's ``.meta.json``, how many transcripts' evidence is kept in memory.
 MAX_RECORDS = 10_000
+# The dirs kept as told per transcript (a session is told one, a resumed one a few).
+MAX_TOLD = 64
+# The index text kept per load (Claude Code sends at most 25,000 UTF-16 units of MEMORY.md).
+MAX_INDEX_CHARS = 100_000
 MAX_META_BYTES = 64 * 1024
 CACHE_ENTRIES = 8192
 # The longest line decoded (an ``api-request`` body can be megabytes; the lines read here are small).
@@ -123,6 +130,20 @@ class SessionEvidence:
         return tuple(dict.fromkeys([*self.told, *(i.store for i in self.loaded)]))
 
 
+def _texts(value: Any, depth: int = 0) -> list[str]:
+    """Every string in ``value`` (a system prompt: a string, or a list of blocks with ``text``),
+    at most 4 levels deep."""
+    if isinstance(value, str):
+        return [value]
+    if depth > 4:
+        return []
+    if isinstance(value, list):
+        return [t for v in value for t in _texts(v, depth + 1)]
+    if isinstance(value, dict):
+        return [t for v in value.values() for t in _texts(v, depth + 1)]
+    return []
+
+
 def _string(raw: bytes) -> str | None:
     try:
         value = orjson.loads(b'"' + raw + b'"')
@@ -171,6 +192,31 @@ class _Reader:
         self.writes: list[MemoryWrite] = []
         self.pending: dict[str, int] = {}
         self.commits: tuple[str, ...] = ()
+        self.texts: dict[str, str] = {}  # one copy of each index text
+
+    def _told(self, line: bytes) -> None:
+        """The dirs named by the told text of the system prompt a line records: an
+        ``api-request-shape`` line's ``shape.system[].text`` or a ``prompt_snapshot``
+        attachment's ``systemPrompt`` — never the same words in a message or a tool's result
+        (a page the agent fetched can hold any sentence). Only absolute paths free of NUL count."""
+        try:
+            obj = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            return
+        if not isinstance(obj, dict):
+            return
+        if obj.get("type") == "api-request-shape":
+            shape = obj.get("shape")
+            prompt: Any = shape.get("system") if isinstance(shape, dict) else None
+        else:
+            att = obj.get("attachment")
+            prompt = att.get("systemPrompt") if isinstance(att, dict) and att.get("type") == "prompt_snapshot" else None
+        for text in _texts(prompt):
+            for m in _TOLD_TEXT.finditer(text):
+                value = m.group(1).rstrip("/\\") or m.group(1)
+                if value.startswith("/") or re.match(r"[A-Za-z]:[\\/]", value):
+                    if "\0" not in value and len(self.told) < MAX_TOLD:
+                        self.told.setdefault(value, None)
 
     def line(self, line: bytes) -> None:
         stamp = _TIMESTAMP.search(line)
@@ -179,16 +225,14 @@ class _Reader:
             self.first = self.first or time
             self.last = time
         if self.cwd is None:
-            self.cwd = _first(_CWD, line)
+            cwd = _first(_CWD, line)
+            self.cwd = cwd if cwd is None or "\0" not in cwd else None
         if self.entrypoint is None:
             self.entrypoint = _first(_ENTRYPOINT, line)
         if self.version is None:
             self.version = _first(_VERSION, line)
-        if TOLD_MARK in line:
-            for m in _TOLD.finditer(line):
-                value = _string(m.group(1))
-                if value:
-                    self.told.setdefault(value.rstrip("/\\") or value, None)
+        if TOLD_MARK in line and (line.startswith(_SHAPE) or _SNAPSHOT in line[:4096]):
+            self._told(line)
         if line.startswith(b'{"type":"api-request'):
             return  # copies of the conversation: the told text above is all they add
         if not self.commits and b'"session_context"' in line:
@@ -210,7 +254,8 @@ class _Reader:
             for f in files if isinstance(files, list) else []:
                 if isinstance(f, dict) and f.get("type") == "AutoMem" and isinstance(f.get("path"), str) and len(self.loaded) < MAX_RECORDS:
                     content = f.get("content")
-                    self.loaded.append(LoadedIndex(f["path"], content if isinstance(content, str) else "", time))
+                    text = content[:MAX_INDEX_CHARS] if isinstance(content, str) else ""
+                    self.loaded.append(LoadedIndex(f["path"], self.texts.setdefault(text, text), time))
         for block in _blocks(obj):
             kind = block.get("type")
             if kind == "tool_use" and block.get("name") in WRITE_TOOLS and len(self.writes) < MAX_RECORDS:

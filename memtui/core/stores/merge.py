@@ -29,16 +29,18 @@ from __future__ import annotations
 
 import os
 import posixpath
+from urllib.parse import unquote
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Literal
 
 from memtui.core.base.safe_read import read_regular
-from memtui.core.memory.index import INDEX_NAME, parse_entries
+from memtui.core.memory.index import INDEX_NAME, IndexEntry, parse_entries
 from memtui.core.writes.edits import FileChange, Plan, apply_plan, undo, undo_plan
 from memtui.core.writes.index_edit import add_entries, entry_line, link_target, memory_type_of, title_and_hook
 from memtui.core.writes.journal import Journal, JournalEntry
+from memtui.core.writes.roots import register_root, registered_roots
 
 # memtui's bounds: memory files in one store, and the largest file moved (a memory is a few KB).
 MAX_FILES = 10_000
@@ -138,6 +140,26 @@ def _free_name(rel: str, taken: set[str]) -> str:
     return f"{stem}-{n}{ext}"
 
 
+def _retarget(line: str, entries: list[IndexEntry], renamed: dict[str, str]) -> str | None:
+    """``line`` with the link of each renamed file pointing at its new name, or ``None`` when a
+    renamed file's link is not found as written in the line."""
+    for e in entries:
+        new = renamed.get(e.relpath or "")
+        if new is None:
+            continue
+        at = max(line.find("]("), 0)
+        written = unquote(e.target)
+        if f"<{written}>" in line[at:]:  # `](<my notes.md>)`: the name as it is, in brackets
+            pos = line.find(f"<{written}>", at)
+            line = line[:pos] + f"<{new}>" + line[pos + len(written) + 2 :]
+            continue
+        pos = line.find(e.target, at)
+        if pos < 0:
+            return None
+        line = line[:pos] + link_target(new, "") + line[pos + len(e.target) :]
+    return line
+
+
 def _inside_store(path: Path, src: Path, dst: Path) -> None:
     """Raise ``MergeError`` unless ``path`` (a file the merge writes or deletes) is no link and
     its folder, links resolved, is inside ``src`` or ``dst``: a merge touches the two stores
@@ -186,6 +208,9 @@ def plan_merge(src: Path, dst: Path, *, home: Path, copy: bool = False) -> Merge
         data = _read(src / relpath)
         if data is None:
             continue
+        there = dst / relpath
+        if os.path.islink(there) or (os.path.lexists(there) and Path(os.path.realpath(there)) == Path(os.path.realpath(src / relpath))):
+            raise MergeError(f"{there} is a link (to {os.path.realpath(there)}); the merge does not compare or write through it")
         datas[relpath] = data
         existing = _read(dst / relpath) if relpath in taken else None
         if existing is None and relpath not in taken:
@@ -203,46 +228,47 @@ def plan_merge(src: Path, dst: Path, *, home: Path, copy: bool = False) -> Merge
             changes.append(FileChange(rel(src / relpath), data, None))
     src_index = _read(src / INDEX_NAME)
     dst_index = _read(dst / INDEX_NAME)
-    dst_text = (dst_index or b"").decode("utf-8", "replace")
+    # surrogateescape: bytes that are not UTF-8 come back as they were
+    dst_text = (dst_index or b"").decode("utf-8", "surrogateescape")
     dst_links = {e.relpath for e in parse_entries(dst_text)} if dst_text else set()
     added: list[tuple[str | None, str]] = []
     carried_all = True
-    entry_lines: dict[int, list[str | None]] = {}
+    carried: set[str] = set()  # the merged files a carried line links
     if src_index is not None:
-        src_text = src_index.decode("utf-8", "replace")
+        src_text = src_index.decode("utf-8", "surrogateescape").removeprefix("\ufeff")
+        entries: dict[int, list[IndexEntry]] = {}
         for e in parse_entries(src_text):
-            entry_lines.setdefault(e.line, []).append(e.relpath)
-        rows = src_text.split("\n")
+            entries.setdefault(e.line, []).append(e)
         by_item = {i.relpath: i for i in items}
-        for n, row in enumerate(rows, start=1):
+        for n, row in enumerate(src_text.split("\n"), start=1):
             line = row.rstrip("\r")
-            targets = entry_lines.get(n)
-            if not targets:
+            found = entries.get(n)
+            if not found:
                 if line.strip() and not line.lstrip().startswith("#"):
                     carried_all = False
                 continue
-            ok = [t for t in targets if t is not None and t in by_item]
-            if len(ok) != len(targets):
+            if any(e.relpath is None or e.relpath not in by_item for e in found):
                 carried_all = False
                 continue
-            item = by_item[ok[0]]
+            item = by_item[found[0].relpath]  # type: ignore[index]
             if item.action == "same" and item.target in dst_links:
                 continue
-            for old, new in renamed.items():
-                if old in ok:
-                    line = line.replace(f"]({link_target(old, '')})", f"]({link_target(new, '')})")
-            added.append((memory_type_of(datas[ok[0]].decode("utf-8", "replace")), line))
+            retargeted = _retarget(line, found, renamed)
+            if retargeted is None:
+                continue  # a link memtui cannot rewrite: the file gets a line of its own below
+            added.append((memory_type_of(datas[item.relpath].decode("utf-8", "replace")), retargeted))
+            carried.update(e.relpath for e in found if e.relpath is not None)
         if not copy and carried_all:
             changes.append(FileChange(rel(src / INDEX_NAME), src_index, None))
             left.append(MergeItem(INDEX_NAME, None, "removed", "every line of it is carried over, or a heading"))
-    indexed = {t for ts in (entry_lines.values() if src_index is not None else ()) for t in ts}
-    for item in items:  # a memory SRC's index does not link comes in with a line of its own
-        if item.action != "same" and item.relpath not in indexed and posixpath.dirname(item.relpath) == "":
-            text = datas[item.relpath].decode("utf-8", "replace")
-            title, hook = title_and_hook(text, item.target or item.relpath)
-            added.append((memory_type_of(text), entry_line(title, item.target or item.relpath, hook)))
+    for item in items:  # a merged memory no carried line links comes in with a line of its own
+        if item.action == "same" or item.relpath in carried or posixpath.dirname(item.relpath) != "":
+            continue
+        text = datas[item.relpath].decode("utf-8", "replace")
+        title, hook = title_and_hook(text, item.target or item.relpath)
+        added.append((memory_type_of(text), entry_line(title, item.target or item.relpath, hook)))
     if added:
-        new_index = add_entries(dst_text, added).encode("utf-8")
+        new_index = add_entries(dst_text, added).encode("utf-8", "surrogateescape")
         changes.append(FileChange(rel(dst / INDEX_NAME), dst_index, new_index))
     if src_index is not None and not carried_all:
         left.append(MergeItem(INDEX_NAME, None, "left", "it holds lines that are not index entries of merged files"))
@@ -259,19 +285,20 @@ def apply_merge(merge: MergePlan, state_dir: Path, now: datetime) -> JournalEntr
     """Apply ``merge`` as one transaction in the journal of ``merge.root`` (``apply_plan``'s
     errors: ``ConflictError``, ``ApplyError``, ``OSError``)."""
     journal = Journal(state_dir, merge.root)
+    if merge.root != merge.dst:
+        register_root(state_dir, merge.root)  # every start settles it, `memtui undo` finds it
     meta = {"src": str(merge.src), "dst": str(merge.dst), "copy": merge.copy}
     return apply_plan(merge.root, merge.plan, journal, now, meta=meta)
 
 
-def merge_journals(state_dir: Path, memory_dir: Path, home: Path) -> list[tuple[Path, Journal]]:
-    """The journals of the folders above ``memory_dir`` (below ``home``) that hold an entry,
-    each with its folder: where a merge into or out of ``memory_dir`` is recorded."""
+def merge_journals(state_dir: Path, memory_dir: Path) -> list[tuple[Path, Journal]]:
+    """The journals of the folders merges were journaled in (``register_root``) that hold an
+    entry, each with its folder (``memory_dir``'s own excluded)."""
     out: list[tuple[Path, Journal]] = []
     memory_dir = Path(os.path.realpath(memory_dir))
-    home_real = Path(os.path.realpath(home))
-    for folder in memory_dir.parents:
-        if folder == home_real or folder in home_real.parents or folder == Path(folder.anchor):
-            break
+    for folder in registered_roots(state_dir):
+        if folder == memory_dir:
+            continue
         try:
             journal = Journal(state_dir, folder)
         except OSError:  # the state dir is inside this folder: no merge is journaled there
@@ -282,9 +309,16 @@ def merge_journals(state_dir: Path, memory_dir: Path, home: Path) -> list[tuple[
 
 
 def touches(entry: JournalEntry, root: Path, memory_dir: Path) -> bool:
-    """Whether a merge ``entry`` of the journal of ``root`` changed a file in ``memory_dir``."""
-    inside = Path(os.path.relpath(os.path.realpath(memory_dir), root)).as_posix().rstrip("/") + "/"
-    return entry.action == "merge" and any(c.relpath.startswith(inside) for c in entry.changes)
+    """Whether a merge ``entry`` of the journal of ``root`` merged into or out of
+    ``memory_dir`` (its recorded source or destination), or changed a file in it."""
+    if entry.action != "merge":
+        return False
+    here = os.path.realpath(memory_dir)
+    meta = entry.meta if isinstance(entry.meta, dict) else {}
+    if here in (meta.get("src"), meta.get("dst")):
+        return True
+    inside = Path(os.path.relpath(here, root)).as_posix().rstrip("/") + "/"
+    return any(c.relpath.startswith(inside) for c in entry.changes)
 
 
 def undo_merge(root: Path, journal: Journal, now: datetime, entry_id: str | None = None) -> JournalEntry:
@@ -316,7 +350,7 @@ def undo_candidates(state_dir: Path, memory_dir: Path, home: Path, settings_file
 
     journal = Journal(state_dir, memory_dir)
     out = [(memory_dir, journal, e) for e in undoable_entries(journal)]
-    for folder, other in merge_journals(state_dir, memory_dir, home):
+    for folder, other in merge_journals(state_dir, memory_dir):
         out.extend((folder, other, e) for e in undoable_entries(other) if touches(e, folder, memory_dir))
     for folder, other in settings_journals(state_dir, settings_files):
         out.extend((folder, other, e) for e in undoable_entries(other) if e.action == "setting")

@@ -23,6 +23,7 @@ from memtui.core.base.safe_read import read_regular
 from memtui.core.places.settings import MAX_SETTINGS_BYTES
 from memtui.core.writes.edits import FileChange, Plan, apply_plan
 from memtui.core.writes.journal import Journal, JournalEntry
+from memtui.core.writes.roots import register_root
 
 _INDENT = re.compile(r"\n([ \t]+)\S")
 
@@ -114,6 +115,7 @@ def apply_setting(change: SettingChange, state_dir: Path, now: datetime) -> Jour
     journal entry (``apply_plan``'s errors: ``ConflictError``, ``ApplyError`` — the file is a
     link leading out of its folder, say —, ``OSError``)."""
     folder = change.path.parent
+    register_root(state_dir, folder)  # every start settles it, `memtui undo` finds it
     return apply_plan(folder, setting_plan(change), Journal(state_dir, folder), now, meta={"file": str(change.path), "key": change.key})
 
 

@@ -30,16 +30,23 @@ MAX_ENTRY_CHARS = 150
 def link_target(relpath: str, index_dir_rel: str) -> str:
     """The link target for ``relpath`` as written in the index at ``index_dir_rel``."""
     rel = posixpath.relpath(relpath, index_dir_rel) if index_dir_rel else relpath
-    return quote(rel, safe="/._-~") if any(c in rel for c in " ()[]<>") else rel
+    needs = any(c in rel for c in " ()[]<>") or any(ord(c) < 32 or ord(c) == 127 for c in rel)
+    return quote(rel, safe="/._-~") if needs else rel
+
+
+def _printable(text: str) -> str:
+    """``text`` with control characters (ESC, BEL, a newline…) turned into spaces: an index
+    line is one line of text."""
+    return "".join(c if c.isprintable() else " " for c in text)
 
 
 def entry_line(title: str, relpath: str, hook: str | None, index_dir_rel: str = "") -> str:
     """``- [Title](file.md) — hook``, the hook cut so the line stays under 150 characters."""
-    title = " ".join(title.split()).replace("[", "(").replace("]", ")") or relpath
+    title = " ".join(_printable(title).split()).replace("[", "(").replace("]", ")") or _printable(relpath)
     head = f"- [{title}]({link_target(relpath, index_dir_rel)})"
     if not hook:
         return head
-    hook = " ".join(hook.split())
+    hook = " ".join(_printable(hook).split())
     room = MAX_ENTRY_CHARS - len(head) - 3
     if room < 8:
         return head

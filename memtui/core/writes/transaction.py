@@ -430,18 +430,25 @@ def recover(memory_dir: Path, journal: Journal, *, wait: bool = True) -> list[Re
 
 
 def recover_at_start(state_dir: Path, memory_dir: Path) -> list[str]:
-    """What the CLI and the app call when they start: ``recover`` without waiting for a live
-    writer, as sentences for the user (empty: nothing to say). Never raises: a journal that
-    cannot be read is one sentence."""
-    try:
-        journal = Journal(state_dir, memory_dir)
-    except StateDirInsideMemoryDirError:
-        return []  # memtui writes no state there: nothing to recover (the doctor says why)
-    try:
-        return [r.message for r in recover(memory_dir, journal, wait=False) if r.outcome != "settled"]
-    except OSError as exc:
-        where = f" ({exc.filename})" if exc.filename else ""
-        return [f"could not check for interrupted changes{where}: {exc.strerror or exc}"]
+    """What the CLI, the app and the hook call when they start: ``recover`` without waiting for
+    a live writer — in ``memory_dir`` and in every folder another change was journaled in
+    (``memtui.core.writes.roots``: merges of stores, settings) — as sentences for the user
+    (empty: nothing to say). Never raises: a journal that cannot be read is one sentence."""
+    from memtui.core.writes.roots import registered_roots
+
+    messages: list[str] = []
+    folders = [memory_dir, *(r for r in registered_roots(state_dir) if r != memory_dir)]
+    for folder in folders:  # the memory dir, then the folders of merges and settings changes
+        try:
+            journal = Journal(state_dir, folder)
+        except StateDirInsideMemoryDirError:
+            continue  # memtui writes no state there: nothing to recover (the doctor says why)
+        try:
+            messages.extend(r.message for r in recover(folder, journal, wait=False) if r.outcome != "settled")
+        except OSError as exc:
+            where = f" ({exc.filename})" if exc.filename else ""
+            messages.append(f"could not check for interrupted changes{where}: {exc.strerror or exc}")
+    return messages
 
 
 def _settle(memory_dir: Path, journal: Journal, entry_id: str) -> tuple[Recovered, list[str]] | None:

@@ -67,7 +67,7 @@ def test_undo_puts_every_byte_and_folder_back(stores: tuple[Path, Path, Path], t
     merge = plan_merge(src, fresh, home=home)
     entry = apply_merge(merge, tmp_path / "state", NOW)
     assert fresh.is_dir() and not (src / "new_one.md").exists()
-    (folder, journal), = merge_journals(tmp_path / "state", fresh, home)
+    (folder, journal), = merge_journals(tmp_path / "state", fresh)
     assert folder == merge.root == home / ".claude" / "projects"
     assert [e.id for e in undoable_entries(journal) if touches(e, folder, fresh)] == [entry.id]
     assert [e.id for e in undoable_entries(journal) if touches(e, folder, src)] == [entry.id]
@@ -165,3 +165,74 @@ def test_a_destination_file_that_is_a_link_is_refused(stores: tuple[Path, Path, 
     with pytest.raises(MergeError, match="is a link"):
         plan_merge(src, dst, home=home)
     assert victim.read_text() == "keep"
+
+
+def test_a_destination_file_linked_to_the_source_file_is_refused(stores: tuple[Path, Path, Path], tmp_path: Path) -> None:
+    # "already in DST" through a link would delete the only copy.
+    home, src, dst = stores
+    (dst / "same.md").unlink()
+    os.symlink(src / "same.md", dst / "same.md")
+    with pytest.raises(MergeError, match="is a link"):
+        plan_merge(src, dst, home=home)
+    assert (src / "same.md").read_text() == MEM.format("same")
+
+
+def test_an_interrupted_merge_elsewhere_is_settled_by_any_start(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A merge killed half-way, journaled in the stores' common folder: the app, the hook or a
+    # command started for ANOTHER memory dir settles it (the folder is on the state dir's list).
+    from support.faultlab import KILLED, NOW_ISO, merge_workspace, run_child, tree
+
+    from memtui.core.writes.transaction import recover_at_start
+
+    monkeypatch.setenv("MEMTUI_NOW", NOW_ISO)
+    ws = merge_workspace(tmp_path / "ws")
+    before = tree(ws.memory_dir)
+    killed = run_child(ws, ["stores", "merge", *ws.args[2:]], kill_at=50)
+    assert killed.code == KILLED
+    assert tree(ws.memory_dir) != before  # half-way
+    other = tmp_path / "elsewhere" / "memory"
+    other.mkdir(parents=True)
+    assert recover_at_start(ws.state_dir, other)  # it says what it rolled back
+    assert tree(ws.memory_dir) == before
+
+
+def test_undo_finds_a_merge_that_only_emptied_the_source(stores: tuple[Path, Path, Path], tmp_path: Path) -> None:
+    home, src, dst = stores
+    for name in ("new_one.md", "clash.md", "notes.txt"):
+        (src / name).unlink()
+    _w(src / "MEMORY.md", "- [Same](same.md) — same\n")
+    merge = plan_merge(src, dst, home=home)
+    assert {c.relpath.split("/")[0] for c in merge.plan.changes} == {"-p-svc"}  # DST untouched
+    entry = apply_merge(merge, tmp_path / "state", NOW)
+    from memtui.core.stores.merge import undo_candidates
+
+    (found,) = undo_candidates(tmp_path / "state", dst, home, [])
+    assert found[2].id == entry.id
+
+
+def test_index_lines_are_retargeted_as_written_and_other_bytes_kept(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    projects = home / ".claude" / "projects"
+    src, dst = projects / "-s" / "memory", projects / "-d" / "memory"
+    _w(src / "dup.md", MEM.format("dup from src"))
+    _w(src / "my notes.md", MEM.format("notes from src"))
+    (src / "MEMORY.md").write_bytes("\ufeff- [dup](./dup.md) — d\n- [spaced](<my notes.md>) — s\n".encode())
+    _w(dst / "dup.md", MEM.format("dup"))
+    _w(dst / "my notes.md", MEM.format("notes"))
+    (dst / "MEMORY.md").write_bytes(b"- [caf\xe9](cafe.md) \xe2\x80\x94 not UTF-8\n")
+    merge = plan_merge(src, dst, home=home)
+    assert merge.index_lines == ("- [dup](dup-2.md) — d", "- [spaced](<my notes-2.md>) — s")
+    apply_merge(merge, tmp_path / "state", NOW)
+    assert (dst / "MEMORY.md").read_bytes() == b"- [caf\xe9](cafe.md) \xe2\x80\x94 not UTF-8\n" + "- [dup](dup-2.md) — d\n- [spaced](<my notes-2.md>) — s\n".encode()
+
+
+def test_a_generated_line_stays_one_line(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    projects = home / ".claude" / "projects"
+    src, dst = projects / "-s" / "memory", projects / "-d" / "memory"
+    _w(src / "new\nline.md", "---\nname: evil\x1b[31m title\ndescription: x\n---\n\nbody\n")
+    dst.mkdir(parents=True)
+    merge = plan_merge(src, dst, home=home)
+    (line,) = merge.index_lines
+    assert "\n" not in line and "\x1b" not in line
+    assert "(new%0Aline.md)" in line
