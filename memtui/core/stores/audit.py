@@ -11,14 +11,16 @@ A *store* is a memory dir. The ones in play for a project:
 - the stores of the project dirs whose sessions ran in the repository (its root, its
   subdirectories, its worktrees — a worktree whose back-link is broken included — and a
   checkout that was moved away), when they hold memories;
-- a ``.claude/memory/`` folder in the repository.
+- a ``.claude/memory/`` folder in the repository (not reached through a link).
 
 The sessions of the repository are those filed under a project dir whose cwd (read from its
 transcripts) is the repository's root or a folder inside it of the same git repository, a
-checkout whose git common dir is the repository's (a linked worktree, intact or not), or a
-folder that no longer exists and whose sessions saw a commit the repository has (a moved
-checkout; ``git`` decides, bounded to ``GIT_TIMEOUT`` seconds, and without ``git`` nothing is
-called moved).
+checkout whose git common dir is the repository's (a linked worktree, intact or not; from inside
+a broken worktree, the main checkout), or a folder that no longer exists and whose sessions'
+last commit is in the repository's object store (a moved checkout: loose objects and pack
+indexes are read directly, no ``git`` needed; at most ``MAX_MOVED_CHECKS`` folders per run).
+``git`` itself runs only to say whether it tracks ``.claude/memory``, bounded to
+``GIT_TIMEOUT`` seconds and with the repository's fsmonitor hook off.
 
 Findings are certain by construction: each rests on what a transcript records (a session told
 one dir, a Write into another) or on the settings as the release reads them, and names both
