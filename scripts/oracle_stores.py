@@ -44,6 +44,7 @@ from capture_usage import _prompt  # noqa: E402  (the first human prompt of a ma
 
 CLAUDE = os.environ.get("CLAUDE", "/tmp/oracle/cc/node_modules/.bin/claude")
 CAPS = REPO / "tests" / "captures" / "claude-2.1.332" / "stores"
+RELEASE = "2.1.332"
 BODY = "---\nname: {name}\ndescription: {name} for the store audit\nmetadata:\n  type: project\n---\n\n{name} body.\n"
 
 
@@ -390,7 +391,7 @@ def compare(work: Path, names: list[str], memtui: str) -> int:
         env = {"PATH": os.environ.get("PATH", ""), "HOME": str(home), "MEMTUI_STATE_DIR": str(work / "memtui-state"), "LANG": "C.UTF-8"}
         for x in layout["sessions"]:
             env.update(x.get("env", {}))
-        done = subprocess.run([memtui, "stores", "--json", "--flavor", "claude", "--release", "2.1.332"], cwd=layout["project"], env=env, capture_output=True, text=True, timeout=120)
+        done = subprocess.run([memtui, "stores", "--json", "--flavor", "claude", "--release", RELEASE], cwd=layout["project"], env=env, capture_output=True, text=True, timeout=120)
         try:
             data = json.loads(done.stdout)
         except ValueError:
@@ -418,8 +419,14 @@ def main() -> None:
     ap.add_argument("--collect-only", action="store_true", help="copy the captures of an earlier run again")
     ap.add_argument("--compare", action="store_true", help="only compare memtui with the scenarios of an earlier run (their live workspaces)")
     ap.add_argument("--memtui", default=str(REPO / ".venv" / "bin" / "memtui"))
+    ap.add_argument("--caps", default=None, help="where the captures go (default: tests/captures/claude-2.1.332/stores; another release's run goes elsewhere)")
+    ap.add_argument("--release", default="2.1.332", help="the profile memtui is asked to model in the comparison")
     ap.add_argument("names", nargs="*")
     a = ap.parse_args()
+    global CAPS, RELEASE
+    if a.caps:
+        CAPS = Path(a.caps).resolve()
+    RELEASE = a.release
     if a.compare:
         raise SystemExit(1 if compare(Path(a.work).resolve(), a.names or list(SCENARIOS), a.memtui) else 0)
     if a.collect_only:
