@@ -1,7 +1,7 @@
-"""``memtui stores [--json]`` and ``memtui stores merge SRC [--into DST]``: every memory store in
-play for the project, who read and who wrote each, what is wrong, and the fix
-(``memtui.core.stores``). Exit 0 when nothing is wrong, 1 when a finding is reported; ``merge``
-previews its change unless ``--yes``."""
+"""``memtui stores [--json]``, ``memtui stores merge SRC [--into DST]`` and ``memtui stores setting
+FILE KEY``: every memory store in play for the project, who read and who wrote each, what is
+wrong, and the fix (``memtui.core.stores``). Exit 0 when nothing is wrong, 1 when a finding is
+reported; ``merge`` and ``setting`` preview their change unless ``--yes``."""
 
 from __future__ import annotations
 
