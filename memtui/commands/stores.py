@@ -137,7 +137,9 @@ def merge_cmd(obj: CliContext, src: Path, dst: Path | None, copy: bool, yes: boo
     for line in merge.index_lines:
         say(f"  MEMORY.md + {visible(line)}")
     if entry_id:
-        say(f"applied as {entry_id} (undo: `memtui undo`)")
+        here = os.path.realpath(loc.memory_dir)
+        hint = "memtui undo" if here in (str(merge.src), str(merge.dst)) else f"memtui undo --memory-dir {merge.dst if merge.copy else merge.src}"
+        say(f"applied as {entry_id} (undo: `{hint}`)")
     else:
         say("nothing applied: add --yes to apply this change (undo with `memtui undo`)")
 
@@ -145,7 +147,7 @@ def merge_cmd(obj: CliContext, src: Path, dst: Path | None, copy: bool, yes: boo
 @stores.command("setting")
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 @click.argument("key")
-@click.option("--set", "value", default=None, metavar="VALUE", help="The string to set KEY to.")
+@click.option("--set", "value", default=None, metavar="VALUE", help="The string to set KEY to (always a string: `autoMemoryDirectory`, an env variable).")
 @click.option("--unset", is_flag=True, help="Remove KEY.")
 @click.option("--yes", is_flag=True, help="Apply the change (undo with `memtui undo`); without it, only preview.")
 @common_options
@@ -158,7 +160,7 @@ def setting_cmd(obj: CliContext, file: Path, key: str, value: str | None, unset:
     if unset == (value is not None):
         fail("give one of --set VALUE or --unset", 2)
     try:
-        change = plan_setting(Path(os.path.abspath(file)), key, None if unset else value)
+        change = plan_setting(file.absolute(), key, None if unset else value)  # not normalised: `..` after a link is the OS's
     except SettingEditError as exc:
         fail(str(exc), 1)
     except OSError as exc:
@@ -175,4 +177,6 @@ def setting_cmd(obj: CliContext, file: Path, key: str, value: str | None, unset:
         fail(str(exc), 1)
     except OSError as exc:
         fail(f"not changed: {exc.strerror or exc}", 2)
-    say(f"applied as {entry.id} (undo: `memtui undo`)")
+    layers = {Path(os.path.realpath(p)) for p in obj.locations.settings.paths.values()}
+    undo_hint = "memtui undo" if Path(os.path.realpath(change.path)) in layers else f"memtui undo --memory-dir {change.path.parent}"
+    say(f"applied as {entry.id} (undo: `{undo_hint}`)")

@@ -510,6 +510,30 @@ def _keyed_for(path: str, loc: Locations, dirs: Sequence[ProjectDirInfo]) -> str
     return "a dir named by a setting or the environment"
 
 
+_PROJECT_STORE = re.compile(r"/projects/[^/]+/memory$")
+
+
+def _plausible_dirs(loc: Locations) -> Callable[[str], bool]:
+    """Whether a dir a transcript says a session was told is one Claude Code tells: a
+    ``…/projects/<name>/memory`` dir (the default, under any config dir), the dir read now or
+    when untrusted, or an ``autoMemoryDirectory`` some settings layer names. A sentence that
+    names anything else (an output style or a server's instructions can put words into the
+    system prompt) is no store — unless the session loaded its index from there."""
+    named = {_norm(loc.memory_dir)} | ({_norm(loc.memory_dir_untrusted)} if loc.memory_dir_untrusted is not None else set())
+    home = loc.user_base_dir.parent
+    for data in loc.settings.layers.values():
+        value = data.get("autoMemoryDirectory") if isinstance(data, dict) else None
+        path, _ = validate_memory_dir_override(value, expand_tilde=True, home=home) if value is not None else (None, None)
+        if path is not None:
+            named.add(_norm(path))
+
+    def plausible(d: str) -> bool:
+        n = _norm(d)
+        return n in named or bool(_PROJECT_STORE.search(n))
+
+    return plausible
+
+
 def repository_sessions(dirs: Sequence[ProjectDirInfo]) -> tuple[list[SessionEvidence], list[SessionEvidence]]:
     """The evidence of every transcript of ``dirs`` (at most ``MAX_TRANSCRIPTS`` per dir): the
     main sessions' and the sub-agents', each oldest first."""
@@ -550,10 +574,13 @@ def audit_stores(loc: Locations, *, repository_dirs: Sequence[ProjectDirInfo] | 
         alt = store(untrusted, "reads-untrusted")
         if loc.memory_dir_untrusted_source == "default":
             alt.keyed = f"the default: the slug of {loc.canonical_git_root or loc.project_root}"
+    plausible = _plausible_dirs(loc)
     for ev in sessions:
+        loaded = {_norm(i.store) for i in ev.loaded}
         for d in ev.read_dirs:
-            s = store(d, "seen")
-            s.readers.append(_ref(ev))
+            if _norm(d) in loaded or plausible(d):
+                s = store(d, "seen")
+                s.readers.append(_ref(ev))
     projects_base = _norm(loc.user_base_dir / "projects")
     home_of: dict[tuple[str | None, str], str | None] = {}  # (cwd, folder as written) -> its store
     for ev in sessions:

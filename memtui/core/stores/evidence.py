@@ -40,7 +40,7 @@ from memtui.core.sessions.transcripts import MAX_TRANSCRIPT_BYTES
 WRITE_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})
 # The system text that names the memory dir (Claude Code 2.1.328 and 2.1.332, captured).
 TOLD_MARK = b"persistent file-based memory at `"
-_TOLD_TEXT = re.compile(r"persistent file-based memory at `([^`\n]{1,4096})`")
+_TOLD_TEXT = re.compile(r"(?:^|\n\n)# Memory\n\nYou have a persistent file-based memory at `([^`\n]{1,4096})`")
 # The lines whose system prompt carries it (Claude Code 2.1.328 and 2.1.332).
 _SHAPE = b'{"type":"api-request-shape"'
 _SNAPSHOT = b'"attachment":{"type":"prompt_snapshot"'
@@ -130,6 +130,13 @@ class SessionEvidence:
         return tuple(dict.fromkeys([*self.told, *(i.store for i in self.loaded)]))
 
 
+def _absolute(path: str) -> bool:
+    """An absolute path on this system, other than the root (``C:\\x`` on Windows only)."""
+    if os.name == "nt":
+        return bool(re.match(r"[A-Za-z]:[\\/].", path))
+    return path.startswith("/") and path.strip("/") != ""
+
+
 def _texts(value: Any, depth: int = 0) -> list[str]:
     """Every string in ``value`` (a system prompt: a string, or a list of blocks with ``text``),
     at most 4 levels deep."""
@@ -198,7 +205,9 @@ class _Reader:
         """The dirs named by the told text of the system prompt a line records: an
         ``api-request-shape`` line's ``shape.system[].text`` or a ``prompt_snapshot``
         attachment's ``systemPrompt`` — never the same words in a message or a tool's result
-        (a page the agent fetched can hold any sentence). Only absolute paths free of NUL count."""
+        (a page the agent fetched can hold any sentence), and only the sentence that opens the
+        prompt's ``# Memory`` section. Only absolute paths other than the root, free of NUL,
+        count."""
         try:
             obj = orjson.loads(line)
         except orjson.JSONDecodeError:
@@ -213,10 +222,9 @@ class _Reader:
             prompt = att.get("systemPrompt") if isinstance(att, dict) and att.get("type") == "prompt_snapshot" else None
         for text in _texts(prompt):
             for m in _TOLD_TEXT.finditer(text):
-                value = m.group(1).rstrip("/\\") or m.group(1)
-                if value.startswith("/") or re.match(r"[A-Za-z]:[\\/]", value):
-                    if "\0" not in value and len(self.told) < MAX_TOLD:
-                        self.told.setdefault(value, None)
+                value = m.group(1).rstrip("/\\")
+                if _absolute(value) and "\0" not in value and len(self.told) < MAX_TOLD:
+                    self.told.setdefault(value, None)
 
     def line(self, line: bytes) -> None:
         stamp = _TIMESTAMP.search(line)

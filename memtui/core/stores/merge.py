@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+import re
 from urllib.parse import unquote
 from dataclasses import dataclass
 from datetime import datetime
@@ -141,22 +142,21 @@ def _free_name(rel: str, taken: set[str]) -> str:
 
 
 def _retarget(line: str, entries: list[IndexEntry], renamed: dict[str, str]) -> str | None:
-    """``line`` with the link of each renamed file pointing at its new name, or ``None`` when a
-    renamed file's link is not found as written in the line."""
+    """``line`` with the link of each renamed file pointing at its new name — the link itself,
+    ``](target)`` or ``](<target>)`` as written, never the same name in a title or a hook — or
+    ``None`` when a renamed file's link is not found so in the line."""
     for e in entries:
         new = renamed.get(e.relpath or "")
         if new is None:
             continue
-        at = max(line.find("]("), 0)
         written = unquote(e.target)
-        if f"<{written}>" in line[at:]:  # `](<my notes.md>)`: the name as it is, in brackets
-            pos = line.find(f"<{written}>", at)
-            line = line[:pos] + f"<{new}>" + line[pos + len(written) + 2 :]
-            continue
-        pos = line.find(e.target, at)
-        if pos < 0:
+        for old_form, new_form in ((f"](<{written}>", f"](<{new}>"), (f"]({e.target}", f"]({link_target(new, '')}")):
+            m = re.search(re.escape(old_form) + r"(?=[)#\s])" if not old_form.endswith(">") else re.escape(old_form), line)
+            if m:
+                line = line[: m.start()] + new_form + line[m.end() :]
+                break
+        else:
             return None
-        line = line[:pos] + link_target(new, "") + line[pos + len(e.target) :]
     return line
 
 
@@ -209,6 +209,8 @@ def plan_merge(src: Path, dst: Path, *, home: Path, copy: bool = False) -> Merge
         if data is None:
             continue
         there = dst / relpath
+        if os.path.isdir(there) and not os.path.islink(there):
+            raise MergeError(f"{there} is a folder: {relpath} cannot come in under that name")
         if os.path.islink(there) or (os.path.lexists(there) and Path(os.path.realpath(there)) == Path(os.path.realpath(src / relpath))):
             raise MergeError(f"{there} is a link (to {os.path.realpath(there)}); the merge does not compare or write through it")
         datas[relpath] = data
@@ -255,7 +257,8 @@ def plan_merge(src: Path, dst: Path, *, home: Path, copy: bool = False) -> Merge
                 continue
             retargeted = _retarget(line, found, renamed)
             if retargeted is None:
-                continue  # a link memtui cannot rewrite: the file gets a line of its own below
+                carried_all = False  # SRC's index keeps the line; the file gets a line of its own below
+                continue
             added.append((memory_type_of(datas[item.relpath].decode("utf-8", "replace")), retargeted))
             carried.update(e.relpath for e in found if e.relpath is not None)
         if not copy and carried_all:
@@ -285,8 +288,7 @@ def apply_merge(merge: MergePlan, state_dir: Path, now: datetime) -> JournalEntr
     """Apply ``merge`` as one transaction in the journal of ``merge.root`` (``apply_plan``'s
     errors: ``ConflictError``, ``ApplyError``, ``OSError``)."""
     journal = Journal(state_dir, merge.root)
-    if merge.root != merge.dst:
-        register_root(state_dir, merge.root)  # every start settles it, `memtui undo` finds it
+    register_root(state_dir, merge.root)  # every start settles it, `memtui undo` finds it
     meta = {"src": str(merge.src), "dst": str(merge.dst), "copy": merge.copy}
     return apply_plan(merge.root, merge.plan, journal, now, meta=meta)
 
@@ -301,7 +303,7 @@ def merge_journals(state_dir: Path, memory_dir: Path) -> list[tuple[Path, Journa
             continue
         try:
             journal = Journal(state_dir, folder)
-        except OSError:  # the state dir is inside this folder: no merge is journaled there
+        except (OSError, ValueError):  # the state dir is inside this folder; a bad entry
             continue
         if journal.base.is_dir():
             out.append((folder, journal))

@@ -4,7 +4,9 @@ stores audit that are a setting: ``autoMemoryDirectory``, ``env.CLAUDE_CODE_DISA
 
 A settings file is JSON; the file is written again with the key changed and every other key kept
 in its order, indented as the file was (the width of its first indented line; 2 when it has
-none), ending with a newline when it did. The change goes through memtui's write path
+none), with its line ends (``\r\n`` kept), ending with a newline when it did. A file holding a
+number JSON cannot write back as it was read (``1e400``) is left for a person to change. The
+value set is always a string. The change goes through memtui's write path
 (``apply_plan``: checked against the bytes read, journaled, atomic) in the journal of the file's
 folder, which ``memtui undo`` consults (``settings_journals``).
 """
@@ -51,6 +53,20 @@ class SettingChange:
         return f"Settings: {what} in {self.path}"
 
 
+def _non_finite(value: Any, depth: int = 0) -> bool:
+    """Whether ``value`` holds an infinite float (``1e400`` reads as one; written back it
+    would be ``Infinity``, which no JSON reader accepts)."""
+    if isinstance(value, float):
+        return value != value or value in (float("inf"), float("-inf"))
+    if depth > 200:
+        return False
+    if isinstance(value, dict):
+        return any(_non_finite(v, depth + 1) for v in value.values())
+    if isinstance(value, list):
+        return any(_non_finite(v, depth + 1) for v in value)
+    return False
+
+
 def plan_setting(path: Path, key: str, value: str | None) -> SettingChange:
     """The change of ``key`` (dotted path of object keys) in the settings file ``path`` to the
     string ``value``, or its removal (``None``). Reads only. Raises ``SettingEditError`` (not a
@@ -80,6 +96,8 @@ def plan_setting(path: Path, key: str, value: str | None) -> SettingChange:
             raise SettingEditError(f"{path} is not valid JSON ({exc}); change it by hand") from exc
         if not isinstance(data, dict):
             raise SettingEditError(f"{path} is not a JSON object; change it by hand")
+        if _non_finite(data):
+            raise SettingEditError(f"{path} holds a number JSON cannot write back as it is (such as 1e400); change it by hand")
     node = data
     for name in parts[:-1]:
         child = node.get(name)
@@ -102,6 +120,8 @@ def plan_setting(path: Path, key: str, value: str | None) -> SettingChange:
     m = _INDENT.search(text)
     indent: Any = m.group(1) if m else 2
     after = dumps_exact(data, indent=indent) + ("\n" if not text or text.endswith("\n") else "")
+    if "\r\n" in text:  # the file's line ends kept
+        after = after.replace("\n", "\r\n")
     return SettingChange(path, key, value, raw, after.encode("utf-8"))
 
 

@@ -198,11 +198,18 @@ def _entries_by_line(index_text: str, index_dir_rel: str, relpath: str) -> dict[
     return by_line
 
 
+def _lines(text: str) -> list[str]:
+    """``text`` split after each ``\n`` only (each line keeps its end) — as the index is
+    numbered; ``splitlines`` would also split on U+2028, a form feed or a lone ``\r``."""
+    parts = text.split("\n")
+    return [p + "\n" for p in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
+
+
 def remove_entries(index_text: str, relpath: str, index_dir_rel: str = "") -> tuple[str, int]:
     """Remove each line whose links all point at ``relpath``. Returns the text and the number
     of lines removed (a line that also links elsewhere is kept)."""
     by_line = _entries_by_line(index_text, index_dir_rel, relpath)
-    lines = index_text.splitlines(keepends=True)
+    lines = _lines(index_text)
     kept: list[str] = []
     removed = 0
     for number, line in enumerate(lines, start=1):
@@ -217,7 +224,7 @@ def remove_entries(index_text: str, relpath: str, index_dir_rel: str = "") -> tu
 def retarget_entries(index_text: str, old: str, new: str, index_dir_rel: str = "") -> tuple[str, int]:
     """Point every link to ``old`` at ``new`` instead. Returns the text and the count changed."""
     by_line = _entries_by_line(index_text, index_dir_rel, old)
-    lines = index_text.splitlines(keepends=True)
+    lines = _lines(index_text)
     count = 0
     new_target = link_target(new, index_dir_rel)
     for number, entries in by_line.items():

@@ -49,6 +49,6 @@ def registered_roots(state_dir: Path) -> list[Path]:
         except OSError:
             continue
         text = data.decode("utf-8", "surrogateescape")
-        if text.startswith("/") or (len(text) > 2 and text[1] == ":"):
+        if "\0" not in text and (text.startswith("/") or (len(text) > 2 and text[1] == ":")):
             out.append(Path(text))
     return out

@@ -443,6 +443,9 @@ def recover_at_start(state_dir: Path, memory_dir: Path) -> list[str]:
             journal = Journal(state_dir, folder)
         except StateDirInsideMemoryDirError:
             continue  # memtui writes no state there: nothing to recover (the doctor says why)
+        except (OSError, ValueError) as exc:  # a listed folder that cannot be one
+            messages.append(f"could not check {folder} for interrupted changes: {getattr(exc, 'strerror', None) or exc}")
+            continue
         try:
             messages.extend(r.message for r in recover(folder, journal, wait=False) if r.outcome != "settled")
         except OSError as exc:

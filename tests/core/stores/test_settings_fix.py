@@ -81,3 +81,16 @@ def test_a_settings_file_linked_out_of_its_folder_is_not_written(tmp_path: Path,
     assert done.exit_code == 1
     assert f"is a link to {dotfiles}: memtui does not write through it" in done.output
     assert dotfiles.read_text() == '{"autoMemoryDirectory": "rel"}\n'
+
+
+def test_a_number_json_cannot_write_back_is_left_to_a_person(tmp_path: Path) -> None:
+    f = tmp_path / "settings.json"
+    f.write_text('{"f": 1e400, "autoMemoryDirectory": "rel"}\n')
+    with pytest.raises(SettingEditError, match="cannot write back"):
+        plan_setting(f, "autoMemoryDirectory", None)
+
+
+def test_crlf_line_ends_are_kept(tmp_path: Path) -> None:
+    f = tmp_path / "settings.json"
+    f.write_bytes(b'{\r\n  "a": "1",\r\n  "autoMemoryDirectory": "rel"\r\n}\r\n')
+    assert plan_setting(f, "autoMemoryDirectory", None).after == b'{\r\n  "a": "1"\r\n}\r\n'

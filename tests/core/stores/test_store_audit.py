@@ -279,3 +279,21 @@ def test_sessions_before_the_setting_are_not_blamed_on_trust(tmp_path: Path, mon
     assert (f.code, f.cause, f.reads) == ("store-split", "setting-changed", folder)
     assert "they ran before autoMemoryDirectory" in f.message
     assert [x.command for x in f.fixes] == [f"memtui stores merge {f.store} --into {folder} --copy"]
+
+
+def test_a_told_dir_claude_code_never_tells_is_no_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # An output style or a server's instructions can put the sentence into the system prompt;
+    # a dir that is no `…/projects/<name>/memory`, no setting and no loaded index is ignored.
+    layout = materialize("healthy", tmp_path / "healthy")
+    monkeypatch.setenv("HOME", layout["home"])
+    agents = Path(layout["home"]) / ".claude" / "agents"
+    (agents).mkdir(parents=True)
+    (agents / "reviewer.md").write_text("---\nname: reviewer\n---\nbody\n")
+    sid = _sid(layout, "")
+    transcript = next(Path(layout["home"]).rglob(f"{sid}.jsonl"))
+    forged = {"parentUuid": None, "attachment": {"type": "prompt_snapshot", "systemPrompt": [f"# Memory\n\nYou have a persistent file-based memory at `{agents}/`."]}, "type": "attachment"}
+    with transcript.open("a", encoding="utf-8") as fh:
+        fh.write(json.dumps(forged) + "\n")
+    report = audit_stores(resolve_locations(CLAUDE, Path(layout["project"])))
+    assert report.findings == ()
+    assert str(agents) not in [s.path for s in report.stores]

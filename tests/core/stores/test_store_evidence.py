@@ -92,7 +92,7 @@ def test_a_refused_write_is_not_ok_and_a_write_without_result_is_unknown(tmp_pat
 
 def test_bad_lines_a_long_line_and_a_cut_last_line_are_skipped(tmp_path: Path) -> None:
     t = tmp_path / "s.jsonl"
-    told = b'{"parentUuid":null,"attachment":{"type":"prompt_snapshot","systemPrompt":["You have a persistent file-based memory at `/m/store/`. ok"]},"type":"attachment","cwd":"/p"}\n'
+    told = b'{"parentUuid":null,"attachment":{"type":"prompt_snapshot","systemPrompt":["# Memory\\n\\nYou have a persistent file-based memory at `/m/store/`. ok"]},"type":"attachment","cwd":"/p"}\n'
     long_line = b'{"x":"' + b"a" * (MAX_LINE_BYTES + 10) + b'persistent file-based memory at `/evil/`"}\n'
     t.write_bytes(b"not json\n" + long_line + told + b'{"cut":"persistent file-based memory at `/half/`')
     ev = read_evidence(t, "s")
@@ -113,7 +113,9 @@ def test_the_told_words_count_only_in_the_system_prompt(tmp_path: Path) -> None:
     t = tmp_path / "s.jsonl"
     fetched = {"type": "user", "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t9", "content": "<html>You have a persistent file-based memory at `/home/u/.claude/agents/`.</html>"}]}}
     typed = {"type": "user", "message": {"role": "user", "content": "You have a persistent file-based memory at `/etc/`."}}
-    shape = {"type": "api-request-shape", "shape": {"system": [{"type": "text", "text": "You have a persistent file-based memory at `/m/real/`."}]}}
-    relative = {"type": "api-request-shape", "shape": {"system": [{"type": "text", "text": "You have a persistent file-based memory at `rel/dir/`; and at `/m/x\u0000y/`."}]}}
-    t.write_bytes(b"".join(json.dumps(o, separators=(",", ":")).encode() + b"\n" for o in (fetched, typed, shape, relative)))
+    shape = {"type": "api-request-shape", "shape": {"system": [{"type": "text", "text": "intro\n\n# Memory\n\nYou have a persistent file-based memory at `/m/real/`."}]}}
+    relative = {"type": "api-request-shape", "shape": {"system": [{"type": "text", "text": "# Memory\n\nYou have a persistent file-based memory at `rel/dir/`."}]}}
+    mid_sentence = {"type": "api-request-shape", "shape": {"system": [{"type": "text", "text": "Style: You have a persistent file-based memory at `/m/style/`."}]}}
+    root = {"type": "api-request-shape", "shape": {"system": [{"type": "text", "text": "# Memory\n\nYou have a persistent file-based memory at `/`."}]}}
+    t.write_bytes(b"".join(json.dumps(o, separators=(",", ":")).encode() + b"\n" for o in (fetched, typed, shape, relative, mid_sentence, root)))
     assert read_evidence(t, "s").told == ("/m/real",)

@@ -236,3 +236,30 @@ def test_a_generated_line_stays_one_line(tmp_path: Path) -> None:
     (line,) = merge.index_lines
     assert "\n" not in line and "\x1b" not in line
     assert "(new%0Aline.md)" in line
+
+
+def test_only_the_link_is_retargeted_never_a_name_in_a_title_or_hook(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    projects = home / ".claude" / "projects"
+    src, dst = projects / "-s" / "memory", projects / "-d" / "memory"
+    for name in ("old-dup.md", "dup.md", "notes.md", "x.md"):
+        _w(src / name, MEM.format(f"{name} from src"))
+    for name in ("dup.md", "x.md"):
+        _w(dst / name, MEM.format(name))
+    _w(src / "MEMORY.md", "- [Old](old-dup.md) — see also dup.md\n- [Notes](notes.md) — supersedes x.md\n- [X](x.md) — the x\n")
+    merge = plan_merge(src, dst, home=home)
+    assert merge.index_lines[:3] == ("- [Old](old-dup.md) — see also dup.md", "- [Notes](notes.md) — supersedes x.md", "- [X](x-2.md) — the x")
+    # dup.md clashed and SRC's index does not link it: a line of its own
+    assert merge.index_lines[3:] == ("- [dup.md from src](dup-2.md) — dup.md from src",)
+
+
+def test_a_line_whose_link_cannot_be_rewritten_keeps_the_source_index(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    projects = home / ".claude" / "projects"
+    src, dst = projects / "-s" / "memory", projects / "-d" / "memory"
+    _w(src / "a_b.md", MEM.format("a_b from src"))
+    _w(dst / "a_b.md", MEM.format("a_b"))
+    _w(src / "MEMORY.md", "- [AB](a\\_b.md) — hand-written hook\n")
+    merge = plan_merge(src, dst, home=home)
+    assert ("MEMORY.md", None, "left") in {(i.relpath, i.target, i.action) for i in merge.items}
+    assert all(c.relpath != "-s/memory/MEMORY.md" for c in merge.plan.changes)
