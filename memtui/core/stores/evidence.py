@@ -151,6 +151,15 @@ def _texts(value: Any, depth: int = 0) -> list[str]:
     return []
 
 
+def _object(line: bytes) -> dict[str, Any] | None:
+    """The JSON object a line holds, or ``None`` (not JSON, or not an object)."""
+    try:
+        obj = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return None
+    return obj if isinstance(obj, dict) else None
+
+
 def _string(raw: bytes) -> str | None:
     try:
         value = orjson.loads(b'"' + raw + b'"')
@@ -208,11 +217,8 @@ class _Reader:
         (a page the agent fetched can hold any sentence), and only the sentence that opens the
         prompt's ``# Memory`` section. Only absolute paths other than the root, free of NUL,
         count."""
-        try:
-            obj = orjson.loads(line)
-        except orjson.JSONDecodeError:
-            return
-        if not isinstance(obj, dict):
+        obj = _object(line)
+        if obj is None:
             return
         if obj.get("type") == "api-request-shape":
             shape = obj.get("shape")
@@ -250,11 +256,8 @@ class _Reader:
         wants = (b'"AutoMem"' in line, b'"tool_use"' in line, b'"tool_result"' in line)
         if not any(wants):
             return
-        try:
-            obj = orjson.loads(line)
-        except orjson.JSONDecodeError:
-            return
-        if not isinstance(obj, dict):
+        obj = _object(line)
+        if obj is None:
             return
         if wants[0]:
             att = obj.get("attachment")
