@@ -5,6 +5,7 @@ plan and applied off the UI thread, undoable with ``memtui undo``."""
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -187,26 +188,31 @@ class StoresScreen(PaneScreen):
             out.append(f"\ntotal {row.total} tokens", style="bold")
         self.query_one("#stores-item", Static).update(out)
 
-    def _merge_source(self) -> str | None:
+    def _merge_args(self) -> tuple[Path, Path, bool] | None:
+        """The merge the selection asks for: a finding's own merge fix, as its command says
+        (source, destination, copy — from inside a moved worktree it runs toward the main
+        checkout's store); a store other than the one read, into the one read (a folder in the
+        repository is copied, never emptied: git tracks it)."""
         node = self.query_one("#stores-tree", Tree).cursor_node
         row = node.data if node is not None else None
         if isinstance(row, StoreFinding):
-            return row.store if row.store and any(f.command and f.command.startswith("memtui stores merge") for f in row.fixes) else None
+            for fix in row.fixes:
+                words = shlex.split(fix.command) if fix.command else []
+                if words[:3] == ["memtui", "stores", "merge"] and len(words) >= 6 and words[4] == "--into":
+                    return Path(words[3]), Path(words[5]), "--copy" in words[6:]
+            return None
         if isinstance(row, Store) and "reads" not in row.roles:
-            return row.path
+            return Path(row.path), self.locations.memory_dir, "committed" in row.roles
         return None
 
     def action_merge(self) -> None:
-        src = self._merge_source()
-        if src is None:
+        args = self._merge_args()
+        if args is None:
             self.notify("Select a store other than the one read (or a finding that offers a merge).", severity="warning")
             return
-        node = self.query_one("#stores-tree", Tree).cursor_node
-        row = node.data if node is not None else None
-        # a folder in the repository is copied, never emptied (git tracks it)
-        copy = (isinstance(row, StoreFinding) and row.code == "store-never-read") or (isinstance(row, Store) and "committed" in row.roles)
+        src, dst, copy = args
         try:
-            merge = plan_merge(Path(src), self.locations.memory_dir, home=home_dir(), copy=copy)
+            merge = plan_merge(src, dst, home=home_dir(), copy=copy)
         except (MergeError, OSError) as exc:
             self.notify(str(exc), title="Nothing to merge", severity="warning")
             return

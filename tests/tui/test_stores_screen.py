@@ -126,3 +126,12 @@ async def test_u_undoes_the_merge_made_here(scenario: dict) -> None:
         await pilot.press("y")
         await wait_until(pilot, lambda: screen.report is not None and len(screen.report.findings) == 1, what="the undo and the re-read")
     assert file_bytes(Path(scenario["home"])) == before
+
+
+async def test_from_inside_a_moved_worktree_m_merges_toward_the_main_store(scenario: dict) -> None:
+    # The finding's merge runs from this worktree's store into the main checkout's store, as
+    # its command says — never the main store into the worktree's.
+    app = MemtuiApp.for_project(get_flavor("claude"), Path(scenario["worktree"]), watch=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await _open(pilot)
+        assert screen._merge_args() == (Path(scenario["worktree_store"]), Path(screen.report.findings[0].store), False)  # type: ignore[union-attr]
