@@ -51,9 +51,10 @@ def _candidates(obj: CliContext, memory_dir: Path) -> list[tuple[Path, Journal, 
 def undo_cmd(obj: CliContext, listing: bool, entry_id: str | None, as_json: bool) -> None:
     """Revert the last change memtui made to the memory dir (repeat to walk back)."""
     if listing:
-        # a read: a memory dir the agent has not created yet has nothing to undo
-        memory_dir, exists = obj.readable_memory_dir()
-        undoable = [e for _, _, e in _candidates(obj, memory_dir)] if exists else []
+        # a read: a memory dir the agent has not created yet has none of its own changes, but a
+        # setting changed from here can still be listed
+        memory_dir, _exists = obj.readable_memory_dir()
+        undoable = [e for _, _, e in _candidates(obj, memory_dir)]
         if as_json:
             emit_json([{"id": e.id, "title": e.title, "time": e.time, "action": e.action} for e in undoable])
         else:
