@@ -165,7 +165,8 @@ class Scenario:
                 w(dest / "home" / extra, (self.home / extra).read_text(encoding="utf-8"))
         for p in sorted(self.root.rglob("*")):  # the workspace's own files (git metadata aside)
             rel = p.relative_to(self.root)
-            if p.is_file() and rel.parts[0] != "home" and ".git" not in rel.parts and not rel.name.startswith("requests-"):
+            own = rel.name == ".claude.json" or {"backups", "plugins"} & set(rel.parts)  # the CLI's own state: ids, caches
+            if p.is_file() and rel.parts[0] != "home" and ".git" not in rel.parts and not rel.name.startswith("requests-") and not own:
                 text = p.read_text(encoding="utf-8")
                 if p.suffix == ".jsonl":
                     text = "".join(ln for ln in text.splitlines(keepends=True) if not ln.startswith('{"type":"api-request'))
