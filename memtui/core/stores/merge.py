@@ -174,8 +174,9 @@ def _inside_store(path: Path, src: Path, dst: Path) -> None:
 def plan_merge(src: Path, dst: Path, *, home: Path, copy: bool = False) -> MergePlan:
     """The merge of store ``src`` into store ``dst`` (see the module docstring). Reads only.
     Raises ``MergeError`` (same store, one inside the other, ``src`` not a folder, nothing to
-    merge, no common folder) or ``OSError`` (a file could not be read, or is over
-    ``MAX_FILE_BYTES``)."""
+    merge, no common folder for a move, a name of ``dst`` that is a link or a folder, a file it
+    would write or delete outside the two stores) or ``OSError`` (a file could not be read, or
+    is over ``MAX_FILE_BYTES``)."""
     src = Path(os.path.realpath(src))
     dst = Path(os.path.realpath(dst))
     if src == dst:
