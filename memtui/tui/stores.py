@@ -5,7 +5,6 @@ plan and applied off the UI thread, undoable with ``memtui undo``."""
 
 from __future__ import annotations
 
-import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -169,7 +168,7 @@ class StoresScreen(PaneScreen):
                 out.append(visible(fix.text) + "\n")
                 if fix.command:
                     out.append(f"     {visible(fix.command)}\n", style=tone("$success"))
-            if any(fix.command and fix.command.startswith(("memtui stores merge", "memtui stores setting")) for fix in row.fixes):
+            if any(fix.merge is not None or fix.setting is not None for fix in row.fixes):
                 out.append("\nf previews the fix here.", style=muted)
         elif isinstance(row, Store):
             out.append(visible(row.path) + "\n", style="bold")
@@ -189,18 +188,14 @@ class StoresScreen(PaneScreen):
         self.query_one("#stores-item", Static).update(out)
 
     def _merge_args(self) -> tuple[Path, Path, bool] | None:
-        """The merge the selection asks for: a finding's own merge fix, as its command says
-        (source, destination, copy — from inside a moved worktree it runs toward the main
+        """The merge the selection asks for: a finding's own merge fix (source, destination, copy — from inside a moved worktree it runs toward the main
         checkout's store); a store other than the one read, into the one read (a folder in the
         repository is copied, never emptied: git tracks it)."""
         node = self.query_one("#stores-tree", Tree).cursor_node
         row = node.data if node is not None else None
         if isinstance(row, StoreFinding):
-            for fix in row.fixes:
-                words = shlex.split(fix.command) if fix.command else []
-                if words[:3] == ["memtui", "stores", "merge"] and len(words) >= 6 and words[4] == "--into":
-                    return Path(words[3]), Path(words[5]), "--copy" in words[6:]
-            return None
+            merge = next((fix.merge for fix in row.fixes if fix.merge is not None), None)
+            return None if merge is None else (Path(merge[0]), Path(merge[1]), merge[2])
         if isinstance(row, Store) and "reads" not in row.roles:
             return Path(row.path), self.locations.memory_dir, "committed" in row.roles
         return None
@@ -231,13 +226,12 @@ class StoresScreen(PaneScreen):
             self.notify("Select a finding (its fix is in the detail).", severity="warning")
             return
         for fix in row.fixes:
-            if fix.command and fix.command.startswith("memtui stores merge"):
+            if fix.merge is not None:
                 self.action_merge()
                 return
-            if fix.command and fix.command.startswith("memtui stores setting") and fix.setting is not None:
-                value = None if fix.setting["change"] == "remove it" else fix.setting["change"].removeprefix("set to ")
+            if fix.setting is not None:
                 try:
-                    change = plan_setting(Path(fix.setting["file"]), fix.setting["key"], value)
+                    change = plan_setting(Path(fix.setting["file"]), fix.setting["key"], fix.value)
                 except (SettingEditError, OSError) as exc:
                     self.notify(str(exc), title="Not changed", severity="warning")
                     return

@@ -48,7 +48,8 @@ class Locations:
 
     Paths are absolute. ``memory_dir_source`` says which rule chose ``memory_dir``;
     ``auto_memory_source`` which rule decided ``auto_memory_enabled``
-    (``"env"``, a settings layer, or ``"default"``).
+    (``"env"``, a settings layer, or ``"default"``) and ``auto_memory_layer`` the settings layer
+    whose file decided it (its ``env`` block or ``autoMemoryEnabled``; ``None`` otherwise).
 
     When the release lets a settings layer move the memory dir only in a trusted workspace,
     ``memory_dir`` is the trusted outcome (a ``-p``/SDK run, or an interactive session whose
@@ -77,6 +78,7 @@ class Locations:
     memory_dir_untrusted: Path | None = None
     memory_dir_untrusted_source: MemoryDirSource | None = None
     agent_config: GlobalConfig | None = None
+    auto_memory_layer: str | None = None
 
 
 def validate_memory_dir_override(raw: object, *, expand_tilde: bool, home: Path) -> tuple[Path | None, str | None]:
@@ -121,26 +123,27 @@ def _settings_env(settings: SettingsLayers, name: str) -> tuple[str | None, str 
     return None, None
 
 
-def _auto_memory_enabled(flavor: Flavor, settings: SettingsLayers, env: Mapping[str, str]) -> tuple[bool, str]:
+def _auto_memory_enabled(flavor: Flavor, settings: SettingsLayers, env: Mapping[str, str]) -> tuple[bool, str, str | None]:
     """Whether auto memory is on, and what decided it. The switch variable counts when a
     settings file's ``env`` block sets it, for a release that copies those blocks into its
     environment over the shell's (``Behaviour.settings_env``: Claude Code 2.1.328 and 2.1.332,
     oracle scenarios ``o_automem_settings_env`` and ``o_automem_project_env``), else from the
-    environment; then ``autoMemoryEnabled``."""
+    environment; then ``autoMemoryEnabled``. Returns ``(enabled, what decided it, the settings
+    layer whose file decided it or None)``."""
     raw, layer = _settings_env(settings, flavor.disable_auto_memory_env) if flavor.behaviour.settings_env else (None, None)
     where = f"{flavor.disable_auto_memory_env} in the env block of the {layer} settings"
     if raw is None:
-        raw, where = env.get(flavor.disable_auto_memory_env), "env"
+        raw, where, layer = env.get(flavor.disable_auto_memory_env), "env", None
     if raw is not None:
         value = raw.strip().lower()
         if value in _TRUTHY:
-            return False, where
+            return False, where, layer
         if value in _FALSY:
-            return True, where
+            return True, where, layer
     value, source = settings.get("autoMemoryEnabled")
     if isinstance(value, bool) and source is not None:
-        return value, source
-    return True, "default"
+        return value, source, source
+    return True, "default", None
 
 
 # Claude Code's check of a project dir name (the 2.1.328 and 2.1.332 bundles: ``/^[A-Za-z0-9_-]{1,64}$/``, and
@@ -280,7 +283,7 @@ def resolve_locations(
             )
     if chosen is None:
         chosen = base / "projects" / slug / "memory"
-    enabled, enabled_source = _auto_memory_enabled(flavor, settings, env)
+    enabled, enabled_source, enabled_layer = _auto_memory_enabled(flavor, settings, env)
     state = Path(os.path.abspath(state_dir(env)))
     mem_abs = Path(os.path.abspath(chosen))
     if state == mem_abs or mem_abs in state.parents:
@@ -306,6 +309,7 @@ def resolve_locations(
         state_dir=state,
         auto_memory_enabled=enabled,
         auto_memory_source=enabled_source,
+        auto_memory_layer=enabled_layer,
         settings=settings,
         diagnostics=tuple(diags),
         trust=trust,

@@ -133,15 +133,20 @@ class Store:
 @dataclass(frozen=True, slots=True)
 class Fix:
     """How to fix a finding: ``text`` (in words); ``command`` (a shell command that does it,
-    ``None`` when it is a setting to change by hand); ``setting``: ``{file, key, change}`` when a
-    setting is the fix."""
+    ``None`` when only a person can, such as accepting the trust dialog); ``setting``:
+    ``{file, key, change}`` when a setting is the fix, and ``value`` the string ``memtui stores
+    setting`` sets (``None``: it removes the key); ``merge``: ``(source, destination, copy)``
+    when ``memtui stores merge`` is the fix. The app runs a fix from these fields, the CLI
+    prints ``command``."""
 
     text: str
     command: str | None = None
     setting: dict[str, str] | None = None
+    value: str | None = None
+    merge: tuple[str, str, bool] | None = None
 
     def to_json(self) -> dict[str, Any]:
-        """The fix as a JSON object."""
+        """The fix as a JSON object (``text``, ``command``, ``setting``)."""
         return {"text": self.text, "command": self.command, "setting": self.setting}
 
 
@@ -649,10 +654,10 @@ def _merge_fix(loc: Locations, src: str, dst: str, *, copy: bool = False, after:
 
     if not copy and move_root(Path(src), Path(dst), home_dir(), loc.state_dir) is None:
         command = f"memtui stores merge {_q(src)} --into {_q(dst)} --copy"
-        return Fix(f"{after}copy its memories into {dst} (the two stores share no folder one move can be journaled in: remove {src}'s files once the copy is checked)", command)
+        return Fix(f"{after}copy its memories into {dst} (the two stores share no folder one move can be journaled in: remove {src}'s files once the copy is checked)", command, merge=(src, dst, True))
     command = f"memtui stores merge {_q(src)} --into {_q(dst)}" + (" --copy" if copy else "")
     verb = "copy" if copy else "move"
-    return Fix(f"{after}{verb} its memories into {dst} (previewed first; `memtui undo` reverts it)", command)
+    return Fix(f"{after}{verb} its memories into {dst} (previewed first; `memtui undo` reverts it)", command, merge=(src, dst, copy))
 
 
 def _setting_fix(text: str, file: str, key: str, value: str | None) -> Fix:
@@ -660,7 +665,7 @@ def _setting_fix(text: str, file: str, key: str, value: str | None) -> Fix:
     ``value`` (``None``: removes it), previewed first."""
     change = "remove it" if value is None else f"set to {value}"
     command = f"memtui stores setting {_q(file)} {_q(key)} " + ("--unset" if value is None else f"--set {_q(value)}")
-    return Fix(text, command, {"file": file, "key": key, "change": change})
+    return Fix(text, command, {"file": file, "key": key, "change": change}, value=value)
 
 
 def _sessions_words(refs: Sequence[SessionRef], limit: int = 2) -> str:
@@ -843,7 +848,7 @@ def _auto_memory_off(loc: Locations, report: StoresReport, by_path: dict[str, St
         where, file = f"${switch} in the environment", None
         setting = None
     elif source.startswith(switch):
-        layer = source.rsplit(" ", 2)[-2] if source.endswith(" settings") else ""
+        layer = loc.auto_memory_layer
         file = str(loc.settings.paths.get(layer, "")) if layer else ""  # type: ignore[call-overload]
         where = f"{switch} in the env block of {file or source}"
         setting = {"file": file, "key": f"env.{switch}", "change": "remove it"}

@@ -89,8 +89,8 @@ def plan_setting(path: Path, key: str, value: str | None) -> SettingChange:
         data: Any = {}
         text = ""
     else:
-        text = raw.decode("utf-8", errors="strict") if raw.strip() else ""
         try:
+            text = raw.decode("utf-8", errors="strict") if raw.strip() else ""
             data = loads_checked(raw) if text else {}
         except (JSONInputError, UnicodeDecodeError) as exc:
             raise SettingEditError(f"{path} is not valid JSON ({exc}); change it by hand") from exc

@@ -33,15 +33,16 @@ def test_set_creates_the_file_and_the_key_path(tmp_path: Path) -> None:
     [
         ("[1]", "a", "x", "is not a JSON object"),
         ("{oops", "a", "x", "is not valid JSON"),
+        (b'{"a": "caf\xe9"}', "a", "y", "is not valid JSON"),
         ('{"env": "1"}', "env.X", "x", "env in .* is not an object"),
         ('{"a": "x"}', "a", "x", "is already x"),
         ('{"a": "x"}', "b", None, "is not set"),
         ('{"a": "x"}', "a..b", None, "is not a key path"),
     ],
 )
-def test_refusals(tmp_path: Path, text: str, key: str, value: str | None, message: str) -> None:
+def test_refusals(tmp_path: Path, text: str | bytes, key: str, value: str | None, message: str) -> None:
     f = tmp_path / "settings.json"
-    f.write_text(text)
+    f.write_bytes(text if isinstance(text, bytes) else text.encode())
     with pytest.raises(SettingEditError, match=message):
         plan_setting(f, key, value)
 
